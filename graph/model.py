@@ -1,0 +1,294 @@
+"""The graph model: entity, document, unit and chunk nodes, co-occurrence and mention edges, and the whole graph.
+
+The model mirrors the lakehouse tables of ``docs/tables.md`` one to one (same column names), so that a row of
+``graph_nodes`` validates into an ``EntityNode`` and a row of ``graph_edges`` into a ``CoOccurrence`` without any
+renaming; the Neo4j store uses the same names as node and relationship properties.
+
+Relationships in a store (fixed names, see ``graph.cypher``):
+
+- ``(Entity)-[:CO_OCCURS_WITH {count, weight, chunk_ids, unit_ids, window}]-(Entity)``, stored once, ``src_id < dst_id``
+- ``(Entity)-[:MENTIONED_IN {mention_id, start, end, text}]->(Chunk)``, one per resolved mention
+- ``(Document)-[:HAS_UNIT]->(Unit)-[:HAS_CHUNK]->(Chunk)``, the document structure (provenance)
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+from pydantic import BaseModel, Field, TypeAdapter
+
+from graph.errors import GraphDataError
+
+logger = logging.getLogger(__name__)
+
+#: The Delta tables the graph is read from, with the columns read (``documents.text`` is deliberately left out:
+#: a chat-side start must not load whole novels; passages come from ``chunks.text``).
+LAKEHOUSE_TABLES: dict[str, list[str]] = {
+    "graph_nodes": [
+        "entity_id", "canonical_name", "label", "aliases", "mention_count", "doc_count", "first_chunk_id",
+        "last_chunk_id", "first_unit_id", "last_unit_id", "degree", "weighted_degree", "pagerank", "community",
+    ],
+    "graph_edges": ["src_id", "dst_id", "count", "weight", "chunk_ids", "unit_ids", "window"],
+    "documents": ["doc_id", "source", "title", "language", "n_chars", "n_words", "metadata"],
+    "chunks": [
+        "chunk_id", "doc_id", "chunk_index", "unit_id", "unit_index", "unit_kind", "unit_title", "part_title",
+        "start", "end", "text", "n_words",
+    ],
+    "mention_entities": ["mention_id", "entity_id", "doc_id", "chunk_id"],
+    "mentions": ["mention_id", "start", "end", "text"],
+}
+
+
+class EntityNode(BaseModel):
+    """A canonical entity with its counts, first/last appearance and graph metrics (a ``graph_nodes`` row)."""
+
+    entity_id: str
+    canonical_name: str
+    label: str
+    aliases: list[str] = Field(default_factory=list)
+    mention_count: int = 0
+    doc_count: int = 0
+    first_chunk_id: str | None = None
+    last_chunk_id: str | None = None
+    first_unit_id: str | None = None
+    last_unit_id: str | None = None
+    degree: int = 0
+    weighted_degree: float = 0.0
+    pagerank: float = 0.0
+    community: int = -1
+
+
+class DocumentNode(BaseModel):
+    """A document (one novel), without its text."""
+
+    doc_id: str
+    source: str = ""
+    title: str = ""
+    language: str = ""
+    n_chars: int = 0
+    n_words: int = 0
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class UnitNode(BaseModel):
+    """A structural unit of a document (part, chapter, or the whole document), in book order by ``unit_index``."""
+
+    unit_id: str
+    doc_id: str
+    unit_index: int
+    unit_kind: str = "document"
+    unit_title: str = ""
+    part_title: str = ""
+
+
+class ChunkNode(BaseModel):
+    """A paragraph-sized chunk; ``start``/``end`` are character offsets into the document text."""
+
+    chunk_id: str
+    doc_id: str
+    chunk_index: int
+    unit_id: str
+    start: int
+    end: int
+    text: str
+    n_words: int = 0
+
+
+class CoOccurrence(BaseModel):
+    """An undirected entity pair stored once with ``src_id < dst_id`` (a ``graph_edges`` row)."""
+
+    src_id: str
+    dst_id: str
+    count: int
+    weight: float
+    chunk_ids: list[str] = Field(default_factory=list)
+    unit_ids: list[str] = Field(default_factory=list)
+    window: str = "sentence"
+
+
+class Mention(BaseModel):
+    """A resolved mention: entity → chunk, with its character offsets into the document and its surface text."""
+
+    mention_id: str
+    entity_id: str
+    chunk_id: str
+    doc_id: str
+    start: int
+    end: int
+    text: str = ""
+
+
+_ENTITIES = TypeAdapter(list[EntityNode])
+_DOCUMENTS = TypeAdapter(list[DocumentNode])
+_UNITS = TypeAdapter(list[UnitNode])
+_CHUNKS = TypeAdapter(list[ChunkNode])
+_EDGES = TypeAdapter(list[CoOccurrence])
+_MENTIONS = TypeAdapter(list[Mention])
+
+
+class GraphData(BaseModel):
+    """The whole graph as plain lists, the unit of exchange between the lakehouse and every store's ``load``."""
+
+    entities: list[EntityNode] = Field(default_factory=list)
+    relations: list[CoOccurrence] = Field(default_factory=list)
+    documents: list[DocumentNode] = Field(default_factory=list)
+    units: list[UnitNode] = Field(default_factory=list)
+    chunks: list[ChunkNode] = Field(default_factory=list)
+    mentions: list[Mention] = Field(default_factory=list)
+
+    @classmethod
+    def from_records(
+        cls,
+        *,
+        nodes: list[dict[str, Any]],
+        edges: list[dict[str, Any]],
+        documents: list[dict[str, Any]],
+        chunks: list[dict[str, Any]],
+        mention_entities: list[dict[str, Any]],
+        mentions: list[dict[str, Any]],
+    ) -> GraphData:
+        """Build the graph from table rows (dicts keyed by the lakehouse column names)."""
+        units: dict[str, dict[str, Any]] = {}
+        for chunk in chunks:
+            units.setdefault(
+                chunk["unit_id"],
+                {key: chunk.get(key) for key in ("unit_id", "doc_id", "unit_index", "unit_kind")}
+                | {"unit_title": chunk.get("unit_title") or "", "part_title": chunk.get("part_title") or ""},
+            )
+        offsets = {row["mention_id"]: row for row in mentions}
+        resolved = []
+        for row in mention_entities:
+            mention = offsets.get(row["mention_id"])
+            if mention is None:  # a resolved mention must have a NER row; a missing one means stale tables
+                raise GraphDataError(
+                    f"mention {row['mention_id']!r} of entity {row['entity_id']!r} is in mention_entities but not in "
+                    "mentions; rerun the pipeline",
+                    path="mentions",
+                )
+            resolved.append(row | {"start": mention["start"], "end": mention["end"], "text": mention.get("text") or ""})
+        for node in nodes:  # Spark writes NULL for a metric of an entity without edges; the model wants numbers
+            for key in ("degree", "weighted_degree", "pagerank"):
+                if node.get(key) is None:
+                    node[key] = 0
+            if node.get("community") is None:
+                node["community"] = -1
+            if node.get("aliases") is None:
+                node["aliases"] = []
+        for doc in documents:
+            doc["metadata"] = dict(doc.get("metadata") or {})
+        return cls(
+            entities=_ENTITIES.validate_python(nodes),
+            relations=_EDGES.validate_python(edges),
+            documents=_DOCUMENTS.validate_python(documents),
+            units=_UNITS.validate_python(sorted(units.values(), key=lambda u: (u["doc_id"], u["unit_index"]))),
+            chunks=_CHUNKS.validate_python(chunks),
+            mentions=_MENTIONS.validate_python(resolved),
+        )
+
+    @classmethod
+    def from_frames(
+        cls,
+        *,
+        nodes: pd.DataFrame,
+        edges: pd.DataFrame,
+        documents: pd.DataFrame,
+        chunks: pd.DataFrame,
+        mention_entities: pd.DataFrame,
+        mentions: pd.DataFrame,
+    ) -> GraphData:
+        """Build the graph from pandas frames shaped like the lakehouse tables (used by tests and small tools)."""
+        return cls.from_records(
+            nodes=_frame_records(nodes),
+            edges=_frame_records(edges),
+            documents=_frame_records(documents),
+            chunks=_frame_records(chunks),
+            mention_entities=_frame_records(mention_entities),
+            mentions=_frame_records(mentions),
+        )
+
+    @classmethod
+    def from_lakehouse(cls, root: Path) -> GraphData:
+        """Read the graph from the Delta tables under ``root`` with ``deltalake`` (no JVM).
+
+        Raises ``GraphDataError`` naming the table's path when a table is missing or lacks a column.
+        """
+        records = {table: read_table(root, table, columns) for table, columns in LAKEHOUSE_TABLES.items()}
+        graph = cls.from_records(
+            nodes=records["graph_nodes"],
+            edges=records["graph_edges"],
+            documents=records["documents"],
+            chunks=records["chunks"],
+            mention_entities=records["mention_entities"],
+            mentions=records["mentions"],
+        )
+        logger.info(
+            "read graph from %s: %d entities, %d relations, %d chunks, %d mentions",
+            root, len(graph.entities), len(graph.relations), len(graph.chunks), len(graph.mentions),
+        )
+        return graph
+
+
+def table_path(root: Path, table: str) -> Path:
+    """Where a lakehouse table lives."""
+    return Path(root) / table
+
+
+def missing_table_error(root: Path, table: str, reason: str) -> GraphDataError:
+    """The error for a missing or unreadable table, saying which stage to run."""
+    path = table_path(root, table)
+    if table.startswith("graph_"):
+        todo = "run the pipeline's 'graph' stage first"
+    else:
+        todo = "run the ingestion pipeline first (every stage up to and including 'graph')"
+    return GraphDataError(
+        f"lakehouse table {table!r} is missing or unreadable at {path} ({reason}); {todo}. "
+        f"The graph reads the tables: {', '.join(LAKEHOUSE_TABLES)}",
+        path=str(path),
+    )
+
+
+def read_table(root: Path, table: str, columns: list[str]) -> list[dict[str, Any]]:
+    """Read ``columns`` of one Delta table as a list of dicts; a missing table or column is a ``GraphDataError``."""
+    from deltalake import DeltaTable
+    from deltalake.exceptions import DeltaError, TableNotFoundError
+
+    path = table_path(root, table)
+    try:
+        delta = DeltaTable(str(path))
+    except TableNotFoundError as exc:
+        raise missing_table_error(root, table, "not a Delta table") from exc
+    present = set(delta.schema().to_arrow().names)
+    absent = [column for column in columns if column not in present]
+    if absent:
+        raise GraphDataError(
+            f"lakehouse table {table!r} at {path} lacks the columns {', '.join(absent)} "
+            f"(it has: {', '.join(sorted(present))}); rerun the stage that writes it",
+            path=str(path),
+        )
+    try:
+        return delta.to_pyarrow_table(columns=columns).to_pylist()
+    except (DeltaError, OSError) as exc:
+        raise missing_table_error(root, table, str(exc)) from exc
+
+
+def table_versions(root: Path) -> dict[str, int]:
+    """The current Delta version of every table the graph reads: the key of the embedded store's cache."""
+    from deltalake import DeltaTable
+    from deltalake.exceptions import TableNotFoundError
+
+    versions = {}
+    for table in LAKEHOUSE_TABLES:
+        try:
+            versions[table] = DeltaTable(str(table_path(root, table))).version()
+        except TableNotFoundError as exc:
+            raise missing_table_error(root, table, "not a Delta table") from exc
+    return versions
+
+
+def _frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    # Through Arrow, so that array columns come back as Python lists and NaN in nullable columns as None.
+    return pa.Table.from_pandas(frame, preserve_index=False).to_pylist()

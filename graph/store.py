@@ -1,0 +1,85 @@
+"""The ``GraphStore`` protocol: the queries the chat tools run against the entity graph.
+
+Platform context (``spec/platform-tools.md``, R-NER-1): the graph built by the ingestion side is what the chat-side
+retrieval tools query; both stores — ``EmbeddedGraphStore`` (networkx, the default) and ``Neo4jGraphStore`` — implement
+this protocol and must give the same answer to every query for the same loaded graph. Name matching lives in
+``graph.matching`` and every ordering / tie-break rule in ``graph.ranking``; stores only fetch.
+
+Errors: an unknown entity id raises ``EntityNotFoundError``; an invalid argument (a ``limit`` < 1, an unknown
+``top_entities`` metric) raises ``GraphStoreError`` naming the value and the valid options; server trouble raises
+``GraphUnavailableError`` / ``GraphAuthError``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal, Protocol, runtime_checkable
+
+from graph.model import EntityNode, GraphData
+from graph.results import EntityMatch, GraphStats, LoadReport, Passage, PathResult, Relation, UnitRelations
+
+logger = logging.getLogger(__name__)
+
+TopMetric = Literal["pagerank", "degree", "mentions"]
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """A loaded entity graph that answers the chat tools' queries (R-NER-1); see the module docstring for rules."""
+
+    def find_entity(self, name: str, *, label: str | None = None, limit: int = 5) -> EntityMatch:
+        """Find an entity by name or alias, case-, accent- and typo-tolerant (``graph.matching``).
+
+        Raises ``EntityNotFoundError`` naming the closest names when nothing scores high enough.
+        """
+        ...
+
+    def get_entity(self, entity_id: str) -> EntityNode:
+        """The entity with this id."""
+        ...
+
+    def neighbours(self, entity_id: str, *, limit: int = 10) -> list[Relation]:
+        """The entity's co-occurrences, strongest first (weight, then count, then neighbour id)."""
+        ...
+
+    def strongest_relations(self, limit: int = 10) -> list[Relation]:
+        """The strongest co-occurrences of the whole graph (weight, count, then ids)."""
+        ...
+
+    def shortest_path(self, a_id: str, b_id: str, *, max_hops: int = 4) -> PathResult | None:
+        """A shortest path of at most ``max_hops`` hops with the evidence of each hop, or None if there is none."""
+        ...
+
+    def mentions(self, entity_id: str, *, limit: int = 20) -> list[Passage]:
+        """The first ``limit`` chunks (book order) mentioning the entity, with the mentions' offsets and text."""
+        ...
+
+    def community_members(self, community: int) -> list[EntityNode]:
+        """The entities of a community, by pagerank desc then id; empty for an unknown community."""
+        ...
+
+    def top_entities(
+        self, *, by: TopMetric = "pagerank", label: str | None = None, limit: int = 10
+    ) -> list[EntityNode]:
+        """The most central (or most mentioned) entities, optionally of one label."""
+        ...
+
+    def timeline(self, entity_id: str) -> list[UnitRelations]:
+        """Unit by unit in book order where the entity appears: its mentions there and whom it meets there."""
+        ...
+
+    def stats(self) -> GraphStats:
+        """Sizes of the loaded graph."""
+        ...
+
+    def load(self, graph: GraphData) -> LoadReport:
+        """Load (upsert) a graph; loading the same graph twice changes nothing."""
+        ...
+
+    def clear(self) -> None:
+        """Remove everything this store holds."""
+        ...
+
+    def close(self) -> None:
+        """Release connections and resources; the store is unusable afterwards."""
+        ...

@@ -1,0 +1,1 @@
+"""csillag: ingestion package."""

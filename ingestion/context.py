@@ -1,0 +1,40 @@
+"""What every stage of one run sees: the session, the settings, the lakehouse, the domain and the request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ingestion.nlp import NlpSpec
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from ingestion.chunking import UnitPatterns
+    from ingestion.lakehouse import Lakehouse
+    from tools.config import CsillagSettings
+
+
+@dataclass(frozen=True)
+class DomainSpec:
+    """The domain part of a NER ingestion tool, resolved against the settings (R-NER-1: only this is per domain)."""
+
+    name: str
+    language: str
+    nlp: NlpSpec
+    alias_table: dict[str, list[str]] = field(default_factory=dict)
+    unit_patterns: UnitPatterns | None = None
+
+
+@dataclass
+class RunContext:
+    """One pipeline run."""
+
+    spark: SparkSession
+    settings: CsillagSettings
+    lakehouse: Lakehouse
+    domain: DomainSpec
+    run_id: str
+    inputs: list[str]
+    force: bool = False
+    options: dict[str, Any] = field(default_factory=dict)

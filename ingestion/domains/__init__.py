@@ -1,0 +1,1 @@
+"""Domain knowledge for NER: gazetteers, name inflection and per-corpus entity lists."""

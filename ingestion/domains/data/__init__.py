@@ -1,0 +1,1 @@
+"""Packaged data files for the NER domains (read with importlib.resources)."""

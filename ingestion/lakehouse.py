@@ -1,0 +1,76 @@
+"""The lakehouse: Delta tables under one root, plus the stage markers beside them."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ingestion.errors import LakehouseError
+from ingestion.markers import MarkerStore
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+logger = logging.getLogger(__name__)
+
+
+class Lakehouse:
+    """Delta tables named after the stages that write them (see docs/tables.md)."""
+
+    def __init__(self, root: Path, spark: SparkSession) -> None:
+        self.root = root.resolve()
+        self.spark = spark
+        self.markers = MarkerStore(self.root)
+
+    def check_writable(self) -> None:
+        """Fail early, before any work, when the root cannot be created or written."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LakehouseError(f"cannot create the lakehouse root {self.root}: {exc.strerror}", path=str(self.root))
+        if not os.access(self.root, os.W_OK | os.X_OK):
+            raise LakehouseError(f"the lakehouse root {self.root} is not writable", path=str(self.root))
+
+    def path(self, table: str) -> str:
+        """The table's folder."""
+        return str(self.root / table)
+
+    def exists(self, table: str) -> bool:
+        """Whether a committed Delta table is there."""
+        return (self.root / table / "_delta_log").is_dir()
+
+    def read(self, table: str) -> DataFrame:
+        """Read a table; a missing one is an error naming the stage that writes it."""
+        if not self.exists(table):
+            raise LakehouseError(f"table {table!r} does not exist under {self.root}; run its stage first", path=self.path(table))
+        return self.spark.read.format("delta").load(self.path(table))
+
+    def overwrite(self, df: DataFrame, table: str) -> None:
+        """Replace the table's content in one Delta commit (atomic: readers see old or new, never a mix)."""
+        (
+            df.write.format("delta")
+            .mode("overwrite")
+            .option("overwriteSchema", "true")
+            .save(self.path(table))
+        )
+
+    def append(self, df: DataFrame, table: str) -> None:
+        """Append rows in one Delta commit."""
+        df.write.format("delta").mode("append").save(self.path(table))
+
+    def delete_docs(self, table: str, doc_ids: list[str]) -> None:
+        """Delete every row of the given documents in one Delta commit (used by incremental runs)."""
+        if not doc_ids or not self.exists(table):
+            return
+        from delta.tables import DeltaTable
+        from pyspark.sql import functions as F
+
+        DeltaTable.forPath(self.spark, self.path(table)).delete(F.col("doc_id").isin(doc_ids))
+
+    def doc_ids(self, table: str) -> set[str]:
+        """The documents present in a table (empty when the table does not exist yet)."""
+        if not self.exists(table):
+            return set()
+        return {row.doc_id for row in self.read(table).select("doc_id").distinct().collect()}

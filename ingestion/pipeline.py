@@ -1,0 +1,80 @@
+"""The stage sequence and how a run walks it."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from ingestion.context import RunContext
+from ingestion.errors import UnknownStageError
+from ingestion.stage import Stage
+from ingestion.stages.chunks import ChunksStage
+from ingestion.stages.cooccurrences import CooccurrencesStage
+from ingestion.stages.documents import DocumentsStage
+from ingestion.stages.entities import EntitiesStage
+from ingestion.stages.graph import GraphStage
+from ingestion.stages.mentions import MentionsStage
+from tools.ingestion import StageReport
+
+logger = logging.getLogger(__name__)
+
+STAGES: tuple[type[Stage], ...] = (
+    DocumentsStage,
+    ChunksStage,
+    MentionsStage,
+    EntitiesStage,
+    CooccurrencesStage,
+    GraphStage,
+)
+STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in STAGES)
+
+
+def select_stages(names: list[str] | None) -> list[Stage]:
+    """The stages to run, in pipeline order; an unknown name is an error listing the valid ones."""
+    if not names:
+        return [stage() for stage in STAGES]
+    unknown = [name for name in names if name not in STAGE_NAMES]
+    if unknown:
+        raise UnknownStageError(f"unknown stage(s) {', '.join(map(repr, unknown))}; valid stages: {', '.join(STAGE_NAMES)}")
+    return [stage() for stage in STAGES if stage.name in names]
+
+
+@dataclass
+class PipelineOutcome:
+    """Per-stage reports, and the failure that stopped the run (if any)."""
+
+    reports: list[StageReport] = field(default_factory=list)
+    failed_stage: str | None = None
+    error: Exception | None = None
+
+
+def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
+    """Run the stages in order; the first failure stops the run and the later stages are reported not run."""
+    outcome = PipelineOutcome()
+    for index, stage in enumerate(stages):
+        try:
+            outcome.reports.append(stage.run(ctx))
+        except Exception as exc:  # noqa: BLE001 - any failure must become a report (R-ING-3); logged with context
+            logger.error("stage %s failed (run %s): %s", stage.name, ctx.run_id, exc, exc_info=True)
+            outcome.failed_stage, outcome.error = stage.name, exc
+            outcome.reports.append(StageReport(stage=stage.name, status="failed", reason=_reason(exc)))
+            outcome.reports.extend(
+                StageReport(stage=later.name, status="not_run", reason=f"stage {stage.name} failed")
+                for later in stages[index + 1 :]
+            )
+            break
+    return outcome
+
+
+def _reason(exc: Exception) -> str:
+    """One line for the result: our errors carry their message; foreign ones their type too."""
+    from ingestion.errors import IngestionError
+
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if isinstance(exc, IngestionError):
+        return lines[0] if lines else type(exc).__name__
+    # A Python worker's failure arrives wrapped in a JVM trace: its last "SomeError: …" line is the cause.
+    causes = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line) and "Driver stacktrace" not in line]
+    text = causes[-1] if causes else (lines[0] if lines else "")
+    return f"{type(exc).__name__}: {text}"[:500]

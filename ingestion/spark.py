@@ -1,0 +1,74 @@
+"""The Spark session of the batch side, with Delta Lake configured and workers on the right Python.
+
+Delta's jars come from Maven Central through Ivy (``spark.jars.packages``) into a project-local Ivy folder, so the
+second run needs no network. ``spark-submit.sh`` passes the same configuration on the command line; when a session is
+already active (under spark-submit) it is reused as it is.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tools.config import PROJECT_ROOT, SparkSettings
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+logger = logging.getLogger(__name__)
+
+DELTA_CONF = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+}
+# Why each local default: a laptop-sized driver should not spend its time on 50-way log replays or a web UI.
+LOCAL_DEFAULTS = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.databricks.delta.snapshotPartitions": "2",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.sql.execution.arrow.maxRecordsPerBatch": "256",
+    "spark.python.worker.reuse": "true",
+}
+
+
+def default_ivy_dir() -> Path:
+    """The project-local Ivy cache that keeps the Delta jars between runs."""
+    return PROJECT_ROOT / ".cache" / "ivy"
+
+
+def get_spark(settings: SparkSettings) -> SparkSession:
+    """Return the active session (spark-submit made one) or build one from the settings.
+
+    Workers run on this interpreter (``PYSPARK_PYTHON``), since a system Python lacks our packages.
+    """
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
+    conf = {
+        **LOCAL_DEFAULTS,
+        **DELTA_CONF,
+        "spark.driver.memory": settings.driver_memory,
+        "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
+        "spark.jars.ivy": str(settings.ivy_dir or default_ivy_dir()),
+        **settings.extra_conf,
+    }
+    jars_dir = os.environ.get("CSILLAG_DELTA_JARS")
+    if jars_dir:  # jars fetched by `mvn dependency:copy` when Ivy cannot reach the registry
+        conf["spark.jars"] = ",".join(str(p) for p in sorted(Path(jars_dir).glob("*.jar")))
+    else:
+        conf["spark.jars.packages"] = settings.delta_package
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    logger.info("starting Spark session master=%s", settings.master)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("WARN")
+    return session

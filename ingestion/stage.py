@@ -1,0 +1,119 @@
+"""The ``Stage`` base: marker, skip, clear-then-commit logic written once (template method, R-ING-2).
+
+A stage declares its name, the table it writes and the stages it reads. ``Stage.run`` decides from the marker whether
+the work is already done for these inputs and settings; if not, it clears the marker, lets the subclass ``compute``
+(which commits its Delta table atomically) and only then writes the new marker. A crash anywhere leaves either the old
+state with no marker, or the committed table with no marker: both make the rerun redo the stage, and incremental
+stages are written so that redoing them cannot duplicate rows.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ingestion.markers import Marker, fingerprint
+from tools.ingestion import StageReport
+
+if TYPE_CHECKING:
+    from ingestion.context import RunContext
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class StageOutput:
+    """What ``compute`` returns: row counts, the fingerprint of what was produced, and free-form details."""
+
+    counts: dict[str, int]
+    output_fingerprint: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Stage(ABC):
+    """One pipeline stage writing one or more Delta tables; see the module docstring for the contract."""
+
+    name: ClassVar[str]
+    tables: ClassVar[tuple[str, ...]]
+    requires: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Checked when the class is defined, not when it first runs (neo4j-graphrag's habit).
+        if getattr(cls, "__abstractmethods__", None):
+            return
+        if not isinstance(getattr(cls, "name", None), str):
+            raise TypeError(f"stage class {cls.__name__} must set the class attribute 'name' to a string")
+        tables = getattr(cls, "tables", None)
+        if not tables or not isinstance(tables, tuple) or not all(isinstance(t, str) for t in tables):
+            raise TypeError(f"stage class {cls.__name__} must set 'tables' to a non-empty tuple of table names")
+
+    def config_fingerprint(self, ctx: RunContext) -> str:
+        """The settings this stage's output depends on; a change redoes the stage. Override to add more."""
+        return fingerprint({"stage": self.name, "version": 1})
+
+    def input_fingerprint(self, ctx: RunContext) -> str:
+        """By default: what the upstream stages produced, as their markers say."""
+        upstream = {}
+        for stage in self.requires:
+            marker = ctx.lakehouse.markers.read(stage)
+            upstream[stage] = marker.output_fingerprint if marker else None
+        return fingerprint(upstream)
+
+    @abstractmethod
+    def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
+        """Do the work and commit the tables.
+
+        ``incremental`` is True when the tables on disk were written (completely or, after a crash, partly) with the
+        same settings, so a stage may update them instead of rewriting them; False means start from nothing.
+        """
+
+    def derived_fingerprint(self, ctx: RunContext) -> str:
+        """Output fingerprint of a deterministic stage: a function of its inputs and settings only."""
+        return fingerprint([self.input_fingerprint(ctx), self.config_fingerprint(ctx)])
+
+    def run(self, ctx: RunContext) -> StageReport:
+        """Skip when done for these inputs and settings, else compute and mark; errors propagate to the tool."""
+        store = ctx.lakehouse.markers
+        config_fp = self.config_fingerprint(ctx)
+        input_fp = self.input_fingerprint(ctx)
+        previous = store.read(self.name)
+        done = (
+            previous is not None
+            and previous.config_fingerprint == config_fp
+            and previous.input_fingerprint == input_fp
+            and all(ctx.lakehouse.exists(table) for table in self.tables)
+        )
+        if done and not ctx.force:
+            assert previous is not None
+            logger.info("stage %s: up to date (marker of run %s), skipped", self.name, previous.run_id)
+            return StageReport(stage=self.name, status="skipped", reason="up to date", counts=previous.counts)
+        # Tables written with other settings must be rebuilt: updating them would mix two configurations.
+        incremental = (
+            not ctx.force
+            and store.started_config(self.name) == config_fp
+            and all(ctx.lakehouse.exists(table) for table in self.tables)
+        )
+        store.clear(self.name)
+        store.mark_started(self.name, run_id=ctx.run_id, config_fingerprint=config_fp)
+        started = time.perf_counter()
+        logger.info("stage %s: running (%s)", self.name, "incremental" if incremental else "from scratch")
+        output = self.compute(ctx, incremental)
+        seconds = round(time.perf_counter() - started, 3)
+        store.write(
+            Marker(
+                stage=self.name,
+                run_id=ctx.run_id,
+                config_fingerprint=config_fp,
+                input_fingerprint=input_fp,
+                output_fingerprint=output.output_fingerprint,
+                counts=output.counts,
+                seconds=seconds,
+                details=output.details,
+            )
+        )
+        logger.info("stage %s: done in %.1fs %s", self.name, seconds, output.counts)
+        return StageReport(stage=self.name, status="succeeded", counts=output.counts, seconds=seconds)

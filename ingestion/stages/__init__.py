@@ -1,0 +1,1 @@
+"""The pipeline's stages, in the order they run."""

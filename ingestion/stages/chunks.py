@@ -1,0 +1,121 @@
+"""Stage 2, ``chunks``: units (parts, chapters) and paragraph-sized chunks with offsets into the document.
+
+Incremental by document: only documents without chunks are split; chunks of documents that left the corpus are
+deleted. Chunk and unit ids are ``<doc_id>:c00042`` / ``<doc_id>:u0007``: stable for the same content and settings.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ingestion.chunking import UnitPatterns, chunk_document, chunk_id, split_units, unit_id
+from ingestion.markers import fingerprint
+from ingestion.stage import Stage, StageOutput
+from ingestion.text import count_words
+
+if TYPE_CHECKING:
+    from ingestion.context import RunContext
+
+logger = logging.getLogger(__name__)
+
+CHUNK_SCHEMA = (
+    "chunk_id string, doc_id string, chunk_index int, unit_id string, unit_index int, unit_kind string, "
+    "unit_title string, part_title string, start long, end long, text string, n_words long"
+)
+CHUNK_COLUMNS = [part.strip().split(" ")[0] for part in CHUNK_SCHEMA.split(",")]
+
+
+def split_document(doc_id: str, text: str, *, patterns: UnitPatterns, max_chars: int, min_chars: int) -> list[dict[str, Any]]:
+    """The chunk rows of one document."""
+    units = split_units(text, patterns=patterns)
+    by_index = {unit.index: unit for unit in units}
+    rows = []
+    for chunk in chunk_document(text, units, max_chars=max_chars, min_chars=min_chars):
+        unit = by_index[chunk.unit_index]
+        rows.append(
+            {
+                "chunk_id": chunk_id(doc_id, chunk.index),
+                "doc_id": doc_id,
+                "chunk_index": chunk.index,
+                "unit_id": unit_id(doc_id, unit.index),
+                "unit_index": unit.index,
+                "unit_kind": unit.kind,
+                "unit_title": unit.title,
+                "part_title": unit.part_title,
+                "start": chunk.start,
+                "end": chunk.end,
+                "text": chunk.text,
+                "n_words": count_words(chunk.text),
+            }
+        )
+    return rows
+
+
+def chunk_batches(
+    batches: Iterator[pd.DataFrame], *, patterns: UnitPatterns, max_chars: int, min_chars: int
+) -> Iterator[pd.DataFrame]:
+    """``mapInPandas`` transform: (doc_id, text) rows → chunk rows."""
+    for batch in batches:
+        rows: list[dict[str, Any]] = []
+        for doc_id, text in zip(batch["doc_id"], batch["text"], strict=True):
+            rows.extend(split_document(doc_id, text, patterns=patterns, max_chars=max_chars, min_chars=min_chars))
+        yield pd.DataFrame(rows, columns=CHUNK_COLUMNS)
+
+
+class ChunksStage(Stage):
+    """Splits documents into units and chunks; writes ``chunks``."""
+
+    name = "chunks"
+    tables = ("chunks",)
+    requires = ("documents",)
+
+    def _patterns(self, ctx: RunContext) -> UnitPatterns:
+        return ctx.domain.unit_patterns or UnitPatterns.auto(ctx.domain.language)
+
+    def config_fingerprint(self, ctx: RunContext) -> str:
+        """Chunk sizes and the unit headings."""
+        ing = ctx.settings.ingestion
+        patterns = self._patterns(ctx)
+        return fingerprint(
+            {
+                "stage": self.name,
+                "version": 1,
+                "max": ing.chunk_max_chars,
+                "min": ing.chunk_min_chars,
+                "patterns": repr(patterns),
+            }
+        )
+
+    def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
+        """Split the documents that have no chunks yet; drop the chunks of removed documents."""
+        from pyspark.sql import functions as F
+
+        ing = ctx.settings.ingestion
+        patterns, max_chars, min_chars = self._patterns(ctx), ing.chunk_max_chars, ing.chunk_min_chars
+        documents = ctx.lakehouse.read("documents").select("doc_id", "text")
+        current = ctx.lakehouse.doc_ids("documents")
+        existing = ctx.lakehouse.doc_ids(self.name) if incremental else set()
+        todo, removed = sorted(current - existing), sorted(existing - current)
+
+        def transform(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+            return chunk_batches(batches, patterns=patterns, max_chars=max_chars, min_chars=min_chars)
+
+        # One document per task: a novel is one row, and chunking it is cheap next to NER.
+        selected = documents.where(F.col("doc_id").isin(todo)) if incremental else documents
+        chunks = selected.repartition(max(1, min(len(todo) or len(current), 64)), "doc_id").mapInPandas(transform, CHUNK_SCHEMA)
+        if not incremental:
+            ctx.lakehouse.overwrite(chunks, self.name)
+        else:
+            ctx.lakehouse.delete_docs(self.name, removed)
+            if todo:
+                ctx.lakehouse.append(chunks, self.name)
+        stats = ctx.lakehouse.read(self.name).agg(
+            F.count("*").alias("chunks"), F.countDistinct("unit_id").alias("units"), F.sum("n_words").alias("words")
+        ).first()
+        counts = {"chunks": int(stats.chunks), "units": int(stats.units), "words": int(stats.words or 0)}
+        counts.update(documents_split=len(todo) if incremental else len(current), documents_removed=len(removed))
+        return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx))

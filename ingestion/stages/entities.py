@@ -1,0 +1,115 @@
+"""Stage 4, ``entities``: canonical entities from the mentions, and each mention's entity.
+
+Spark aggregates the mentions into distinct (surface text, label) forms with counts — a few thousand rows even for a
+long novel — and the driver resolves them (``ingestion.resolution``: the domain's alias table first, then
+normalisation and alias merging). The resolved mapping is joined back onto the mentions in Spark. Entity ids hash the
+canonical key, so a rerun or an unrelated new document leaves existing ids as they are. Always recomputed whole: a
+new mention can change how names merge.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from ingestion.markers import fingerprint
+from ingestion.resolution import AliasTable, SurfaceForm, resolve_entities
+from ingestion.stage import Stage, StageOutput
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from ingestion.context import RunContext
+
+logger = logging.getLogger(__name__)
+
+MAPPING_SCHEMA = "text string, label string, entity_id string"
+ENTITY_SCHEMA = "entity_id string, canonical_name string, label string, aliases array<string>"
+
+
+def surface_forms(mentions: DataFrame) -> list[SurfaceForm]:
+    """Distinct (text, label) forms with their mention counts and first offsets, collected to the driver."""
+    from pyspark.sql import functions as F
+
+    rows = mentions.groupBy("text", "label").agg(F.count("*").alias("n"), F.min("start").alias("first")).collect()
+    return [SurfaceForm(text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first)) for r in rows]
+
+
+def attach_entities(mentions: DataFrame, mapping: DataFrame) -> DataFrame:
+    """``mention_entities``: every mention whose form was resolved, with its entity."""
+    return mentions.join(mapping, ["text", "label"], "inner").select(
+        "mention_id", "entity_id", "doc_id", "chunk_id", "sentence_id"
+    )
+
+
+def entity_table(entities: DataFrame, mention_entities: DataFrame, chunks: DataFrame, min_mentions: int) -> DataFrame:
+    """``entities`` with counts and first/last appearance, keeping those with at least ``min_mentions`` mentions."""
+    from pyspark.sql import functions as F
+
+    located = mention_entities.join(chunks.select("chunk_id", "unit_id", "chunk_index"), "chunk_id")
+    order = F.struct("doc_id", "chunk_index", "chunk_id", "unit_id")
+    stats = located.groupBy("entity_id").agg(
+        F.count("*").alias("mention_count"),
+        F.countDistinct("doc_id").alias("doc_count"),
+        F.min(order).alias("first"),
+        F.max(order).alias("last"),
+    )
+    return (
+        entities.join(stats, "entity_id")
+        .where(F.col("mention_count") >= min_mentions)
+        .select(
+            "entity_id",
+            "canonical_name",
+            "label",
+            "aliases",
+            F.col("mention_count").cast("long"),
+            F.col("doc_count").cast("long"),
+            F.col("first.chunk_id").alias("first_chunk_id"),
+            F.col("last.chunk_id").alias("last_chunk_id"),
+            F.col("first.unit_id").alias("first_unit_id"),
+            F.col("last.unit_id").alias("last_unit_id"),
+        )
+    )
+
+
+class EntitiesStage(Stage):
+    """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
+
+    name = "entities"
+    tables = ("entities", "mention_entities")
+    requires = ("mentions", "chunks")
+
+    def config_fingerprint(self, ctx: RunContext) -> str:
+        """The alias table, the language and the minimum mention count."""
+        return fingerprint(
+            {
+                "stage": self.name,
+                "version": 1,
+                "language": ctx.domain.language,
+                "aliases": ctx.domain.alias_table,
+                "min_mentions": ctx.settings.ingestion.min_entity_mentions,
+            }
+        )
+
+    def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
+        """Resolve in the driver, join back in Spark, overwrite both tables."""
+        from pyspark.sql import functions as F
+
+        lake, spark = ctx.lakehouse, ctx.spark
+        mentions = lake.read("mentions")
+        forms = surface_forms(mentions)
+        table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
+        resolved, mapping = resolve_entities(forms, language=ctx.domain.language, alias_table=table)
+        logger.info("entities: %d surface forms resolved into %d entities", len(forms), len(resolved))
+        mapping_df = spark.createDataFrame([(t, lab, eid) for (t, lab), eid in mapping.items()], MAPPING_SCHEMA)
+        entities_df = spark.createDataFrame(
+            [(e.entity_id, e.canonical_name, e.label, list(e.aliases)) for e in resolved], ENTITY_SCHEMA
+        )
+        mention_entities = attach_entities(mentions, mapping_df)
+        table_df = entity_table(entities_df, mention_entities, lake.read("chunks"), ctx.settings.ingestion.min_entity_mentions)
+        lake.overwrite(table_df, "entities")
+        kept = lake.read("entities").select("entity_id")
+        lake.overwrite(mention_entities.join(kept, "entity_id", "left_semi"), "mention_entities")
+        stats = lake.read("mention_entities").agg(F.count("*").alias("n")).first()
+        counts = {"entities": lake.read("entities").count(), "resolved_mentions": int(stats.n), "surface_forms": len(forms)}
+        return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx))

@@ -1,0 +1,150 @@
+"""Stage 3, ``mentions``: spaCy NER inside Spark, resumable batch by batch.
+
+Each Python worker loads the pipeline once (``ingestion.nlp.get_nlp``) and runs ``nlp.pipe`` over Arrow batches of
+chunks inside ``mapInPandas``. The stage commits in batches of chunks, each followed by a row per chunk in
+``mention_chunks`` (the record of which chunks are done); a rerun after a crash deletes the mentions of chunks not
+recorded as done (the half-written batch) and goes on from there, so no mention is ever written twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ingestion.markers import fingerprint
+from ingestion.nlp import MENTION_COLUMNS, NlpSpec, extract_mentions, get_nlp
+from ingestion.stage import Stage, StageOutput
+
+if TYPE_CHECKING:
+    from ingestion.context import RunContext
+
+logger = logging.getLogger(__name__)
+
+MENTION_SCHEMA = (
+    "mention_id string, doc_id string, chunk_id string, sentence_index int, sentence_id string, start long, "
+    "end long, text string, label string, ent_id string, model string, model_version string"
+)
+DONE_SCHEMA = "chunk_id string, doc_id string, n_mentions long, n_words long"
+PROGRESS_TABLE = "mention_chunks"
+# Words per commit: large enough that Spark's per-job overhead is small, small enough to lose little on a crash.
+DEFAULT_BATCH_WORDS = 150_000
+
+
+def ner_batches(batches: Iterator[pd.DataFrame], *, spec: NlpSpec) -> Iterator[pd.DataFrame]:
+    """``mapInPandas`` transform: chunk rows (doc_id, chunk_id, start, text) → mention rows."""
+    nlp = get_nlp(spec)
+    for batch in batches:
+        items = zip(batch["doc_id"], batch["chunk_id"], batch["start"], batch["text"], strict=True)
+        rows = list(extract_mentions(nlp, spec, items))
+        yield pd.DataFrame(rows, columns=list(MENTION_COLUMNS))
+
+
+def plan_batches(pending: list[tuple[str, int]], batch_words: int) -> list[list[str]]:
+    """Group pending (chunk_id, n_words) in order into batches of about ``batch_words`` words."""
+    batches: list[list[str]] = []
+    current: list[str] = []
+    words = 0
+    for chunk_id, n_words in pending:
+        current.append(chunk_id)
+        words += n_words
+        if words >= batch_words:
+            batches.append(current)
+            current, words = [], 0
+    if current:
+        batches.append(current)
+    return batches
+
+
+class MentionsStage(Stage):
+    """Runs NER over the chunks; writes ``mentions`` and ``mention_chunks``."""
+
+    name = "mentions"
+    tables = ("mentions", PROGRESS_TABLE)
+    requires = ("chunks",)
+
+    def config_fingerprint(self, ctx: RunContext) -> str:
+        """The pipeline (model, language, patterns, labels)."""
+        return fingerprint({"stage": self.name, "version": 1, "nlp": ctx.domain.nlp.key})
+
+    def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
+        """NER over the chunks not yet done, in committed batches, with progress in the log."""
+        from pyspark.sql import functions as F
+
+        lake, spark = ctx.lakehouse, ctx.spark
+        fresh = not incremental
+        if fresh:
+            # A fresh start: empty tables with the right schema, so every later step is an append.
+            lake.overwrite(spark.createDataFrame([], MENTION_SCHEMA), self.name)
+            lake.overwrite(spark.createDataFrame([], DONE_SCHEMA), PROGRESS_TABLE)
+        current = lake.doc_ids("chunks")
+        removed = sorted(lake.doc_ids(PROGRESS_TABLE) - current)
+        lake.delete_docs(self.name, removed)
+        lake.delete_docs(PROGRESS_TABLE, removed)
+
+        chunks = lake.read("chunks").select("doc_id", "chunk_id", "start", "text", "n_words")
+        done = lake.read(PROGRESS_TABLE).select("chunk_id")
+        pending_df = chunks.join(done, "chunk_id", "left_anti")
+        pending = [(r.chunk_id, int(r.n_words)) for r in pending_df.select("chunk_id", "n_words").orderBy("chunk_id").collect()]
+        words_of = dict(pending)
+        if pending and not fresh:
+            # Mentions of chunks not recorded as done are left over from a crashed batch.
+            self._delete_chunks(ctx, [cid for cid, _ in pending])
+        batch_words = int(ctx.options.get("batch_words", DEFAULT_BATCH_WORDS))
+        spec = ctx.domain.nlp
+        total_words = sum(n for _, n in pending)
+        done_words, started = 0, time.perf_counter()
+        parallelism = spark.sparkContext.defaultParallelism
+        plan = plan_batches(pending, batch_words)
+        for number, batch in enumerate(plan, start=1):
+            selected = chunks.where(F.col("chunk_id").isin(batch))
+            # Spread each batch over every core; small partitions balance long and short chapters.
+            parts = max(parallelism * 2, 1)
+            source = selected.repartition(parts, "chunk_id").select("doc_id", "chunk_id", "start", "text")
+
+            def transform(batches: Iterator[pd.DataFrame], spec: NlpSpec = spec) -> Iterator[pd.DataFrame]:
+                return ner_batches(batches, spec=spec)
+
+            mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
+            try:
+                lake.append(mentions, self.name)
+                per_chunk = mentions.groupBy("chunk_id").agg(F.count("*").alias("n_mentions"))
+                done_rows = (
+                    selected.select("chunk_id", "doc_id", "n_words")
+                    .join(per_chunk, "chunk_id", "left")
+                    .select("chunk_id", "doc_id", F.coalesce("n_mentions", F.lit(0)).cast("long").alias("n_mentions"), "n_words")
+                )
+                lake.append(done_rows, PROGRESS_TABLE)
+            finally:
+                mentions.unpersist()
+            done_words += sum(words_of[cid] for cid in batch)
+            elapsed = time.perf_counter() - started
+            logger.info(
+                "mentions: batch %d/%d, %d/%d words, %.0f words/s",
+                number, len(plan), done_words, total_words, done_words / elapsed if elapsed else 0.0,
+            )
+        stats = lake.read(self.name).agg(F.count("*").alias("mentions"), F.countDistinct("text").alias("forms")).first()
+        elapsed = time.perf_counter() - started
+        counts: dict[str, Any] = {
+            "mentions": int(stats.mentions),
+            "surface_forms": int(stats.forms),
+            "chunks_processed": len(pending),
+            "words_processed": total_words,
+        }
+        details = {"words_per_second": round(total_words / elapsed, 1) if pending and elapsed else None}
+        return StageOutput(
+            counts=counts,
+            output_fingerprint=self.derived_fingerprint(ctx),
+            details=details,
+        )
+
+    def _delete_chunks(self, ctx: RunContext, chunk_ids: list[str]) -> None:
+        from delta.tables import DeltaTable
+
+        table = DeltaTable.forPath(ctx.spark, ctx.lakehouse.path(self.name))
+        ids = ctx.spark.createDataFrame([(c,) for c in chunk_ids], "chunk_id string")
+        # A merge, not isin(): tens of thousands of ids would make an enormous predicate.
+        table.alias("m").merge(ids.alias("p"), "m.chunk_id = p.chunk_id").whenMatchedDelete().execute()

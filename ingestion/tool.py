@@ -1,0 +1,158 @@
+"""``AbstractNERIngestionTool``: the whole Spark NER pipeline; a domain supplies only its domain part (R-NER-1).
+
+A domain subclass sets class attributes (``name``, ``language``, ``spacy_model``, ``entity_labels``) and may override
+``entity_patterns()``, ``alias_table()`` and ``unit_patterns()``. Like every plugin it has a no-argument constructor
+(R-PLUG-1); its collaborators (settings, a Spark session) arrive through injected fields and are wired in ``init()``
+through the protected setters (R-PLUG-2). ``execute_ingestion`` is idempotent through the stage markers (R-ING-2) and
+never raises: every failure is logged with its stage and cause and returned as a ``failed``/``partial`` result
+(R-ING-3). The chat methods are the contract's stubs (R-ING-4).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ingestion.context import DomainSpec, RunContext
+from ingestion.errors import IngestionError
+from ingestion.nlp import NlpSpec
+from tools.config import CsillagSettings, load_settings
+from tools.ingestion import IngestionRequest, IngestionResult, IngestionTool, StageReport
+from tools.plugins import Injected
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from ingestion.chunking import UnitPatterns
+
+logger = logging.getLogger(__name__)
+
+
+class AbstractNERIngestionTool(IngestionTool, abstract=True):
+    """Spark NER ingestion (platform ``AbstractNERIngestionTool``; R-NER-1, R-ING-1..4, R-PLUG-1/2)."""
+
+    language: ClassVar[str] = "en"
+    spacy_model: ClassVar[str | None] = "en_core_web_sm"
+    entity_labels: ClassVar[tuple[str, ...]] = ("PERSON", "GPE", "LOC", "FAC", "ORG", "NORP")
+
+    settings: Injected[CsillagSettings | None]
+
+    def __init__(self) -> None:
+        self._settings: CsillagSettings | None = None
+        self._spark: SparkSession | None = None
+
+    # -- wiring (R-PLUG-2) -------------------------------------------------------------------------------------------
+    def init(self) -> None:
+        """Wire the injected settings; without a container, load them from conf/ and the environment."""
+        injected = getattr(self, "settings", None)
+        self.set_settings(injected if injected is not None else load_settings())
+
+    def set_settings(self, settings: CsillagSettings) -> None:
+        """Protected setter: the settings every run uses."""
+        self._settings = settings
+
+    def set_spark_session(self, spark: SparkSession) -> None:
+        """Protected setter: use this session instead of building one from the settings."""
+        self._spark = spark
+
+    # -- the domain part (override) ----------------------------------------------------------------------------------
+    def entity_patterns(self) -> list[dict[str, Any]]:
+        """EntityRuler patterns (spaCy format) for the domain's names; an ``id`` names the canonical entity."""
+        return []
+
+    def alias_table(self) -> dict[str, list[str]]:
+        """Canonical name → aliases, applied before any merging heuristic."""
+        return {}
+
+    def unit_patterns(self) -> UnitPatterns | None:
+        """How a document splits into parts and chapters; None = the language's default headings."""
+        return None
+
+    def domain_spec(self) -> DomainSpec:
+        """The domain part, with ``ner.*`` settings overriding the class defaults."""
+        ner = self._require_settings().ner
+        language = ner.language or self.language
+        model = ner.model if ner.model is not None else self.spacy_model
+        labels = tuple(ner.labels) if ner.labels is not None else self.entity_labels
+        nlp = NlpSpec(
+            language=language,
+            model=model or None,
+            patterns=tuple(self.entity_patterns()),
+            labels=labels,
+            batch_size=ner.batch_size,
+        )
+        return DomainSpec(
+            name=self.get_name(),
+            language=language,
+            nlp=nlp,
+            alias_table=self.alias_table(),
+            unit_patterns=self.unit_patterns(),
+        )
+
+    # -- the contract ------------------------------------------------------------------------------------------------
+    def execute_ingestion(self, request: IngestionRequest) -> IngestionResult:
+        """Run the pipeline for the request; never raises (R-ING-3)."""
+        run_id = request.run_id or time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+        try:
+            return self._execute(request, run_id)
+        except Exception as exc:  # noqa: BLE001 - R-ING-3: nothing may escape to the ingestion pipeline
+            stage = exc.stage if isinstance(exc, IngestionError) else None
+            logger.error("ingestion run %s failed%s: %s", run_id, f" in stage {stage}" if stage else "", exc, exc_info=True)
+            reason = str(exc) if isinstance(exc, IngestionError) else f"{type(exc).__name__}: {exc}"
+            reports = [StageReport(stage=stage, status="failed", reason=reason)] if stage else []
+            return IngestionResult(run_id=run_id, status="failed", reason=reason, stages=reports)
+
+    def _execute(self, request: IngestionRequest, run_id: str) -> IngestionResult:
+        from ingestion.lakehouse import Lakehouse
+        from ingestion.pipeline import run_stages, select_stages
+        from ingestion.spark import get_spark
+
+        settings = self._require_settings()
+        stages = select_stages(request.stages)
+        domain = self.domain_spec()
+        if domain.nlp.model:  # an unknown model fails before Spark starts, not in a worker
+            from ingestion.nlp import resolve_model_name
+
+            resolve_model_name(domain.nlp.model)
+        spark = self._spark or get_spark(settings.spark)
+        lakehouse = Lakehouse(settings.lakehouse.root, spark)
+        lakehouse.check_writable()
+        ctx = RunContext(
+            spark=spark,
+            settings=settings,
+            lakehouse=lakehouse,
+            domain=domain,
+            run_id=run_id,
+            inputs=list(request.inputs),
+            force=request.force,
+            options=dict(request.options),
+        )
+        logger.info("ingestion run %s: %s over %s into %s", run_id, self.get_name(), request.inputs, lakehouse.root)
+        outcome = run_stages(ctx, stages)
+        counts: dict[str, int] = {}
+        for report in outcome.reports:
+            counts.update({f"{report.stage}.{key}": value for key, value in report.counts.items()})
+        rejects = next((r.counts.get("rejects", 0) for r in outcome.reports if r.stage == "documents"), 0)
+        if outcome.error is not None:
+            status, reason = "failed", f"stage {outcome.failed_stage}: {_first_failed(outcome.reports)}"
+        elif all(r.status == "skipped" for r in outcome.reports):
+            status, reason = "skipped", "every stage was up to date"
+        elif rejects:
+            status, reason = "partial", f"{rejects} document(s) rejected; see the rejects table"
+        else:
+            status, reason = "succeeded", None
+        return IngestionResult(
+            run_id=run_id, status=status, reason=reason, stages=outcome.reports, counts=counts, rejects=rejects
+        )
+
+    def _require_settings(self) -> CsillagSettings:
+        if self._settings is None:
+            self.init()
+        assert self._settings is not None
+        return self._settings
+
+
+def _first_failed(reports: list[StageReport]) -> str:
+    return next((r.reason or "failed" for r in reports if r.status == "failed"), "failed")

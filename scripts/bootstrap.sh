@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Creates or refreshes the project's virtual environment: Python 3.11 venv in .venv, the pinned packages from
+# constraints.txt, csillag itself (editable). Fast when nothing changed: a stamp records what was installed.
+# Usage: scripts/bootstrap.sh [--quiet]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${CSILLAG_VENV:-$ROOT/.venv}"
+QUIET="${1:-}"
+say() { [ "$QUIET" = "--quiet" ] || echo "bootstrap: $*" >&2; }
+
+find_python() {
+  for candidate in "${CSILLAG_PYTHON:-}" python3.11 python3; do
+    [ -n "$candidate" ] || continue
+    if command -v "$candidate" >/dev/null 2>&1 && \
+       "$candidate" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null; then
+      command -v "$candidate"; return 0
+    fi
+  done
+  echo "bootstrap: Python 3.11 is required (set CSILLAG_PYTHON to its path)" >&2
+  return 1
+}
+
+if ! command -v java >/dev/null 2>&1; then
+  echo "bootstrap: Java 17 is required for Spark (install a JDK 17 and put java on PATH)" >&2
+  exit 1
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  PY="$(find_python)"
+  say "creating $VENV with $PY"
+  "$PY" -m venv "$VENV"
+fi
+
+STAMP="$VENV/.csillag-installed"
+WANT="$(cat "$ROOT/pyproject.toml" "$ROOT/constraints.txt" | sha256sum | cut -c1-16)"
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
+  say "installing packages (pinned by constraints.txt)"
+  "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  "$VENV/bin/python" -m pip install --quiet -c "$ROOT/constraints.txt" -e "$ROOT[spark,neo4j,en,dev]"
+  echo "$WANT" > "$STAMP"
+else
+  say "packages up to date"
+fi

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Submits a csillag job to Spark: local[*] by default, or any --master (spark://, yarn, k8s://).
+#
+#   ./spark-submit.sh [spark-submit options…] JOB [job arguments…]
+#   JOB: pipeline (every stage) or stage (one stage: `stage mentions INPUT…`)
+#
+# It ships what a cluster needs: the project's packages as a zip (--py-files), the Delta package, the settings in
+# conf/spark-defaults.conf, and the venv's Python for driver and executors (PYSPARK_PYTHON). Set CSILLAG_NO_BOOTSTRAP=1
+# to skip the venv check (e.g. on a gateway whose environment is prepared otherwise).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+VENV="${CSILLAG_VENV:-$ROOT/.venv}"
+[ "${CSILLAG_NO_BOOTSTRAP:-}" = "1" ] || "$ROOT/scripts/bootstrap.sh" --quiet
+
+SPARK_ARGS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    pipeline|stage) break ;;
+    --help|-h) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --*) SPARK_ARGS+=("$1"); if [ $# -gt 1 ] && [[ "$2" != --* ]]; then SPARK_ARGS+=("$2"); shift; fi ;;
+    *) echo "spark-submit.sh: unknown job '$1'; jobs: pipeline, stage" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ $# -gt 0 ] || { echo "spark-submit.sh: name a job: pipeline or stage" >&2; exit 2; }
+JOB="$1"; shift
+
+# The project code as one zip, rebuilt only when a source file is newer than it.
+DIST="$ROOT/.cache/dist"; ZIP="$DIST/csillag.zip"
+mkdir -p "$DIST"
+if [ ! -f "$ZIP" ] || [ -n "$(find "$ROOT/jobs" "$ROOT/ingestion" "$ROOT/graph" "$ROOT/tools" -newer "$ZIP" -name '*.*' -print -quit)" ]; then
+  (cd "$ROOT" && rm -f "$ZIP" && "$VENV/bin/python" - "$ZIP" <<'PY'
+import sys, zipfile, pathlib
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as zf:
+    for pkg in ("jobs", "ingestion", "graph", "tools"):
+        for path in sorted(pathlib.Path(pkg).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                zf.write(path)
+PY
+  )
+fi
+
+PY="$VENV/bin/python"
+export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PY}"
+export PYSPARK_DRIVER_PYTHON="${PYSPARK_DRIVER_PYTHON:-$PY}"
+export CSILLAG_CONFIG="${CSILLAG_CONFIG:-$ROOT/conf/csillag.toml}"
+HAS_MASTER=0
+for a in "${SPARK_ARGS[@]:-}"; do [ "$a" = "--master" ] && HAS_MASTER=1; done
+MASTER_ARGS=()
+[ "$HAS_MASTER" = 1 ] || MASTER_ARGS=(--master "${CSILLAG_SPARK_MASTER:-local[*]}")
+
+exec "$VENV/bin/spark-submit" \
+  "${MASTER_ARGS[@]}" \
+  --properties-file "$ROOT/conf/spark-defaults.conf" \
+  --conf "spark.jars.ivy=${CSILLAG_IVY_DIR:-$ROOT/.cache/ivy}" \
+  --conf "spark.pyspark.python=$PYSPARK_PYTHON" \
+  --conf "spark.pyspark.driver.python=$PYSPARK_DRIVER_PYTHON" \
+  --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON" \
+  --py-files "$ZIP" \
+  "${SPARK_ARGS[@]}" \
+  "$ROOT/jobs/$JOB.py" "$@"

@@ -1,0 +1,282 @@
+"""The ``GraphStore`` contract: one suite, mixin classes over a ``graph_store`` fixture (Haystack's style).
+
+A store's test module subclasses ``GraphStoreContract`` and provides ``graph_store``: a store loaded with
+``fixtures.small_graph()``. Every expected value below is worked out by hand from the tables in ``fixtures.py``;
+the working is in the comments. Ids are written short (``E1`` = ``ent_01``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.errors import EntityNotFoundError, GraphStoreError
+from graph.store import GraphStore
+from tests.unit.graph.fixtures import CHUNK_IDS, UNITS, small_graph
+
+
+def E(n: int) -> str:  # noqa: N802 - reads like the E1…E12 of the comments
+    return f"ent_{n:02d}"
+
+
+class FindEntityTests:
+    def test_find_entity_exact_name(self, graph_store: GraphStore) -> None:
+        match = graph_store.find_entity("Natasha Rostova")
+        assert match.best is not None and match.best.entity_id == E(3)
+        assert match.best.score == 1.0
+        assert not match.ambiguous
+
+    def test_find_entity_case_and_accent_insensitive(self, graph_store: GraphStore) -> None:
+        # "DOBÓ ISTVÁN" and "dobo istvan" both fold to the key "dobo istvan" of E6; E7's key "dobo katica" shares
+        # only "dobo" (no tier: "istvan" is neither a token nor a token prefix, fuzzy < 0.75) -> E6 alone.
+        for query in ("DOBÓ ISTVÁN", "dobo istvan", "Dobó  István"):
+            match = graph_store.find_entity(query)
+            assert match.best is not None and match.best.entity_id == E(6), query
+            assert [c.entity_id for c in match.candidates] == [E(6)]
+            assert not match.ambiguous
+
+    def test_find_entity_by_accented_alias(self, graph_store: GraphStore) -> None:
+        # E4's alias "Bezúkhov" folds to "bezukhov".
+        match = graph_store.find_entity("bezukhov")
+        assert match.best is not None and match.best.entity_id == E(4)
+        assert match.best.matched_key == "bezukhov"
+
+    def test_find_entity_ambiguous_rostov(self, graph_store: GraphStore) -> None:
+        # "rostov" is a whole token of E1 ("nikolai rostov"), E2 ("ilya rostov") and E11 ("rostov regiment"):
+        # 0.8 + 0.1 * 1/2 = 0.85 each; E3 only has "rostova" starting with it: 0.6 + 0.1 * 1/2 = 0.65.
+        # Ties by mention count desc: E1 (8), E2 (3), E11 (2); then E3.
+        match = graph_store.find_entity("Rostov")
+        assert [c.entity_id for c in match.candidates] == [E(1), E(2), E(11), E(3)]
+        assert [c.score for c in match.candidates] == [0.85, 0.85, 0.85, 0.65]
+        assert match.ambiguous
+        assert match.best is not None and match.best.entity_id == E(1)
+
+    def test_find_entity_label_filter(self, graph_store: GraphStore) -> None:
+        match = graph_store.find_entity("Rostov", label="ORG")
+        assert [c.entity_id for c in match.candidates] == [E(11)]
+        assert not match.ambiguous
+
+    def test_find_entity_limit_cuts_candidates(self, graph_store: GraphStore) -> None:
+        match = graph_store.find_entity("Rostov", limit=2)
+        assert [c.entity_id for c in match.candidates] == [E(1), E(2)]
+        assert match.ambiguous
+
+    def test_find_entity_ambiguous_dobo(self, graph_store: GraphStore) -> None:
+        # "dobo" is a token of "dobo istvan" (E6) and "dobo katica" (E7): 0.85 each, 2 mentions each -> id order.
+        match = graph_store.find_entity("Dobó")
+        assert [c.entity_id for c in match.candidates] == [E(6), E(7)]
+        assert match.ambiguous
+
+    def test_find_entity_clear_winner_over_fuzzy_rivals(self, graph_store: GraphStore) -> None:
+        # "rostova" is a token of E3's "natasha rostova" (0.85); E1/E2/E11 only reach it by fuzzy token ratio
+        # ("rostova" vs "rostov": 12/13 = 0.923 -> 0.6 * 0.923 = 0.554), far below: not ambiguous.
+        match = graph_store.find_entity("Rostova")
+        assert match.best is not None and match.best.entity_id == E(3)
+        assert not match.ambiguous
+        assert match.candidates[1].score < 0.6
+
+    def test_find_entity_typo(self, graph_store: GraphStore) -> None:
+        # "kutusov" vs "kutuzov": difflib matches "kutu" + "ov" = 6 of 7+7 chars -> 12/14 = 0.857 -> 0.514.
+        match = graph_store.find_entity("Kutusov")
+        assert match.best is not None and match.best.entity_id == E(10)
+        assert match.best.score == pytest.approx(0.6 * 12 / 14, abs=1e-6)
+
+    def test_find_entity_unknown_raises_with_query(self, graph_store: GraphStore) -> None:
+        with pytest.raises(EntityNotFoundError) as caught:
+            graph_store.find_entity("Zxqwv")
+        assert caught.value.query == "Zxqwv"
+        assert "Zxqwv" in str(caught.value)
+
+
+class EntityTests:
+    def test_get_entity_returns_the_node(self, graph_store: GraphStore) -> None:
+        entity = graph_store.get_entity(E(1))
+        assert entity.canonical_name == "Nikolai Rostov"
+        assert entity.aliases == ["Nikolai", "Nicholas Rostov"]
+        # E1 meets E2, E3, E4, E5, E8, E10, E11: degree 7, weight .5+.4+.2+.1+.25+.4+.25 = 2.1
+        assert (entity.degree, entity.mention_count, entity.community) == (7, 8, 0)
+        assert entity.weighted_degree == pytest.approx(2.1)
+        assert (entity.first_chunk_id, entity.last_chunk_id) == (CHUNK_IDS[0], CHUNK_IDS[7])
+
+    def test_get_entity_unknown_id_raises(self, graph_store: GraphStore) -> None:
+        with pytest.raises(EntityNotFoundError) as caught:
+            graph_store.get_entity("ent_99")
+        assert caught.value.query == "ent_99"
+
+    def test_top_entities_by_pagerank(self, graph_store: GraphStore) -> None:
+        # pagerank: E1 .20, E3 .11, E4 .10, E2 = E5 .09 (id order)
+        top = graph_store.top_entities(by="pagerank", limit=5)
+        assert [e.entity_id for e in top] == [E(1), E(3), E(4), E(2), E(5)]
+
+    def test_top_entities_by_degree(self, graph_store: GraphStore) -> None:
+        # degree: E1 7; then E2, E3, E4, E5, E8, E10 with 4 each (id order)
+        top = graph_store.top_entities(by="degree", limit=4)
+        assert [e.entity_id for e in top] == [E(1), E(2), E(3), E(4)]
+
+    def test_top_entities_by_mentions_with_label(self, graph_store: GraphStore) -> None:
+        # GPE: Moscow E8 (3), Eger E9 (2), Bogucharovo E12 (1)
+        top = graph_store.top_entities(by="mentions", label="GPE")
+        assert [e.entity_id for e in top] == [E(8), E(9), E(12)]
+
+    def test_top_entities_unknown_metric_names_the_options(self, graph_store: GraphStore) -> None:
+        with pytest.raises(GraphStoreError, match="pagerank, degree, mentions"):
+            graph_store.top_entities(by="fame")  # type: ignore[arg-type]
+
+    def test_community_members_by_pagerank(self, graph_store: GraphStore) -> None:
+        # community 1 = E6 (.08), E9 (.07), E7 (.06)
+        assert [e.entity_id for e in graph_store.community_members(1)] == [E(6), E(9), E(7)]
+        # community 0: E1 .20, E3 .11, E4 .10, E2 .09, E5 .09, E8 .07, E10 .07, E11 .04
+        assert [e.entity_id for e in graph_store.community_members(0)] == [
+            E(1), E(3), E(4), E(2), E(5), E(8), E(10), E(11)
+        ]
+        assert graph_store.community_members(99) == []
+
+
+class RelationTests:
+    def test_neighbours_ranked_by_weight_then_count(self, graph_store: GraphStore) -> None:
+        # E1: E2 .50; E3 .40 (count 3) before E10 .40 (count 2); E8 .25 (2) before E11 .25 (1); E4 .20; E5 .10
+        relations = graph_store.neighbours(E(1))
+        assert [r.target.entity_id for r in relations] == [E(2), E(3), E(10), E(8), E(11), E(4), E(5)]
+        assert all(r.source.entity_id == E(1) for r in relations)
+        first = relations[0]
+        assert (first.count, first.weight) == (4, 0.5)
+        assert first.chunk_ids == [CHUNK_IDS[0], CHUNK_IDS[1], CHUNK_IDS[4]]
+        assert first.unit_ids == UNITS
+
+    def test_neighbours_limit(self, graph_store: GraphStore) -> None:
+        assert [r.target.entity_id for r in graph_store.neighbours(E(1), limit=3)] == [E(2), E(3), E(10)]
+
+    def test_neighbours_of_isolated_entity_is_empty(self, graph_store: GraphStore) -> None:
+        assert graph_store.neighbours(E(12)) == []
+
+    def test_neighbours_seen_from_the_dst_side(self, graph_store: GraphStore) -> None:
+        # E9's edges are stored as E6-E9, E7-E9, E9-E10: E6 .60, E7 .30, E10 .05
+        relations = graph_store.neighbours(E(9))
+        assert [(r.source.entity_id, r.target.entity_id) for r in relations] == [(E(9), E(6)), (E(9), E(7)),
+                                                                                 (E(9), E(10))]
+        assert relations[0].target.canonical_name == "Dobó István"
+
+    def test_neighbours_unknown_id_raises(self, graph_store: GraphStore) -> None:
+        with pytest.raises(EntityNotFoundError):
+            graph_store.neighbours("ent_99")
+
+    def test_strongest_relations_order(self, graph_store: GraphStore) -> None:
+        # .90 E6-E7, .60 E6-E9, .50 E1-E2, .45 E3-E4, .40: E1-E3 (count 3), E1-E10 and E4-E5 (count 2, id order)
+        relations = graph_store.strongest_relations(limit=7)
+        assert [(r.source.entity_id, r.target.entity_id) for r in relations] == [
+            (E(6), E(7)), (E(6), E(9)), (E(1), E(2)), (E(3), E(4)), (E(1), E(3)), (E(1), E(10)), (E(4), E(5))
+        ]
+
+    def test_strongest_relations_ties_on_weight_and_count(self, graph_store: GraphStore) -> None:
+        # after .35 E3-E5 come three .30 pairs with count 2: E2-E3, E5-E10, E7-E9 (id order)
+        relations = graph_store.strongest_relations(limit=11)
+        assert [(r.source.entity_id, r.target.entity_id) for r in relations[7:]] == [
+            (E(3), E(5)), (E(2), E(3)), (E(5), E(10)), (E(7), E(9))
+        ]
+
+    def test_limit_below_one_is_rejected(self, graph_store: GraphStore) -> None:
+        with pytest.raises(GraphStoreError, match="at least 1"):
+            graph_store.strongest_relations(limit=0)
+
+
+class PathTests:
+    def test_shortest_path_prefers_heavier_path(self, graph_store: GraphStore) -> None:
+        # E2 -> E7 needs 4 hops: E2-E1-E10-E9-E7 (.50+.40+.05+.30 = 1.25) or E2-E8-E10-E9-E7 (.25+.10+.05+.30 = .70)
+        path = graph_store.shortest_path(E(2), E(7))
+        assert path is not None
+        assert [e.entity_id for e in path.entities] == [E(2), E(1), E(10), E(9), E(7)]
+        assert path.total_weight == pytest.approx(1.25)
+        assert [(h.source_id, h.target_id) for h in path.hops] == [
+            (E(2), E(1)), (E(1), E(10)), (E(10), E(9)), (E(9), E(7))
+        ]
+
+    def test_shortest_path_hops_carry_evidence(self, graph_store: GraphStore) -> None:
+        path = graph_store.shortest_path(E(2), E(7))
+        assert path is not None
+        first = path.hops[0]
+        assert first.chunk_ids == [CHUNK_IDS[0], CHUNK_IDS[1], CHUNK_IDS[4]]
+        assert [p.chunk_id for p in first.passages] == first.chunk_ids
+        assert first.passages[0].text.startswith("Nikolai Rostov rode to Moscow")
+        assert first.passages[2].unit_title == "CHAPTER II"
+        assert path.hops[2].passages[0].text.startswith("The Rostov Regiment and Kutuzov")
+
+    def test_shortest_path_max_hops(self, graph_store: GraphStore) -> None:
+        assert graph_store.shortest_path(E(2), E(7), max_hops=3) is None
+
+    def test_shortest_path_equal_weights_lexical(self, graph_store: GraphStore) -> None:
+        # E11 -> E8: E11-E1-E8 (.25+.25) and E11-E2-E8 (.25+.25) weigh the same: lexically smaller ids win
+        path = graph_store.shortest_path(E(11), E(8))
+        assert path is not None
+        assert [e.entity_id for e in path.entities] == [E(11), E(1), E(8)]
+        assert path.total_weight == 0.5
+
+    def test_shortest_path_isolated_is_none(self, graph_store: GraphStore) -> None:
+        assert graph_store.shortest_path(E(12), E(1)) is None
+
+    def test_shortest_path_to_itself(self, graph_store: GraphStore) -> None:
+        path = graph_store.shortest_path(E(3), E(3))
+        assert path is not None
+        assert [e.entity_id for e in path.entities] == [E(3)] and path.hops == []
+
+    def test_shortest_path_unknown_id_raises(self, graph_store: GraphStore) -> None:
+        with pytest.raises(EntityNotFoundError):
+            graph_store.shortest_path(E(1), "ent_99")
+
+
+class PassageTests:
+    def test_mentions_in_book_order(self, graph_store: GraphStore) -> None:
+        # E3 is mentioned in chunks 1, 2, 3, 5
+        passages = graph_store.mentions(E(3))
+        assert [p.chunk_id for p in passages] == [CHUNK_IDS[i] for i in (1, 2, 3, 5)]
+        assert [[s.text for s in p.mentions] for p in passages] == [
+            ["Natasha Rostova"], ["Natasha"], ["Natasha"], ["Natasha"]
+        ]
+        assert [p.unit_title for p in passages] == ["CHAPTER I"] * 3 + ["CHAPTER II"]
+
+    def test_mentions_offsets_point_into_the_passage(self, graph_store: GraphStore) -> None:
+        # chunk 0 mentions E1 twice: "Nikolai Rostov" at its start, then "Nikolai" after "Count Rostov. "
+        first = graph_store.mentions(E(1), limit=1)
+        assert len(first) == 1
+        passage = first[0]
+        assert [s.text for s in passage.mentions] == ["Nikolai Rostov", "Nikolai"]
+        for span in passage.mentions:
+            assert passage.text[span.start - passage.start : span.end - passage.start] == span.text
+        assert passage.mentions[0].start == passage.start == 0
+
+    def test_timeline_unit_by_unit(self, graph_store: GraphStore) -> None:
+        # E3 mentioned in chunks 1, 2, 3 (unit 0) and 5 (unit 1).
+        # unit 0 meetings: E4 in chunks 2, 3 -> 2; E1 in chunk 1 -> 1; E2 in chunk 1 -> 1
+        # unit 1 meetings: E1, E4, E5 in chunk 5 -> 1 each
+        timeline = graph_store.timeline(E(3))
+        assert [(u.unit_id, u.mention_count) for u in timeline] == [(UNITS[0], 3), (UNITS[1], 1)]
+        assert [(r.entity_id, r.count) for r in timeline[0].cooccurring] == [(E(4), 2), (E(1), 1), (E(2), 1)]
+        assert [(r.entity_id, r.count) for r in timeline[1].cooccurring] == [(E(1), 1), (E(4), 1), (E(5), 1)]
+        assert timeline[0].unit_title == "CHAPTER I"
+
+    def test_timeline_of_isolated_entity(self, graph_store: GraphStore) -> None:
+        timeline = graph_store.timeline(E(12))
+        assert [(u.unit_id, u.mention_count, u.cooccurring) for u in timeline] == [(UNITS[1], 1, [])]
+
+
+class LifecycleTests:
+    def test_stats_counts(self, graph_store: GraphStore) -> None:
+        stats = graph_store.stats()
+        # mentions per chunk 4+3+4+6+5+5+4+6 = 37; communities 0, 1, 2
+        assert (stats.entities, stats.relations, stats.documents, stats.units, stats.chunks, stats.mentions) == (
+            12, 20, 1, 2, 8, 37
+        )
+        assert stats.communities == 3
+        assert stats.labels == {"GPE": 3, "ORG": 1, "PERSON": 8}
+
+    def test_load_twice_changes_nothing(self, graph_store: GraphStore) -> None:
+        before = graph_store.stats()
+        report = graph_store.load(small_graph())
+        assert (report.entities, report.relations, report.mentions) == (12, 20, 37)
+        assert graph_store.stats() == before
+        assert [r.target.entity_id for r in graph_store.neighbours(E(9))] == [E(6), E(7), E(10)]
+
+    def test_is_a_graph_store(self, graph_store: GraphStore) -> None:
+        assert isinstance(graph_store, GraphStore)
+
+
+class GraphStoreContract(FindEntityTests, EntityTests, RelationTests, PathTests, PassageTests, LifecycleTests):
+    """Every test of the contract; subclass it and provide a loaded ``graph_store`` fixture."""

@@ -1,0 +1,169 @@
+"""One small hand-made graph, as frames shaped like the lakehouse tables, for the store contract suite.
+
+One document, two units (chapters), eight chunks. Which entities each chunk mentions is written out below in text
+order; the co-occurrence edges, their weights and the entities' metrics (pagerank, community) are written by hand as
+the graph stage would have produced them. Every expected answer in ``contract.py`` is worked out by hand from these
+tables (the working is in the comments there), never from the stores' code.
+
+Entities (id: name [aliases], label, mentions):
+  ent_01 Nikolai Rostov [Nikolai, Nicholas Rostov] PERSON 8     ent_07 Dobó Katica [Katica] PERSON 2
+  ent_02 Ilya Rostov [Count Rostov] PERSON 3                    ent_08 Moscow [Moskva] GPE 3
+  ent_03 Natasha Rostova [Natasha] PERSON 4                     ent_09 Eger [Egri vár] GPE 2
+  ent_04 Pierre Bezukhov [Pierre, Bezúkhov] PERSON 4            ent_10 Kutuzov [] PERSON 3
+  ent_05 Andrei Bolkonsky [Prince Andrei] PERSON 3              ent_11 Rostov Regiment [] ORG 2
+  ent_06 Dobó István [István] PERSON 2                          ent_12 Bogucharovo [] GPE 1 (no edges)
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from graph.model import GraphData
+
+DOC = "doc_test0000000000"
+UNITS = [f"{DOC}:u0000", f"{DOC}:u0001"]
+CHUNK_IDS = [f"{DOC}:c{i:05d}" for i in range(8)]
+
+ENTITIES = [
+    # id, canonical name, label, aliases, pagerank, community
+    ("ent_01", "Nikolai Rostov", "PERSON", ["Nikolai", "Nicholas Rostov"], 0.20, 0),
+    ("ent_02", "Ilya Rostov", "PERSON", ["Count Rostov"], 0.09, 0),
+    ("ent_03", "Natasha Rostova", "PERSON", ["Natasha"], 0.11, 0),
+    ("ent_04", "Pierre Bezukhov", "PERSON", ["Pierre", "Bezúkhov"], 0.10, 0),
+    ("ent_05", "Andrei Bolkonsky", "PERSON", ["Prince Andrei"], 0.09, 0),
+    ("ent_06", "Dobó István", "PERSON", ["István"], 0.08, 1),
+    ("ent_07", "Dobó Katica", "PERSON", ["Katica"], 0.06, 1),
+    ("ent_08", "Moscow", "GPE", ["Moskva"], 0.07, 0),
+    ("ent_09", "Eger", "GPE", ["Egri vár"], 0.07, 1),
+    ("ent_10", "Kutuzov", "PERSON", [], 0.07, 0),
+    ("ent_11", "Rostov Regiment", "ORG", [], 0.04, 0),
+    ("ent_12", "Bogucharovo", "GPE", [], 0.02, 2),
+]
+
+# chunk index -> (unit index, text, [(entity id, surface text)] in text order)
+CHUNKS = [
+    (0, "Nikolai Rostov rode to Moscow with Count Rostov. Nikolai was glad.",
+     [("ent_01", "Nikolai Rostov"), ("ent_08", "Moscow"), ("ent_02", "Count Rostov"), ("ent_01", "Nikolai")]),
+    (0, "Natasha Rostova laughed at Nikolai while Ilya Rostov watched.",
+     [("ent_03", "Natasha Rostova"), ("ent_01", "Nikolai"), ("ent_02", "Ilya Rostov")]),
+    (0, "Pierre met Natasha and Nikolai in Moscow.",
+     [("ent_04", "Pierre"), ("ent_03", "Natasha"), ("ent_01", "Nikolai"), ("ent_08", "Moscow")]),
+    (0, "Prince Andrei spoke with Pierre about Natasha. Far away, Dobó István and Dobó Katica walked the walls of Eger.",
+     [("ent_05", "Prince Andrei"), ("ent_04", "Pierre"), ("ent_03", "Natasha"), ("ent_06", "Dobó István"),
+      ("ent_07", "Dobó Katica"), ("ent_09", "Eger")]),
+    (1, "Kutuzov left Moscow. The Rostov Regiment cheered Nikolai and Count Rostov.",
+     [("ent_10", "Kutuzov"), ("ent_08", "Moscow"), ("ent_11", "Rostov Regiment"), ("ent_01", "Nikolai"),
+      ("ent_02", "Count Rostov")]),
+    (1, "Natasha, Pierre and Andrei Bolkonsky talked of Nikolai and of Bogucharovo.",
+     [("ent_03", "Natasha"), ("ent_04", "Pierre"), ("ent_05", "Andrei Bolkonsky"), ("ent_01", "Nikolai"),
+      ("ent_12", "Bogucharovo")]),
+    (1, "Kutuzov praised Prince Andrei; Pierre and Nikolai listened.",
+     [("ent_10", "Kutuzov"), ("ent_05", "Prince Andrei"), ("ent_04", "Pierre"), ("ent_01", "Nikolai")]),
+    (1, "The Rostov Regiment and Kutuzov heard from Eger: István and Katica held the castle. Nikolai Rostov listened.",
+     [("ent_11", "Rostov Regiment"), ("ent_10", "Kutuzov"), ("ent_09", "Eger"), ("ent_06", "István"),
+      ("ent_07", "Katica"), ("ent_01", "Nikolai Rostov")]),
+]
+
+# src, dst, count, weight, chunk indexes (both entities are mentioned in each of these chunks)
+EDGES = [
+    ("ent_01", "ent_02", 4, 0.50, [0, 1, 4]),
+    ("ent_01", "ent_03", 3, 0.40, [1, 5]),
+    ("ent_01", "ent_04", 2, 0.20, [2]),
+    ("ent_01", "ent_05", 1, 0.10, [6]),
+    ("ent_01", "ent_08", 2, 0.25, [0, 4]),
+    ("ent_01", "ent_10", 2, 0.40, [6, 7]),
+    ("ent_01", "ent_11", 1, 0.25, [7]),
+    ("ent_02", "ent_03", 2, 0.30, [1]),
+    ("ent_02", "ent_08", 1, 0.25, [0]),
+    ("ent_02", "ent_11", 1, 0.25, [4]),
+    ("ent_03", "ent_04", 3, 0.45, [2, 3, 5]),
+    ("ent_03", "ent_05", 2, 0.35, [5]),
+    ("ent_04", "ent_05", 2, 0.40, [3, 6]),
+    ("ent_04", "ent_08", 1, 0.10, [2]),
+    ("ent_05", "ent_10", 2, 0.30, [6]),
+    ("ent_06", "ent_07", 5, 0.90, [3, 7]),
+    ("ent_06", "ent_09", 4, 0.60, [3, 7]),
+    ("ent_07", "ent_09", 2, 0.30, [7]),
+    ("ent_08", "ent_10", 1, 0.10, [4]),
+    ("ent_09", "ent_10", 1, 0.05, [7]),
+]
+
+
+def _layout() -> tuple[str, list[tuple[int, int]]]:
+    """The document text (chunks joined by blank lines) and each chunk's (start, end) in it."""
+    spans, parts, cursor = [], [], 0
+    for _, text, _ in CHUNKS:
+        spans.append((cursor, cursor + len(text)))
+        parts.append(text)
+        cursor += len(text) + 2
+    return "\n\n".join(parts), spans
+
+
+def frames() -> dict[str, pd.DataFrame]:
+    """The lakehouse tables of the small graph: graph_nodes, graph_edges, documents, chunks, mentions, …"""
+    text, spans = _layout()
+    documents = pd.DataFrame([{
+        "doc_id": DOC, "source": "tests/fixture.txt", "title": "A Test Novel", "language": "en", "text": text,
+        "n_chars": len(text), "n_words": len(text.split()), "metadata": {"author": "nobody"},
+    }])
+    chunks = pd.DataFrame([
+        {
+            "chunk_id": CHUNK_IDS[i], "doc_id": DOC, "chunk_index": i, "unit_id": UNITS[unit], "unit_index": unit,
+            "unit_kind": "chapter", "unit_title": f"CHAPTER {'I' * (unit + 1)}", "part_title": "BOOK ONE",
+            "start": spans[i][0], "end": spans[i][1], "text": chunk_text, "n_words": len(chunk_text.split()),
+        }
+        for i, (unit, chunk_text, _) in enumerate(CHUNKS)
+    ])
+    mention_rows, resolved = [], []
+    seen: dict[str, list[int]] = {}
+    for i, (_, chunk_text, mentioned) in enumerate(CHUNKS):
+        cursor = 0
+        for entity_id, surface in mentioned:
+            local = chunk_text.index(surface, cursor)
+            cursor = local + len(surface)
+            start = spans[i][0] + local
+            mention_id = f"{CHUNK_IDS[i]}:m{start}"
+            mention_rows.append({
+                "mention_id": mention_id, "doc_id": DOC, "chunk_id": CHUNK_IDS[i], "start": start,
+                "end": start + len(surface), "text": surface, "label": "X",
+            })
+            resolved.append({"mention_id": mention_id, "entity_id": entity_id, "doc_id": DOC, "chunk_id": CHUNK_IDS[i]})
+            seen.setdefault(entity_id, []).append(i)
+    degree: dict[str, int] = {}
+    weighted: dict[str, float] = {}
+    for src, dst, _, weight, _ in EDGES:
+        for end in (src, dst):
+            degree[end] = degree.get(end, 0) + 1
+            weighted[end] = weighted.get(end, 0.0) + weight
+    nodes = pd.DataFrame([
+        {
+            "entity_id": eid, "canonical_name": name, "label": label, "aliases": aliases,
+            "mention_count": len(seen[eid]), "doc_count": 1,
+            "first_chunk_id": CHUNK_IDS[min(seen[eid])], "last_chunk_id": CHUNK_IDS[max(seen[eid])],
+            "first_unit_id": UNITS[CHUNKS[min(seen[eid])][0]], "last_unit_id": UNITS[CHUNKS[max(seen[eid])][0]],
+            "degree": degree.get(eid, 0), "weighted_degree": weighted.get(eid, 0.0), "pagerank": pagerank,
+            "community": community,
+        }
+        for eid, name, label, aliases, pagerank, community in ENTITIES
+    ])
+    edges = pd.DataFrame([
+        {
+            "src_id": src, "dst_id": dst, "count": count, "weight": weight,
+            "chunk_ids": [CHUNK_IDS[i] for i in sorted(idx)],
+            "unit_ids": sorted({UNITS[CHUNKS[i][0]] for i in idx}), "window": "sentence",
+        }
+        for src, dst, count, weight, idx in EDGES
+    ])
+    return {
+        "graph_nodes": nodes, "graph_edges": edges, "documents": documents, "chunks": chunks,
+        "mentions": pd.DataFrame(mention_rows), "mention_entities": pd.DataFrame(resolved),
+    }
+
+
+def small_graph() -> GraphData:
+    """The small graph as ``GraphData``."""
+    tables = frames()
+    return GraphData.from_frames(
+        nodes=tables["graph_nodes"], edges=tables["graph_edges"], documents=tables["documents"],
+        chunks=tables["chunks"], mention_entities=tables["mention_entities"], mentions=tables["mentions"],
+    )

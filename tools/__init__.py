@@ -1,0 +1,1 @@
+"""csillag: tools package."""

@@ -1,0 +1,207 @@
+"""The composed csillag settings: one typed object from defaults, a settings file, the environment and overrides.
+
+Precedence (style guide): explicit overrides > ``CSILLAG_<COMPONENT>_<FIELD>`` environment variables > the settings
+file (``conf/csillag.toml`` by default, or ``CSILLAG_CONFIG``; TOML or YAML) > defaults. Secrets are read only from the
+environment. Any invalid value raises one ``ConfigError`` naming the field, the bad value and what is accepted.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from graph.settings import GraphSettings, Neo4jSettings
+from tools.errors import ConfigError
+from tools.settings import LlmSettings, OrchestratorSettings
+
+logger = logging.getLogger(__name__)
+
+CONFIG_VERSION = 1
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CONFIG_FILE = PROJECT_ROOT / "conf" / "csillag.toml"
+# Fields that may only come from the environment (never from a file that might be committed).
+SECRET_FIELDS = {("neo4j", "password"), ("llm", "api_key"), ("api", "api_key")}
+
+_MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://[^\s]+|yarn|k8s://[^\s]+)$")
+
+
+class LakehouseSettings(BaseModel):
+    """Where the Delta tables, the stage markers and the rejects live."""
+
+    root: Path = Field(default=Path("lakehouse"), description="Folder (or URI) under which every table is written.")
+
+
+class SparkSettings(BaseModel):
+    """How the batch side gets its Spark session."""
+
+    master: str = Field(default="local[*]", description="local, local[N], local[*], spark://host:port, yarn, k8s://…")
+    app_name: str = "csillag"
+    driver_memory: str = "2g"
+    shuffle_partitions: int = Field(default=8, ge=1)
+    delta_package: str = "io.delta:delta-spark_2.13:4.0.1"
+    ivy_dir: Path | None = Field(default=None, description="Ivy cache for the Delta jars; default <project>/.cache/ivy.")
+    extra_conf: dict[str, str] = Field(default_factory=dict, description="Any further spark.* settings.")
+
+    @field_validator("master")
+    @classmethod
+    def _check_master(cls, value: str) -> str:
+        if not _MASTER_RE.match(value):
+            raise ValueError(
+                f"unknown Spark master {value!r}; accepted: local, local[N], local[*], spark://HOST:PORT, yarn, "
+                "k8s://HOST:PORT"
+            )
+        return value
+
+
+class NerSettings(BaseModel):
+    """The spaCy pipeline used by the mentions stage; a domain ingestion tool supplies its own defaults."""
+
+    model: str | None = Field(default=None, description="spaCy package name or path; None = the domain's default.")
+    language: str | None = Field(default=None, description="ISO code of the corpus language, e.g. en, hu.")
+    labels: list[str] | None = Field(default=None, description="Entity labels kept; None = the domain's default.")
+    batch_size: int = Field(default=64, ge=1, le=10_000, description="Texts per nlp.pipe batch.")
+
+
+class IngestionSettings(BaseModel):
+    """Knobs of the ingestion stages."""
+
+    chunk_max_chars: int = Field(default=1500, ge=200)
+    chunk_min_chars: int = Field(default=200, ge=0)
+    cooccurrence_window: Literal["sentence", "chunk"] = "sentence"
+    min_entity_mentions: int = Field(default=2, ge=1, description="Entities with fewer mentions are dropped.")
+    max_document_bytes: int = Field(default=50_000_000, ge=1)
+    max_line_chars: int = Field(default=100_000, ge=100)
+    check_language: bool = True
+
+
+class ApiSettings(BaseModel):
+    """The REST service."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+    api_key: str = ""
+
+
+_file_data: ContextVar[dict[str, Any]] = ContextVar("csillag_settings_file", default={})
+
+
+class _FileSource(PydanticBaseSettingsSource):
+    """Feeds the already-parsed settings file to pydantic-settings at the right precedence."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover - unused
+        return _file_data.get().get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(_file_data.get())
+
+
+class CsillagSettings(BaseSettings):
+    """Every component's settings; build it with :func:`load_settings`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CSILLAG_", env_nested_delimiter="_", env_nested_max_split=1, extra="forbid"
+    )
+
+    config_version: int = CONFIG_VERSION
+    lakehouse: LakehouseSettings = Field(default_factory=LakehouseSettings)
+    spark: SparkSettings = Field(default_factory=SparkSettings)
+    ner: NerSettings = Field(default_factory=NerSettings)
+    ingestion: IngestionSettings = Field(default_factory=IngestionSettings)
+    graph: GraphSettings = Field(default_factory=GraphSettings)
+    neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
+    orchestrator: OrchestratorSettings = Field(default_factory=OrchestratorSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+
+    @field_validator("config_version")
+    @classmethod
+    def _check_version(cls, value: int) -> int:
+        if value != CONFIG_VERSION:
+            raise ValueError(f"unsupported config_version {value}; this csillag reads config_version {CONFIG_VERSION}")
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Explicit > environment > file > defaults."""
+        return init_settings, env_settings, _FileSource(settings_cls)
+
+
+def read_settings_file(path: Path) -> dict[str, Any]:
+    """Parse a TOML or YAML settings file; refuse secrets in it."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc.strerror}", path=str(path)) from exc
+    try:
+        if path.suffix in {".yaml", ".yml"}:
+            try:
+                import yaml
+            except ImportError as exc:  # pragma: no cover - pyyaml is a dependency
+                raise ConfigError("YAML settings need PyYAML: pip install pyyaml", path=str(path)) from exc
+            data = yaml.safe_load(raw) or {}
+        elif path.suffix == ".toml":
+            data = tomllib.loads(raw.decode("utf-8"))
+        else:
+            raise ConfigError(f"settings file {path} must end in .toml, .yaml or .yml", path=str(path))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(f"settings file {path} is not valid: {exc}", path=str(path)) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"settings file {path} must hold a table of settings", path=str(path))
+    for section, key in SECRET_FIELDS:
+        if isinstance(data.get(section), dict) and key in data[section]:
+            env = f"CSILLAG_{section.upper()}_{key.upper()}"
+            raise ConfigError(
+                f"{section}.{key} is a secret and may not be in {path}; set the environment variable {env} instead",
+                field=f"{section}.{key}",
+                path=str(path),
+            )
+    return data
+
+
+def _describe(error: dict[str, Any]) -> str:
+    where = ".".join(str(p) for p in error["loc"])
+    value = error.get("input")
+    shown = "" if isinstance(value, dict) else f" = {value!r}"
+    if error["type"] == "extra_forbidden":
+        return f"unknown setting {where!r}"
+    return f"invalid setting {where}{shown}: {error['msg']}"
+
+
+def load_settings(path: str | Path | None = None, **overrides: Any) -> CsillagSettings:
+    """Build the settings: ``path`` (else ``$CSILLAG_CONFIG``, else ``conf/csillag.toml`` if it exists), env, overrides.
+
+    Raises:
+        ConfigError: naming the first invalid field, its value and the accepted values.
+    """
+    chosen = path or os.environ.get("CSILLAG_CONFIG")
+    file_path = Path(chosen) if chosen else (DEFAULT_CONFIG_FILE if DEFAULT_CONFIG_FILE.exists() else None)
+    if chosen and not Path(chosen).exists():
+        raise ConfigError(f"settings file {chosen} does not exist", path=str(chosen))
+    data = read_settings_file(file_path) if file_path else {}
+    token = _file_data.set(data)
+    try:
+        return CsillagSettings(**overrides)
+    except ValidationError as exc:
+        errors = exc.errors()
+        message = "; ".join(_describe(e) for e in errors[:3])
+        source = f" (settings file {file_path})" if file_path else ""
+        raise ConfigError(message + source, field=".".join(str(p) for p in errors[0]["loc"])) from None
+    finally:
+        _file_data.reset(token)

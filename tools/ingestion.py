@@ -1,0 +1,72 @@
+"""The ingestion contract shared with the Spark side (platform ``IIngestionTool``; R-ING-1..4).
+
+The chat side only defines the contract: the ingestion package implements it (an ``AbstractNERIngestionTool``
+running Spark jobs), the REST API calls ``execute_ingestion``. Nothing here imports pyspark.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import abstractmethod
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from tools.contracts import ChatbotTool
+from tools.documents import ToolExecutionResult
+from tools.request import ChatRequest
+
+logger = logging.getLogger(__name__)
+
+
+class IngestionRequest(BaseModel):
+    """What to ingest and how."""
+
+    inputs: list[str]  # files, folders, JSONL files, Delta/Parquet table paths
+    force: bool = False  # redo every stage
+    stages: list[str] | None = None  # None = all
+    run_id: str | None = None
+    options: dict[str, Any] = {}
+
+
+class StageReport(BaseModel):
+    """The outcome of one ingestion stage."""
+
+    stage: str
+    status: Literal["succeeded", "skipped", "failed", "not_run"]
+    reason: str | None = None
+    counts: dict[str, int] = {}
+    seconds: float = 0.0
+
+
+class IngestionResult(BaseModel):
+    """The outcome of one ingestion run; a failure is reported here, never raised (R-ING-3)."""
+
+    run_id: str
+    status: Literal["succeeded", "partial", "failed", "skipped"]
+    reason: str | None = None
+    stages: list[StageReport] = []
+    counts: dict[str, int] = {}
+    rejects: int = 0
+
+
+class IngestionTool(ChatbotTool, abstract=True):
+    """Offline knowledge-base loading (platform ``IIngestionTool``; R-ING-1..4).
+
+    Excluded from the chat pipeline: never eligible, so routing never offers it, and the orchestrator refuses to
+    activate it (R-ING-1). Only the ingestion pipeline calls ``execute_ingestion``, which must be idempotent
+    (R-ING-2, e.g. ``_SUCCESS`` markers) and must not raise: it logs and returns a failed result (R-ING-3). The
+    ChatbotTool methods are stubs returning None (R-ING-4).
+    """
+
+    @abstractmethod
+    def execute_ingestion(self, request: IngestionRequest) -> IngestionResult:
+        """Load the inputs into the knowledge base."""
+
+    def is_eligible(self, request: ChatRequest) -> bool:
+        """Never eligible: routing never offers an ingestion tool (R-ING-1)."""
+        return False
+
+    def execute_with_result(self, *args: Any, **kwargs: Any) -> ToolExecutionResult | None:
+        """A stub (R-ING-4)."""
+        return None

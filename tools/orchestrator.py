@@ -1,0 +1,442 @@
+"""The orchestrator: one fresh instance per request runs the tools in priority groups and answers.
+
+Per request (docs/orchestrator.md): routing over the eligible plain ChatbotTools and the suitability test over the
+orchestrator's own tools (one router call); required tools added transitively (R-DEP-2); groups run in ascending
+priority, each group concurrently, ``PRIORITY_MAX`` last (R-PRIO-1..5); every tool's documents go into a per-request
+context buffer under ``taskNo:toolName`` and consumers receive read-only snapshots (R-CC-1, R-DEP-4); questions stop
+the run until the user answers (R-CLAR-1); internal documents are stripped before the RAG fallback and the answer
+(R-INT-2); a failing or slow tool is isolated. Tools are singletons shared by concurrent requests: all per-request
+state lives in this prototype-scoped object (R-OT-3), never in a tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import types
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from tools.clarification import ClarificationSession, PendingRequest, SessionStore, split_answers
+from tools.contracts import (
+    PRIORITY_MAX,
+    AgentCoordinator,
+    AsyncTaskTool,
+    ChatbotTool,
+    ClarifiableContextConsumerTool,
+    ClarifiableTool,
+    ContextConsumerTool,
+    OrchestratorActivatedTool,
+    OrchestratorTool,
+    ToolContexts,
+    ToolDependent,
+)
+from tools.coordination import PlanExecutor
+from tools.documents import PromptAndContext, ResultKind, ToolExecutionResult
+from tools.errors import ToolError, ToolExecutionError, UnknownToolError
+from tools.ingestion import IngestionTool
+from tools.llm.composer import AnswerComposer, ExtractiveComposer
+from tools.llm.router import Router, ToolCandidate
+from tools.plugins import Injected, ToolContainer
+from tools.request import ChatRequest
+from tools.settings import OrchestratorSettings
+from tools.streaming import CollectingCallback, FinalCallback, OpenAIResponse, ResponseEmitter
+
+logger = logging.getLogger(__name__)
+
+MAIN_TASK = "1"
+_EMPTY: Mapping[str, Sequence[PromptAndContext]] = types.MappingProxyType({})
+
+
+def never_activated(tool: object) -> bool:
+    """Tools the chat pipeline never starts: ingestion (R-ING-1), async tasks (R-ASYNC-1) and orchestrators."""
+    return isinstance(tool, IngestionTool | AsyncTaskTool | OrchestratorTool)
+
+
+async def call_tool_method(fn: Callable[..., Any], *args: Any, timeout_s: float) -> Any:
+    """Await ``fn(*args)`` if it is async, else run it in a worker thread; both under a time limit.
+
+    A sync tool that overruns keeps its thread until it returns (Python cannot stop a thread); its result is dropped.
+    """
+    async with asyncio.timeout(timeout_s):
+        if inspect.iscoroutinefunction(fn):
+            return await fn(*args)
+        return await asyncio.to_thread(fn, *args)
+
+
+class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
+    """Base of every orchestrator (platform ``AbstractOrchestratorTool``; R-OT-1..5).
+
+    Subclasses set ``name``, ``domain`` and, when a domain has several orchestrators, ``eligible_system``; they may
+    restrict their tools with ``tool_names`` or override ``get_orchestrated_tools``. A fresh instance serves each
+    request (prototype scope), built by the container without arguments and injected.
+    """
+
+    tool_names: ClassVar[tuple[str, ...] | None] = None
+
+    container: Injected[ToolContainer]
+    router: Injected[Router]
+    composer: Injected[AnswerComposer]
+    sessions: Injected[SessionStore]
+    settings: Injected[OrchestratorSettings]
+
+    def __init__(self) -> None:
+        self._buffer: dict[str, list[PromptAndContext]] = {}
+        self._by_tool: dict[str, list[PromptAndContext]] = {}
+        self._failures: dict[str, BaseException] = {}
+        self._direct: list[ToolExecutionResult] = []
+        self._usable = False
+        self._ran: list[str] = []
+
+    # -- which tools -------------------------------------------------------------------------------------------
+    def _domain_matches(self, tool: ChatbotTool, request: ChatRequest) -> bool:
+        domain = tool.get_domain()
+        wanted = self.domain if self.domain is not None else request.domain
+        return domain is None or wanted is None or domain == wanted
+
+    def get_orchestrated_tools(self, request: ChatRequest) -> list[OrchestratorActivatedTool]:
+        """The orchestrator-activated tools this orchestrator may start for ``request``."""
+        if self.tool_names is not None:
+            tools = [self.container.get(name) for name in self.tool_names]
+        else:
+            tools = [t for t in self.container.tools() if self._domain_matches(t, request)]
+        return [t for t in tools if isinstance(t, OrchestratorActivatedTool) and not never_activated(t)]
+
+    def get_routable_tools(self, request: ChatRequest) -> list[ChatbotTool]:
+        """The plain ChatbotTools offered to routing: eligibility is checked BEFORE routing (R-CHAT-2)."""
+        return [
+            t
+            for t in self.container.tools()
+            if not isinstance(t, OrchestratorActivatedTool) and not never_activated(t) and t.is_eligible(request)
+        ]
+
+    async def plan(self, request: ChatRequest) -> dict[int, list[ChatbotTool]]:
+        """Priority → tools to run: routed tools, suitable orchestrator tools, their requirements, the fallback."""
+        orchestrated = self.get_orchestrated_tools(request)
+        routable = self.get_routable_tools(request)
+        testable = [t for t in orchestrated if t.get_priority() != PRIORITY_MAX]
+        candidates = [ToolCandidate(t.get_name(), t.get_executable_instruction()) for t in [*routable, *testable]]
+        chosen = set(await self.router.select(request.user_prompt, candidates, important_words=request.important_words))
+        selected: dict[str, ChatbotTool] = {}
+        for tool in [*routable, *testable]:
+            if tool.get_name() in chosen:
+                self._add_with_requirements(tool, selected)
+        for tool in orchestrated:
+            if tool.get_priority() == PRIORITY_MAX:
+                selected[tool.get_name()] = tool
+        groups: dict[int, list[ChatbotTool]] = {}
+        for tool in selected.values():
+            priority = (
+                tool.get_priority()
+                if isinstance(tool, OrchestratorActivatedTool)
+                else self.settings.routed_tool_priority
+            )
+            groups.setdefault(priority, []).append(tool)
+        return dict(sorted(groups.items()))
+
+    def _add_with_requirements(self, tool: ChatbotTool, selected: dict[str, ChatbotTool]) -> None:
+        if tool.get_name() in selected:
+            return
+        reason = self.container.disabled.get(tool.get_name())
+        if reason is not None:
+            logger.warning("tool %s is disabled (%s); not run", tool.get_name(), reason)
+            return
+        selected[tool.get_name()] = tool
+        if isinstance(tool, ToolDependent):  # R-DEP-2: transitively, whatever routing said
+            for required in tool.get_required_tools():
+                self._add_with_requirements(required, selected)
+
+    # -- the context buffer ------------------------------------------------------------------------------------
+    def snapshot(self, *, public_only: bool = False) -> ToolContexts:
+        """A read-only copy of the buffer (R-CC-1); ``public_only`` drops internal documents (R-INT-2)."""
+        if not self._buffer:
+            return _EMPTY
+        if not public_only:
+            return types.MappingProxyType({k: tuple(v) for k, v in self._buffer.items()})
+        public: dict[str, tuple[PromptAndContext, ...]] = {}
+        for key, contexts in self._buffer.items():
+            kept = tuple(p for p in (c.public() for c in contexts) if p is not None)
+            if kept:
+                public[key] = kept
+        return types.MappingProxyType(public)
+
+    def required_contexts(self, tool: ToolDependent) -> ToolContexts:
+        """The required tools' contexts keyed by their names; a key per required tool, possibly empty (R-DEP-4)."""
+        return types.MappingProxyType(
+            {req.get_name(): tuple(self._by_tool.get(req.get_name(), ())) for req in tool.get_required_tools()}
+        )
+
+    def public_contexts(self) -> list[PromptAndContext]:
+        """Every context without internal documents: what the answer step may see (R-INT-2)."""
+        return [ctx for contexts in self.snapshot(public_only=True).values() for ctx in contexts]
+
+    def _record(self, result: ToolExecutionResult, prompt: str, task_no: str) -> None:
+        if result.documents:
+            context = PromptAndContext(prompt, result.sorted_documents(), result.tool_name, task_no)
+            self._buffer.setdefault(context.completion_key, []).append(context)
+            self._by_tool.setdefault(result.tool_name, []).append(context)
+        if result.kind is ResultKind.DIRECT_ANSWER:
+            self._direct.append(result)
+            self._usable = True
+        elif result.kind is ResultKind.GUARANTEED_CONTEXT and any(not d.is_internal for d in result.documents):
+            self._usable = True
+
+    @property
+    def has_usable_context(self) -> bool:
+        """Whether an earlier tool gave a direct answer or guaranteed public context (the RAG fallback's test)."""
+        return self._usable
+
+    # -- running one tool --------------------------------------------------------------------------------------
+    async def run_tool(
+        self,
+        tool: ChatbotTool,
+        request: ChatRequest,
+        emitter: ResponseEmitter,
+        callback: FinalCallback,
+        *,
+        prompt: str | None = None,
+        task_no: str = MAIN_TASK,
+        snapshot: ToolContexts | None = None,
+        session: ClarificationSession | None = None,
+        important_words: Sequence[str] | None = None,
+    ) -> ToolExecutionResult | None:
+        """Run one tool in the right mode; record its output; isolate its failure (logged, result None)."""
+        name = tool.get_name()
+        prompt = request.user_prompt if prompt is None else prompt
+        words = list(request.important_words if important_words is None else important_words)
+        common = (list(request.systems), prompt, request.user_lang, words)
+        prior = self.snapshot() if snapshot is None else snapshot
+        timeout = tool.timeout_s or self.settings.tool_timeout_s
+        try:
+            if session is not None and isinstance(tool, ClarifiableContextConsumerTool):
+                fn, args = tool.execute_with_clarification_and_prior_context, (session, prior, *common, emitter,
+                                                                                callback)
+            elif session is not None and isinstance(tool, ClarifiableTool):
+                fn, args = tool.execute_with_clarification, (session, *common, emitter, callback)
+            elif isinstance(tool, AgentCoordinator):
+                steps = await call_tool_method(tool.decompose, *common, prior, timeout_s=timeout)
+                self._ran.append(name)
+                await self._execute_plan(tool, steps or (), request, emitter, callback, task_no)
+                return None
+            elif isinstance(tool, ToolDependent):
+                fn, args = tool.execute_with_required_context, (*common, self.required_contexts(tool), emitter,
+                                                                callback)
+            elif isinstance(tool, ContextConsumerTool):
+                fn, args = tool.execute_with_prior_context, (*common, prior, emitter, callback)
+            else:
+                fn, args = tool.execute_with_result, (*common, emitter, callback)
+            result = await call_tool_method(fn, *args, timeout_s=timeout)
+        except TimeoutError as exc:
+            logger.error("tool %s exceeded its time limit of %.3gs; isolated", name, timeout)
+            self._failures[f"{task_no}:{name}"] = ToolError(f"tool {name!r} timed out after {timeout:g}s",
+                                                            tool_name=name)
+            del exc
+            return None
+        except Exception as exc:  # noqa: BLE001 - isolation boundary: any tool failure must not end the request
+            logger.error("tool %s failed and is isolated: %r", name, exc, exc_info=exc)
+            self._failures[f"{task_no}:{name}"] = exc
+            return None
+        self._ran.append(name)
+        if result is None:
+            return None
+        if not isinstance(result, ToolExecutionResult):
+            logger.error("tool %s returned %r instead of a ToolExecutionResult; ignored", name, type(result))
+            self._failures[f"{task_no}:{name}"] = TypeError(f"tool {name!r} returned {type(result).__name__}")
+            return None
+        self._record(result, prompt, task_no)
+        return result
+
+    async def _execute_plan(
+        self,
+        coordinator: AgentCoordinator,
+        steps: Sequence[Any],
+        request: ChatRequest,
+        emitter: ResponseEmitter,
+        callback: FinalCallback,
+        task_no: str,
+    ) -> None:
+        def resolve(name: str) -> ChatbotTool:
+            tool = self.container.get(name)
+            if never_activated(tool) or isinstance(tool, AgentCoordinator):
+                raise UnknownToolError(f"tool {name!r} cannot be a plan step ({type(tool).__name__})", tool_name=name)
+            return tool
+
+        async def run_step(tool: ChatbotTool, prompt: str, number: str, words: Sequence[str]) -> None:
+            result = await self.run_tool(tool, request, emitter, callback, prompt=prompt, task_no=number,
+                                         important_words=list(words) or None)
+            if result is not None and result.kind is ResultKind.CLARIFICATION:
+                logger.warning("plan step %s:%s asked a question; steps cannot ask the user, ignored", number,
+                               tool.get_name())
+
+        executor = PlanExecutor(resolve, run_step, self.settings.max_subtasks)
+        await executor.execute(coordinator, steps, task_no)
+        self._failures.update(executor.failures)
+
+    # -- the request -------------------------------------------------------------------------------------------
+    async def handle(
+        self, request: ChatRequest, emitter: ResponseEmitter, callback: FinalCallback
+    ) -> None:
+        """Answer ``request``: the outcome (answer, question or error) goes to ``callback``, text to ``emitter``."""
+        guard = callback if isinstance(callback, CollectingCallback) else CollectingCallback(callback)
+        try:
+            groups = await self.plan(request)
+            await self._run_groups(request, groups, emitter, guard, after=-1)
+        except ToolError as exc:
+            logger.error("request failed: %s", exc)
+            guard.on_error(exc)
+
+    async def resume(
+        self, pending: PendingRequest, answer_turn: ChatRequest, emitter: ResponseEmitter, callback: FinalCallback
+    ) -> None:
+        """Continue a request stopped by clarification: answers go to the tools that asked (R-CLAR-1, R-CC-5)."""
+        guard = callback if isinstance(callback, CollectingCallback) else CollectingCallback(callback)
+        try:
+            request = pending.request
+            self._buffer = {k: list(v) for k, v in pending.buffer.items()}
+            for contexts in self._buffer.values():
+                for context in contexts:
+                    self._by_tool.setdefault(context.tool_name, []).append(context)
+            self._usable = bool(pending.extra.get("usable"))
+            answers = split_answers(answer_turn.answer or answer_turn.user_prompt, list(pending.questions))
+            snapshot = self.snapshot()
+            tools = {name: self.container.get(name) for name in pending.questions}
+            rounds = dict(pending.rounds)
+            results = await asyncio.gather(*(
+                self.run_tool(
+                    tools[name], request, emitter, guard, snapshot=snapshot,
+                    session=ClarificationSession(pending.session_id, name, question.text, answers[name],
+                                                 dict(question.state), rounds.get(name, 1)),
+                )
+                for name, question in pending.questions.items()
+            ))
+            groups = {int(p): [self.container.get(n) for n in names] for p, names in pending.extra["plan"].items()}
+            if await self._ask_if_needed(request, results, groups, pending.resume_priority, rounds, emitter, guard):
+                return
+            await self._run_groups(request, groups, emitter, guard, after=pending.resume_priority)
+        except ToolError as exc:
+            logger.error("resumed request failed: %s", exc)
+            guard.on_error(exc)
+
+    async def _run_groups(
+        self,
+        request: ChatRequest,
+        groups: dict[int, list[ChatbotTool]],
+        emitter: ResponseEmitter,
+        guard: CollectingCallback,
+        *,
+        after: int,
+    ) -> None:
+        for priority, tools in groups.items():
+            if priority <= after:
+                continue
+            if priority == PRIORITY_MAX and (not self.settings.rag_fallback or self.has_usable_context):
+                logger.debug("fallback group skipped (enabled=%s, usable context=%s)", self.settings.rag_fallback,
+                             self.has_usable_context)
+                continue
+            # One snapshot per group: tools of a group run concurrently and must not see each other (R-PRIO-3).
+            snapshot = self.snapshot(public_only=priority == PRIORITY_MAX)
+            if len(tools) == 1:
+                results = [await self.run_tool(tools[0], request, emitter, guard, snapshot=snapshot)]
+            else:
+                results = await asyncio.gather(
+                    *(self.run_tool(t, request, emitter, guard, snapshot=snapshot) for t in tools)
+                )
+            if guard.done:  # a tool answered the user itself through the final callback
+                emitter.complete()
+                return
+            if await self._ask_if_needed(request, results, groups, priority, {}, emitter, guard):
+                return
+        await self._finish(request, emitter, guard)
+
+    async def _ask_if_needed(
+        self,
+        request: ChatRequest,
+        results: Sequence[ToolExecutionResult | None],
+        groups: dict[int, list[ChatbotTool]],
+        priority: int,
+        rounds: dict[str, int],
+        emitter: ResponseEmitter,
+        guard: CollectingCallback,
+    ) -> bool:
+        questions = {}
+        for result in results:
+            if result is None or result.kind is not ResultKind.CLARIFICATION or result.question is None:
+                continue
+            asked = rounds.get(result.tool_name, 0) + 1
+            if asked > self.settings.max_clarification_rounds:
+                logger.error("tool %s asked more than %d questions; treated as failed", result.tool_name,
+                             self.settings.max_clarification_rounds)
+                self._failures[f"{MAIN_TASK}:{result.tool_name}"] = ToolError(
+                    f"tool {result.tool_name!r} exceeded {self.settings.max_clarification_rounds} clarification rounds",
+                    tool_name=result.tool_name)
+                continue
+            questions[result.tool_name] = result.question
+            rounds[result.tool_name] = asked
+        if not questions:
+            return False
+        pending = PendingRequest(
+            session_id=SessionStore.new_id(),
+            user_id=request.user_id,
+            request=request,
+            orchestrator_name=self.get_name(),
+            questions=questions,
+            buffer={k: list(v) for k, v in self._buffer.items()},
+            resume_priority=priority,
+            rounds={name: rounds[name] for name in questions},
+            extra={"plan": {p: [t.get_name() for t in ts] for p, ts in groups.items()}, "usable": self._usable},
+        )
+        self.sessions.put(pending)
+        texts = [q.text for q in questions.values()]
+        content = texts[0] if len(texts) == 1 else "\n".join(f"{i}. {t}" for i, t in enumerate(texts, start=1))
+        emitter.emit_text(content)
+        emitter.complete()
+        guard.on_success(OpenAIResponse(
+            content=content,
+            finish_reason="clarification",
+            clarification={
+                "session_id": pending.session_id,
+                "questions": [
+                    {"tool": n, "question": q.text, "options": list(q.options)} for n, q in questions.items()
+                ],
+            },
+            tools_run=list(self._ran),
+        ))
+        return True
+
+    async def _finish(self, request: ChatRequest, emitter: ResponseEmitter, guard: CollectingCallback) -> None:
+        failures = {key: repr(exc) for key, exc in self._failures.items()}
+        if self._direct:
+            content = "\n\n".join(r.answer or "" for r in self._direct)
+            emitter.emit_text(content)
+            sources = sorted({d.source or r.tool_name for r in self._direct for d in r.documents if not d.is_internal})
+            response = OpenAIResponse(content, sources=sources, tools_run=list(self._ran), failures=failures)
+        else:
+            contexts = self.public_contexts()  # R-INT-2: nothing internal reaches the composer
+            if not contexts and self._failures:
+                emitter.complete()
+                guard.on_error(ToolExecutionError(
+                    f"no tool could answer; failed: {sorted(self._failures)}", failures=self._failures))
+                return
+            try:
+                composed = await self.composer.compose(request.user_prompt, contexts, user_lang=request.user_lang,
+                                                       emitter=emitter)
+            except ToolError as exc:  # an LLM outage must not lose the context we have
+                logger.error("answer composer failed (%s); quoting the context instead", exc)
+                composed = await ExtractiveComposer().compose(request.user_prompt, contexts,
+                                                              user_lang=request.user_lang, emitter=emitter)
+            response = OpenAIResponse(composed.text, model=composed.model, sources=composed.sources,
+                                      tools_run=list(self._ran), failures=failures)
+        emitter.complete()
+        guard.on_success(response)
+
+    def execute_with_result(self, *args: Any, **kwargs: Any) -> ToolExecutionResult | None:
+        """An orchestrator is driven by ``ChatPlatform.handle``/``handle``, not by routing; returns None."""
+        return None
+
+
+class DefaultOrchestrator(AbstractOrchestratorTool):
+    """The domain-independent orchestrator used when no registered orchestrator matches a request."""
+
+    name = "default_orchestrator"
+    instruction = "Runs every tool of the request's domain in priority groups."

@@ -1,0 +1,37 @@
+"""Settings of the chat side: the LLM endpoint and the orchestrator.
+
+Plain pydantic models, composed with the other components' models by ``tools.config.CsillagSettings``.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, SecretStr
+
+
+class LlmSettings(BaseModel):
+    """An OpenAI-compatible chat-completions endpoint; no base URL means the offline router and composer."""
+
+    base_url: str | None = Field(default=None, description="e.g. http://127.0.0.1:8000/v1; None = offline mode.")
+    api_key: SecretStr = SecretStr("")
+    model: str = "gpt-4o-mini"
+    timeout_s: float = Field(default=30.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    retry_backoff_s: float = Field(default=0.5, ge=0, description="First retry delay; doubles on every retry.")
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, ge=1)
+    stream: bool = Field(default=True, description="Stream the final answer into the response emitter.")
+    route_with_llm: bool = Field(default=True, description="Use the LLM for routing when an endpoint is configured.")
+
+
+class OrchestratorSettings(BaseModel):
+    """Per-request behaviour of the orchestrator."""
+
+    tool_timeout_s: float = Field(default=60.0, gt=0, description="Time limit of one tool call; a tool may lower it.")
+    rag_fallback: bool = Field(default=True, description="Run the priority-MAX fallback when no usable context.")
+    clarification_ttl_s: float = Field(default=900.0, gt=0, description="How long a clarification question waits.")
+    max_clarification_rounds: int = Field(default=3, ge=1, le=20, description="Questions per tool per request.")
+    max_sessions: int = Field(default=10_000, ge=1, description="Open clarification sessions kept at most.")
+    routed_tool_priority: int = Field(default=1, ge=1, description="Group in which LLM-routed ChatbotTools run.")
+    router_min_score: float = Field(default=0.15, ge=0, le=1, description="Offline router: lowest score activating.")
+    max_subtasks: int = Field(default=64, ge=1, description="Sub-steps one agent coordinator may plan.")
+    answer_max_quotes: int = Field(default=5, ge=1, description="Extractive composer: passages quoted at most.")
