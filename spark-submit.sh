@@ -56,6 +56,7 @@ exec "$VENV/bin/spark-submit" \
   --conf "spark.pyspark.python=$PYSPARK_PYTHON" \
   --conf "spark.pyspark.driver.python=$PYSPARK_DRIVER_PYTHON" \
   --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON" \
+  --driver-java-options "-Dlog4j2.configurationFile=file:$ROOT/conf/log4j2.properties" \
   --py-files "$ZIP" \
   "${SPARK_ARGS[@]}" \
   "$ROOT/jobs/$JOB.py" "$@"

@@ -206,7 +206,7 @@ class EmbeddedGraphStore:
         """A shortest path with its evidence; ties per ``graph.ranking``."""
         self._entity(a_id)
         self._entity(b_id)
-        ranking.check_limit(max_hops, "max_hops")
+        ranking.check_max_hops(max_hops)
         if a_id == b_id:
             return PathResult(entities=[self._ref(a_id)], hops=[], total_weight=0.0)
         graph = self._state.graph

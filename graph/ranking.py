@@ -26,6 +26,7 @@ from graph.results import RelatedCount, Relation, UnitRelations
 logger = logging.getLogger(__name__)
 
 EVIDENCE_PASSAGES = 3
+MAX_HOPS = 10
 TOP_ENTITY_METRICS: dict[str, str] = {"pagerank": "pagerank", "degree": "degree", "mentions": "mention_count"}
 
 
@@ -44,6 +45,13 @@ def check_limit(limit: int, what: str = "limit") -> int:
     if limit < 1:
         raise GraphStoreError(f"{what} must be at least 1, got {limit!r}")
     return limit
+
+
+def check_max_hops(max_hops: int) -> int:
+    """A hop bound in 1..``MAX_HOPS`` (Neo4j splices it into a pattern, so both stores insist on a small int)."""
+    if type(max_hops) is not int or not 1 <= max_hops <= MAX_HOPS:
+        raise GraphStoreError(f"max_hops must be an int from 1 to {MAX_HOPS}, got {max_hops!r}")
+    return max_hops
 
 
 def sort_neighbours(relations: Iterable[Relation]) -> list[Relation]:

@@ -28,11 +28,12 @@ EN_TITLES = frozenset(
     "abbe vicomte comte herr frau fraulein doctor".split()
 )
 HU_TITLES = frozenset(
-    "úr uram úrfi bácsi néni pap kapitány vitéz király királyné basa pasa bég aga szultán deák diák "
+    "úr ur uram úrfi bácsi néni pap kapitány vitéz király királyné basa pasa bég aga szultán deák diák "
     "hadnagy főhadnagy zászlós asszony asszonyom kisasszony barát gróf herceg püspök császár öreg ifjú ifjabb "
     "nagyságos tekintetes".split()
 )
 _TITLES = {"en": EN_TITLES, "hu": HU_TITLES}
+# "ur" is the stem "úr" shortens to before a suffix (urat, urak).
 # Title words that also describe places or things ("Old Town", "Grand Canal", "öreg vár"): no evidence of a person.
 _WEAK_TITLES = frozenset({"old", "little", "young", "grand", "öreg", "ifjú", "ifjabb"})
 
@@ -74,9 +75,7 @@ def clean_surface(text: str, language: str = "en") -> str:
     previous = None
     while text and text != previous:
         previous = text
-        text = _strip_punctuation(text)
-        text = _POSSESSIVE.sub("", text)
-        text = _strip_punctuation(text)
+        text = _strip_punctuation(_POSSESSIVE.sub("", text))
         first, _, rest = text.partition(" ")
         if rest and first.casefold() in _LEADING_ARTICLES.get(language, ()):
             text = rest

@@ -204,6 +204,7 @@ class _Form:
     labels: Counter[str]
     display: str  # cleaned, Hungarian-stemmed, accents kept
     tokens: list[str]  # casefolded display tokens
+    language: str
     family: str = ""
     name_tokens: tuple[str, ...] = ()
     title_only: bool = False
@@ -231,13 +232,10 @@ class _Group:
     def name_like(self) -> bool:
         """Whether some form is written like a name: every name word capitalised, bar particles ("von Toll").
 
-        NER spans such as "Bagration to Rostov" or "the King of Prussia" are not, and must neither capture a
-        partial name nor be attached to one.
+        NER spans such as "Bagration to Rostov", "the King of Prussia" or "Alexander Prince Vasili" are not, and
+        must neither capture a partial name nor be attached to one.
         """
-        return self.entry is not None or any(
-            all(word[:1].isupper() or word.casefold() in _NAME_PARTICLES for word in _name_display(form).split())
-            for form in self.forms
-        )
+        return self.entry is not None or any(_written_like_name(form) for form in self.forms)
 
 
 def resolve_entities(
@@ -271,7 +269,7 @@ def resolve_entities(
 
 def _parse(text: str, labels: Counter[str], language: str) -> _Form:
     display = clean_surface(text, language)
-    return _Form(text=text, labels=labels, display=display, tokens=display.casefold().split())
+    return _Form(text=text, labels=labels, display=display, tokens=display.casefold().split(), language=language)
 
 
 def _stem_hungarian(forms: list[_Form], table: AliasTable) -> None:
@@ -359,6 +357,10 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
     people = [
         i for i, group in enumerate(groups) if group.family == "PERSON" and not group.title_only and group.name_like
     ]
+    owners: dict[str, set[int]] = defaultdict(set)
+    for i in people:
+        for word in groups[i].name_tokens:
+            owners[word].add(i)
     order = sorted(people, key=lambda i: (-len(groups[i].name_tokens), groups[i].name_tokens))
     for index in order:
         tokens = groups[index].name_tokens
@@ -371,14 +373,33 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             and _is_partial(tokens, groups[other].name_tokens, language, forms)
         }
         # Containment of a longer name ("Michael Ilarionovich" in "Michael Ilarionovich Kutuzov") is evidence
-        # enough; a lone first name or surname needs a full name that recurs (one-offs are often NER noise).
-        supported = sorted(c for c in candidates if len(tokens) > 1 or support[c] >= MIN_ANCHOR_SUPPORT)
+        # enough. A lone first name or surname needs a credible full name: one that recurs, or whose other
+        # words are names seen elsewhere ("Anatole Kuragin", once, but Kuragin is known) rather than NER
+        # noise ("Beside Kutuzov").
+        supported = sorted(
+            c
+            for c in candidates
+            if len(tokens) > 1 or support[c] >= MIN_ANCHOR_SUPPORT or _words_attested(c, groups, tokens, owners)
+        )
         if len(supported) == 1:
             parent[index] = supported[0]
             support[supported[0]] += support[index]
         elif supported:
             logger.debug("name %r fits %d entities; kept apart", " ".join(tokens), len(supported))
     return [root(i) for i in range(len(groups))]
+
+
+def _words_attested(index: int, groups: list[_Group], part: tuple[str, ...], owners: dict[str, set[int]]) -> bool:
+    """Whether every word of a full name other than ``part`` also occurs in another person's name form."""
+    others = [word for word in groups[index].name_tokens if word not in part]
+    return all(owners.get(word, set()) - {index} for word in others)
+
+
+def _written_like_name(form: _Form) -> bool:
+    words = _name_display(form).split()
+    capitalised = all(word[:1].isupper() or word.casefold() in _NAME_PARTICLES for word in words)
+    # a title inside the name glues two mentions together: "Alexander Prince Vasili"
+    return capitalised and not any(is_title(word.casefold(), form.language) for word in words[1:])
 
 
 def _is_partial(part: tuple[str, ...], full: tuple[str, ...], language: str, forms: list[_Form]) -> bool:

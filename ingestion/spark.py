@@ -59,6 +59,7 @@ def get_spark(settings: SparkSettings) -> SparkSession:
         "spark.driver.memory": settings.driver_memory,
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.jars.ivy": str(settings.ivy_dir or default_ivy_dir()),
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{PROJECT_ROOT / 'conf' / 'log4j2.properties'}",
         **settings.extra_conf,
     }
     jars_dir = os.environ.get("CSILLAG_DELTA_JARS")

@@ -260,6 +260,24 @@ class ToolDependent(OrchestratorActivatedTool, abstract=True):
     ) -> ToolExecutionResult | None:
         """Run with the required tools' contexts of this request (R-DEP-4)."""
 
+    def execute_with_result(
+        self,
+        systems: Sequence[str],
+        user_prompt: str,
+        user_lang: str,
+        important_words: Sequence[str],
+        progress_emitter: ResponseEmitter,
+        final_callback: FinalCallback,
+    ) -> Any:
+        """Explicit activation (R-DEP-5): by default the required-context method with every required context empty.
+
+        Override it to run a fallback, e.g. call the upstream tool directly.
+        """
+        empty: ToolContexts = {tool.get_name(): () for tool in self.get_required_tools()}
+        return self.execute_with_required_context(
+            systems, user_prompt, user_lang, important_words, empty, progress_emitter, final_callback
+        )
+
 
 @dataclass(frozen=True)
 class SubTask:

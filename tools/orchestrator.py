@@ -62,7 +62,10 @@ async def call_tool_method(fn: Callable[..., Any], *args: Any, timeout_s: float)
     async with asyncio.timeout(timeout_s):
         if inspect.iscoroutinefunction(fn):
             return await fn(*args)
-        return await asyncio.to_thread(fn, *args)
+        result = await asyncio.to_thread(fn, *args)
+        if inspect.isawaitable(result):  # a sync default delegating to an async implementation
+            result = await result
+        return result
 
 
 class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):

@@ -102,17 +102,27 @@ def _token_pattern(base: str, forms: list[str], *, case_sensitive: bool) -> list
     return pattern
 
 
-def entity_ruler_patterns() -> list[dict[str, Any]]:
-    """Return spaCy EntityRuler token patterns for every alias of every entity.
+def entity_ruler_patterns(*, phrase: bool = False) -> list[dict[str, Any]]:
+    """Return spaCy EntityRuler patterns for every alias of every entity.
 
-    Each pattern is ``{"label": "PER"|"LOC"|"ORG", "pattern": [...], "id": canonical}``; the ruler reports
-    the ``id`` as ``Span.ent_id_``. Matching is on ``LOWER`` (so sentence-initial and all-caps variants
-    match) except for ``case_sensitive`` entities, which match on ``ORTH``.
+    Each pattern is ``{"label": "PER"|"LOC"|"ORG", "pattern": ..., "id": canonical}``; the ruler reports the
+    ``id`` as ``Span.ent_id_``. By default every alias is one token pattern whose last token is ``IN`` the
+    list of its case forms, matched on ``LOWER`` (so sentence-initial and all-caps variants match) except
+    for ``case_sensitive`` entities, which match on ``ORTH``.
+
+    Args:
+        phrase: give each surface form of a case-insensitive entity as a string (phrase) pattern instead,
+            for a ruler built with ``phrase_matcher_attr="LOWER"``; case-sensitive entities stay token
+            patterns. Same matches, about three times faster on a whole novel (one trie instead of
+            ~160 token patterns tried at every position).
     """
     patterns: list[dict[str, Any]] = []
     for entity in load_entities():
         for base in entity.base_forms:
             forms = entity.surface_forms(base)
+            if phrase and not entity.case_sensitive:
+                patterns.extend({"label": entity.label, "pattern": form, "id": entity.canonical} for form in forms)
+                continue
             patterns.append(
                 {
                     "label": entity.label,
@@ -137,13 +147,13 @@ def alias_table() -> dict[str, list[str]]:
 def build_nlp() -> Language:
     """Return a blank Hungarian pipeline with a ``sentencizer`` and an ``entity_ruler`` holding the domain patterns.
 
-    The patterns are token patterns, so the ruler's ``phrase_matcher_attr`` (which only applies to string
-    patterns) is left unset.
+    The ruler uses phrase patterns matched on ``LOWER`` (``phrase_matcher_attr``) plus ``ORTH`` token
+    patterns for the case-sensitive names; see :func:`entity_ruler_patterns`.
     """
     import spacy  # deferred: importing spaCy costs ~1 s and most callers of this module only want the data
 
     nlp = spacy.blank("hu")
     nlp.add_pipe("sentencizer")
-    ruler = nlp.add_pipe("entity_ruler", config={"validate": True})
-    ruler.add_patterns(entity_ruler_patterns())  # type: ignore[attr-defined]
+    ruler = nlp.add_pipe("entity_ruler", config={"validate": True, "phrase_matcher_attr": "LOWER"})
+    ruler.add_patterns(entity_ruler_patterns(phrase=True))  # type: ignore[attr-defined]
     return nlp

@@ -29,7 +29,7 @@ CHUNK_SCHEMA = (
 CHUNK_COLUMNS = [part.strip().split(" ")[0] for part in CHUNK_SCHEMA.split(",")]
 
 
-def split_document(doc_id: str, text: str, *, patterns: UnitPatterns, max_chars: int, min_chars: int) -> list[dict[str, Any]]:
+def split_document(doc_id: str, text: str, *, patterns: UnitPatterns | None, max_chars: int, min_chars: int) -> list[dict[str, Any]]:
     """The chunk rows of one document."""
     units = split_units(text, patterns=patterns)
     by_index = {unit.index: unit for unit in units}
@@ -56,7 +56,7 @@ def split_document(doc_id: str, text: str, *, patterns: UnitPatterns, max_chars:
 
 
 def chunk_batches(
-    batches: Iterator[pd.DataFrame], *, patterns: UnitPatterns, max_chars: int, min_chars: int
+    batches: Iterator[pd.DataFrame], *, patterns: UnitPatterns | None, max_chars: int, min_chars: int
 ) -> Iterator[pd.DataFrame]:
     """``mapInPandas`` transform: (doc_id, text) rows → chunk rows."""
     for batch in batches:
@@ -73,8 +73,11 @@ class ChunksStage(Stage):
     tables = ("chunks",)
     requires = ("documents",)
 
-    def _patterns(self, ctx: RunContext) -> UnitPatterns:
-        return ctx.domain.unit_patterns or UnitPatterns.auto(ctx.domain.language)
+    def _patterns(self, ctx: RunContext) -> UnitPatterns | None:
+        if ctx.domain.unit_patterns is not None:
+            return ctx.domain.unit_patterns
+        # Languages without their own heading preset use split_units' default (English and Hungarian headings).
+        return UnitPatterns.auto(ctx.domain.language) if ctx.domain.language in {"en", "hu"} else None
 
     def config_fingerprint(self, ctx: RunContext) -> str:
         """Chunk sizes and the unit headings."""

@@ -48,7 +48,8 @@ CHUNKS = [
      [("ent_03", "Natasha Rostova"), ("ent_01", "Nikolai"), ("ent_02", "Ilya Rostov")]),
     (0, "Pierre met Natasha and Nikolai in Moscow.",
      [("ent_04", "Pierre"), ("ent_03", "Natasha"), ("ent_01", "Nikolai"), ("ent_08", "Moscow")]),
-    (0, "Prince Andrei spoke with Pierre about Natasha. Far away, Dobó István and Dobó Katica walked the walls of Eger.",
+    (0, "Prince Andrei spoke with Pierre about Natasha. "
+        "Far away, Dobó István and Dobó Katica walked the walls of Eger.",
      [("ent_05", "Prince Andrei"), ("ent_04", "Pierre"), ("ent_03", "Natasha"), ("ent_06", "Dobó István"),
       ("ent_07", "Dobó Katica"), ("ent_09", "Eger")]),
     (1, "Kutuzov left Moscow. The Rostov Regiment cheered Nikolai and Count Rostov.",

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
 import pytest
+from deltalake import write_deltalake
 
 from graph.embedded import EmbeddedGraphStore
+from graph.errors import GraphDataError
+from graph.model import GraphData
+from graph.settings import GraphSettings
 from tests.unit.graph.contract import GraphStoreContract
-from tests.unit.graph.fixtures import small_graph
+from tests.unit.graph.fixtures import frames, small_graph
 
 
 @pytest.fixture
@@ -19,3 +27,76 @@ class TestEmbeddedGraphStore(GraphStoreContract):
         graph_store.clear()
         stats = graph_store.stats()
         assert (stats.entities, stats.relations, stats.chunks, stats.mentions) == (0, 0, 0, 0)
+
+
+def _write_lakehouse(root: Path) -> None:
+    """The small graph's tables as Delta tables under ``root``, written with delta-rs (no JVM)."""
+    for table, frame in frames().items():
+        write_deltalake(str(root / table), pa.Table.from_pandas(frame, preserve_index=False), mode="overwrite")
+
+
+def test_embedded_from_settings_reads_the_lakehouse(tmp_path: Path) -> None:
+    _write_lakehouse(tmp_path)
+    store = EmbeddedGraphStore.from_settings(tmp_path, GraphSettings())
+    stats = store.stats()
+    assert (stats.entities, stats.relations, stats.chunks, stats.mentions) == (12, 20, 8, 37)
+    assert [r.target.entity_id for r in store.neighbours("ent_09")] == ["ent_06", "ent_07", "ent_10"]
+    assert len(list((tmp_path / "_cache").glob("graph-*.pkl"))) == 1
+
+
+def test_embedded_from_settings_uses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write_lakehouse(tmp_path)
+    first = EmbeddedGraphStore.from_settings(tmp_path)
+
+    def no_read(root: Path) -> None:
+        raise AssertionError("the lakehouse was read although the cache is current")
+
+    monkeypatch.setattr(GraphData, "from_lakehouse", classmethod(lambda cls, root: no_read(root)))
+    second = EmbeddedGraphStore.from_settings(tmp_path)
+    assert second.stats() == first.stats()
+    assert second.find_entity("Rostov") == first.find_entity("Rostov")
+    assert second.timeline("ent_03") == first.timeline("ent_03")
+
+
+def test_embedded_cache_follows_table_versions(tmp_path: Path) -> None:
+    _write_lakehouse(tmp_path)
+    EmbeddedGraphStore.from_settings(tmp_path)
+    old = list((tmp_path / "_cache").glob("graph-*.pkl"))
+    nodes = frames()["graph_nodes"]
+    nodes.loc[nodes["entity_id"] == "ent_12", "canonical_name"] = "Bald Hills"
+    write_deltalake(str(tmp_path / "graph_nodes"), pa.Table.from_pandas(nodes, preserve_index=False), mode="overwrite")
+    store = EmbeddedGraphStore.from_settings(tmp_path)
+    assert store.get_entity("ent_12").canonical_name == "Bald Hills"
+    new = list((tmp_path / "_cache").glob("graph-*.pkl"))
+    assert len(new) == 1 and new != old  # the stale file is gone
+
+
+def test_embedded_cache_dir_setting_and_corrupt_cache(tmp_path: Path) -> None:
+    _write_lakehouse(tmp_path / "lake")
+    settings = GraphSettings(cache_dir=tmp_path / "cache")
+    EmbeddedGraphStore.from_settings(tmp_path / "lake", settings)
+    (cache_file,) = (tmp_path / "cache").glob("graph-*.pkl")
+    cache_file.write_bytes(b"not a pickle")
+    store = EmbeddedGraphStore.from_settings(tmp_path / "lake", settings)
+    assert store.stats().entities == 12
+    assert cache_file.read_bytes() != b"not a pickle"  # rebuilt
+
+
+def test_embedded_missing_table_names_path_and_stage(tmp_path: Path) -> None:
+    _write_lakehouse(tmp_path)
+    shutil.rmtree(tmp_path / "graph_edges")
+    with pytest.raises(GraphDataError) as caught:
+        EmbeddedGraphStore.from_settings(tmp_path)
+    assert caught.value.path == str(tmp_path / "graph_edges")
+    assert "'graph' stage" in str(caught.value)
+
+
+def test_graph_data_missing_column_is_named(tmp_path: Path) -> None:
+    _write_lakehouse(tmp_path)
+    chunks = frames()["chunks"].drop(columns=["unit_title"])
+    write_deltalake(
+        str(tmp_path / "chunks"), pa.Table.from_pandas(chunks, preserve_index=False), mode="overwrite",
+        schema_mode="overwrite",
+    )
+    with pytest.raises(GraphDataError, match="unit_title"):
+        GraphData.from_lakehouse(tmp_path)

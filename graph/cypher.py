@@ -1,0 +1,154 @@
+"""Every Cypher statement of the Neo4j store, as constants and small builder functions.
+
+Rules: values always travel as parameters (``$rows``, ``$id``, ``$probes`` …); user text is never spliced into a
+statement. The only parts built in Python are fixed vocabulary — labels, relationship types and property names
+from the constants below — and the hop bound of a variable-length pattern, which Cypher cannot parameterise and
+which is validated as a small positive ``int`` first. Loads are ``UNWIND $rows AS row MERGE … SET …`` on stable
+ids, so sending the same rows twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+logger = logging.getLogger(__name__)
+
+ENTITY, DOCUMENT, UNIT, CHUNK = "Entity", "Document", "Unit", "Chunk"
+CO_OCCURS_WITH, MENTIONED_IN, HAS_UNIT, HAS_CHUNK = "CO_OCCURS_WITH", "MENTIONED_IN", "HAS_UNIT", "HAS_CHUNK"
+MAX_HOPS_LIMIT = 10
+#: ``top_entities`` metric → Entity property, the only property names ever placed into ORDER BY.
+ORDER_PROPERTIES = {"pagerank": "pagerank", "degree": "degree", "mentions": "mention_count"}
+
+SCHEMA: tuple[str, ...] = (
+    f"CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:{ENTITY}) REQUIRE e.entity_id IS UNIQUE",
+    f"CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:{DOCUMENT}) REQUIRE d.doc_id IS UNIQUE",
+    f"CREATE CONSTRAINT unit_id IF NOT EXISTS FOR (u:{UNIT}) REQUIRE u.unit_id IS UNIQUE",
+    f"CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:{CHUNK}) REQUIRE c.chunk_id IS UNIQUE",
+    f"CREATE INDEX entity_community IF NOT EXISTS FOR (e:{ENTITY}) ON (e.community)",
+    f"CREATE INDEX entity_label IF NOT EXISTS FOR (e:{ENTITY}) ON (e.label)",
+    f"CREATE INDEX entity_pagerank IF NOT EXISTS FOR (e:{ENTITY}) ON (e.pagerank)",
+    f"CREATE INDEX mentioned_in_id IF NOT EXISTS FOR ()-[m:{MENTIONED_IN}]-() ON (m.mention_id)",
+)
+
+# -- loading: one statement per node / relationship kind, each run once per batch of rows --
+
+MERGE_DOCUMENTS = f"UNWIND $rows AS row MERGE (d:{DOCUMENT} {{doc_id: row.doc_id}}) SET d += row RETURN count(d) AS n"
+MERGE_UNITS = (
+    f"UNWIND $rows AS row MERGE (u:{UNIT} {{unit_id: row.unit_id}}) SET u += row "
+    f"WITH u, row MATCH (d:{DOCUMENT} {{doc_id: row.doc_id}}) MERGE (d)-[:{HAS_UNIT}]->(u) RETURN count(u) AS n"
+)
+MERGE_CHUNKS = (
+    f"UNWIND $rows AS row MERGE (c:{CHUNK} {{chunk_id: row.chunk_id}}) SET c += row "
+    f"WITH c, row MATCH (u:{UNIT} {{unit_id: row.unit_id}}) MERGE (u)-[:{HAS_CHUNK}]->(c) RETURN count(c) AS n"
+)
+MERGE_ENTITIES = (
+    f"UNWIND $rows AS row MERGE (e:{ENTITY} {{entity_id: row.entity_id}}) SET e += row RETURN count(e) AS n"
+)
+MERGE_CO_OCCURRENCES = (
+    f"UNWIND $rows AS row "
+    f"MATCH (a:{ENTITY} {{entity_id: row.src_id}}) MATCH (b:{ENTITY} {{entity_id: row.dst_id}}) "
+    f"MERGE (a)-[r:{CO_OCCURS_WITH}]->(b) "
+    f"SET r.count = row.count, r.weight = row.weight, r.chunk_ids = row.chunk_ids, r.unit_ids = row.unit_ids, "
+    f"r.window = row.window RETURN count(r) AS n"
+)
+MERGE_MENTIONS = (
+    f"UNWIND $rows AS row "
+    f"MATCH (e:{ENTITY} {{entity_id: row.entity_id}}) MATCH (c:{CHUNK} {{chunk_id: row.chunk_id}}) "
+    f"MERGE (e)-[m:{MENTIONED_IN} {{mention_id: row.mention_id}}]->(c) "
+    f"SET m.start = row.start, m.end = row.end, m.text = row.text RETURN count(m) AS n"
+)
+#: Naive one-row-per-transaction MERGE, kept only for the loader benchmark in ``bench/``.
+MERGE_ONE_CO_OCCURRENCE = (
+    f"MATCH (a:{ENTITY} {{entity_id: $src_id}}) MATCH (b:{ENTITY} {{entity_id: $dst_id}}) "
+    f"MERGE (a)-[r:{CO_OCCURS_WITH}]->(b) SET r.count = $count, r.weight = $weight, r.chunk_ids = $chunk_ids, "
+    f"r.unit_ids = $unit_ids, r.window = $window"
+)
+
+CLEAR = (
+    f"MATCH (n) WHERE n:{ENTITY} OR n:{DOCUMENT} OR n:{UNIT} OR n:{CHUNK} "
+    "CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+)
+
+# Subqueries use the ``CALL { WITH n … }`` form: deprecated from 5.23 on, but understood by every Neo4j 5 release.
+
+# -- queries --
+
+FIND_CANDIDATES = (
+    f"MATCH (e:{ENTITY}) WHERE ($label IS NULL OR e.label = $label) "
+    "AND any(k IN e.search_keys WHERE any(p IN $probes WHERE k CONTAINS p)) "
+    "RETURN e.entity_id AS entity_id, e.canonical_name AS canonical_name, e.label AS label, "
+    "e.mention_count AS mention_count, e.search_keys AS keys"
+)
+GET_ENTITY = f"MATCH (e:{ENTITY} {{entity_id: $id}}) RETURN properties(e) AS e"
+NEIGHBOURS = (
+    f"MATCH (e:{ENTITY} {{entity_id: $id}})-[r:{CO_OCCURS_WITH}]-(n:{ENTITY}) "
+    "RETURN n.entity_id AS id, n.canonical_name AS name, n.label AS label, r.count AS count, r.weight AS weight, "
+    "r.chunk_ids AS chunk_ids, r.unit_ids AS unit_ids "
+    "ORDER BY weight DESC, count DESC, id LIMIT $limit"
+)
+STRONGEST = (
+    f"MATCH (a:{ENTITY})-[r:{CO_OCCURS_WITH}]->(b:{ENTITY}) "
+    "RETURN a.entity_id AS a_id, a.canonical_name AS a_name, a.label AS a_label, "
+    "b.entity_id AS b_id, b.canonical_name AS b_name, b.label AS b_label, r.count AS count, r.weight AS weight, "
+    "r.chunk_ids AS chunk_ids, r.unit_ids AS unit_ids "
+    "ORDER BY weight DESC, count DESC, a_id, b_id LIMIT $limit"
+)
+HOPS = (
+    f"UNWIND $pairs AS pair MATCH (a:{ENTITY} {{entity_id: pair[0]}})-[r:{CO_OCCURS_WITH}]-"
+    f"(b:{ENTITY} {{entity_id: pair[1]}}) RETURN pair[0] AS u, pair[1] AS v, r.count AS count, r.weight AS weight, "
+    "r.chunk_ids AS chunk_ids"
+)
+PASSAGES = (
+    f"UNWIND $chunk_ids AS cid MATCH (c:{CHUNK} {{chunk_id: cid}}) OPTIONAL MATCH (u:{UNIT} {{unit_id: c.unit_id}}) "
+    "RETURN c.chunk_id AS chunk_id, c.doc_id AS doc_id, c.unit_id AS unit_id, u.unit_title AS unit_title, "
+    "c.start AS start, c.end AS end, c.text AS text"
+)
+MENTIONS = (
+    f"MATCH (e:{ENTITY} {{entity_id: $id}})-[m:{MENTIONED_IN}]->(c:{CHUNK}) "
+    "WITH c, collect({start: m.start, end: m.end, text: m.text}) AS spans "
+    "ORDER BY c.doc_id, c.chunk_index, c.chunk_id LIMIT $limit "
+    f"OPTIONAL MATCH (u:{UNIT} {{unit_id: c.unit_id}}) "
+    "RETURN c.chunk_id AS chunk_id, c.doc_id AS doc_id, c.unit_id AS unit_id, u.unit_title AS unit_title, "
+    "c.start AS start, c.end AS end, c.text AS text, spans"
+)
+COMMUNITY_MEMBERS = f"MATCH (e:{ENTITY}) WHERE e.community = $community RETURN properties(e) AS e"
+TIMELINE_MENTIONS = (
+    f"MATCH (:{ENTITY} {{entity_id: $id}})-[:{MENTIONED_IN}]->(c:{CHUNK}) RETURN c.unit_id AS unit_id, count(*) AS n"
+)
+TIMELINE_MEETINGS = (
+    f"MATCH (:{ENTITY} {{entity_id: $id}})-[r:{CO_OCCURS_WITH}]-(o:{ENTITY}) UNWIND r.chunk_ids AS cid "
+    f"MATCH (c:{CHUNK} {{chunk_id: cid}}) RETURN c.unit_id AS unit_id, o.entity_id AS id, o.canonical_name AS name"
+)
+UNITS_BY_ID = f"UNWIND $ids AS uid MATCH (u:{UNIT} {{unit_id: uid}}) RETURN properties(u) AS u"
+STATS = (
+    f"CALL {{ MATCH (e:{ENTITY}) RETURN count(e) AS entities, "
+    "count(DISTINCT CASE WHEN e.community >= 0 THEN e.community END) AS communities } "
+    f"CALL {{ MATCH ()-[r:{CO_OCCURS_WITH}]->() RETURN count(r) AS relations }} "
+    f"CALL {{ MATCH (d:{DOCUMENT}) RETURN count(d) AS documents }} "
+    f"CALL {{ MATCH (u:{UNIT}) RETURN count(u) AS units }} "
+    f"CALL {{ MATCH (c:{CHUNK}) RETURN count(c) AS chunks }} "
+    f"CALL {{ MATCH ()-[m:{MENTIONED_IN}]->() RETURN count(m) AS mentions }} "
+    "RETURN entities, relations, documents, units, chunks, mentions, communities"
+)
+LABEL_COUNTS = f"MATCH (e:{ENTITY}) RETURN e.label AS label, count(*) AS n"
+
+
+def top_entities(by: str) -> str:
+    """The ``top_entities`` query ordered by the property behind ``by`` (a key of ``ORDER_PROPERTIES``)."""
+    prop = ORDER_PROPERTIES[by]  # a KeyError here is a bug: callers validate ``by`` first
+    return (
+        f"MATCH (e:{ENTITY}) WHERE $label IS NULL OR e.label = $label "
+        f"RETURN properties(e) AS e ORDER BY e.{prop} DESC, e.entity_id LIMIT $limit"
+    )
+
+
+def shortest_path_edges(max_hops: int) -> str:
+    """The distinct edges of all shortest ``$a``–``$b`` paths of at most ``max_hops`` hops (the shortest-path DAG)."""
+    if type(max_hops) is not int or not 1 <= max_hops <= MAX_HOPS_LIMIT:  # spliced below, so checked here again
+        raise ValueError(f"max_hops must be an int in 1..{MAX_HOPS_LIMIT}, got {max_hops!r}")
+    return (
+        f"MATCH (a:{ENTITY} {{entity_id: $a}}), (b:{ENTITY} {{entity_id: $b}}) "
+        f"MATCH p = allShortestPaths((a)-[:{CO_OCCURS_WITH}*..{max_hops}]-(b)) "
+        "UNWIND relationships(p) AS r WITH DISTINCT r "
+        "RETURN startNode(r).entity_id AS u, endNode(r).entity_id AS v, r.weight AS weight"
+    )

@@ -1,0 +1,315 @@
+"""``Neo4jGraphStore``: the ``GraphStore`` on a Neo4j 5 server through the official driver.
+
+Loading is batched ``UNWIND $rows … MERGE`` (``graph.cypher``), ``batch_size`` rows per managed write transaction
+(the driver retries transient failures); ids are stable, so a load repeated after a failure completes the graph
+without duplicating anything. Queries fetch with Cypher and leave matching and tie-breaks to ``graph.matching`` and
+``graph.ranking`` — the same code the embedded store runs — so both stores answer identically.
+
+Driver errors are translated at this boundary (``_translated``): refused credentials → ``GraphAuthError`` naming the
+URI and the user, an unreachable or lost server → ``GraphUnavailableError`` naming the URI, anything else from the
+server → ``GraphStoreError`` with its Neo4j code.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j import exceptions as neo4j_errors
+
+from graph import cypher, matching, ranking
+from graph.errors import EntityNotFoundError, GraphAuthError, GraphStoreError, GraphUnavailableError
+from graph.model import EntityNode, GraphData, UnitNode
+from graph.results import (
+    EntityMatch,
+    EntityRef,
+    GraphStats,
+    LoadReport,
+    Passage,
+    PathHop,
+    PathResult,
+    Relation,
+    Span,
+    UnitRelations,
+)
+from graph.settings import Neo4jSettings
+from graph.store import TopMetric
+
+logger = logging.getLogger(__name__)
+
+_ENTITY_FIELDS = set(EntityNode.model_fields)
+
+
+class Neo4jGraphStore:
+    """The ``GraphStore`` on Neo4j (see ``graph.store`` for the query contract)."""
+
+    def __init__(
+        self, driver: Driver, database: str = "neo4j", batch_size: int = 5_000, *, uri: str = "", user: str = ""
+    ) -> None:
+        self._driver = driver
+        self._database = database
+        self._batch_size = ranking.check_limit(batch_size, "batch_size")
+        self._uri = uri or "<injected driver>"
+        self._user = user or "<unknown>"
+        self._schema_ready = False
+
+    @classmethod
+    def from_settings(cls, settings: Neo4jSettings) -> Neo4jGraphStore:
+        """Connect with ``settings`` and check that the server answers and accepts the credentials."""
+        driver = GraphDatabase.driver(
+            settings.uri,
+            auth=(settings.user, settings.password.get_secret_value()),
+            connection_timeout=settings.connection_timeout_s,
+        )
+        store = cls(driver, settings.database, settings.batch_size, uri=settings.uri, user=settings.user)
+        try:
+            with store._translated("connect"):
+                driver.verify_connectivity()
+        except GraphStoreError:
+            driver.close()
+            raise
+        return store
+
+    # -- plumbing --
+
+    @contextmanager
+    def _translated(self, action: str) -> Iterator[None]:
+        """Turn driver errors into ours, naming the URI (and user); the driver's traceback stays in ``__cause__``."""
+        try:
+            yield
+        except neo4j_errors.AuthError as exc:
+            raise GraphAuthError(
+                f"Neo4j at {self._uri} refused the credentials of user {self._user!r} ({action}); check "
+                "CSILLAG_NEO4J_USER / CSILLAG_NEO4J_PASSWORD",
+                uri=self._uri, user=self._user,
+            ) from exc
+        except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired) as exc:
+            raise GraphUnavailableError(
+                f"Neo4j at {self._uri} is unreachable ({action}): {exc}; is the server running? "
+                "(scripts/neo4j.sh start)",
+                uri=self._uri,
+            ) from exc
+        except neo4j_errors.Neo4jError as exc:
+            raise GraphStoreError(f"Neo4j at {self._uri} failed to {action}: {exc.code}: {exc.message}") from exc
+        except neo4j_errors.DriverError as exc:
+            raise GraphStoreError(f"Neo4j driver failed to {action} at {self._uri}: {exc}") from exc
+
+    def _read(self, action: str, query: str, **params: Any) -> list[dict[str, Any]]:
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            return [record.data() for record in tx.run(query, params)]
+
+        with self._translated(action), self._driver.session(database=self._database) as session:
+            return session.execute_read(work)
+
+    def _write(self, action: str, query: str, **params: Any) -> int:
+        def work(tx: ManagedTransaction) -> int:
+            record = tx.run(query, params).single()
+            return int(record["n"]) if record and "n" in record.keys() else 0
+
+        with self._translated(action), self._driver.session(database=self._database) as session:
+            return session.execute_write(work)
+
+    def ensure_schema(self) -> None:
+        """Create the constraints and indexes (idempotent: ``IF NOT EXISTS``)."""
+        with self._translated("create the schema"), self._driver.session(database=self._database) as session:
+            for statement in cypher.SCHEMA:
+                session.run(statement).consume()
+        self._schema_ready = True
+
+    # -- loading --
+
+    def _load_rows(self, kind: str, query: str, rows: Sequence[dict[str, Any]]) -> int:
+        written = 0
+        for offset in range(0, len(rows), self._batch_size):
+            batch = list(rows[offset : offset + self._batch_size])
+            written += self._write(f"load {kind} rows {offset}..{offset + len(batch) - 1}", query, rows=batch)
+        if written < len(rows):
+            logger.warning("%s: %d of %d rows had no matching end nodes and were skipped", kind,
+                           len(rows) - written, len(rows))
+        return written
+
+    def load(self, graph: GraphData) -> LoadReport:
+        """Upsert ``graph`` in batches; raises ``GraphUnavailableError`` if the server goes away (rerun to finish)."""
+        started = time.perf_counter()
+        if not self._schema_ready:
+            self.ensure_schema()
+        documents = [
+            d.model_dump(exclude={"metadata"}) | {"metadata_json": json.dumps(d.metadata, sort_keys=True)}
+            for d in graph.documents
+        ]  # Neo4j properties cannot hold maps
+        entities = [
+            e.model_dump() | {"search_keys": matching.search_keys(e.canonical_name, e.aliases)} for e in graph.entities
+        ]
+        self._load_rows("documents", cypher.MERGE_DOCUMENTS, documents)
+        self._load_rows("units", cypher.MERGE_UNITS, [u.model_dump() for u in graph.units])
+        self._load_rows("chunks", cypher.MERGE_CHUNKS, [c.model_dump() for c in graph.chunks])
+        self._load_rows("entities", cypher.MERGE_ENTITIES, entities)
+        self._load_rows("co-occurrences", cypher.MERGE_CO_OCCURRENCES, [r.model_dump() for r in graph.relations])
+        self._load_rows("mentions", cypher.MERGE_MENTIONS, [m.model_dump() for m in graph.mentions])
+        seconds = time.perf_counter() - started
+        logger.info("loaded %d entities and %d relations into Neo4j at %s in %.1f s",
+                    len(graph.entities), len(graph.relations), self._uri, seconds)
+        return LoadReport(
+            store="neo4j", entities=len(graph.entities), relations=len(graph.relations),
+            documents=len(graph.documents), units=len(graph.units), chunks=len(graph.chunks),
+            mentions=len(graph.mentions), seconds=round(seconds, 3),
+        )
+
+    def clear(self) -> None:
+        """Delete every node of our labels (and their relationships), in batches."""
+        with self._translated("clear the graph"), self._driver.session(database=self._database) as session:
+            session.run(cypher.CLEAR).consume()
+
+    def close(self) -> None:
+        """Close the driver."""
+        self._driver.close()
+
+    # -- queries --
+
+    @staticmethod
+    def _node(props: dict[str, Any]) -> EntityNode:
+        return EntityNode.model_validate({k: v for k, v in props.items() if k in _ENTITY_FIELDS})
+
+    def get_entity(self, entity_id: str) -> EntityNode:
+        """The entity with this id."""
+        rows = self._read("get an entity", cypher.GET_ENTITY, id=entity_id)
+        if not rows:
+            raise EntityNotFoundError(entity_id, what="id")
+        return self._node(rows[0]["e"])
+
+    def find_entity(self, name: str, *, label: str | None = None, limit: int = 5) -> EntityMatch:
+        """Find an entity by name or alias: candidates by Cypher pre-filter, ranked by ``graph.matching``."""
+        ranking.check_limit(limit)
+        query_probes = matching.probes(matching.normalise(name))
+        rows = []
+        if query_probes:  # an empty query has no probe and matches nothing, as in the embedded store
+            rows = self._read("find an entity", cypher.FIND_CANDIDATES, probes=query_probes, label=label)
+        candidates = [
+            matching.Searchable(r["entity_id"], r["canonical_name"], r["label"], r["mention_count"], tuple(r["keys"]))
+            for r in rows
+        ]
+        match = matching.rank(name, candidates, label=label, limit=limit)
+        if match.best is None:
+            raise EntityNotFoundError(name, match.near_misses)
+        return match
+
+    def neighbours(self, entity_id: str, *, limit: int = 10) -> list[Relation]:
+        """The entity's co-occurrences, strongest first."""
+        ranking.check_limit(limit)
+        source = self._ref(self.get_entity(entity_id))
+        rows = self._read("list neighbours", cypher.NEIGHBOURS, id=entity_id, limit=limit)
+        return ranking.sort_neighbours(
+            Relation(
+                source=source, target=EntityRef(entity_id=r["id"], canonical_name=r["name"], label=r["label"]),
+                count=r["count"], weight=r["weight"], chunk_ids=r["chunk_ids"], unit_ids=r["unit_ids"],
+            )
+            for r in rows
+        )
+
+    def strongest_relations(self, limit: int = 10) -> list[Relation]:
+        """The strongest co-occurrences overall."""
+        ranking.check_limit(limit)
+        rows = self._read("list the strongest relations", cypher.STRONGEST, limit=limit)
+        return ranking.sort_strongest(
+            Relation(
+                source=EntityRef(entity_id=r["a_id"], canonical_name=r["a_name"], label=r["a_label"]),
+                target=EntityRef(entity_id=r["b_id"], canonical_name=r["b_name"], label=r["b_label"]),
+                count=r["count"], weight=r["weight"], chunk_ids=r["chunk_ids"], unit_ids=r["unit_ids"],
+            )
+            for r in rows
+        )
+
+    def shortest_path(self, a_id: str, b_id: str, *, max_hops: int = 4) -> PathResult | None:
+        """A shortest path with its evidence; the path is chosen by ``graph.ranking.best_shortest_path``."""
+        a, b = self.get_entity(a_id), self.get_entity(b_id)
+        ranking.check_max_hops(max_hops)
+        if a_id == b_id:
+            return PathResult(entities=[self._ref(a)], hops=[], total_weight=0.0)
+        rows = self._read("find a shortest path", cypher.shortest_path_edges(max_hops), a=a_id, b=b_id)
+        chosen = ranking.best_shortest_path(a_id, b_id, [(r["u"], r["v"], r["weight"]) for r in rows])
+        if chosen is None:
+            return None
+        nodes, total = chosen
+        pairs = [[u, v] for u, v in zip(nodes, nodes[1:], strict=False)]
+        hops = {(r["u"], r["v"]): r for r in self._read("read path hops", cypher.HOPS, pairs=pairs)}
+        evidence = sorted({c for r in hops.values() for c in r["chunk_ids"][: ranking.EVIDENCE_PASSAGES]})
+        passages = {p.chunk_id: p for p in self._passages(evidence)}
+        refs = {a_id: self._ref(a), b_id: self._ref(b)}
+        refs.update({n: self._ref(self.get_entity(n)) for n in nodes[1:-1]})
+        return PathResult(
+            entities=[refs[n] for n in nodes],
+            hops=[
+                PathHop(
+                    source_id=u, target_id=v, count=hops[(u, v)]["count"], weight=hops[(u, v)]["weight"],
+                    chunk_ids=hops[(u, v)]["chunk_ids"],
+                    passages=[passages[c] for c in hops[(u, v)]["chunk_ids"][: ranking.EVIDENCE_PASSAGES]],
+                )
+                for u, v in pairs
+            ],
+            total_weight=total,
+        )
+
+    def _passages(self, chunk_ids: list[str]) -> list[Passage]:
+        if not chunk_ids:
+            return []
+        rows = self._read("read passages", cypher.PASSAGES, chunk_ids=chunk_ids)
+        return [Passage.model_validate(r | {"unit_title": r["unit_title"] or ""}) for r in rows]
+
+    def mentions(self, entity_id: str, *, limit: int = 20) -> list[Passage]:
+        """The first ``limit`` chunks in book order that mention the entity."""
+        ranking.check_limit(limit)
+        self.get_entity(entity_id)
+        rows = self._read("list mentions", cypher.MENTIONS, id=entity_id, limit=limit)
+        return [
+            Passage(
+                chunk_id=r["chunk_id"], doc_id=r["doc_id"], unit_id=r["unit_id"], unit_title=r["unit_title"] or "",
+                start=r["start"], end=r["end"], text=r["text"],
+                mentions=sorted((Span.model_validate(s) for s in r["spans"]), key=lambda s: (s.start, s.end)),
+            )
+            for r in rows
+        ]
+
+    def community_members(self, community: int) -> list[EntityNode]:
+        """The entities of a community."""
+        rows = self._read("list community members", cypher.COMMUNITY_MEMBERS, community=community)
+        return ranking.sort_members(self._node(r["e"]) for r in rows)
+
+    def top_entities(
+        self, *, by: TopMetric = "pagerank", label: str | None = None, limit: int = 10
+    ) -> list[EntityNode]:
+        """The top entities by a metric."""
+        field = ranking.check_metric(by)
+        ranking.check_limit(limit)
+        rows = self._read("list top entities", cypher.top_entities(by), label=label, limit=limit)
+        return ranking.sort_top((self._node(r["e"]) for r in rows), field)
+
+    def timeline(self, entity_id: str) -> list[UnitRelations]:
+        """The entity unit by unit, in book order."""
+        self.get_entity(entity_id)
+        mention_units = {
+            r["unit_id"]: r["n"] for r in self._read("read a timeline", cypher.TIMELINE_MENTIONS, id=entity_id)
+        }
+        meetings = [
+            (r["unit_id"], r["id"], r["name"])
+            for r in self._read("read a timeline", cypher.TIMELINE_MEETINGS, id=entity_id)
+        ]
+        units = {
+            r["u"]["unit_id"]: UnitNode.model_validate(r["u"])
+            for r in self._read("read units", cypher.UNITS_BY_ID, ids=sorted(mention_units))
+        }
+        return ranking.build_timeline(mention_units, meetings, units)
+
+    def stats(self) -> GraphStats:
+        """Sizes of the loaded graph."""
+        row = self._read("count the graph", cypher.STATS)[0]
+        labels = {r["label"]: r["n"] for r in self._read("count labels", cypher.LABEL_COUNTS)}
+        return GraphStats(**row, labels=dict(sorted(labels.items())))
+
+    @staticmethod
+    def _ref(entity: EntityNode) -> EntityRef:
+        return EntityRef(entity_id=entity.entity_id, canonical_name=entity.canonical_name, label=entity.label)

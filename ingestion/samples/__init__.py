@@ -1,0 +1,1 @@
+"""Sample documents bundled with csillag (see README.md here); read them with importlib.resources."""

@@ -1,0 +1,1 @@
+"""English sample documents (package so the files ship in the wheel)."""

@@ -1,0 +1,1 @@
+"""Hungarian sample documents (package so the files ship in the wheel)."""

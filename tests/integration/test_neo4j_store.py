@@ -1,0 +1,223 @@
+"""The ``GraphStore`` contract on a real Neo4j server, the cross-store comparison, and Neo4j's failure modes."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import neo4j
+import pytest
+
+from graph.embedded import EmbeddedGraphStore
+from graph.errors import GraphAuthError, GraphStoreError, GraphUnavailableError
+from graph.neo4j_store import Neo4jGraphStore
+from graph.settings import Neo4jSettings
+from graph.store import GraphStore
+from tests.unit.graph.contract import GraphStoreContract
+from tests.unit.graph.fixtures import ENTITIES, small_graph
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.integration]
+
+
+@pytest.fixture(scope="module")
+def loaded_neo4j(neo4j_settings: Neo4jSettings) -> Iterator[Neo4jGraphStore]:
+    store = Neo4jGraphStore.from_settings(neo4j_settings)
+    store.clear()
+    store.load(small_graph())
+    yield store
+    store.clear()
+    store.close()
+
+
+@pytest.fixture
+def graph_store(loaded_neo4j: Neo4jGraphStore) -> Neo4jGraphStore:
+    return loaded_neo4j
+
+
+class TestNeo4jGraphStore(GraphStoreContract):
+    pass
+
+
+def _raw_counts(settings: Neo4jSettings) -> dict[str, int]:
+    """Every node label and relationship type with its count, read around the store (not through it)."""
+    auth = (settings.user, settings.password.get_secret_value())
+    with neo4j.GraphDatabase.driver(settings.uri, auth=auth) as driver:
+        nodes, _, _ = driver.execute_query(
+            "MATCH (n) RETURN labels(n)[0] AS k, count(*) AS n", database_=settings.database
+        )
+        rels, _, _ = driver.execute_query(
+            "MATCH ()-[r]->() RETURN type(r) AS k, count(*) AS n", database_=settings.database
+        )
+    return {r["k"]: r["n"] for r in [*nodes, *rels]}
+
+
+def test_neo4j_load_twice_keeps_every_count(loaded_neo4j: Neo4jGraphStore, neo4j_settings: Neo4jSettings) -> None:
+    before = _raw_counts(neo4j_settings)
+    loaded_neo4j.load(small_graph())
+    after = _raw_counts(neo4j_settings)
+    assert after == before
+    # 12 entities, 1 document, 2 units, 8 chunks; 20 co-occurrences, 37 mentions, 2 HAS_UNIT... 1 doc -> 2 units
+    assert (after["Entity"], after["Document"], after["Unit"], after["Chunk"]) == (12, 1, 2, 8)
+    assert (after["CO_OCCURS_WITH"], after["MENTIONED_IN"], after["HAS_UNIT"], after["HAS_CHUNK"]) == (20, 37, 2, 8)
+
+
+def test_neo4j_wrong_password_names_uri_and_user(neo4j_settings: Neo4jSettings) -> None:
+    wrong = neo4j_settings.model_copy(update={"password": "definitely-not-the-password"})
+    with pytest.raises(GraphAuthError) as caught:
+        Neo4jGraphStore.from_settings(wrong)
+    message = str(caught.value)
+    assert neo4j_settings.uri in message and repr(neo4j_settings.user) in message
+    assert "definitely-not-the-password" not in message
+    assert (caught.value.uri, caught.value.user) == (neo4j_settings.uri, neo4j_settings.user)
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_neo4j_unreachable_server_names_uri() -> None:
+    uri = f"bolt://127.0.0.1:{_closed_port()}"
+    settings = Neo4jSettings(uri=uri, password="x", connection_timeout_s=2.0)
+    with pytest.raises(GraphUnavailableError) as caught:
+        Neo4jGraphStore.from_settings(settings)
+    assert uri in str(caught.value) and caught.value.uri == uri
+
+
+class _CuttableProxy:
+    """A TCP forwarder to the Neo4j server that can drop every connection at once (the server "going away")."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self._target = (host, port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._sockets: list[socket.socket] = [self._listener]
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self._target)
+            with self._lock:
+                self._sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def cut(self) -> None:
+        with self._lock:
+            for s in self._sockets:
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                s.close()
+
+
+def test_neo4j_server_lost_mid_load_then_rerun_completes(
+    loaded_neo4j: Neo4jGraphStore, neo4j_settings: Neo4jSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _raw_counts(neo4j_settings)
+    loaded_neo4j.clear()
+    host, port = neo4j_settings.uri.split("://", 1)[1].rsplit(":", 1)
+    proxy = _CuttableProxy(host, int(port))
+    auth = (neo4j_settings.user, neo4j_settings.password.get_secret_value())
+    driver = neo4j.GraphDatabase.driver(
+        f"bolt://127.0.0.1:{proxy.port}", auth=auth, max_transaction_retry_time=1.0, connection_timeout=2.0
+    )
+    flaky = Neo4jGraphStore(driver, neo4j_settings.database, batch_size=5, uri=f"bolt://127.0.0.1:{proxy.port}")
+    calls = {"n": 0}
+    original = Neo4jGraphStore._write
+
+    def write_then_cut(self: Neo4jGraphStore, action: str, query: str, **params: Any) -> int:
+        calls["n"] += 1
+        if calls["n"] == 4:  # documents, units, chunks went through; the server vanishes during the chunks
+            proxy.cut()
+        return original(self, action, query, **params)
+
+    monkeypatch.setattr(Neo4jGraphStore, "_write", write_then_cut)
+    try:
+        with pytest.raises(GraphUnavailableError) as caught:
+            flaky.load(small_graph())
+        assert str(proxy.port) in str(caught.value)
+    finally:
+        monkeypatch.undo()
+        driver.close()
+    partial = _raw_counts(neo4j_settings)
+    assert partial.get("Entity", 0) == 0  # the load stopped before entities
+    loaded_neo4j.load(small_graph())  # the rerun, through the healthy connection
+    assert _raw_counts(neo4j_settings) == expected
+
+
+def _answer(call: Any) -> Any:
+    """A query's answer in comparable form: the dumped models, or the error's type and message."""
+    try:
+        result = call()
+    except GraphStoreError as exc:
+        return (type(exc).__name__, str(exc))
+    if isinstance(result, list):
+        return [item.model_dump() for item in result]
+    return None if result is None else result.model_dump()
+
+
+def _all_queries(store: GraphStore) -> dict[str, Any]:
+    ids = [e[0] for e in ENTITIES] + ["ent_99"]
+    names = [n for e in ENTITIES for n in [e[1], *e[3]]]
+    variants = ["rostov", "ROSTOV", "Dobó", "dobo", "Kutusov", "Bolkonski", "Pier", "natasa", "Egri", "zzz", "",
+                "Count", "Prince", "mosco", "Istvan", "katica dobo"]
+    answers: dict[str, Any] = {}
+    for name in names + variants:
+        for label in (None, "PERSON", "GPE", "ORG"):
+            answers[f"find {name!r} {label}"] = _answer(lambda n=name, lb=label: store.find_entity(n, label=lb))
+    for a in ids:
+        answers[f"get {a}"] = _answer(lambda a=a: store.get_entity(a))
+        answers[f"neighbours {a}"] = _answer(lambda a=a: store.neighbours(a, limit=50))
+        answers[f"neighbours3 {a}"] = _answer(lambda a=a: store.neighbours(a, limit=3))
+        answers[f"mentions {a}"] = _answer(lambda a=a: store.mentions(a, limit=50))
+        answers[f"mentions2 {a}"] = _answer(lambda a=a: store.mentions(a, limit=2))
+        answers[f"timeline {a}"] = _answer(lambda a=a: store.timeline(a))
+        for b in ids:
+            for hops in (1, 2, 4):
+                answers[f"path {a} {b} {hops}"] = _answer(
+                    lambda a=a, b=b, h=hops: store.shortest_path(a, b, max_hops=h)
+                )
+    for limit in (1, 5, 25):
+        answers[f"strongest {limit}"] = _answer(lambda n=limit: store.strongest_relations(limit=n))
+        for by in ("pagerank", "degree", "mentions"):
+            for label in (None, "PERSON", "GPE", "ORG"):
+                answers[f"top {by} {label} {limit}"] = _answer(
+                    lambda b=by, lb=label, n=limit: store.top_entities(by=b, label=lb, limit=n)
+                )
+    for community in (-1, 0, 1, 2, 3):
+        answers[f"community {community}"] = _answer(lambda c=community: store.community_members(c))
+    answers["stats"] = _answer(store.stats)
+    return answers
+
+
+def test_cross_store_every_query_same_answer(loaded_neo4j: Neo4jGraphStore) -> None:
+    embedded = EmbeddedGraphStore.from_graph(small_graph())
+    expected = _all_queries(embedded)
+    actual = _all_queries(loaded_neo4j)
+    assert actual.keys() == expected.keys()
+    differing = [key for key in expected if actual[key] != expected[key]]
+    assert differing == [], f"{len(differing)} of {len(expected)} answers differ, e.g. {differing[:5]}"

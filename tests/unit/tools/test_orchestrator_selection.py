@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import pytest
+from tooltest_helpers import SelectAll, ask, make_platform
+
+from tools.contracts import OrchestratorActivatedTool
+from tools.documents import TextAnswer, ToolExecutionResult
+from tools.errors import NoOrchestratorError
+from tools.orchestrator import AbstractOrchestratorTool, DefaultOrchestrator
+from tools.request import ChatRequest
+
+CREATED: list[tuple[str, int]] = []
+
+
+class Tracking(AbstractOrchestratorTool, abstract=True):
+    def init(self) -> None:
+        CREATED.append((self.name, id(self)))
+
+
+class EgriOrchestrator(Tracking):
+    name = "egri_orchestrator"
+    domain = "egri"
+
+
+class EgriArchiveOrchestrator(Tracking):
+    name = "egri_archive_orchestrator"
+    domain = "egri"
+    eligible_system = "archive"
+
+
+class WarOrchestrator(Tracking):
+    name = "war_orchestrator"
+    domain = "war_and_peace"
+    tool_names = ("war_only",)
+
+
+class WarOnly(OrchestratorActivatedTool):
+    name = "war_only"
+
+    def get_priority(self) -> int:
+        return 1
+
+    def execute_with_result(self, *args):
+        return ToolExecutionResult.as_guaranteed_context(self.name, TextAnswer.as_set("Pierre Bezukhov."))
+
+
+class Other(OrchestratorActivatedTool):
+    name = "other"
+
+    def get_priority(self) -> int:
+        return 1
+
+    def execute_with_result(self, *args):
+        return ToolExecutionResult.as_guaranteed_context(self.name, TextAnswer.as_set("Other output."))
+
+
+@pytest.fixture(autouse=True)
+def _clear():
+    CREATED.clear()
+
+
+def test_r_ot_1_orchestrator_is_chosen_by_domain_without_routing():
+    router = SelectAll()
+    platform = make_platform(EgriOrchestrator, WarOrchestrator, WarOnly, Other, router=router)
+    response = ask(platform, "Who is Pierre?", domain="war_and_peace")
+    assert [name for name, _ in CREATED] == ["war_orchestrator"]
+    assert response.tools_run == ["war_only"]  # the orchestrator's own tool list
+    # Routing never saw an orchestrator.
+    assert all("orchestrator" not in name for offered in router.offered for name in offered)
+    assert platform.select_orchestrator(ChatRequest("q", domain="unknown")) is DefaultOrchestrator
+
+
+def test_r_ot_3_every_request_gets_a_fresh_orchestrator():
+    platform = make_platform(EgriOrchestrator, Other)
+    ask(platform, domain="egri")
+    ask(platform, domain="egri")
+    assert len(CREATED) == 2 and CREATED[0][1] != CREATED[1][1]
+
+
+def test_r_ot_4_one_orchestrator_per_request_told_apart_by_eligible_system():
+    platform = make_platform(EgriOrchestrator, EgriArchiveOrchestrator, Other)
+    assert platform.select_orchestrator(ChatRequest("q", domain="egri", systems=("archive",))) is EgriArchiveOrchestrator
+    assert platform.select_orchestrator(ChatRequest("q", domain="egri", systems=("chat",))) is EgriOrchestrator
+    ask(platform, domain="egri", systems=("archive",))
+    assert [name for name, _ in CREATED] == ["egri_archive_orchestrator"]
+
+
+def test_r_ot_4_two_equally_matching_orchestrators_are_refused():
+    class Twin(Tracking):
+        name = "egri_twin"
+        domain = "egri"
+
+    platform = make_platform(EgriOrchestrator, Twin)
+    with pytest.raises(NoOrchestratorError, match=r"egri_orchestrator.*egri_twin"):
+        ask(platform, domain="egri")
+
+
+def test_r_ot_5_plugin_orchestrator_is_built_without_arguments_and_injected():
+    platform = make_platform(EgriOrchestrator, Other)
+    orchestrator = platform.container.new_orchestrator(EgriOrchestrator)
+    assert orchestrator.container is platform.container
+    assert orchestrator.sessions is platform.sessions

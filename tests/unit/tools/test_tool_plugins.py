@@ -1,0 +1,231 @@
+from __future__ import annotations
+
+import logging
+from importlib import metadata
+
+import pytest
+
+from tools.contracts import ChatbotTool, OrchestratorActivatedTool, ToolDependent
+from tools.documents import TextAnswer, ToolExecutionResult
+from tools.errors import DuplicateToolError, MissingDependencyError, ToolError, UnknownToolError
+from tools.plugins import Injected, ToolContainer, ToolRegistry
+from tools.settings import OrchestratorSettings
+
+
+class GraphStore:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Echo(ChatbotTool):
+    name = "echo"
+
+    def execute_with_result(self, *args):
+        return None
+
+
+class OtherEcho(ChatbotTool):
+    name = "echo"
+
+    def execute_with_result(self, *args):
+        return None
+
+
+class AbstractGraphTool(OrchestratorActivatedTool, abstract=True):
+    """A platform base with a protected setter, like AbstractEntityAnalysisTool."""
+
+    def _set_graph_store(self, store: GraphStore) -> None:
+        self._store = store
+
+
+class CharacterTool(AbstractGraphTool):
+    name = "character"
+    store: Injected[GraphStore]
+    settings: Injected[OrchestratorSettings | None]
+
+    def __init__(self) -> None:
+        self.init_saw_store = None
+
+    def init(self) -> None:
+        self.init_saw_store = self.store
+        self._set_graph_store(self.store)
+
+    def get_priority(self) -> int:
+        return 1
+
+    def execute_with_result(self, *args):
+        return ToolExecutionResult.as_guaranteed_context(self.name, TextAnswer.as_set(self._store.name))
+
+
+class SummaryTool(AbstractGraphTool):
+    name = "summary"
+    store: Injected[GraphStore]
+
+    def init(self) -> None:
+        self._set_graph_store(self.store)
+
+    def get_priority(self) -> int:
+        return 1
+
+    def execute_with_result(self, *args):
+        return None
+
+
+class Upstream(OrchestratorActivatedTool):
+    name = "upstream"
+
+    def get_priority(self) -> int:
+        return 2
+
+    def execute_with_result(self, *args):
+        return None
+
+
+class WrongOrderDependant(ToolDependent):
+    name = "wrong_order"
+    upstream: Injected[Upstream]
+
+    def get_priority(self) -> int:
+        return 2  # equal, not strictly greater
+
+    def get_required_tools(self):
+        return [self.upstream]
+
+    def execute_with_required_context(self, *args):
+        return None
+
+
+class DependantOfDependant(ToolDependent):
+    name = "second_level"
+    first: Injected[WrongOrderDependant]
+
+    def get_priority(self) -> int:
+        return 5
+
+    def get_required_tools(self):
+        return [self.first]
+
+    def execute_with_required_context(self, *args):
+        return None
+
+
+class NameInsteadOfInstance(ToolDependent):
+    name = "by_name"
+
+    def get_priority(self) -> int:
+        return 9
+
+    def get_required_tools(self):
+        return ["upstream"]
+
+    def execute_with_required_context(self, *args):
+        return None
+
+
+def test_registry_refuses_a_second_class_under_a_taken_name():
+    registry = ToolRegistry(entry_point_group=None)
+    registry.register(Echo)
+    registry.register(Echo)  # the same class again is harmless
+    with pytest.raises(DuplicateToolError, match=r"'echo' is taken by .*Echo.*OtherEcho"):
+        registry.register(OtherEcho)
+
+
+def test_registry_unknown_name_lists_registered():
+    registry = ToolRegistry(entry_point_group=None)
+    registry.register(Echo)
+    with pytest.raises(UnknownToolError, match=r"no tool named 'nope'; registered: \['echo'\]"):
+        registry.get_class("nope")
+
+
+def test_registry_refuses_abstract_bases():
+    with pytest.raises(TypeError, match="abstract base"):
+        ToolRegistry(entry_point_group=None).register(AbstractGraphTool)
+
+
+class _EntryPoint:
+    def __init__(self, name: str, value: object) -> None:
+        self.name, self.value, self._value = name, f"plugin:{name}", value
+        self.loads = 0
+
+    def load(self) -> object:
+        self.loads += 1
+        if isinstance(self._value, Exception):
+            raise self._value
+        return self._value
+
+
+def test_registry_loads_entry_points_once_lazily(monkeypatch):
+    point = _EntryPoint("echo_plugin", [Echo])
+    groups: list[str] = []
+
+    def fake_entry_points(group: str):
+        groups.append(group)
+        return [point]
+
+    monkeypatch.setattr(metadata, "entry_points", fake_entry_points)
+    registry = ToolRegistry()
+    assert point.loads == 0  # lazy: nothing loaded at construction
+    assert registry.get_class("echo") is Echo
+    registry.classes()
+    assert (point.loads, groups) == (1, ["csillag.tools"])
+
+
+def test_registry_broken_plugin_names_the_entry_point(monkeypatch):
+    point = _EntryPoint("broken", ImportError("No module named 'spacy_magic'"))
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [point])
+    with pytest.raises(ToolError, match=r"'broken'.*spacy_magic"):
+        ToolRegistry().classes()
+
+
+def _container(*classes: type, services=()) -> ToolContainer:
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in classes:
+        registry.register(cls)
+    return ToolContainer(registry, services)
+
+
+def test_r_plug_2_injected_fields_are_filled_before_init_which_wires_the_setter():
+    store = GraphStore("egri")
+    container = _container(CharacterTool, services=[store]).start()
+    tool = container.get("character")
+    assert tool.init_saw_store is store
+    assert tool._store is store
+    assert tool.settings is None  # optional and not provided
+    result = tool.execute_with_result([], "q", "en", [], None, None)
+    assert result.documents == {TextAnswer("egri")}
+
+
+def test_r_plug_2_missing_dependency_names_tool_field_and_type():
+    with pytest.raises(MissingDependencyError, match=r"'character'.*'store'.*GraphStore") as info:
+        _container(CharacterTool).start()
+    assert (info.value.tool_name, info.value.field) == ("character", "store")
+
+
+def test_r_ref_1_sibling_tools_share_the_no_arg_plus_init_pattern():
+    store = GraphStore("egri_csillagok")
+    container = _container(CharacterTool, SummaryTool, services=[store]).start()
+    assert container.get("character")._store is container.get("summary")._store is store
+
+
+def test_plugins_tools_are_singletons():
+    container = _container(Echo).start()
+    assert container.get("echo") is container.get("echo")
+    assert container.tools() == [container.get("echo")]
+
+
+def test_r_dep_3_wrong_priority_order_is_logged_and_the_dependant_disabled(caplog):
+    caplog.set_level(logging.ERROR, logger="tools.plugins")
+    container = _container(Upstream, WrongOrderDependant, DependantOfDependant, Echo).start()
+    assert "wrong_order" in container.disabled
+    assert "second_level" in container.disabled  # its requirement is disabled
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("wrong_order" in m and "'upstream'" in m and "R-DEP-3" in m for m in messages)
+    # The platform keeps running with the rest.
+    assert sorted(t.get_name() for t in container.tools()) == ["echo", "upstream"]
+    with pytest.raises(UnknownToolError, match="disabled"):
+        container.get("wrong_order")
+
+
+def test_r_dep_1_required_tools_must_be_instances_not_names():
+    container = _container(Upstream, NameInsteadOfInstance).start()
+    assert "R-DEP-1" in container.disabled["by_name"]
