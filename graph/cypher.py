@@ -66,10 +66,11 @@ MERGE_ONE_CO_OCCURRENCE = (
 
 CLEAR = (
     f"MATCH (n) WHERE n:{ENTITY} OR n:{DOCUMENT} OR n:{UNIT} OR n:{CHUNK} "
-    "CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+    "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
 )
 
-# Subqueries use the ``CALL { WITH n … }`` form: deprecated from 5.23 on, but understood by every Neo4j 5 release.
+# Subqueries use the scoped ``CALL (n) { … }`` form of Neo4j 5.23+ (the project pins 5.26 LTS in scripts/neo4j.sh);
+# the older ``CALL { WITH n … }`` draws a deprecation warning on every call there.
 
 # -- queries --
 
@@ -121,13 +122,13 @@ TIMELINE_MEETINGS = (
 )
 UNITS_BY_ID = f"UNWIND $ids AS uid MATCH (u:{UNIT} {{unit_id: uid}}) RETURN properties(u) AS u"
 STATS = (
-    f"CALL {{ MATCH (e:{ENTITY}) RETURN count(e) AS entities, "
+    f"CALL () {{ MATCH (e:{ENTITY}) RETURN count(e) AS entities, "
     "count(DISTINCT CASE WHEN e.community >= 0 THEN e.community END) AS communities } "
-    f"CALL {{ MATCH ()-[r:{CO_OCCURS_WITH}]->() RETURN count(r) AS relations }} "
-    f"CALL {{ MATCH (d:{DOCUMENT}) RETURN count(d) AS documents }} "
-    f"CALL {{ MATCH (u:{UNIT}) RETURN count(u) AS units }} "
-    f"CALL {{ MATCH (c:{CHUNK}) RETURN count(c) AS chunks }} "
-    f"CALL {{ MATCH ()-[m:{MENTIONED_IN}]->() RETURN count(m) AS mentions }} "
+    f"CALL () {{ MATCH ()-[r:{CO_OCCURS_WITH}]->() RETURN count(r) AS relations }} "
+    f"CALL () {{ MATCH (d:{DOCUMENT}) RETURN count(d) AS documents }} "
+    f"CALL () {{ MATCH (u:{UNIT}) RETURN count(u) AS units }} "
+    f"CALL () {{ MATCH (c:{CHUNK}) RETURN count(c) AS chunks }} "
+    f"CALL () {{ MATCH ()-[m:{MENTIONED_IN}]->() RETURN count(m) AS mentions }} "
     "RETURN entities, relations, documents, units, chunks, mentions, communities"
 )
 LABEL_COUNTS = f"MATCH (e:{ENTITY}) RETURN e.label AS label, count(*) AS n"

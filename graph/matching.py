@@ -64,10 +64,6 @@ def is_candidate(keys: Iterable[str], query_probes: Sequence[str]) -> bool:
     return any(probe in key for key in keys for probe in query_probes)
 
 
-def _ratio(a: str, b: str) -> float:
-    return SequenceMatcher(None, a, b, autojunk=False).ratio()
-
-
 def score_key(query_key: str, key: str) -> float:
     """The score of one entity key against a normalised query (see the module docstring for the tiers)."""
     if query_key == key:
@@ -80,8 +76,14 @@ def score_key(query_key: str, key: str) -> float:
         return round(0.8 + 0.1 * coverage, 6)
     if all(any(k.startswith(q) for k in k_tokens) for q in q_tokens):
         return round(0.6 + 0.1 * coverage, 6)
-    token_mean = sum(max(_ratio(q, k) for k in k_tokens) for q in q_tokens) / len(q_tokens)
-    fuzzy = max(_ratio(query_key, key), token_mean)
+    whole = SequenceMatcher(None, query_key, key, autojunk=False)
+    pairs = [[SequenceMatcher(None, q, k, autojunk=False) for k in k_tokens] for q in q_tokens]
+    # quick_ratio() bounds ratio() from above: skip the exact (slow) ratios when even the bounds miss the floor
+    bound = max(whole.quick_ratio(), sum(max(m.quick_ratio() for m in row) for row in pairs) / len(pairs))
+    if bound < FUZZY_FLOOR:
+        return 0.0
+    token_mean = sum(max(m.ratio() for m in row) for row in pairs) / len(pairs)
+    fuzzy = max(whole.ratio(), token_mean)
     return round(0.6 * fuzzy, 6) if fuzzy >= FUZZY_FLOOR else 0.0
 
 

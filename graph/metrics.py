@@ -7,20 +7,22 @@ and community ids are renumbered 0, 1, 2, … by community size desc, then by sm
 
 PageRank is a weighted power iteration in numpy with networkx's semantics (``alpha`` 0.85, uniform teleport,
 dangling mass spread uniformly, stop when the L1 change < N × 1e-6): ``networkx.pagerank`` itself needs scipy,
-which is not a dependency of this project, and its pure-Python fallback is private and ~50× slower.
+which is not a dependency of this project, and its pure-Python fallback is private (the tests compare against it).
 
-Where the driver stops being the right place (measured with ``python -m graph.metrics 50000 1000000`` on the
-project's 2-core box, random graph with power-law-ish degrees; numbers in the table are wall time / peak RSS):
+Where the driver stops being the right place — measured with ``python -m graph.metrics <nodes> <edges>`` (random
+graph with skewed degrees) on the project's 2-core box, shared with other jobs at the time (wall times):
 
-==============  ==========  ==========  ================  ==========
-nodes / edges    graph build  PageRank    Louvain           peak RSS
-==============  ==========  ==========  ================  ==========
-3k / 100k       see below
-50k / 1M        see below
-==============  ==========  ==========  ================  ==========
+================  ===========  ========  ===========================  ========
+nodes / edges     graph build  PageRank  Louvain                      peak RSS
+================  ===========  ========  ===========================  ========
+3,000 / 100,000   0.5 s        0.1 s     3.9 s                        203 MB
+10,000 / 300,000  0.9 s        0.3 s     8.7 s                        352 MB
+50,000 / 1M       4.3 s        2.0 s     246 s (≈ 100 s of CPU)       910 MB
+================  ===========  ========  ===========================  ========
 
-A novel gives a few thousand entities and ~10^5 pairs — a few seconds here. Up to ~1M edges the driver is fine;
-past that, Louvain in pure Python dominates. For bigger graphs the lead's Spark path computes degree and weighted
+A novel gives a few thousand entities and ~10^5 pairs: seconds. The limit is about 10^6 edges / 5·10^4 nodes:
+there Louvain in pure Python takes minutes and the driver needs ~1 GB; past it, do not collect to the driver. For
+bigger graphs the Spark path of the ``graph`` stage (written by the lead, not here) computes degree and weighted
 degree by SQL aggregation over ``cooccurrences`` (``UNION ALL`` of both ends, ``GROUP BY``) and leaves PageRank and
 communities to a graph engine (GraphFrames or Neo4j GDS); this module does not try to be that path.
 """

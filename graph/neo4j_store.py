@@ -149,7 +149,11 @@ class Neo4jGraphStore:
         self._load_rows("units", cypher.MERGE_UNITS, [u.model_dump() for u in graph.units])
         self._load_rows("chunks", cypher.MERGE_CHUNKS, [c.model_dump() for c in graph.chunks])
         self._load_rows("entities", cypher.MERGE_ENTITIES, entities)
-        self._load_rows("co-occurrences", cypher.MERGE_CO_OCCURRENCES, [r.model_dump() for r in graph.relations])
+        pairs = [  # MERGE on a directed pattern: always store the pair one way round, src_id < dst_id
+            r.model_dump() | {"src_id": min(r.src_id, r.dst_id), "dst_id": max(r.src_id, r.dst_id)}
+            for r in graph.relations
+        ]
+        self._load_rows("co-occurrences", cypher.MERGE_CO_OCCURRENCES, pairs)
         self._load_rows("mentions", cypher.MERGE_MENTIONS, [m.model_dump() for m in graph.mentions])
         seconds = time.perf_counter() - started
         logger.info("loaded %d entities and %d relations into Neo4j at %s in %.1f s",

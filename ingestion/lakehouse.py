@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ingestion.errors import LakehouseError
 from ingestion.markers import MarkerStore
@@ -70,7 +70,26 @@ class Lakehouse:
         DeltaTable.forPath(self.spark, self.path(table)).delete(F.col("doc_id").isin(doc_ids))
 
     def doc_ids(self, table: str) -> set[str]:
-        """The documents present in a table (empty when the table does not exist yet)."""
+        """The documents present in a table (empty when the table does not exist yet).
+
+        Read with delta-rs in this process: a column projection of a committed snapshot, without a Spark job.
+        """
         if not self.exists(table):
             return set()
-        return {row.doc_id for row in self.read(table).select("doc_id").distinct().collect()}
+        from deltalake import DeltaTable
+
+        column = DeltaTable(self.path(table)).to_pyarrow_dataset().to_table(columns=["doc_id"]).column("doc_id")
+        return set(column.unique().to_pylist())
+
+    def columns(self, table: str, columns: list[str]) -> Any:
+        """A pyarrow Table of some columns of the current snapshot, read in-process (for counts and small lookups)."""
+        from deltalake import DeltaTable
+
+        return DeltaTable(self.path(table)).to_pyarrow_dataset().to_table(columns=columns)
+
+    def count(self, table: str) -> int:
+        """Rows in the table's current snapshot, from the Delta log's file statistics (no data is read)."""
+        from deltalake import DeltaTable
+
+        actions = DeltaTable(self.path(table)).get_add_actions(flatten=True)
+        return int(sum(actions.column("num_records").to_pylist())) if actions.num_rows else 0

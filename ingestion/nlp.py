@@ -57,13 +57,21 @@ class NlpSpec:
     patterns: tuple[dict[str, Any], ...] = ()
     labels: tuple[str, ...] = ()
     batch_size: int = 64
+    # "LOWER" makes phrase patterns case-insensitive (spaCy's EntityRuler ``phrase_matcher_attr``).
+    phrase_matcher_attr: str | None = None
     extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def key(self) -> str:
         """Identifies the pipeline; part of the mentions stage's config fingerprint."""
         return fingerprint(
-            {"language": self.language, "model": self.model, "patterns": list(self.patterns), "labels": self.labels}
+            {
+                "language": self.language,
+                "model": self.model,
+                "patterns": list(self.patterns),
+                "labels": self.labels,
+                "phrase_matcher_attr": self.phrase_matcher_attr,
+            }
         )
 
 
@@ -105,7 +113,10 @@ def build_nlp(spec: NlpSpec) -> Language:
     if spec.patterns:
         # Before a statistical ner, so the domain's names win over the model's guesses.
         where = {"before": "ner"} if "ner" in nlp.pipe_names else {}
-        ruler = nlp.add_pipe("entity_ruler", config={"overwrite_ents": True}, **where)
+        config: dict[str, Any] = {"overwrite_ents": True}
+        if spec.phrase_matcher_attr:
+            config["phrase_matcher_attr"] = spec.phrase_matcher_attr
+        ruler = nlp.add_pipe("entity_ruler", config=config, **where)
         ruler.add_patterns(list(spec.patterns))
     return nlp
 

@@ -27,13 +27,13 @@ EN_TITLES = frozenset(
     "tsar tsarevich emperor empress king queen father brother grand duke duchess archduke baron baroness marshal "
     "abbe vicomte comte herr frau fraulein doctor".split()
 )
+# "ur" is the stem "úr" shortens to before a suffix (urat, urak).
 HU_TITLES = frozenset(
     "úr ur uram úrfi bácsi néni pap kapitány vitéz király királyné basa pasa bég aga szultán deák diák "
     "hadnagy főhadnagy zászlós asszony asszonyom kisasszony barát gróf herceg püspök császár öreg ifjú ifjabb "
     "nagyságos tekintetes".split()
 )
 _TITLES = {"en": EN_TITLES, "hu": HU_TITLES}
-# "ur" is the stem "úr" shortens to before a suffix (urat, urak).
 # Title words that also describe places or things ("Old Town", "Grand Canal", "öreg vár"): no evidence of a person.
 _WEAK_TITLES = frozenset({"old", "little", "young", "grand", "öreg", "ifjú", "ifjabb"})
 

@@ -13,7 +13,7 @@ import hashlib
 import json
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,14 @@ _FAMILIES = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOC", "LOC": "LOC", "F
 # A partial name attaches only to a full name seen at least this often (or listed in the alias table), so
 # one-off NER noise such as "Beside Kutuzov" never captures "Kutuzov".
 MIN_ANCHOR_SUPPORT = 2
+# Capitalised at the start of a sentence, these open many NER spans ("Beside Kutuzov", "Tell Denisov").
+_FUNCTION_WORDS = {
+    "en": frozenset(
+        "a an and as at before behind beside between but by for from here if in near of oh on or so sometimes "
+        "suddenly tell send then there though to when where while with yes no ah voila".split()
+    ),
+    "hu": frozenset("és de hogy ha mert már még is sem nem igen".split()),
+}
 _NAME_PARTICLES = frozenset(
     {"de", "d'", "da", "di", "del", "della", "du", "la", "le", "van", "von", "der", "den", "zu"}
 )
@@ -228,15 +236,6 @@ class _Group:
     def count(self) -> int:
         return sum(form.count for form in self.forms)
 
-    @property
-    def name_like(self) -> bool:
-        """Whether some form is written like a name: every name word capitalised, bar particles ("von Toll").
-
-        NER spans such as "Bagration to Rostov", "the King of Prussia" or "Alexander Prince Vasili" are not, and
-        must neither capture a partial name nor be attached to one.
-        """
-        return self.entry is not None or any(_written_like_name(form) for form in self.forms)
-
 
 def resolve_entities(
     forms: Iterable[SurfaceForm], *, language: str, alias_table: AliasTable | None = None, min_count: int = 1
@@ -258,10 +257,10 @@ def resolve_entities(
         _stem_hungarian(parsed, table)
     _vote_families(parsed, language)
     kept = [form for form in parsed if form.count >= min_count]
-    for form in kept:
-        titles, names = split_titles(form.tokens, language) if form.family == "PERSON" else ([], form.tokens)
-        form.name_tokens = tuple(match_key(token) for token in names)
-        form.title_only = form.family == "PERSON" and all(is_title(token, language) for token in form.tokens)
+    for item in kept:
+        names = split_titles(item.tokens, language)[1] if item.family == "PERSON" else item.tokens
+        item.name_tokens = tuple(match_key(token) for token in names)
+        item.title_only = item.family == "PERSON" and all(is_title(token, language) for token in item.tokens)
     groups = _group(kept, table, language)
     roots = _attach_partial_names(groups, parsed, language)
     return _build(groups, roots)
@@ -293,8 +292,9 @@ def _stem_hungarian(forms: list[_Form], table: AliasTable) -> None:
 def _vote_families(forms: list[_Form], language: str) -> None:
     """Give every form the majority label family of all forms sharing its key (NER labels are noisy).
 
-    One piece of evidence outweighs the vote: a name seen with a person's title ("Lieutenant Telyanin") is a
-    person's name, however often NER tagged the bare name ("Telyanin") as a place.
+    Two pieces of evidence outweigh the vote, because the small models tag main characters as places or
+    organisations by the hundred: a name seen with a person's title ("Lieutenant Telyanin") is a person's name,
+    and so is a lone word that opens or closes a recurring full person name ("Natasha" in "Natasha Rostova").
     """
     votes: dict[str, Counter[str]] = defaultdict(Counter)
     titled: set[str] = set()
@@ -308,6 +308,22 @@ def _vote_families(forms: list[_Form], language: str) -> None:
         form.family = min(tally, key=lambda family: (-tally[family], family))
         if _name_key(form.tokens, language) in titled:
             form.family = "PERSON"
+    places = _places(forms)
+    name_words: set[str] = set()
+    for form in forms:
+        words = split_titles(form.tokens, language)[1]
+        if form.family == "PERSON" and len(words) > 1 and form.count >= MIN_ANCHOR_SUPPORT:
+            display = form.display.split()[-len(words) :]
+            if all(word[:1].isupper() for word in display) and not set(words) & (places | _FUNCTION_WORDS[language]):
+                name_words.update((words[0], words[-1]))
+    for form in forms:
+        if len(form.tokens) == 1 and form.tokens[0] in name_words:
+            form.family = "PERSON"
+
+
+def _places(forms: list[_Form]) -> set[str]:
+    """One-word place names seen at least twice: a person's name does not contain them ("Moscow Pierre")."""
+    return {form.tokens[0] for form in forms if form.family == "LOC" and len(form.tokens) == 1 and form.count >= 2}
 
 
 def _name_key(tokens: list[str], language: str) -> str:
@@ -340,7 +356,7 @@ def _group(forms: list[_Form], table: AliasTable, language: str) -> list[_Group]
 
 
 def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: str) -> list[int]:
-    """Attach partial person names to the unique supported full name they can belong to; returns each root.
+    """Attach partial person names to the unique credible full name they can belong to; returns each root.
 
     Longer names are settled first, so "Anna Pavlovna" joins "Anna Pavlovna Scherer" before "Anna" looks for a
     home (and finds two: Anna Pavlovna and Anna Mikhaylovna, so it stays apart). Alias table entries are never
@@ -354,70 +370,106 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             index = parent[index]
         return index
 
+    places = _places(forms)
+    shared_surnames = _shared_surnames(forms) if language == "en" else set()
     people = [
-        i for i, group in enumerate(groups) if group.family == "PERSON" and not group.title_only and group.name_like
+        i
+        for i, group in enumerate(groups)
+        if group.family == "PERSON" and not group.title_only and _name_like(group, places)
     ]
     owners: dict[str, set[int]] = defaultdict(set)
     for i in people:
         for word in groups[i].name_tokens:
             owners[word].add(i)
+
+    openers = {
+        groups[i].name_tokens[0] for i in people if len(groups[i].name_tokens) > 1 and support[i] >= MIN_ANCHOR_SUPPORT
+    }
+
+    def credible(other: int, part: tuple[str, ...]) -> bool:
+        # Containment in a longer name ("Michael Ilarionovich" in "Michael Ilarionovich Kutuzov") is evidence
+        # enough. A lone first name or surname needs a full name that recurs, or whose other words are names
+        # seen elsewhere ("Anatole Kuragin", once, but Kuragin is known), not NER noise ("Beside Kutuzov").
+        if len(part) > 1 or support[root(other)] >= MIN_ANCHOR_SUPPORT:
+            return True
+        words = groups[other].name_tokens
+        # a one-off ending in a word that opens recurring full names is two names glued ("Natasha Pierre")
+        return words[-1] not in openers and all(owners[word] - {other} for word in words if word not in part)
+
     order = sorted(people, key=lambda i: (-len(groups[i].name_tokens), groups[i].name_tokens))
     for index in order:
         tokens = groups[index].name_tokens
         if groups[index].entry is not None or not tokens:
             continue
-        candidates = {
-            root(other)
+        matches = [
+            other
             for other in people
             if len(groups[other].name_tokens) > max(len(tokens), 1)
-            and _is_partial(tokens, groups[other].name_tokens, language, forms)
-        }
-        # Containment of a longer name ("Michael Ilarionovich" in "Michael Ilarionovich Kutuzov") is evidence
-        # enough. A lone first name or surname needs a credible full name: one that recurs, or whose other
-        # words are names seen elsewhere ("Anatole Kuragin", once, but Kuragin is known) rather than NER
-        # noise ("Beside Kutuzov").
-        supported = sorted(
-            c
-            for c in candidates
-            if len(tokens) > 1 or support[c] >= MIN_ANCHOR_SUPPORT or _words_attested(c, groups, tokens, owners)
-        )
-        if len(supported) == 1:
-            parent[index] = supported[0]
-            support[supported[0]] += support[index]
-        elif supported:
-            logger.debug("name %r fits %d entities; kept apart", " ".join(tokens), len(supported))
+            and _is_partial(tokens, groups[other].name_tokens, shared_surnames)
+            and credible(other, tokens)
+        ]
+        if len(tokens) == 1:
+            matches = _in_usual_role(tokens[0], matches, groups, lambda i: support[root(i)])
+        homes = sorted({root(other) for other in matches})
+        if len(homes) == 1:
+            parent[index] = homes[0]
+            if len(tokens) > 1:  # a lone word lends no support: "Kiev" must not make "Kiev Pierre" a full name
+                support[homes[0]] += support[index]
+        elif homes:
+            names = [" ".join(groups[home].name_tokens) for home in homes]
+            logger.debug("name %r fits %d entities %s; kept apart", " ".join(tokens), len(homes), names)
     return [root(i) for i in range(len(groups))]
 
 
-def _words_attested(index: int, groups: list[_Group], part: tuple[str, ...], owners: dict[str, set[int]]) -> bool:
-    """Whether every word of a full name other than ``part`` also occurs in another person's name form."""
-    others = [word for word in groups[index].name_tokens if word not in part]
-    return all(owners.get(word, set()) - {index} for word in others)
+def _in_usual_role(word: str, matches: list[int], groups: list[_Group], weight: Callable[[int], int]) -> list[int]:
+    """Prefer the full names that ``word`` opens, when a recurring one does.
+
+    NER glues the word before a name onto it far more often than the word after ("Kiev Pierre", "Natasha
+    Pierre"), so a word that opens a recurring full name ("Pierre Bezukhov") is read as a first name (in
+    Hungarian order, a surname), and the spans it closes are not taken as evidence of ambiguity.
+    """
+    first = [i for i in matches if groups[i].name_tokens[0] == word]
+    if any(weight(i) >= MIN_ANCHOR_SUPPORT for i in first):
+        return first
+    return matches
 
 
-def _written_like_name(form: _Form) -> bool:
+def _name_like(group: _Group, places: set[str]) -> bool:
+    """Whether some form of the group is written like a person's name (see ``_written_like_name``)."""
+    return group.entry is not None or any(_written_like_name(form, places) for form in group.forms)
+
+
+def _written_like_name(form: _Form, places: set[str]) -> bool:
+    """Every word capitalised (bar particles, "von Toll"), none a function word, title or known place.
+
+    NER spans such as "Bagration to Rostov", "Beside Kutuzov", "Alexander Prince Vasili" or "Moscow Pierre"
+    glue a name to something else; they must neither capture a partial name nor be attached to one.
+    """
     words = _name_display(form).split()
-    capitalised = all(word[:1].isupper() or word.casefold() in _NAME_PARTICLES for word in words)
-    # a title inside the name glues two mentions together: "Alexander Prince Vasili"
-    return capitalised and not any(is_title(word.casefold(), form.language) for word in words[1:])
+    folded = [word.casefold() for word in words]
+    if not all(word[:1].isupper() or low in _NAME_PARTICLES for word, low in zip(words, folded, strict=True)):
+        return False
+    if any(low in _FUNCTION_WORDS[form.language] for low in folded):
+        return False
+    if len(words) > 1 and any(match_key(low) in places for low in folded):
+        return False
+    return not any(is_title(low, form.language) for low in folded[1:])
 
 
-def _is_partial(part: tuple[str, ...], full: tuple[str, ...], language: str, forms: list[_Form]) -> bool:
+def _is_partial(part: tuple[str, ...], full: tuple[str, ...], shared_surnames: set[str]) -> bool:
     """Whether ``part`` can be a shorter way of writing ``full`` (shares its first or last name, in order)."""
     if len(part) == 1:
-        token = part[0]
-        if full[0] == token:
-            return True
-        return full[-1] == token and not (language == "en" and _family_name_shared(token, forms))
+        return full[0] == part[0] or (full[-1] == part[0] and part[0] not in shared_surnames)
     if part[0] != full[0] and part[-1] != full[-1]:
         return False
     remaining = iter(full)
     return all(token in remaining for token in part)
 
 
-def _family_name_shared(surname: str, forms: list[_Form]) -> bool:
-    variants = surname_variants(surname)
-    return any(form.tokens and match_key(form.tokens[-1]) in variants for form in forms)
+def _shared_surnames(forms: list[_Form]) -> set[str]:
+    """Surnames whose plural or other-gender form was seen ("Rostovs", "Countess Rostova"): several people."""
+    last_words = {match_key(form.tokens[-1]) for form in forms}
+    return {word for word in last_words if surname_variants(word) & last_words}
 
 
 def _build(groups: list[_Group], roots: list[int]) -> tuple[list[ResolvedEntity], dict[tuple[str, str], str]]:

@@ -36,6 +36,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
     language: ClassVar[str] = "en"
     spacy_model: ClassVar[str | None] = "en_core_web_sm"
     entity_labels: ClassVar[tuple[str, ...]] = ("PERSON", "GPE", "LOC", "FAC", "ORG", "NORP")
+    phrase_matcher_attr: ClassVar[str | None] = None
 
     settings: Injected[CsillagSettings | None]
 
@@ -82,6 +83,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             patterns=tuple(self.entity_patterns()),
             labels=labels,
             batch_size=ner.batch_size,
+            phrase_matcher_attr=self.phrase_matcher_attr,
         )
         return DomainSpec(
             name=self.get_name(),

@@ -40,7 +40,7 @@ def _abstract_names(cls: type) -> list[str]:
 
 def _required_init_params(cls: type) -> list[str]:
     try:
-        signature = inspect.signature(cls.__init__)
+        signature = inspect.signature(cls.__init__)  # type: ignore[misc]
     except (TypeError, ValueError):  # builtin __init__ has no signature: nothing required
         return []
     params = list(signature.parameters.values())[1:]

@@ -75,7 +75,7 @@ class InternalContextDocument(UniqueTextDocument):
         validate = getattr(model, "model_validate_json", None)
         if validate is None:
             raise TypeError(f"to_model needs a pydantic model class, got {model!r}")
-        return validate(self.text)  # type: ignore[no-any-return]
+        return validate(self.text)  # type: ignore[no-any-return,unused-ignore]
 
     def to_json(self) -> Any:
         """Read the text back as plain JSON."""

@@ -12,11 +12,12 @@ state lives in this prototype-scoped object (R-OT-3), never in a tool.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import logging
 import types
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from tools.clarification import ClarificationSession, PendingRequest, SessionStore, split_answers
 from tools.contracts import (
@@ -46,6 +47,24 @@ from tools.streaming import CollectingCallback, FinalCallback, OpenAIResponse, R
 logger = logging.getLogger(__name__)
 
 MAIN_TASK = "1"
+_MODES: dict[type, str] = {}
+
+
+def execution_mode(tool: ChatbotTool) -> str:
+    """How the engine calls ``tool``: coordinator, dependent, consumer or plain (cached per class)."""
+    cls = type(tool)
+    mode = _MODES.get(cls)
+    if mode is None:
+        if isinstance(tool, AgentCoordinator):
+            mode = "coordinator"
+        elif isinstance(tool, ToolDependent):
+            mode = "dependent"
+        elif isinstance(tool, ContextConsumerTool):
+            mode = "consumer"
+        else:
+            mode = "plain"
+        mode = _MODES[cls] = mode
+    return mode
 _EMPTY: Mapping[str, Sequence[PromptAndContext]] = types.MappingProxyType({})
 
 
@@ -99,7 +118,11 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         return domain is None or wanted is None or domain == wanted
 
     def get_orchestrated_tools(self, request: ChatRequest) -> list[OrchestratorActivatedTool]:
-        """The orchestrator-activated tools this orchestrator may start for ``request``."""
+        """The orchestrator-activated tools this orchestrator may start for ``request`` (memoised per domain)."""
+        key = ("orchestrated", type(self), request.domain)
+        return list(self.container.memo(key, lambda: self._orchestrated_tools(request)))
+
+    def _orchestrated_tools(self, request: ChatRequest) -> list[OrchestratorActivatedTool]:
         if self.tool_names is not None:
             tools = [self.container.get(name) for name in self.tool_names]
         else:
@@ -107,12 +130,11 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         return [t for t in tools if isinstance(t, OrchestratorActivatedTool) and not never_activated(t)]
 
     def get_routable_tools(self, request: ChatRequest) -> list[ChatbotTool]:
-        """The plain ChatbotTools offered to routing: eligibility is checked BEFORE routing (R-CHAT-2)."""
-        return [
-            t
-            for t in self.container.tools()
-            if not isinstance(t, OrchestratorActivatedTool) and not never_activated(t) and t.is_eligible(request)
-        ]
+        """The plain ChatbotTools offered to routing: eligibility is checked BEFORE routing, per request (R-CHAT-2)."""
+        plain = self.container.memo(("routable", type(self)), lambda: [
+            t for t in self.container.tools() if not isinstance(t, OrchestratorActivatedTool) and not never_activated(t)
+        ])
+        return [t for t in plain if t.is_eligible(request)]
 
     async def plan(self, request: ChatRequest) -> dict[int, list[ChatbotTool]]:
         """Priority → tools to run: routed tools, suitable orchestrator tools, their requirements, the fallback."""
@@ -211,22 +233,27 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         common = (list(request.systems), prompt, request.user_lang, words)
         prior = self.snapshot() if snapshot is None else snapshot
         timeout = tool.timeout_s or self.settings.tool_timeout_s
+        fn: Callable[..., Any]
+        args: tuple[Any, ...]
         try:
             if session is not None and isinstance(tool, ClarifiableContextConsumerTool):
                 fn, args = tool.execute_with_clarification_and_prior_context, (session, prior, *common, emitter,
                                                                                 callback)
             elif session is not None and isinstance(tool, ClarifiableTool):
                 fn, args = tool.execute_with_clarification, (session, *common, emitter, callback)
-            elif isinstance(tool, AgentCoordinator):
-                steps = await call_tool_method(tool.decompose, *common, prior, timeout_s=timeout)
+            elif (mode := execution_mode(tool)) == "coordinator":
+                coordinator = cast(AgentCoordinator, tool)
+                steps = await call_tool_method(coordinator.decompose, *common, prior, timeout_s=timeout)
                 self._ran.append(name)
-                await self._execute_plan(tool, steps or (), request, emitter, callback, task_no)
+                await self._execute_plan(coordinator, steps or (), request, emitter, callback, task_no)
                 return None
-            elif isinstance(tool, ToolDependent):
-                fn, args = tool.execute_with_required_context, (*common, self.required_contexts(tool), emitter,
-                                                                callback)
-            elif isinstance(tool, ContextConsumerTool):
-                fn, args = tool.execute_with_prior_context, (*common, prior, emitter, callback)
+            elif mode == "dependent":
+                dependent = cast(ToolDependent, tool)
+                fn = dependent.execute_with_required_context
+                args = (*common, self.required_contexts(dependent), emitter, callback)
+            elif mode == "consumer":
+                fn = cast(ContextConsumerTool, tool).execute_with_prior_context
+                args = (*common, prior, emitter, callback)
             else:
                 fn, args = tool.execute_with_result, (*common, emitter, callback)
             result = await call_tool_method(fn, *args, timeout_s=timeout)
@@ -247,6 +274,9 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
             logger.error("tool %s returned %r instead of a ToolExecutionResult; ignored", name, type(result))
             self._failures[f"{task_no}:{name}"] = TypeError(f"tool {name!r} returned {type(result).__name__}")
             return None
+        if result.tool_name != name:  # keys and clarification routing follow the tool that actually ran
+            logger.warning("tool %s labelled its result %r; recorded under %s", name, result.tool_name, name)
+            result = dataclasses.replace(result, tool_name=name)
         self._record(result, prompt, task_no)
         return result
 

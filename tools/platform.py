@@ -17,7 +17,7 @@ from tools.documents import ToolExecutionResult
 from tools.errors import NoOrchestratorError, ToolError, UnknownToolError
 from tools.llm.client import LlmClient
 from tools.llm.composer import AnswerComposer, ExtractiveComposer, LlmComposer
-from tools.llm.router import LexicalRouter, LlmRouter, Router
+from tools.llm.router import EmbeddingRouter, LexicalRouter, LlmRouter, Router
 from tools.orchestrator import AbstractOrchestratorTool, DefaultOrchestrator, call_tool_method, never_activated
 from tools.plugins import ToolContainer, ToolRegistry
 from tools.request import ChatRequest
@@ -45,8 +45,7 @@ class ChatPlatform:
         settings = self.orchestrator_settings
         client = LlmClient(self.llm_settings) if self.llm_settings.base_url else None
         if router is None:
-            lexical = LexicalRouter(settings.router_min_score)
-            router = LlmRouter(client, lexical) if client and self.llm_settings.route_with_llm else lexical
+            router = self._default_router(client)
         if composer is None:
             composer = (
                 LlmComposer(client, stream=self.llm_settings.stream)
@@ -58,6 +57,18 @@ class ChatPlatform:
         if client is not None:
             base.append(client)
         self.container = ToolContainer(registry, [*base, *services])
+
+    def _default_router(self, client: LlmClient | None) -> Router:
+        lexical = LexicalRouter(self.orchestrator_settings.router_min_score)
+        if client is not None and self.llm_settings.route_with_llm:
+            return LlmRouter(client, lexical)
+        if self.llm_settings.embedding_model:
+            return EmbeddingRouter.from_sentence_transformers(
+                self.llm_settings.embedding_model,
+                min_similarity=self.llm_settings.embedding_min_similarity,
+                lexical=lexical,
+            )
+        return lexical
 
     @classmethod
     def from_settings(cls, settings: Any, registry: ToolRegistry | None = None, **kwargs: Any) -> ChatPlatform:

@@ -39,11 +39,8 @@ class _InjectMarker:
 INJECT = _InjectMarker()
 
 
-class Injected:
-    """``field: Injected[SomeType]`` marks a field the container fills before ``init()`` (Java ``@Autowired``)."""
-
-    def __class_getitem__(cls, item: Any) -> Any:
-        return typing.Annotated[item, INJECT]
+Injected = typing.Annotated[T, INJECT]
+"""``field: Injected[SomeType]`` marks a field the container fills before ``init()`` (Java ``@Autowired``)."""
 
 
 class ToolRegistry:
@@ -151,12 +148,16 @@ class ToolContainer:
         self._orchestrators: dict[str, type[ChatbotTool]] = {}
         self.disabled: dict[str, str] = {}
         self._plans: dict[type, _Plan] = {}
+        self._resolved: dict[Any, Any] = {}
+        self._memo: dict[Any, Any] = {}
         self._started = False
         self._lock = threading.Lock()
 
     def provide(self, service: object) -> None:
         """Make ``service`` available to injected fields of its type (and its base types)."""
         self._services.append(service)
+        self._resolved.clear()
+        self._memo.clear()
 
     def start(self) -> ToolContainer:
         """Instantiate, inject, init and validate every registered tool; idempotent."""
@@ -205,6 +206,19 @@ class ToolContainer:
         return instance
 
     def _resolve(self, wanted: Any) -> Any:
+        # Resolution is cached: orchestrators are injected on every request and Protocol isinstance checks are slow.
+        try:
+            return self._resolved[wanted]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable annotation
+            return self._lookup(wanted)
+        value = self._lookup(wanted)
+        if self._started:
+            self._resolved[wanted] = value
+        return value
+
+    def _lookup(self, wanted: Any) -> Any:
         if not isinstance(wanted, type):
             return None
         for service in reversed(self._services):  # later provisions override earlier ones
@@ -254,6 +268,14 @@ class ToolContainer:
         """The enabled singleton tools, in registration order."""
         self.start()
         return [t for name, t in self._tools.items() if name not in self.disabled]
+
+    def memo(self, key: Any, factory: Any) -> Any:
+        """``factory()`` computed once per key for this started tool set (e.g. an orchestrator's tool selection)."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = factory()
+            return value
 
     def get(self, name: str) -> ChatbotTool:
         """The enabled singleton tool named ``name``."""

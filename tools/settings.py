@@ -21,6 +21,10 @@ class LlmSettings(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
     stream: bool = Field(default=True, description="Stream the final answer into the response emitter.")
     route_with_llm: bool = Field(default=True, description="Use the LLM for routing when an endpoint is configured.")
+    embedding_model: str | None = Field(
+        default=None, description="Offline routing by embeddings: a sentence-transformers model name or path."
+    )
+    embedding_min_similarity: float = Field(default=0.5, ge=-1, le=1)
 
 
 class OrchestratorSettings(BaseModel):

@@ -71,7 +71,7 @@ def load_entities() -> tuple[DomainEntity, ...]:
     Raises:
         ValueError: when an entry has an unknown label or no aliases.
     """
-    text = resources.files("ingestion.domains.data").joinpath(DATA_FILE).read_text(encoding="utf-8")
+    text = resources.files("ingestion.domains").joinpath("data", DATA_FILE).read_text(encoding="utf-8")
     entries: list[dict[str, Any]] = json.loads(text)
     entities = tuple(
         DomainEntity(
@@ -144,16 +144,20 @@ def alias_table() -> dict[str, list[str]]:
     return table
 
 
-def build_nlp() -> Language:
+def build_nlp(*, phrase: bool = True) -> Language:
     """Return a blank Hungarian pipeline with a ``sentencizer`` and an ``entity_ruler`` holding the domain patterns.
 
     The ruler uses phrase patterns matched on ``LOWER`` (``phrase_matcher_attr``) plus ``ORTH`` token
-    patterns for the case-sensitive names; see :func:`entity_ruler_patterns`.
+    patterns for the case-sensitive names; ``phrase=False`` uses token patterns only (same matches, slower).
+    See :func:`entity_ruler_patterns`.
     """
     import spacy  # deferred: importing spaCy costs ~1 s and most callers of this module only want the data
 
     nlp = spacy.blank("hu")
     nlp.add_pipe("sentencizer")
-    ruler = nlp.add_pipe("entity_ruler", config={"validate": True, "phrase_matcher_attr": "LOWER"})
-    ruler.add_patterns(entity_ruler_patterns(phrase=True))  # type: ignore[attr-defined]
+    config: dict[str, Any] = {"validate": True}
+    if phrase:
+        config["phrase_matcher_attr"] = "LOWER"
+    ruler = nlp.add_pipe("entity_ruler", config=config)
+    ruler.add_patterns(entity_ruler_patterns(phrase=phrase))  # type: ignore[attr-defined]
     return nlp

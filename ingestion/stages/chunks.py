@@ -116,9 +116,13 @@ class ChunksStage(Stage):
             ctx.lakehouse.delete_docs(self.name, removed)
             if todo:
                 ctx.lakehouse.append(chunks, self.name)
-        stats = ctx.lakehouse.read(self.name).agg(
-            F.count("*").alias("chunks"), F.countDistinct("unit_id").alias("units"), F.sum("n_words").alias("words")
-        ).first()
-        counts = {"chunks": int(stats.chunks), "units": int(stats.units), "words": int(stats.words or 0)}
+        import pyarrow.compute as pc
+
+        stats = ctx.lakehouse.columns(self.name, ["unit_id", "n_words"])
+        counts = {
+            "chunks": stats.num_rows,
+            "units": len(pc.unique(stats.column("unit_id"))),
+            "words": int(pc.sum(stats.column("n_words")).as_py() or 0),
+        }
         counts.update(documents_split=len(todo) if incremental else len(current), documents_removed=len(removed))
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx))

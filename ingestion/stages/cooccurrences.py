@@ -75,4 +75,4 @@ class CooccurrencesStage(Stage):
         window = ctx.settings.ingestion.cooccurrence_window
         pairs = cooccurrence_pairs(lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window)
         lake.overwrite(pairs, self.name)
-        return StageOutput(counts={"pairs": lake.read(self.name).count()}, output_fingerprint=self.derived_fingerprint(ctx))
+        return StageOutput(counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx))

@@ -93,8 +93,6 @@ class EntitiesStage(Stage):
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Resolve in the driver, join back in Spark, overwrite both tables."""
-        from pyspark.sql import functions as F
-
         lake, spark = ctx.lakehouse, ctx.spark
         mentions = lake.read("mentions")
         forms = surface_forms(mentions)
@@ -110,6 +108,9 @@ class EntitiesStage(Stage):
         lake.overwrite(table_df, "entities")
         kept = lake.read("entities").select("entity_id")
         lake.overwrite(mention_entities.join(kept, "entity_id", "left_semi"), "mention_entities")
-        stats = lake.read("mention_entities").agg(F.count("*").alias("n")).first()
-        counts = {"entities": lake.read("entities").count(), "resolved_mentions": int(stats.n), "surface_forms": len(forms)}
+        counts = {
+            "entities": lake.count("entities"),
+            "resolved_mentions": lake.count("mention_entities"),
+            "surface_forms": len(forms),
+        }
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx))

@@ -75,5 +75,5 @@ class GraphStage(Stage):
             path = "spark"
         lake.overwrite(nodes, "graph_nodes")
         lake.overwrite(edges, "graph_edges")
-        counts = {"nodes": lake.read("graph_nodes").count(), "edges": n_edges}
+        counts = {"nodes": lake.count("graph_nodes"), "edges": n_edges}
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"metrics": path})

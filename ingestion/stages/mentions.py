@@ -86,9 +86,12 @@ class MentionsStage(Stage):
         lake.delete_docs(PROGRESS_TABLE, removed)
 
         chunks = lake.read("chunks").select("doc_id", "chunk_id", "start", "text", "n_words")
-        done = lake.read(PROGRESS_TABLE).select("chunk_id")
-        pending_df = chunks.join(done, "chunk_id", "left_anti")
-        pending = [(r.chunk_id, int(r.n_words)) for r in pending_df.select("chunk_id", "n_words").orderBy("chunk_id").collect()]
+        # Which chunks are left is decided in-process from two small columns, without a Spark job.
+        done_ids = set(lake.columns(PROGRESS_TABLE, ["chunk_id"]).column("chunk_id").to_pylist())
+        listing = lake.columns("chunks", ["chunk_id", "n_words"]).to_pydict()
+        pending = sorted(
+            (cid, int(n)) for cid, n in zip(listing["chunk_id"], listing["n_words"], strict=True) if cid not in done_ids
+        )
         words_of = dict(pending)
         if pending and not fresh:
             # Mentions of chunks not recorded as done are left over from a crashed batch.
@@ -126,11 +129,13 @@ class MentionsStage(Stage):
                 "mentions: batch %d/%d, %d/%d words, %.0f words/s",
                 number, len(plan), done_words, total_words, done_words / elapsed if elapsed else 0.0,
             )
-        stats = lake.read(self.name).agg(F.count("*").alias("mentions"), F.countDistinct("text").alias("forms")).first()
+        import pyarrow.compute as pc
+
+        texts = lake.columns(self.name, ["text"]).column("text")
         elapsed = time.perf_counter() - started
         counts: dict[str, Any] = {
-            "mentions": int(stats.mentions),
-            "surface_forms": int(stats.forms),
+            "mentions": len(texts),
+            "surface_forms": len(pc.unique(texts)),
             "chunks_processed": len(pending),
             "words_processed": total_words,
         }

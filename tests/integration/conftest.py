@@ -25,8 +25,15 @@ def neo4j_settings() -> Neo4jSettings:
     try:
         from tests.integration.neo4j_server import ensure_neo4j
     except ImportError as exc:
-        pytest.skip(f"the Neo4j test server helper tests/integration/neo4j_server.py is not available: {exc}")
-    info = ensure_neo4j()
+        # Without the helper, a server already started by ``scripts/neo4j.sh start`` can be named in the environment
+        # (``eval "$(scripts/neo4j.sh env)"``).
+        if not os.environ.get("CSILLAG_NEO4J_URI"):
+            pytest.skip(f"no Neo4j: tests/integration/neo4j_server.py is not importable ({exc}) and "
+                        "CSILLAG_NEO4J_URI is not set")
+        info = (os.environ["CSILLAG_NEO4J_URI"], os.environ.get("CSILLAG_NEO4J_USER", "neo4j"),
+                os.environ.get("CSILLAG_NEO4J_PASSWORD", ""))
+    else:
+        info = ensure_neo4j()
     password = _field(info, "password", 2)
     return Neo4jSettings(
         uri=_field(info, "uri", 0),

@@ -9,6 +9,7 @@ from typing import Any
 
 import neo4j
 import pytest
+from pydantic import SecretStr
 
 from graph.embedded import EmbeddedGraphStore
 from graph.errors import GraphAuthError, GraphStoreError, GraphUnavailableError
@@ -64,7 +65,7 @@ def test_neo4j_load_twice_keeps_every_count(loaded_neo4j: Neo4jGraphStore, neo4j
 
 
 def test_neo4j_wrong_password_names_uri_and_user(neo4j_settings: Neo4jSettings) -> None:
-    wrong = neo4j_settings.model_copy(update={"password": "definitely-not-the-password"})
+    wrong = neo4j_settings.model_copy(update={"password": SecretStr("definitely-not-the-password")})
     with pytest.raises(GraphAuthError) as caught:
         Neo4jGraphStore.from_settings(wrong)
     message = str(caught.value)
@@ -81,7 +82,7 @@ def _closed_port() -> int:
 
 def test_neo4j_unreachable_server_names_uri() -> None:
     uri = f"bolt://127.0.0.1:{_closed_port()}"
-    settings = Neo4jSettings(uri=uri, password="x", connection_timeout_s=2.0)
+    settings = Neo4jSettings(uri=uri, password=SecretStr("x"), connection_timeout_s=2.0)
     with pytest.raises(GraphUnavailableError) as caught:
         Neo4jGraphStore.from_settings(settings)
     assert uri in str(caught.value) and caught.value.uri == uri

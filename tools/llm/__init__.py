@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from tools.llm.client import ChatMessage, LlmClient
 from tools.llm.composer import AnswerComposer, ComposedAnswer, ExtractiveComposer, LlmComposer
-from tools.llm.router import LexicalRouter, LlmRouter, Router, ToolCandidate
+from tools.llm.router import EmbeddingRouter, LexicalRouter, LlmRouter, Router, ToolCandidate
 
 __all__ = [
     "AnswerComposer",
     "ChatMessage",
     "ComposedAnswer",
+    "EmbeddingRouter",
     "ExtractiveComposer",
     "LexicalRouter",
     "LlmClient",

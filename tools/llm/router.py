@@ -1,6 +1,7 @@
 """Routing: which tools' executable instructions fit the user's prompt (R-CHAT-1).
 
-``LexicalRouter`` is the deterministic offline default (stem overlap between prompt and instruction).
+``LexicalRouter`` is the deterministic offline default (stem overlap between prompt and instruction);
+``EmbeddingRouter`` adds embedding similarity when an embedding model is installed (``llm.embedding_model``).
 ``LlmRouter`` asks the chat-completions endpoint and falls back to the lexical router when the endpoint fails or
 answers something unreadable. Both only see the candidates they are given: eligibility (R-CHAT-2) is checked before.
 """
@@ -9,12 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from tools.errors import LlmError
+from tools.errors import ConfigError, LlmError
 from tools.llm.client import ChatMessage, LlmClient
 from tools.llm.text import overlap_score, stems
 
@@ -73,6 +75,66 @@ class LexicalRouter:
         """Names of the candidates scoring at least ``min_score``."""
         scores = self.scores(prompt, candidates, important_words)
         return [c.name for c in candidates if scores[c.name] >= self.min_score]
+
+
+Embed = Callable[[list[str]], Sequence[Sequence[float]]]
+"""Texts → one vector per text (e.g. a sentence-transformers model's ``encode``)."""
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+class EmbeddingRouter:
+    """Offline router by embedding similarity of prompt and instruction, combined with the lexical score.
+
+    A candidate is chosen when its cosine similarity reaches ``min_similarity`` or its lexical score reaches the
+    lexical router's threshold, so exact keyword hits are never lost. Instruction vectors are computed once.
+    """
+
+    def __init__(self, embed: Embed, min_similarity: float = 0.5, lexical: LexicalRouter | None = None) -> None:
+        self.embed = embed
+        self.min_similarity = min_similarity
+        self.lexical = lexical or LexicalRouter()
+        self._vectors: dict[str, Sequence[float]] = {}
+
+    @classmethod
+    def from_sentence_transformers(cls, model: str, **kwargs: Any) -> EmbeddingRouter:
+        """Build on an installed sentence-transformers model (name or path).
+
+        Raises:
+            ConfigError: sentence-transformers is not installed (says what to install).
+        """
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigError(
+                f"llm.embedding_model={model!r} needs sentence-transformers: pip install sentence-transformers",
+                field="llm.embedding_model",
+            ) from exc
+        encoder = SentenceTransformer(model)
+        return cls(lambda texts: encoder.encode(texts).tolist(), **kwargs)
+
+    async def select(
+        self, prompt: str, candidates: Sequence[ToolCandidate], *, important_words: Sequence[str] = ()
+    ) -> list[str]:
+        """Names of the candidates similar enough to the prompt, by embedding or by words."""
+        if not candidates:
+            return []
+        missing = [c.instruction for c in candidates if c.instruction not in self._vectors]
+        if missing:
+            for text, vector in zip(missing, self.embed(missing), strict=True):
+                self._vectors[text] = vector
+        query = self.embed([prompt])[0]
+        lexical = self.lexical.scores(prompt, candidates, important_words)
+        return [
+            c.name
+            for c in candidates
+            if _cosine(query, self._vectors[c.instruction]) >= self.min_similarity
+            or lexical[c.name] >= self.lexical.min_score
+        ]
 
 
 class LlmRouter:

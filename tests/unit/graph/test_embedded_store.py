@@ -100,3 +100,14 @@ def test_graph_data_missing_column_is_named(tmp_path: Path) -> None:
     )
     with pytest.raises(GraphDataError, match="unit_title"):
         GraphData.from_lakehouse(tmp_path)
+
+
+def test_embedded_load_upserts_by_id() -> None:
+    store = EmbeddedGraphStore.from_graph(small_graph())
+    update = small_graph()
+    renamed = update.entities[11].model_copy(update={"canonical_name": "Bald Hills"})  # ent_12
+    store.load(GraphData(entities=[renamed], relations=update.relations[:1]))
+    assert store.get_entity("ent_12").canonical_name == "Bald Hills"
+    assert store.find_entity("bald hills").best.entity_id == "ent_12"  # type: ignore[union-attr]
+    stats = store.stats()
+    assert (stats.entities, stats.relations, stats.mentions, stats.chunks) == (12, 20, 37, 8)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import re
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 SAMPLES = resources.files("ingestion.samples")
 STORY = "en/the_lighthouse_keepers.md"
@@ -24,7 +28,7 @@ def _paragraphs(text: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def en_nlp():  # type: ignore[no-untyped-def]
+def en_nlp() -> Language:
     spacy = pytest.importorskip("spacy")
     for name in _EN_MODELS:
         try:
@@ -92,7 +96,7 @@ def test_story_protagonist_shares_most_paragraphs_with_ellen() -> None:
         (NOTES, ("Ellen", "Thomas", "Pryor", "Vance")),
     ],
 )
-def test_en_core_web_sm_tags_main_characters_as_person(en_nlp, name: str, tokens: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+def test_en_core_web_sm_tags_main_characters_as_person(en_nlp: Language, name: str, tokens: tuple[str, ...]) -> None:
     doc = en_nlp(_read(name))
     for token_text in tokens:
         occurrences = [token for token in doc if token.text == token_text]
@@ -101,7 +105,7 @@ def test_en_core_web_sm_tags_main_characters_as_person(en_nlp, name: str, tokens
         assert len(tagged) / len(occurrences) >= 0.6, (token_text, len(tagged), len(occurrences))
 
 
-def test_en_core_web_sm_finds_the_places(en_nlp) -> None:  # type: ignore[no-untyped-def]
+def test_en_core_web_sm_finds_the_places(en_nlp: Language) -> None:
     doc = en_nlp(_read(STORY))
     places = {ent.text for ent in doc.ents if ent.label_ in {"GPE", "LOC", "FAC"}}
     assert {"London", "Falmouth"} <= places

@@ -3,8 +3,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tooltest_helpers import SelectAll, ask, make_platform
 
+from tests.unit.tools.tooltest_helpers import SelectAll, ask, make_platform
 from tools.clarification import ClarificationSession
 from tools.contracts import ClarifiableContextConsumerTool, ClarifiableTool, OrchestratorActivatedTool
 from tools.documents import TextAnswer, ToolExecutionResult

@@ -5,8 +5,7 @@ import random
 import re
 import time
 
-from tooltest_helpers import make_platform
-
+from tests.unit.tools.tooltest_helpers import make_platform
 from tools.contracts import ContextConsumerTool, OrchestratorActivatedTool, ToolDependent
 from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult
 from tools.plugins import Injected

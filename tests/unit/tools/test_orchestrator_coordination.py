@@ -3,8 +3,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tooltest_helpers import ask, make_platform
 
+from tests.unit.tools.tooltest_helpers import ask, make_platform
 from tools.contracts import AgentCoordinator, ChatbotTool, ContextConsumerTool, OrchestratorActivatedTool, SubTask
 from tools.coordination import number_steps
 from tools.documents import TextAnswer, ToolExecutionResult

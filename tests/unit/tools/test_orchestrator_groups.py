@@ -5,13 +5,12 @@ import threading
 import time
 
 import pytest
-from tooltest_helpers import SelectAll, SelectNone, ask, make_platform
 
+from tests.unit.tools.tooltest_helpers import SelectAll, SelectNone, ask, make_platform
 from tools.contracts import (
     PRIORITY_MAX,
     AsyncTaskTool,
     ChatbotTool,
-    ClarifiableTool,
     ContextConsumerTool,
     OrchestratorActivatedTool,
     ToolDependent,
@@ -274,15 +273,28 @@ class Producer(OrchestratorActivatedTool):
         return ToolExecutionResult.as_guaranteed_context(self.name, docs)
 
 
-def test_r_coop_1_and_r_cc_1_consumer_gets_a_read_only_snapshot_keyed_task_and_tool():
+def test_r_coop_1_a_tool_builds_on_the_output_of_an_earlier_tool_in_the_same_run():
     response = ask(make_platform(Producer, Consumer))
+    assert "Built on: Gergely Bornemissza" in response.content
+
+
+def test_r_cc_1_consumer_gets_a_read_only_snapshot_keyed_task_and_tool():
+    ask(make_platform(Producer, Consumer))
     prior = SEEN["prior"]
     assert list(prior) == ["1:producer"]
-    texts = [d.text for d in prior["1:producer"][0].documents]
-    assert texts == ['{"id": 7}', "Gergely Bornemissza"]  # internal documents reach the receiving tool (R-INT-1)
+    assert [c.completion_key for c in prior["1:producer"]] == ["1:producer"]
     with pytest.raises(TypeError):
         prior["1:x"] = []  # read-only
-    assert "Built on: Gergely Bornemissza" in response.content
+    assert isinstance(prior["1:producer"], tuple)  # the lists are copies that cannot be appended to
+
+
+def test_r_int_1_internal_documents_reach_the_receiving_tool_over_both_channels():
+    ask(make_platform(Producer, Consumer))  # prior-context channel
+    texts = [d.text for d in SEEN["prior"]["1:producer"][0].documents]
+    assert texts == ['{"id": 7}', "Gergely Bornemissza"]
+    response = ask(make_platform(Upstream, Dependant, router=OnlyDependant()))  # required-context channel
+    assert "dependant saw {'for': 'dependant'}" in response.content
+    assert '{"for": "dependant"}' not in response.content  # ...but never the answer (R-INT-2)
 
 
 def test_r_cc_4_consumer_without_context_gets_an_empty_map_and_falls_back():
@@ -399,12 +411,32 @@ class Slow(OrchestratorActivatedTool):
         return context(self.name, "too late")
 
 
-def test_orchestrator_failing_and_slow_tools_are_isolated():
-    started = time.perf_counter()
-    response = ask(make_platform(Crashing, Slow, P5))
-    assert time.perf_counter() - started < 2
-    assert "1552" in response.content
-    assert set(response.failures) == {"1:crashing", "1:slow"}
+class SlowSync(OrchestratorActivatedTool):
+    name = "slow_sync"
+    timeout_s = 0.05
+
+    def get_priority(self) -> int:
+        return 1
+
+    def execute_with_result(self, *args):
+        time.sleep(0.5)
+        return context(self.name, "too late")
+
+
+def test_orchestrator_failing_and_slow_tools_are_isolated(caplog):
+    platform = make_platform(Crashing, Slow, SlowSync, P5)
+
+    async def timed():
+        started = time.perf_counter()
+        response = await platform.handle(ChatRequest("q"))
+        return response, time.perf_counter() - started
+
+    response, seconds = asyncio.run(timed())
+    assert seconds < 0.4  # did not wait for the sync sleeper (its thread finishes on its own)
+    assert "1552" in response.content and "too late" not in response.content
+    assert set(response.failures) == {"1:crashing", "1:slow", "1:slow_sync"}
+    logged = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("crashing failed" in m for m in logged) and any("slow exceeded" in m for m in logged)
     assert "graph store down" in response.failures["1:crashing"]
 
 
@@ -469,3 +501,53 @@ def test_orchestrator_direct_answer_is_the_final_answer():
     response = ask(make_platform(Direct, Fallback))
     assert response.content == "Eger held."
     assert "rag" not in response.tools_run
+
+
+class FailingUpstream(Upstream):
+    name = "failing_upstream"
+
+    def execute_with_result(self, *args):
+        raise ConnectionError("neo4j unavailable")
+
+
+class DependantOnFailing(Dependant):
+    name = "dependant_on_failing"
+    upstream: Injected[FailingUpstream]
+
+    def get_required_tools(self):
+        return [self.upstream]
+
+    def execute_with_required_context(self, systems, prompt, lang, words, required, emitter, callback):
+        SEEN["required"] = required
+        return context(self.name, "fallback of the dependant")
+
+
+class OnlyDependantOnFailing(SelectAll):
+    async def select(self, prompt, candidates, *, important_words=()):
+        return ["dependant_on_failing"]
+
+
+def test_orchestrator_dependant_still_runs_with_an_empty_context_when_its_requirement_failed():
+    response = ask(make_platform(FailingUpstream, DependantOnFailing, router=OnlyDependantOnFailing()))
+    assert dict(SEEN["required"]) == {"failing_upstream": ()}
+    assert "fallback of the dependant" in response.content
+    assert "neo4j unavailable" in response.failures["1:failing_upstream"]
+
+
+class Mislabelled(OrchestratorActivatedTool):
+    name = "mislabelled"
+
+    def get_priority(self) -> int:
+        return 1
+
+    def execute_with_result(self, *args):
+        return ToolExecutionResult.as_guaranteed_context("copy_pasted_name", TextAnswer.as_set("Éva Cecey."))
+
+
+class ReadsMislabelled(Consumer):
+    name = "reads_mislabelled"
+
+
+def test_orchestrator_records_under_the_name_of_the_tool_that_ran():
+    ask(make_platform(Mislabelled, ReadsMislabelled))
+    assert list(SEEN["prior"]) == ["1:mislabelled"]

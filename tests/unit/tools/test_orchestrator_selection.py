@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import pytest
-from tooltest_helpers import SelectAll, ask, make_platform
 
+from tests.unit.tools.tooltest_helpers import SelectAll, ask, make_platform
 from tools.contracts import OrchestratorActivatedTool
 from tools.documents import TextAnswer, ToolExecutionResult
 from tools.errors import NoOrchestratorError
@@ -79,8 +79,9 @@ def test_r_ot_3_every_request_gets_a_fresh_orchestrator():
 
 def test_r_ot_4_one_orchestrator_per_request_told_apart_by_eligible_system():
     platform = make_platform(EgriOrchestrator, EgriArchiveOrchestrator, Other)
-    assert platform.select_orchestrator(ChatRequest("q", domain="egri", systems=("archive",))) is EgriArchiveOrchestrator
-    assert platform.select_orchestrator(ChatRequest("q", domain="egri", systems=("chat",))) is EgriOrchestrator
+    select = platform.select_orchestrator
+    assert select(ChatRequest("q", domain="egri", systems=("archive",))) is EgriArchiveOrchestrator
+    assert select(ChatRequest("q", domain="egri", systems=("chat",))) is EgriOrchestrator
     ask(platform, domain="egri", systems=("archive",))
     assert [name for name, _ in CREATED] == ["egri_archive_orchestrator"]
 
@@ -100,3 +101,19 @@ def test_r_ot_5_plugin_orchestrator_is_built_without_arguments_and_injected():
     orchestrator = platform.container.new_orchestrator(EgriOrchestrator)
     assert orchestrator.container is platform.container
     assert orchestrator.sessions is platform.sessions
+
+
+def test_platform_from_settings_picks_the_llm_pieces_when_an_endpoint_is_set():
+    from tools.config import CsillagSettings
+    from tools.llm.composer import ExtractiveComposer, LlmComposer
+    from tools.llm.router import LexicalRouter, LlmRouter
+    from tools.platform import ChatPlatform
+
+    offline = ChatPlatform.from_settings(CsillagSettings())
+    offline.start()
+    orchestrator = offline.container.new_orchestrator(DefaultOrchestrator)
+    assert isinstance(orchestrator.router, LexicalRouter) and isinstance(orchestrator.composer, ExtractiveComposer)
+    online = ChatPlatform.from_settings(CsillagSettings(llm={"base_url": "http://127.0.0.1:9/v1"}))
+    orchestrator = online.container.new_orchestrator(DefaultOrchestrator)
+    assert isinstance(orchestrator.router, LlmRouter) and isinstance(orchestrator.composer, LlmComposer)
+    assert orchestrator.settings.clarification_ttl_s == CsillagSettings().orchestrator.clarification_ttl_s

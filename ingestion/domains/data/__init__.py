@@ -1,1 +1,0 @@
-"""Packaged data files for the NER domains (read with importlib.resources)."""

@@ -1,1 +1,0 @@
-"""English sample documents (package so the files ship in the wheel)."""

@@ -1,1 +1,0 @@
-"""Hungarian sample documents (package so the files ship in the wheel)."""

@@ -1,0 +1,67 @@
+"""Shared fixtures: one Spark session for the whole run, corpora locations, ingestion helpers."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = Path(os.environ.get("CSILLAG_CORPORA_DIR", ROOT.parent / "shared" / "corpora"))
+SAMPLES = ROOT / "ingestion" / "samples"
+
+
+def corpus_path(name: str) -> Path:
+    """A novel from ../shared/corpora, or a skip that says where it was looked for."""
+    path = CORPORA / name
+    if not path.exists():
+        pytest.skip(f"corpus {name} not found at {path} (set CSILLAG_CORPORA_DIR to the folder holding it)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local Spark session with Delta for the whole test run (never one per test)."""
+    pytest.importorskip("pyspark")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from ingestion.spark import get_spark
+    from tools.config import SparkSettings
+
+    session = get_spark(
+        SparkSettings(master="local[2]", shuffle_partitions=2, driver_memory="2g", app_name="csillag-tests")
+    )
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path) -> Any:
+    """Settings whose lakehouse lives in the test's tmp_path; keyword overrides go to load_settings."""
+    from tools.config import load_settings
+
+    def build(**overrides: Any) -> Any:
+        overrides.setdefault("lakehouse", {"root": tmp_path / "lake"})
+        overrides.setdefault("spark", {"master": "local[2]", "shuffle_partitions": 2})
+        return load_settings(**overrides)
+
+    return build
+
+
+@pytest.fixture
+def ingest(spark: Any, make_settings: Any) -> Any:
+    """Run an ingestion tool class over inputs with the shared session; returns the IngestionResult."""
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.ingestion import IngestionRequest
+
+    def run(inputs: list[Path | str], *, tool_class: type = GenericNERIngestionTool, settings: Any = None,
+            **request: Any) -> Any:
+        tool = tool_class()
+        tool.set_settings(settings or make_settings())
+        tool.set_spark_session(spark)
+        return tool.execute_ingestion(IngestionRequest(inputs=[str(i) for i in inputs], **request))
+
+    return run

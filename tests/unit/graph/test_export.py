@@ -1,0 +1,59 @@
+"""Exports of the small fixture graph: files that read back with the right counts, a real PNG, an HTML page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from graph.export import draw_png, render_html, top_subgraph, write_gexf, write_graphml, write_html
+from tests.unit.graph.fixtures import small_graph
+
+
+def test_write_graphml_reads_back(tmp_path: Path) -> None:
+    path = write_graphml(small_graph(), tmp_path / "out" / "graph.graphml")
+    back = nx.read_graphml(path)
+    assert (back.number_of_nodes(), back.number_of_edges()) == (12, 20)
+    assert back.nodes["ent_06"]["canonical_name"] == "Dobó István"
+    assert back.nodes["ent_04"]["aliases"] == "Pierre; Bezúkhov"
+    assert back.edges["ent_06", "ent_07"]["weight"] == pytest.approx(0.9)
+    assert back.nodes["ent_01"]["community"] == 0
+
+
+def test_write_gexf_reads_back(tmp_path: Path) -> None:
+    back = nx.read_gexf(write_gexf(small_graph(), tmp_path / "graph.gexf"))
+    assert (back.number_of_nodes(), back.number_of_edges()) == (12, 20)
+
+
+def test_top_subgraph_by_pagerank() -> None:
+    # pagerank: E1 .20, E3 .11, E4 .10, E2 = E5 .09 -> top 4 is E1, E3, E4 and E2 (id breaks the tie)
+    sub = top_subgraph(small_graph(), 4)
+    assert sorted(sub.nodes) == ["ent_01", "ent_02", "ent_03", "ent_04"]
+    # fixture edges among them: 01-02, 01-03, 01-04, 02-03, 03-04
+    assert sub.number_of_edges() == 5
+
+
+def test_draw_png_is_a_png(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    path = draw_png(small_graph(), tmp_path / "top.png", top_n=12)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with Image.open(path) as image:
+        image.verify()
+        assert image.format == "PNG"
+        assert image.size[0] > 300 and image.size[1] > 300
+
+
+def test_render_html_is_self_contained(tmp_path: Path) -> None:
+    page = render_html(small_graph(), top_n=5, title="War & Peace")
+    assert page.startswith("<!DOCTYPE html>")
+    assert len(re.findall(r"<circle ", page)) == 5
+    # top 5: E1, E3, E4, E2, E5; edges among them: 01-02 01-03 01-04 01-05 02-03 03-04 03-05 04-05
+    assert len(re.findall(r"<line ", page)) == 8
+    assert "War &amp; Peace" in page
+    assert "<script" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    path = write_html(small_graph(), tmp_path / "top.html")
+    assert "Dobó István" in path.read_text(encoding="utf-8")
