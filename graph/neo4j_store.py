@@ -95,6 +95,11 @@ class Neo4jGraphStore:
                 uri=self._uri,
             ) from exc
         except neo4j_errors.Neo4jError as exc:
+            if (exc.code or "").startswith("Neo.ClientError.Security."):  # e.g. AuthenticationRateLimit
+                raise GraphAuthError(
+                    f"Neo4j at {self._uri} refused user {self._user!r} ({action}): {exc.message}",
+                    uri=self._uri, user=self._user,
+                ) from exc
             raise GraphStoreError(f"Neo4j at {self._uri} failed to {action}: {exc.code}: {exc.message}") from exc
         except neo4j_errors.DriverError as exc:
             raise GraphStoreError(f"Neo4j driver failed to {action} at {self._uri}: {exc}") from exc

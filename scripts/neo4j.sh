@@ -59,13 +59,14 @@ find_java() {
   local candidates=("${CSILLAG_NEO4J_JAVA:-}" "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)")
   candidates+=(/usr/lib/jvm/*-17-*/bin/java /usr/lib/jvm/*-21-*/bin/java /usr/lib/jvm/*17*/bin/java)
   for candidate in "${candidates[@]}"; do
-    [ -n "$candidate" ] && [ -x "$candidate" ] || continue
+    if [ -z "$candidate" ] || [ ! -x "$candidate" ]; then continue; fi
     major="$(java_major "$candidate")"
     if [ "$major" = "17" ] || [ "$major" = "21" ]; then
       echo "$candidate"; return 0
     fi
-    [ -z "${CSILLAG_NEO4J_JAVA:-}" ] || [ "$candidate" != "$CSILLAG_NEO4J_JAVA" ] || \
+    if [ "$candidate" = "${CSILLAG_NEO4J_JAVA:-}" ]; then
       die "CSILLAG_NEO4J_JAVA=$candidate is Java ${major:-unknown}; Neo4j $VERSION needs Java 17 or 21"
+    fi
   done
   die "no Java 17 or 21 found (tried CSILLAG_NEO4J_JAVA, JAVA_HOME, PATH, /usr/lib/jvm); install openjdk-17-jre-headless"
 }
@@ -173,6 +174,9 @@ server.bolt.tls_level=DISABLED
 $http
 server.https.enabled=false
 dbms.security.auth_enabled=true
+# No lock-out after failed logins: the tests try a wrong password on purpose, and a locked user would make the
+# next test with the right password fail with AuthenticationRateLimit. Loopback only, so no brute-force exposure.
+dbms.security.auth_max_failed_attempts=0
 dbms.usage_report.enabled=false
 server.memory.pagecache.size=${CSILLAG_NEO4J_PAGECACHE:-256m}
 db.tx_log.rotation.retention_policy=100M size
@@ -184,9 +188,6 @@ EOF
 }
 
 set_initial_password() {  # only effective before the first start of a data directory
-  if [ ${#PASSWORD} -lt 8 ]; then
-    die "CSILLAG_NEO4J_PASSWORD has ${#PASSWORD} characters; Neo4j requires at least 8"
-  fi
   rm -f "$HOME_DIR/data/dbms/auth.ini"
   NEO4J_HOME="$HOME_DIR" NEO4J_CONF="$HOME_DIR/conf" \
     "$JAVA" -cp "$LIB/*" org.neo4j.cli.AdminTool dbms set-initial-password "$PASSWORD" \
@@ -196,6 +197,9 @@ set_initial_password() {  # only effective before the first start of a data dire
 
 cmd_start() {
   local pid port rc offset old_password=""
+  if [ ${#PASSWORD} -lt 8 ]; then
+    die "CSILLAG_NEO4J_PASSWORD has ${#PASSWORD} characters; Neo4j requires at least 8"
+  fi
   mkdir -p "$HOME_DIR"
   exec 9>"$HOME_DIR/.lock"
   flock -w "$START_TIMEOUT" 9 || die "another neo4j.sh holds $HOME_DIR/.lock"
@@ -218,8 +222,10 @@ cmd_start() {
     set_initial_password
   elif [ "$(cat "$PASSWORD_FILE" 2>/dev/null)" != "$PASSWORD" ]; then
     old_password="$(cat "$PASSWORD_FILE" 2>/dev/null || true)"
-    [ -n "$old_password" ] && [ -n "$PYTHON" ] || die "the data in $HOME_DIR/data was set up with another \
-password that cannot be changed automatically; use that password, or delete $HOME_DIR/data (drops the graph)"
+    if [ -z "$old_password" ] || [ -z "$PYTHON" ]; then
+      die "the data in $HOME_DIR/data was set up with another password that cannot be changed automatically \
+(needs a Python with the neo4j driver); use that password, or delete $HOME_DIR/data (drops the graph)"
+    fi
   fi
   offset="$(stat -c %s "$NEO4J_LOG" 2>/dev/null || echo 0)"
   echo "=== $(date -u +%FT%TZ) start: Neo4j $VERSION, $JAVA, bolt 127.0.0.1:$port" >>"$CONSOLE_LOG"

@@ -58,8 +58,13 @@ def wait_ready(uri: str, user: str, password: str, timeout_s: float, pid: int | 
         except AuthError as exc:
             print(f"probe: {uri} rejected user {user!r}: {exc.message}", file=sys.stderr)
             return EXIT_AUTH
-        except (DriverError, Neo4jError, OSError) as exc:
-            # ServiceUnavailable while Bolt is not listening yet, DatabaseUnavailable while neo4j is starting.
+        except Neo4jError as exc:
+            if exc.code == "Neo.ClientError.Security.AuthenticationRateLimit":
+                print(f"probe: {uri} locked user {user!r} out after failed logins: {exc.message}", file=sys.stderr)
+                return EXIT_AUTH
+            last_error = f"{type(exc).__name__}: {exc}"  # DatabaseUnavailable while neo4j is starting
+        except (DriverError, OSError) as exc:
+            # ServiceUnavailable while Bolt is not listening yet
             last_error = f"{type(exc).__name__}: {exc}"
         if time.monotonic() >= deadline:
             print(f"probe: {uri} not ready after {timeout_s:.0f}s; last error: {last_error}", file=sys.stderr)

