@@ -41,6 +41,8 @@ PY
 fi
 
 PY="$VENV/bin/python"
+# Loopback unless told otherwise: a local run must not listen on the machine's other interfaces.
+export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PY}"
 export PYSPARK_DRIVER_PYTHON="${PYSPARK_DRIVER_PYTHON:-$PY}"
 export CSILLAG_CONFIG="${CSILLAG_CONFIG:-$ROOT/conf/csillag.toml}"

@@ -47,6 +47,8 @@ def get_spark(settings: SparkSettings) -> SparkSession:
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # Loopback unless told otherwise: a local session must not listen on the machine's other interfaces.
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()

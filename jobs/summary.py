@@ -1,0 +1,60 @@
+"""Prints what a lakehouse holds: table sizes, the main entities and the strongest relations.
+
+Reads the Delta tables with delta-rs (no Spark), so it is instant after a run: ``python -m jobs.summary LAKEHOUSE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+TABLES = ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph_nodes", "rejects")
+
+
+def summarize(lake: Path, top: int = 10) -> str:
+    """The summary as text; a missing table is reported, not raised."""
+    from deltalake import DeltaTable
+    from deltalake.exceptions import TableNotFoundError
+
+    lines = [f"lakehouse {lake.resolve()}", ""]
+    frames = {}
+    for table in TABLES:
+        try:
+            frames[table] = DeltaTable(str(lake / table)).to_pandas()
+            lines.append(f"  {table:<15}{len(frames[table]):>8} rows")
+        except TableNotFoundError:
+            lines.append(f"  {table:<15}{'—':>8} (not written yet)")
+    nodes = frames.get("graph_nodes")
+    if nodes is None or nodes.empty:
+        return "\n".join(lines)
+    ranked = nodes.sort_values(["pagerank", "mention_count", "entity_id"], ascending=[False, False, True]).head(top)
+    lines += ["", f"Top {len(ranked)} entities (by PageRank):", f"  {'name':<28}{'label':<8}{'mentions':>9}{'pagerank':>10}"]
+    for node in ranked.itertuples():
+        lines.append(f"  {node.canonical_name[:27]:<28}{node.label:<8}{node.mention_count:>9}{node.pagerank:>10.4f}")
+    pairs = frames.get("cooccurrences")
+    if pairs is not None and not pairs.empty:
+        names = dict(zip(nodes.entity_id, nodes.canonical_name, strict=True))
+        strongest = pairs.sort_values(["count", "weight", "src_id", "dst_id"], ascending=[False, False, True, True])
+        lines += ["", f"Strongest relations (co-occurrences per {pairs.window.iloc[0]}):"]
+        for pair in strongest.head(top).itertuples():
+            a, b = names.get(pair.src_id, pair.src_id), names.get(pair.dst_id, pair.dst_id)
+            lines.append(f"  {a[:24]:<25}— {b[:24]:<25}{pair.count:>5} times")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m jobs.summary LAKEHOUSE [--top N]``."""
+    parser = argparse.ArgumentParser(description="Summarise a csillag lakehouse.")
+    parser.add_argument("lakehouse", type=Path)
+    parser.add_argument("--top", type=int, default=10)
+    args = parser.parse_args(argv)
+    if not args.lakehouse.exists():
+        print(f"csillag: lakehouse {args.lakehouse} does not exist; run the pipeline first", file=sys.stderr)
+        return 2
+    print(summarize(args.lakehouse, args.top))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
