@@ -9,11 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 
 class Neo4jSettings(BaseModel):
     """Connection to a Neo4j 5 server; the password comes from the environment (``CSILLAG_NEO4J_PASSWORD``)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     uri: str = Field(default="bolt://127.0.0.1:7687", description="Bolt or neo4j:// URI of the server.")
     user: str = "neo4j"
@@ -25,6 +27,9 @@ class Neo4jSettings(BaseModel):
 
 class GraphSettings(BaseModel):
     """Which store the chat side queries, and where the embedded store keeps its cache."""
+
+    model_config = ConfigDict(extra="forbid")
+
 
     store: Literal["embedded", "neo4j"] = "embedded"
     cache_dir: Path | None = Field(

@@ -54,6 +54,11 @@ def get_spark(settings: SparkSettings) -> SparkSession:
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        # Launched by spark-submit: its --master, --packages and properties file rule; setting them here would
+        # silently override the submitter's choices (e.g. run locally when a cluster was asked for).
+        logger.info("starting Spark session under spark-submit")
+        return SparkSession.builder.appName(settings.app_name).getOrCreate()
     builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
     conf = {
         **LOCAL_DEFAULTS,

@@ -28,9 +28,13 @@ DEFAULT_TOOL = "ner_ingestion"
 LOGGING_CONF = PROJECT_ROOT / "conf" / "logging.conf"
 
 
-def base_parser(description: str) -> argparse.ArgumentParser:
-    """Arguments common to the pipeline and the single-stage jobs."""
+def base_parser(description: str, *, with_stage: bool = False) -> argparse.ArgumentParser:
+    """Arguments common to the pipeline and the single-stage jobs (``with_stage``: a leading STAGE argument)."""
     parser = argparse.ArgumentParser(description=description)
+    if with_stage:
+        from ingestion.pipeline import STAGE_NAMES
+
+        parser.add_argument("stage", help=f"one of: {', '.join(STAGE_NAMES)}")
     parser.add_argument("inputs", nargs="*", help="files, folders of .txt/.md, JSONL files, or Delta/Parquet tables")
     parser.add_argument("--config", help="settings file (TOML/YAML); default conf/csillag.toml or $CSILLAG_CONFIG")
     parser.add_argument("--lakehouse", help="lakehouse root (overrides lakehouse.root)")

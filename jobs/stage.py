@@ -11,8 +11,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run a single stage; an unknown stage name fails listing the valid ones."""
     from ingestion.pipeline import STAGE_NAMES
 
-    parser = base_parser("Run one csillag ingestion stage (its upstream stages must be done).")
-    parser.add_argument("stage", help=f"one of: {', '.join(STAGE_NAMES)}")
+    parser = base_parser("Run one csillag ingestion stage (its upstream stages must be done).", with_stage=True)
     args = parser.parse_args(argv)
     if args.stage not in STAGE_NAMES:
         print(f"csillag: unknown stage {args.stage!r}; valid stages: {', '.join(STAGE_NAMES)}", file=sys.stderr)

@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from graph.settings import GraphSettings, Neo4jSettings
@@ -36,11 +36,15 @@ _MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://[^\s]+|yarn|k8s:
 class LakehouseSettings(BaseModel):
     """Where the Delta tables, the stage markers and the rejects live."""
 
+    model_config = ConfigDict(extra="forbid")
+
     root: Path = Field(default=Path("lakehouse"), description="Folder (or URI) under which every table is written.")
 
 
 class SparkSettings(BaseModel):
     """How the batch side gets its Spark session."""
+
+    model_config = ConfigDict(extra="forbid")
 
     master: str = Field(default="local[*]", description="local, local[N], local[*], spark://host:port, yarn, k8s://…")
     app_name: str = "csillag"
@@ -64,6 +68,8 @@ class SparkSettings(BaseModel):
 class NerSettings(BaseModel):
     """The spaCy pipeline used by the mentions stage; a domain ingestion tool supplies its own defaults."""
 
+    model_config = ConfigDict(extra="forbid")
+
     model: str | None = Field(default=None, description="spaCy package name or path; None = the domain's default.")
     language: str | None = Field(default=None, description="ISO code of the corpus language, e.g. en, hu.")
     labels: list[str] | None = Field(default=None, description="Entity labels kept; None = the domain's default.")
@@ -73,10 +79,15 @@ class NerSettings(BaseModel):
 class IngestionSettings(BaseModel):
     """Knobs of the ingestion stages."""
 
+    model_config = ConfigDict(extra="forbid")
+
     chunk_max_chars: int = Field(default=1500, ge=200)
     chunk_min_chars: int = Field(default=200, ge=0)
     cooccurrence_window: Literal["sentence", "chunk"] = "sentence"
     min_entity_mentions: int = Field(default=2, ge=1, description="Entities with fewer mentions are dropped.")
+    mentions_batch_words: int = Field(
+        default=150_000, ge=1, description="Words per committed NER batch: what a crash can lose, and a progress step."
+    )
     max_document_bytes: int = Field(default=50_000_000, ge=1)
     max_line_chars: int = Field(default=100_000, ge=100)
     check_language: bool = True
@@ -84,6 +95,8 @@ class IngestionSettings(BaseModel):
 
 class ApiSettings(BaseModel):
     """The REST service."""
+
+    model_config = ConfigDict(extra="forbid")
 
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=1, le=65535)
@@ -190,6 +203,7 @@ def load_settings(path: str | Path | None = None, **overrides: Any) -> CsillagSe
     Raises:
         ConfigError: naming the first invalid field, its value and the accepted values.
     """
+
     chosen = path or os.environ.get("CSILLAG_CONFIG")
     file_path = Path(chosen) if chosen else (DEFAULT_CONFIG_FILE if DEFAULT_CONFIG_FILE.exists() else None)
     if chosen and not Path(chosen).exists():

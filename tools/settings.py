@@ -5,11 +5,13 @@ Plain pydantic models, composed with the other components' models by ``tools.con
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 
 class LlmSettings(BaseModel):
     """An OpenAI-compatible chat-completions endpoint; no base URL means the offline router and composer."""
+
+    model_config = ConfigDict(extra="forbid")
 
     base_url: str | None = Field(default=None, description="e.g. http://127.0.0.1:8000/v1; None = offline mode.")
     api_key: SecretStr = SecretStr("")
@@ -29,6 +31,9 @@ class LlmSettings(BaseModel):
 
 class OrchestratorSettings(BaseModel):
     """Per-request behaviour of the orchestrator."""
+
+    model_config = ConfigDict(extra="forbid")
+
 
     tool_timeout_s: float = Field(default=60.0, gt=0, description="Time limit of one tool call; a tool may lower it.")
     rag_fallback: bool = Field(default=True, description="Run the priority-MAX fallback when no usable context.")

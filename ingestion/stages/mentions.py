@@ -30,8 +30,6 @@ MENTION_SCHEMA = (
 )
 DONE_SCHEMA = "chunk_id string, doc_id string, n_mentions long, n_words long"
 PROGRESS_TABLE = "mention_chunks"
-# Words per commit: large enough that Spark's per-job overhead is small, small enough to lose little on a crash.
-DEFAULT_BATCH_WORDS = 150_000
 
 
 def ner_batches(batches: Iterator[pd.DataFrame], *, spec: NlpSpec) -> Iterator[pd.DataFrame]:
@@ -96,7 +94,7 @@ class MentionsStage(Stage):
         if pending and not fresh:
             # Mentions of chunks not recorded as done are left over from a crashed batch.
             self._delete_chunks(ctx, [cid for cid, _ in pending])
-        batch_words = int(ctx.options.get("batch_words", DEFAULT_BATCH_WORDS))
+        batch_words = ctx.settings.ingestion.mentions_batch_words
         spec = ctx.domain.nlp
         total_words = sum(n for _, n in pending)
         done_words, started = 0, time.perf_counter()
@@ -139,7 +137,9 @@ class MentionsStage(Stage):
             "chunks_processed": len(pending),
             "words_processed": total_words,
         }
-        details = {"words_per_second": round(total_words / elapsed, 1) if pending and elapsed else None}
+        spec_info = {"model": spec.model or f"blank:{spec.language}", "language": spec.language,
+                     "patterns": len(spec.patterns), "labels": list(spec.labels)}
+        details = {"words_per_second": round(total_words / elapsed, 1) if pending and elapsed else None, **spec_info}
         return StageOutput(
             counts=counts,
             output_fingerprint=self.derived_fingerprint(ctx),

@@ -50,11 +50,14 @@ def wait_ready(uri: str, user: str, password: str, timeout_s: float, pid: int | 
             print(f"probe: the server process {pid} exited while waiting for {uri}", file=sys.stderr)
             return EXIT_DIED
         try:
+            # An auto-commit query, not execute_query: that one retries with growing back-off while Bolt is not
+            # listening yet, which made the start wait seconds after the server was up.
             with neo4j.GraphDatabase.driver(uri, auth=(user, password), connection_timeout=5.0) as driver:
-                records, _, _ = driver.execute_query("RETURN 1 AS one")
-                if records and records[0]["one"] == 1:
+                with driver.session() as session:
+                    record = session.run("RETURN 1 AS one").single()
+                if record is not None and record["one"] == 1:
                     return EXIT_READY
-                last_error = f"unexpected answer to RETURN 1: {records!r}"
+                last_error = f"unexpected answer to RETURN 1: {record!r}"
         except AuthError as exc:
             print(f"probe: {uri} rejected user {user!r}: {exc.message}", file=sys.stderr)
             return EXIT_AUTH

@@ -24,7 +24,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "neo4j.sh"
 # The script's own start timeout is 180 s; the first start also downloads ~120 MB of jars with Maven.
 START_TIMEOUT_S = 900.0
 STOP_TIMEOUT_S = 180.0
-STATUS_NOT_RUNNING = 3  # exit code of `scripts/neo4j.sh status` when no server runs
+NOT_RUNNING = 3  # exit code of `scripts/neo4j.sh pid` (and `status`) when no server runs
 
 _started_here = False
 
@@ -90,7 +90,7 @@ def ensure_neo4j() -> Neo4jConnection:
             user=os.environ.get("CSILLAG_NEO4J_USER", "neo4j"),
             password=os.environ.get("CSILLAG_NEO4J_PASSWORD", ""),
         )
-    was_running = _run("status", 60.0).returncode != STATUS_NOT_RUNNING
+    was_running = _run("pid", 60.0).returncode != NOT_RUNNING
     _checked("start", START_TIMEOUT_S)
     if not was_running and not _started_here and os.environ.get("CSILLAG_NEO4J_KEEP") != "1":
         _started_here = True

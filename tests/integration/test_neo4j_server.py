@@ -87,4 +87,4 @@ def test_neo4j_script_start_refuses_a_short_password(tmp_path: Path) -> None:
 def test_neo4j_script_unknown_subcommand_lists_the_valid_ones(tmp_path: Path) -> None:
     done = _script(tmp_path, "launch")
     assert done.returncode == 1
-    assert "unknown subcommand 'launch'; valid: start stop restart status wait env fetch logs" in done.stderr
+    assert "unknown subcommand 'launch'; valid: start stop restart status pid wait env fetch logs" in done.stderr

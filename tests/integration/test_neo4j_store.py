@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import socket
 import threading
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from graph.neo4j_store import Neo4jGraphStore
 from graph.settings import Neo4jSettings
 from graph.store import GraphStore
 from tests.unit.graph.contract import GraphStoreContract
-from tests.unit.graph.fixtures import ENTITIES, small_graph
+from tests.unit.graph.fixtures import ENTITIES, random_graph, small_graph
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.integration]
 
@@ -222,3 +223,24 @@ def test_cross_store_every_query_same_answer(loaded_neo4j: Neo4jGraphStore) -> N
     assert actual.keys() == expected.keys()
     differing = [key for key in expected if actual[key] != expected[key]]
     assert differing == [], f"{len(differing)} of {len(expected)} answers differ, e.g. {differing[:5]}"
+
+
+def test_cross_store_random_graph_same_answers(loaded_neo4j: Neo4jGraphStore) -> None:
+    data = random_graph(2)
+    embedded = EmbeddedGraphStore.from_graph(data)
+    loaded_neo4j.clear()
+    try:
+        loaded_neo4j.load(data)
+        ids = sorted(e.entity_id for e in data.entities)
+        rng = random.Random(5)
+        queries: list[tuple[str, Any]] = [("strongest", lambda s: s.strongest_relations(limit=200))]
+        queries += [(f"neighbours {i}", lambda s, i=i: s.neighbours(i, limit=100)) for i in ids[:15]]
+        for a, b in (rng.sample(ids, 2) for _ in range(25)):
+            queries.append((f"path {a} {b}", lambda s, a=a, b=b: s.shortest_path(a, b, max_hops=6)))
+        differing = [
+            name for name, q in queries if _answer(lambda q=q: q(loaded_neo4j)) != _answer(lambda q=q: q(embedded))
+        ]
+        assert differing == []
+    finally:
+        loaded_neo4j.clear()
+        loaded_neo4j.load(small_graph())

@@ -16,9 +16,11 @@ Entities (id: name [aliases], label, mentions):
 
 from __future__ import annotations
 
+import random
+
 import pandas as pd
 
-from graph.model import GraphData
+from graph.model import ChunkNode, CoOccurrence, DocumentNode, EntityNode, GraphData, UnitNode
 
 DOC = "doc_test0000000000"
 UNITS = [f"{DOC}:u0000", f"{DOC}:u0001"]
@@ -167,4 +169,23 @@ def small_graph() -> GraphData:
     return GraphData.from_frames(
         nodes=tables["graph_nodes"], edges=tables["graph_edges"], documents=tables["documents"],
         chunks=tables["chunks"], mention_entities=tables["mention_entities"], mentions=tables["mentions"],
+    )
+
+
+def random_graph(seed: int) -> GraphData:
+    """A random graph (60 entities, ~150 edges, weights from a few values so that ties happen)."""
+    rng = random.Random(seed)
+    ids = [f"ent_{i:03d}" for i in range(60)]
+    doc, unit, chunk = "doc_r", "doc_r:u0000", "doc_r:c00000"
+    pairs = {tuple(sorted(rng.sample(ids, 2))) for _ in range(170)}
+    return GraphData(
+        entities=[EntityNode(entity_id=i, canonical_name=f"Person {i}", label="PERSON") for i in ids],
+        relations=[
+            CoOccurrence(src_id=a, dst_id=b, count=rng.randint(1, 3), weight=rng.choice([0.25, 0.5, 0.75, 1.0]),
+                         chunk_ids=[chunk], unit_ids=[unit])
+            for a, b in sorted(pairs)
+        ],
+        documents=[DocumentNode(doc_id=doc)],
+        units=[UnitNode(unit_id=unit, doc_id=doc, unit_index=0)],
+        chunks=[ChunkNode(chunk_id=chunk, doc_id=doc, chunk_index=0, unit_id=unit, start=0, end=1, text="x")],
     )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+import random
 import shutil
+from fractions import Fraction
 from pathlib import Path
 
+import networkx as nx
 import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
@@ -14,7 +18,7 @@ from graph.errors import GraphDataError
 from graph.model import GraphData
 from graph.settings import GraphSettings
 from tests.unit.graph.contract import GraphStoreContract
-from tests.unit.graph.fixtures import frames, small_graph
+from tests.unit.graph.fixtures import frames, random_graph, small_graph
 
 
 @pytest.fixture
@@ -111,3 +115,38 @@ def test_embedded_load_upserts_by_id() -> None:
     assert store.find_entity("bald hills").best.entity_id == "ent_12"  # type: ignore[union-attr]
     stats = store.stats()
     assert (stats.entities, stats.relations, stats.mentions, stats.chunks) == (12, 20, 37, 8)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_embedded_queries_agree_with_a_networkx_reference(seed: int) -> None:
+    data = random_graph(seed)
+    store = EmbeddedGraphStore.from_graph(data)
+    reference = nx.Graph()
+    reference.add_nodes_from(e.entity_id for e in data.entities)
+    for r in data.relations:
+        reference.add_edge(r.src_id, r.dst_id, weight=r.weight, count=r.count)
+    for node in list(reference.nodes)[:20]:
+        ranked = [(-d["weight"], -d["count"], n) for n, d in reference[node].items()]
+        expected = [n for _, _, n in sorted(ranked)]
+        assert [r.target.entity_id for r in store.neighbours(node, limit=100)] == expected
+    strongest = sorted(
+        (tuple(sorted((u, v))) for u, v in reference.edges),
+        key=lambda p: (-reference.edges[p]["weight"], -reference.edges[p]["count"], p),
+    )
+    assert [(r.source.entity_id, r.target.entity_id) for r in store.strongest_relations(limit=500)] == strongest
+    rng = random.Random(seed)
+    for _ in range(40):
+        a, b = rng.sample(sorted(reference.nodes), 2)
+        path = store.shortest_path(a, b, max_hops=10)
+        if not nx.has_path(reference, a, b):
+            assert path is None
+            continue
+        # brute force: every shortest path, best = highest exact total weight, then lexical ids
+        candidates = [
+            (-sum(Fraction(reference.edges[u, v]["weight"]) for u, v in itertools.pairwise(p)), p)
+            for p in nx.all_shortest_paths(reference, a, b)
+        ]
+        best_weight, best_nodes = min(candidates)
+        assert path is not None
+        assert [e.entity_id for e in path.entities] == best_nodes
+        assert path.total_weight == float(-best_weight)

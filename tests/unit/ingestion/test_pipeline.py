@@ -320,3 +320,57 @@ def test_r_ing_3_unexpected_failure_is_returned_not_raised(
         ("cooccurrences", "not_run"), ("graph", "not_run")]
     assert any("stage chunks failed" in r.getMessage() for r in caplog.records)
     assert not (tmp_path / "lake" / "_markers" / "chunks" / "_SUCCESS").exists()
+
+
+# -- other input formats --------------------------------------------------------------------------------------------
+
+STORY = (SAMPLES / "en" / "harbour_notes.txt").read_text(encoding="utf-8")
+
+
+def test_documents_from_jsonl_keep_metadata_and_reject_bad_records(ingest: Any, tmp_path: Path) -> None:
+    import json
+
+    jsonl = tmp_path / "docs.jsonl"
+    records = [{"id": "n1", "text": STORY, "author": "csillag", "title": "Harbour notes"},
+               {"id": "n2", "text": "  ", "author": "nobody", "title": "Blank"}]
+    jsonl.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    result = ingest([jsonl], stages=["documents"])
+    assert result.status == "partial" and result.rejects == 1
+    docs = read(tmp_path / "lake", "documents")
+    assert len(docs) == 1
+    doc = docs.iloc[0]
+    assert doc.source == f"{jsonl.resolve()}#n1" and doc.title == "Harbour notes"
+    assert dict(doc.metadata) == {"author": "csillag", "title": "Harbour notes"}
+    rejects = read(tmp_path / "lake", "rejects")
+    assert rejects.source.tolist() == [f"{jsonl.resolve()}#n2"] and rejects.reason.tolist() == ["empty"]
+
+
+def test_documents_from_parquet_and_delta_tables(ingest: Any, make_settings: Any, tmp_path: Path) -> None:
+    import pandas as pd
+    from deltalake import write_deltalake
+
+    frame = pd.DataFrame({"id": ["a", "b"], "text": [STORY, STORY.replace("Margaret", "Ellen")]})
+    parquet = tmp_path / "table.parquet"
+    frame.to_parquet(parquet)
+    delta = tmp_path / "delta_table"
+    write_deltalake(str(delta), frame)
+    for source, lake in ((parquet, tmp_path / "lake_p"), (delta, tmp_path / "lake_d")):
+        result = ingest([source], settings=make_settings(lakehouse={"root": lake}), stages=["documents"])
+        assert result.status == "succeeded", result
+        docs = read(lake, "documents")
+        assert sorted(docs.source) == [f"{source.resolve()}#a", f"{source.resolve()}#b"]
+        assert sorted(docs.text) == sorted(frame.text)
+
+
+def test_adding_an_unrelated_document_keeps_entity_ids(ingest: Any, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    assert ingest([corpus], stages=["documents", "chunks", "mentions", "entities"]).status == "succeeded"
+    before = read(tmp_path / "lake", "entities").set_index("canonical_name").entity_id.to_dict()
+    (corpus / "unrelated.txt").write_text(
+        "Professor Ingrid Solberg sailed from Bergen to Reykjavik in March. In Reykjavik, Ingrid Solberg met "
+        "Gunnar Olafsson at the harbour office, and Gunnar Olafsson showed Ingrid Solberg the old charts.\n",
+        encoding="utf-8")
+    assert ingest([corpus], stages=["documents", "chunks", "mentions", "entities"]).status == "succeeded"
+    after = read(tmp_path / "lake", "entities").set_index("canonical_name").entity_id.to_dict()
+    assert {name: after.get(name) for name in before} == before
+    assert set(after) - set(before)  # the new document did add entities

@@ -1,0 +1,152 @@
+"""Benchmark: the Spark mentions stage vs plain spaCy on War and Peace (NER-only en_core_web_sm).
+
+In one run, over the same chunks (the chunks stage's own output):
+  1. plain ``nlp.pipe`` in one process            → the single-process speed s1
+  2. plain ``nlp.pipe(n_process=2)``               → the plain-spaCy peer p2
+  3. the Spark ``mentions`` stage on local[2]      → csillag's speed
+and prints words/s of each, the ratios (Spark / p2, Spark / 2·s1 — the linear-scaling limit), and the Spark Python
+workers' memory: peak RSS per worker and growth from the first fifth of the run to its end (memory_zone keeps it flat).
+
+    .venv/bin/python bench/bench_mentions.py [--corpus ../shared/corpora/war_and_peace.txt] [--limit-words N]
+
+Never a test: it measures and prints. Record the figures in docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "war_and_peace.txt"
+
+
+class WorkerSampler(threading.Thread):
+    """Samples the RSS of every Spark Python worker (children of this process's JVM) twice a second."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.samples: dict[int, list[tuple[float, int]]] = {}
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        me = psutil.Process()
+        while not self.stop.is_set():
+            now = time.perf_counter()
+            for proc in me.children(recursive=True):
+                try:
+                    cmd = " ".join(proc.cmdline())
+                    if "pyspark" in cmd and ("daemon" in cmd or "worker" in cmd) or proc.name().startswith("python"):
+                        self.samples.setdefault(proc.pid, []).append((now, proc.memory_info().rss))
+                except (psutil.NoSuchProcess, psutil.AccessDenied):
+                    continue
+            self.stop.wait(0.5)
+
+
+def prepare_chunks(corpus: Path, limit_words: int | None) -> list[str]:
+    """The chunks the pipeline would make (same functions), optionally cut to the first N words."""
+    from ingestion.chunking import UnitPatterns, chunk_document, split_units
+    from ingestion.text import decode_document, strip_gutenberg
+
+    text, _ = strip_gutenberg(decode_document(corpus.read_bytes(), source=str(corpus)))
+    chunks = [c.text for c in chunk_document(text, split_units(text, patterns=UnitPatterns.english()))]
+    if limit_words:
+        kept, words = [], 0
+        for chunk in chunks:
+            kept.append(chunk)
+            words += len(chunk.split())
+            if words >= limit_words:
+                break
+        chunks = kept
+    return chunks
+
+
+def plain(chunks: list[str], n_process: int, batch_size: int) -> tuple[float, int]:
+    """Seconds and entity count of plain nlp.pipe with the same NER-only components as the stage."""
+    from ingestion.nlp import NlpSpec, build_nlp
+
+    nlp = build_nlp(NlpSpec(language="en", model="en_core_web_sm"))
+    started = time.perf_counter()
+    n_ents = sum(len(doc.ents) for doc in nlp.pipe(chunks, n_process=n_process, batch_size=batch_size))
+    return time.perf_counter() - started, n_ents
+
+
+def spark_stage(corpus_text_file: Path, lake: Path) -> tuple[float, dict, WorkerSampler]:
+    """Runs documents+chunks untimed, then the mentions stage alone with worker sampling."""
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.config import load_settings
+    from tools.ingestion import IngestionRequest
+
+    settings = load_settings(
+        lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2, "driver_memory": "4g"}
+    )
+    tool = GenericNERIngestionTool()
+    tool.set_settings(settings)
+    prep = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus_text_file)], stages=["documents", "chunks"]))
+    assert prep.status == "succeeded", prep
+    sampler = WorkerSampler()
+    sampler.start()
+    started = time.perf_counter()
+    result = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus_text_file)], stages=["mentions"]))
+    seconds = time.perf_counter() - started
+    sampler.stop.set()
+    sampler.join()
+    assert result.status == "succeeded", result
+    return seconds, result.stages[0].counts, sampler
+
+
+def main() -> int:
+    """Run the three measurements and print the comparison."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--limit-words", type=int, default=None, help="only the first N words (a quick run)")
+    parser.add_argument("--batch-size", type=int, default=64)
+    args = parser.parse_args()
+    if not args.corpus.exists():
+        print(f"corpus {args.corpus} not found", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    chunks = prepare_chunks(args.corpus, args.limit_words)
+    words = sum(len(c.split()) for c in chunks)
+    print(f"corpus {args.corpus.name}: {len(chunks)} chunks, {words} words; cores={os.cpu_count()}")
+
+    s1, ents1 = plain(chunks, 1, args.batch_size)
+    print(f"plain nlp.pipe, 1 process     : {s1:7.1f} s  {words / s1:8.0f} words/s  ({ents1} entities)")
+    s2, ents2 = plain(chunks, 2, args.batch_size)
+    print(f"plain nlp.pipe, n_process=2   : {s2:7.1f} s  {words / s2:8.0f} words/s  ({ents2} entities)")
+
+    work = Path(tempfile.mkdtemp(prefix="csillag-bench-"))
+    try:
+        source = work / "corpus.txt"
+        source.write_text("\n\n".join(chunks), encoding="utf-8")
+        seconds, counts, sampler = spark_stage(source, work / "lake")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    spark_words = counts["words_processed"]
+    rate = spark_words / seconds
+    print(f"Spark mentions stage, local[2]: {seconds:7.1f} s  {rate:8.0f} words/s  ({counts['mentions']} mentions, "
+          f"whole stage incl. Delta commits)")
+    print(f"ratio Spark / plain n_process=2      : {rate / (words / s2):.2f}  (target >= 0.90)")
+    print(f"ratio Spark / linear limit (2 x s1)  : {rate / (2 * words / s1):.2f}  (target >= 0.90)")
+    busy = {pid: s for pid, s in sampler.samples.items() if len(s) >= 4}
+    for pid, samples in sorted(busy.items()):
+        rss = [r for _, r in samples]
+        fifth = rss[max(len(rss) // 5, 1) - 1]
+        print(f"worker {pid}: peak {max(rss) / 2**20:6.0f} MiB, after first fifth {fifth / 2**20:6.0f} MiB, "
+              f"at end {rss[-1] / 2**20:6.0f} MiB, growth {100 * (rss[-1] - fifth) / fifth:+.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""The two real novels through the whole pipeline: Hungarian (blank hu + the domain's gazetteer) and English."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tests.conftest import corpus_path
+from tests.unit.ingestion.tables import read
+
+pytestmark = [pytest.mark.spark, pytest.mark.corpus, pytest.mark.integration]
+
+
+def _run(spark: Any, tool_class: type, corpus: Path, lake: Path) -> SimpleNamespace:
+    from tools.config import load_settings
+    from tools.ingestion import IngestionRequest
+
+    tool = tool_class()
+    tool.set_settings(load_settings(lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2}))
+    tool.set_spark_session(spark)
+    result = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus)]))
+    return SimpleNamespace(lake=lake, result=result)
+
+
+@pytest.fixture(scope="session")
+def egri_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """Egri csillagok ingested once per test session (later tests ask questions of it)."""
+    from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
+
+    corpus = corpus_path("egri_csillagok.txt")
+    return _run(spark, EgriCsillagokNERIngestionTool, corpus, tmp_path_factory.mktemp("egri") / "lake")
+
+
+@pytest.fixture(scope="session")
+def war_and_peace_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """War and Peace ingested once per test session with en_core_web_sm."""
+    from ingestion.domains.generic import GenericNERIngestionTool
+
+    corpus = corpus_path("war_and_peace.txt")
+    return _run(spark, GenericNERIngestionTool, corpus, tmp_path_factory.mktemp("wp") / "lake")
+
+
+def test_egri_csillagok_hungarian_run(egri_run: SimpleNamespace) -> None:
+    assert egri_run.result.status == "succeeded", egri_run.result
+    chunks = read(egri_run.lake, "chunks")
+    units = chunks.drop_duplicates("unit_id")
+    assert (units.unit_kind == "chapter").sum() == 95  # PROVENANCE: 95 chapters in 5 parts
+    assert units.part_title.dropna().nunique() == 5
+    mentions = read(egri_run.lake, "mentions")
+    assert set(mentions.model) == {"blank_hu"}
+    assert {"PER", "LOC"} <= set(mentions.label)
+    # Inflected forms reach their canonical entity: "Gergelyt", "Gergelynek" are Bornemissza Gergely.
+    entities = read(egri_run.lake, "entities").set_index("canonical_name")
+    gergely = entities.loc["Bornemissza Gergely"]
+    assert {"Gergely", "Gergelyt", "Gergelynek"} <= set(gergely.aliases)
+    # The most mentioned character, counted here straight from the mention table.
+    links = read(egri_run.lake, "mention_entities")
+    top_id = links.entity_id.value_counts().idxmax()
+    assert entities.reset_index().set_index("entity_id").loc[top_id, "canonical_name"] == "Bornemissza Gergely"
+
+
+def test_war_and_peace_english_run(war_and_peace_run: SimpleNamespace) -> None:
+    assert war_and_peace_run.result.status == "succeeded", war_and_peace_run.result
+    docs = read(war_and_peace_run.lake, "documents")
+    assert len(docs) == 1
+    assert docs.text.iloc[0].lstrip().startswith("An Anonymous Volunteer")  # Gutenberg header stripped
+    assert "END OF THIS PROJECT GUTENBERG" not in docs.text.iloc[0]
+    units = read(war_and_peace_run.lake, "chunks").drop_duplicates("unit_id")
+    assert (units.unit_kind == "chapter").sum() == 365
+    entities = read(war_and_peace_run.lake, "entities")
+    top = entities.sort_values("mention_count", ascending=False).canonical_name.head(10).tolist()
+    assert any("Pierre" in name for name in top), top
+    assert any("Natasha" in name for name in top), top

@@ -1,0 +1,121 @@
+"""spark-submit.sh end to end: locally, and on a Spark standalone cluster on 127.0.0.1 (the same shipping as a real one)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES
+from tests.unit.ingestion.tables import read
+
+pytestmark = [pytest.mark.spark, pytest.mark.integration]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _submit(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, CSILLAG_NO_BOOTSTRAP="1", CSILLAG_VENV=str(Path(sys.executable).parent.parent))
+    return subprocess.run([str(ROOT / "spark-submit.sh"), *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def _corpus(tmp_path: Path) -> Path:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(SAMPLES / "en" / "harbour_notes.txt", corpus)
+    return corpus
+
+
+def test_spark_submit_runs_the_pipeline_and_reports_json(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    done = _submit("--master", "local[2]", "pipeline", str(_corpus(tmp_path)), "--lakehouse", str(lake), "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout[done.stdout.index("{"):])
+    assert result["status"] == "succeeded"
+    assert [s["stage"] for s in result["stages"]] == ["documents", "chunks", "mentions", "entities", "cooccurrences",
+                                                      "graph"]
+    assert len(read(lake, "graph_nodes")) == result["counts"]["graph.nodes"] > 0
+
+    again = _submit("--master", "local[2]", "stage", "mentions", str(tmp_path / "corpus"), "--lakehouse", str(lake))
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "skipped" in again.stdout
+
+
+def test_spark_submit_unknown_job_and_missing_input_exit_codes(tmp_path: Path) -> None:
+    unknown = _submit("frobnicate")
+    assert unknown.returncode == 2 and "unknown job 'frobnicate'" in unknown.stderr
+    missing = _submit("--master", "local[1]", "pipeline", str(tmp_path / "nowhere"), "--lakehouse", str(tmp_path / "l"))
+    assert missing.returncode == 1
+    assert "nowhere" in missing.stdout and "does not exist" in missing.stdout
+
+
+@pytest.fixture(scope="module")
+def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """A Spark standalone master and one worker from the pyspark installation, on 127.0.0.1 only."""
+    import pyspark
+
+    spark_home = Path(pyspark.__file__).parent
+    port, ui_port, worker_ui = _free_port(), _free_port(), _free_port()
+    logs = tmp_path_factory.mktemp("standalone")
+    env = dict(os.environ, SPARK_HOME=str(spark_home), SPARK_LOCAL_IP="127.0.0.1", SPARK_LOG_DIR=str(logs),
+               PYSPARK_PYTHON=sys.executable)
+    spark_class = str(spark_home / "bin" / "spark-class")
+    procs = []
+    try:
+        procs.append(subprocess.Popen(
+            [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
+             "--webui-port", str(ui_port)], env=env, stdout=open(logs / "master.log", "w"), stderr=subprocess.STDOUT))
+        procs.append(subprocess.Popen(
+            [spark_class, "org.apache.spark.deploy.worker.Worker", f"spark://127.0.0.1:{port}", "--host", "127.0.0.1",
+             "--cores", "2", "--memory", "3g", "--webui-port", str(worker_ui), "--work-dir", str(logs / "work")],
+            env=env, stdout=open(logs / "worker.log", "w"), stderr=subprocess.STDOUT))
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as answer:
+                    state = json.load(answer)
+                if state.get("aliveworkers", 0) >= 1:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"standalone cluster did not come up: {(logs / 'worker.log').read_text()[-2000:]}")
+            time.sleep(1)
+        yield f"spark://127.0.0.1:{port}", ui_port
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def test_spark_submit_on_a_standalone_cluster(standalone_cluster: tuple[str, int], tmp_path: Path) -> None:
+    master, ui_port = standalone_cluster
+    lake = tmp_path / "lake"
+    done = _submit("--master", master, "--conf", "spark.executor.memory=2g", "--conf", "spark.cores.max=2",
+                   "pipeline", str(_corpus(tmp_path)), "--lakehouse", str(lake), "--json", timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    result = json.loads(done.stdout[done.stdout.index("{"):])
+    assert result["status"] == "succeeded"
+    with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=5) as answer:
+        state = json.load(answer)
+    apps = state.get("completedapps", []) + state.get("activeapps", [])
+    assert any(app["name"] == "csillag" for app in apps), apps
+    assert len(read(lake, "mentions")) > 0
