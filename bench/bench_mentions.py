@@ -135,16 +135,20 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
     spark_words = counts["words_processed"]
     rate = spark_words / seconds
-    print(f"Spark mentions stage, local[2]: {seconds:7.1f} s  {rate:8.0f} words/s  ({counts['mentions']} mentions, "
-          f"whole stage incl. Delta commits)")
+    print(
+        f"Spark mentions stage, local[2]: {seconds:7.1f} s  {rate:8.0f} words/s  ({counts['mentions']} mentions, "
+        f"whole stage incl. Delta commits)"
+    )
     print(f"ratio Spark / plain n_process=2      : {rate / (words / s2):.2f}  (target >= 0.90)")
     print(f"ratio Spark / linear limit (2 x s1)  : {rate / (2 * words / s1):.2f}  (target >= 0.90)")
     busy = {pid: s for pid, s in sampler.samples.items() if len(s) >= 4}
     for pid, samples in sorted(busy.items()):
         rss = [r for _, r in samples]
         fifth = rss[max(len(rss) // 5, 1) - 1]
-        print(f"worker {pid}: peak {max(rss) / 2**20:6.0f} MiB, after first fifth {fifth / 2**20:6.0f} MiB, "
-              f"at end {rss[-1] / 2**20:6.0f} MiB, growth {100 * (rss[-1] - fifth) / fifth:+.1f}%")
+        print(
+            f"worker {pid}: peak {max(rss) / 2**20:6.0f} MiB, after first fifth {fifth / 2**20:6.0f} MiB, "
+            f"at end {rss[-1] / 2**20:6.0f} MiB, growth {100 * (rss[-1] - fifth) / fifth:+.1f}%"
+        )
     return 0
 
 

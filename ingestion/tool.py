@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ingestion.context import DomainSpec, RunContext
@@ -89,7 +90,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             name=self.get_name(),
             language=language,
             nlp=nlp,
-            alias_table=self.alias_table(),
+            alias_table=self._merged_alias_table(ner.alias_table),
             unit_patterns=self.unit_patterns(),
         )
 
@@ -101,7 +102,14 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             return self._execute(request, run_id)
         except Exception as exc:  # noqa: BLE001 - R-ING-3: nothing may escape to the ingestion pipeline
             stage = exc.stage if isinstance(exc, IngestionError) else None
-            logger.error("ingestion run %s failed%s: %s", run_id, f" in stage {stage}" if stage else "", exc, exc_info=True)
+            # Our own errors explain themselves; anything else gets its traceback in the log.
+            logger.error(
+                "ingestion run %s failed%s: %s",
+                run_id,
+                f" in stage {stage}" if stage else "",
+                exc,
+                exc_info=not isinstance(exc, IngestionError),
+            )
             reason = str(exc) if isinstance(exc, IngestionError) else f"{type(exc).__name__}: {exc}"
             reports = [StageReport(stage=stage, status="failed", reason=reason)] if stage else []
             return IngestionResult(run_id=run_id, status="failed", reason=reason, stages=reports)
@@ -148,6 +156,16 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         return IngestionResult(
             run_id=run_id, status=status, reason=reason, stages=outcome.reports, counts=counts, rejects=rejects
         )
+
+    def _merged_alias_table(self, path: Path | None) -> dict[str, Any]:
+        """The domain's alias table, plus the configured file's entries (which win on a shared canonical name)."""
+        table: dict[str, Any] = dict(self.alias_table())
+        if path is not None:
+            from ingestion.resolution import AliasTable
+
+            for entry in AliasTable.from_file(path).entries:
+                table[entry.canonical] = {"aliases": list(entry.aliases), "label": entry.label}
+        return table
 
     def _require_settings(self) -> CsillagSettings:
         if self._settings is None:

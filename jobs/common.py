@@ -43,6 +43,11 @@ def base_parser(description: str, *, with_stage: bool = False) -> argparse.Argum
     parser.add_argument("--force", action="store_true", help="redo every stage even if its marker says it is done")
     parser.add_argument("--run-id", help="an id for this run (default: time-based)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
+    parser.add_argument(
+        "--result-file",
+        type=Path,
+        help="also write the result as JSON to this file (under spark-submit, stdout mixes with the driver's logs)",
+    )
     parser.add_argument("--quiet", action="store_true", help="log warnings only")
     return parser
 
@@ -75,7 +80,9 @@ def build_tool(name: str, settings: CsillagSettings) -> IngestionTool:
     cls = registry.get_class(name)
     if not issubclass(cls, IngestionTool):
         ingestion = sorted(n for n, c in registry.classes().items() if issubclass(c, IngestionTool))
-        raise ToolError(f"tool {name!r} is not an ingestion tool; ingestion tools: {', '.join(ingestion)}", tool_name=name)
+        raise ToolError(
+            f"tool {name!r} is not an ingestion tool; ingestion tools: {', '.join(ingestion)}", tool_name=name
+        )
     container = ToolContainer(registry, services=[settings])
     return container.inject(cls())
 
@@ -94,6 +101,9 @@ def run_job(args: argparse.Namespace, stages: list[str] | None) -> int:
         return EXIT_USAGE
     request = IngestionRequest(inputs=args.inputs, force=args.force, stages=stages, run_id=args.run_id)
     result = tool.execute_ingestion(request)
+    if args.result_file:
+        args.result_file.parent.mkdir(parents=True, exist_ok=True)
+        args.result_file.write_text(result.model_dump_json(indent=2), encoding="utf-8")
     print(result.model_dump_json(indent=2) if args.json else render_result(result, settings))
     return EXIT_CODES[result.status]
 

@@ -29,7 +29,11 @@ def summarize(lake: Path, top: int = 10) -> str:
     if nodes is None or nodes.empty:
         return "\n".join(lines)
     ranked = nodes.sort_values(["pagerank", "mention_count", "entity_id"], ascending=[False, False, True]).head(top)
-    lines += ["", f"Top {len(ranked)} entities (by PageRank):", f"  {'name':<28}{'label':<8}{'mentions':>9}{'pagerank':>10}"]
+    lines += [
+        "",
+        f"Top {len(ranked)} entities (by PageRank):",
+        f"  {'name':<28}{'label':<8}{'mentions':>9}{'pagerank':>10}",
+    ]
     for node in ranked.itertuples():
         lines.append(f"  {node.canonical_name[:27]:<28}{node.label:<8}{node.mention_count:>9}{node.pagerank:>10.4f}")
     pairs = frames.get("cooccurrences")

@@ -57,8 +57,9 @@ def ingest(spark: Any, make_settings: Any) -> Any:
     from ingestion.domains.generic import GenericNERIngestionTool
     from tools.ingestion import IngestionRequest
 
-    def run(inputs: list[Path | str], *, tool_class: type = GenericNERIngestionTool, settings: Any = None,
-            **request: Any) -> Any:
+    def run(
+        inputs: list[Path | str], *, tool_class: type = GenericNERIngestionTool, settings: Any = None, **request: Any
+    ) -> Any:
         tool = tool_class()
         tool.set_settings(settings or make_settings())
         tool.set_spark_session(spark)

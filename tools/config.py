@@ -51,7 +51,9 @@ class SparkSettings(BaseModel):
     driver_memory: str = "2g"
     shuffle_partitions: int = Field(default=8, ge=1)
     delta_package: str = "io.delta:delta-spark_2.13:4.0.1"
-    ivy_dir: Path | None = Field(default=None, description="Ivy cache for the Delta jars; default <project>/.cache/ivy.")
+    ivy_dir: Path | None = Field(
+        default=None, description="Ivy cache for the Delta jars; default <project>/.cache/ivy."
+    )
     extra_conf: dict[str, str] = Field(default_factory=dict, description="Any further spark.* settings.")
 
     @field_validator("master")
@@ -74,6 +76,9 @@ class NerSettings(BaseModel):
     language: str | None = Field(default=None, description="ISO code of the corpus language, e.g. en, hu.")
     labels: list[str] | None = Field(default=None, description="Entity labels kept; None = the domain's default.")
     batch_size: int = Field(default=64, ge=1, le=10_000, description="Texts per nlp.pipe batch.")
+    alias_table: Path | None = Field(
+        default=None, description="JSON/YAML/TSV alias table (canonical → aliases) applied before the domain's own."
+    )
 
 
 class IngestionSettings(BaseModel):
@@ -94,26 +99,40 @@ class IngestionSettings(BaseModel):
 
 
 class ApiSettings(BaseModel):
-    """The REST service."""
+    """The REST service (``api/``, docs/api.md)."""
 
     model_config = ConfigDict(extra="forbid")
 
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=1, le=65535)
-    api_key: str = ""
+    api_key: str = Field(default="", description="Required by every endpoint but /health; environment only.")
+    runner: Literal["spark-submit", "python"] = Field(
+        default="spark-submit",
+        description="How an ingestion run is started: ./spark-submit.sh pipeline, or python -m jobs.pipeline.",
+    )
+    state_dir: Path = Field(
+        default=Path(".cache/api"), description="Where the API keeps its SQLite state (tasks, runs) and run logs."
+    )
+    allowed_roots: list[Path] = Field(
+        default_factory=lambda: [Path(".")],
+        description="Folders that input and lakehouse paths must lie in; relative paths resolve against the first.",
+    )
+    max_body_bytes: int = Field(default=1_000_000, ge=1024, description="Larger request bodies are refused (413).")
+    max_concurrent_runs: int = Field(default=1, ge=1, description="Ingestion runs executing at once; others queue.")
+    max_concurrent_tasks: int = Field(default=4, ge=1, description="Async tasks running at once; others queue.")
 
 
-_file_data: ContextVar[dict[str, Any]] = ContextVar("csillag_settings_file", default={})
+_file_data: ContextVar[dict[str, Any] | None] = ContextVar("csillag_settings_file", default=None)
 
 
 class _FileSource(PydanticBaseSettingsSource):
     """Feeds the already-parsed settings file to pydantic-settings at the right precedence."""
 
     def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover - unused
-        return _file_data.get().get(field_name), field_name, False
+        return (_file_data.get() or {}).get(field_name), field_name, False
 
     def __call__(self) -> dict[str, Any]:
-        return dict(_file_data.get())
+        return dict(_file_data.get() or {})
 
 
 class CsillagSettings(BaseSettings):

@@ -29,7 +29,9 @@ CHUNK_SCHEMA = (
 CHUNK_COLUMNS = [part.strip().split(" ")[0] for part in CHUNK_SCHEMA.split(",")]
 
 
-def split_document(doc_id: str, text: str, *, patterns: UnitPatterns | None, max_chars: int, min_chars: int) -> list[dict[str, Any]]:
+def split_document(
+    doc_id: str, text: str, *, patterns: UnitPatterns | None, max_chars: int, min_chars: int
+) -> list[dict[str, Any]]:
     """The chunk rows of one document."""
     units = split_units(text, patterns=patterns)
     by_index = {unit.index: unit for unit in units}
@@ -109,7 +111,9 @@ class ChunksStage(Stage):
 
         # One document per task: a novel is one row, and chunking it is cheap next to NER.
         selected = documents.where(F.col("doc_id").isin(todo)) if incremental else documents
-        chunks = selected.repartition(max(1, min(len(todo) or len(current), 64)), "doc_id").mapInPandas(transform, CHUNK_SCHEMA)
+        chunks = selected.repartition(max(1, min(len(todo) or len(current), 64)), "doc_id").mapInPandas(
+            transform, CHUNK_SCHEMA
+        )
         if not incremental:
             ctx.lakehouse.overwrite(chunks, self.name)
         else:

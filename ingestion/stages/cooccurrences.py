@@ -44,7 +44,9 @@ def cooccurrence_pairs(mention_entities: DataFrame, chunks: DataFrame, entities:
         F.array_sort(F.collect_set("unit_id")).alias("unit_ids"),
     )
     return (
-        grouped.join(counts.withColumnRenamed("entity_id", "src_id").withColumnRenamed("mention_count", "m_src"), "src_id")
+        grouped.join(
+            counts.withColumnRenamed("entity_id", "src_id").withColumnRenamed("mention_count", "m_src"), "src_id"
+        )
         .join(counts.withColumnRenamed("entity_id", "dst_id").withColumnRenamed("mention_count", "m_dst"), "dst_id")
         .select(
             "src_id",

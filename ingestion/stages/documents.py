@@ -49,7 +49,9 @@ class InputSource:
 def resolve_inputs(inputs: list[str]) -> list[InputSource]:
     """Expand the request's inputs; a path that does not exist, or a folder with no documents, is an error."""
     if not inputs:
-        raise InputNotFoundError("the request names no inputs; give files, folders, JSONL files or tables", stage="documents")
+        raise InputNotFoundError(
+            "the request names no inputs; give files, folders, JSONL files or tables", stage="documents"
+        )
     sources: list[InputSource] = []
     for raw in inputs:
         path = Path(raw).expanduser().resolve()
@@ -108,7 +110,16 @@ def prepare_documents(
 
 
 PREPARED_SCHEMA_COLUMNS = [
-    "doc_id", "source", "title", "language", "text", "n_chars", "n_words", "metadata", "reject_reason", "reject_detail"
+    "doc_id",
+    "source",
+    "title",
+    "language",
+    "text",
+    "n_chars",
+    "n_words",
+    "metadata",
+    "reject_reason",
+    "reject_detail",
 ]
 
 
@@ -232,8 +243,11 @@ class DocumentsStage(Stage):
         prepared = read_raw(ctx, sources).mapInPandas(transform, PREPARED_SCHEMA).persist()
         try:
             rejects = prepared.where(F.col("reject_reason").isNotNull()).select(
-                "source", F.coalesce("doc_id", F.lit("")).alias("doc_id"), F.lit(self.name).alias("stage"),
-                F.col("reject_reason").alias("reason"), F.col("reject_detail").alias("detail"),
+                "source",
+                F.coalesce("doc_id", F.lit("")).alias("doc_id"),
+                F.lit(self.name).alias("stage"),
+                F.col("reject_reason").alias("reason"),
+                F.col("reject_detail").alias("detail"),
             )
             # The same content under several names is one document; the first name (sorted) is kept.
             first = Window.partitionBy("doc_id").orderBy("source")
@@ -258,9 +272,20 @@ class DocumentsStage(Stage):
             prepared.unpersist()
         for row in reject_rows:
             logger.warning("rejected %s: %s (%s)", row.source, row.reason, row.detail)
-        logger.info("documents: %d in corpus, %d new, %d removed, %d rejected", len(current), len(added), len(removed), len(reject_rows))
+        logger.info(
+            "documents: %d in corpus, %d new, %d removed, %d rejected",
+            len(current),
+            len(added),
+            len(removed),
+            len(reject_rows),
+        )
         return StageOutput(
-            counts={"documents": len(current), "added": len(added), "removed": len(removed), "rejects": len(reject_rows)},
+            counts={
+                "documents": len(current),
+                "added": len(added),
+                "removed": len(removed),
+                "rejects": len(reject_rows),
+            },
             output_fingerprint=fingerprint(sorted(current)),
             details={"rejects": [{"source": r.source, "reason": r.reason, "detail": r.detail} for r in reject_rows]},
         )

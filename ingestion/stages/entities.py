@@ -104,7 +104,9 @@ class EntitiesStage(Stage):
             [(e.entity_id, e.canonical_name, e.label, list(e.aliases)) for e in resolved], ENTITY_SCHEMA
         )
         mention_entities = attach_entities(mentions, mapping_df)
-        table_df = entity_table(entities_df, mention_entities, lake.read("chunks"), ctx.settings.ingestion.min_entity_mentions)
+        table_df = entity_table(
+            entities_df, mention_entities, lake.read("chunks"), ctx.settings.ingestion.min_entity_mentions
+        )
         lake.overwrite(table_df, "entities")
         kept = lake.read("entities").select("entity_id")
         lake.overwrite(mention_entities.join(kept, "entity_id", "left_semi"), "mention_entities")

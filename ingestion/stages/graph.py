@@ -64,7 +64,9 @@ class GraphStage(Stage):
         if n_edges <= MAX_DRIVER_EDGES:
             from graph.metrics import compute_metrics
 
-            nodes_pd = compute_metrics(entities.toPandas(), edges.select("src_id", "dst_id", "count", "weight").toPandas())
+            nodes_pd = compute_metrics(
+                entities.toPandas(), edges.select("src_id", "dst_id", "count", "weight").toPandas()
+            )
             columns = [part.strip().split(" ")[0] for part in NODE_SCHEMA.split(",")]
             nodes_pd = nodes_pd[columns]
             nodes = spark.createDataFrame(nodes_pd, NODE_SCHEMA)

@@ -116,7 +116,12 @@ class MentionsStage(Stage):
                 done_rows = (
                     selected.select("chunk_id", "doc_id", "n_words")
                     .join(per_chunk, "chunk_id", "left")
-                    .select("chunk_id", "doc_id", F.coalesce("n_mentions", F.lit(0)).cast("long").alias("n_mentions"), "n_words")
+                    .select(
+                        "chunk_id",
+                        "doc_id",
+                        F.coalesce("n_mentions", F.lit(0)).cast("long").alias("n_mentions"),
+                        "n_words",
+                    )
                 )
                 lake.append(done_rows, PROGRESS_TABLE)
             finally:
@@ -125,7 +130,11 @@ class MentionsStage(Stage):
             elapsed = time.perf_counter() - started
             logger.info(
                 "mentions: batch %d/%d, %d/%d words, %.0f words/s",
-                number, len(plan), done_words, total_words, done_words / elapsed if elapsed else 0.0,
+                number,
+                len(plan),
+                done_words,
+                total_words,
+                done_words / elapsed if elapsed else 0.0,
             )
         import pyarrow.compute as pc
 
@@ -137,8 +146,12 @@ class MentionsStage(Stage):
             "chunks_processed": len(pending),
             "words_processed": total_words,
         }
-        spec_info = {"model": spec.model or f"blank:{spec.language}", "language": spec.language,
-                     "patterns": len(spec.patterns), "labels": list(spec.labels)}
+        spec_info = {
+            "model": spec.model or f"blank:{spec.language}",
+            "language": spec.language,
+            "patterns": len(spec.patterns),
+            "labels": list(spec.labels),
+        }
         details = {"words_per_second": round(total_words / elapsed, 1) if pending and elapsed else None, **spec_info}
         return StageOutput(
             counts=counts,

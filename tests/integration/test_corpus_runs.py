@@ -1,46 +1,17 @@
-"""The two real novels through the whole pipeline: Hungarian (blank hu + the domain's gazetteer) and English."""
+"""The two real novels through the whole pipeline: Hungarian (blank hu + the domain's gazetteer) and English.
+
+The runs themselves are session fixtures in tests/integration/conftest.py, shared with the tests that query them.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
 
-from tests.conftest import corpus_path
 from tests.unit.ingestion.tables import read
 
 pytestmark = [pytest.mark.spark, pytest.mark.corpus, pytest.mark.integration]
-
-
-def _run(spark: Any, tool_class: type, corpus: Path, lake: Path) -> SimpleNamespace:
-    from tools.config import load_settings
-    from tools.ingestion import IngestionRequest
-
-    tool = tool_class()
-    tool.set_settings(load_settings(lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2}))
-    tool.set_spark_session(spark)
-    result = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus)]))
-    return SimpleNamespace(lake=lake, result=result)
-
-
-@pytest.fixture(scope="session")
-def egri_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    """Egri csillagok ingested once per test session (later tests ask questions of it)."""
-    from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
-
-    corpus = corpus_path("egri_csillagok.txt")
-    return _run(spark, EgriCsillagokNERIngestionTool, corpus, tmp_path_factory.mktemp("egri") / "lake")
-
-
-@pytest.fixture(scope="session")
-def war_and_peace_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    """War and Peace ingested once per test session with en_core_web_sm."""
-    from ingestion.domains.generic import GenericNERIngestionTool
-
-    corpus = corpus_path("war_and_peace.txt")
-    return _run(spark, GenericNERIngestionTool, corpus, tmp_path_factory.mktemp("wp") / "lake")
 
 
 def test_egri_csillagok_hungarian_run(egri_run: SimpleNamespace) -> None:

@@ -30,9 +30,22 @@ def test_r_ing_2_killed_mid_stage_resumes_without_duplicates(ingest: Any, make_s
     lake = tmp_path / "lake"
     env = dict(os.environ, CSILLAG_INGESTION_MENTIONS_BATCH_WORDS="300", PYSPARK_PYTHON=sys.executable)
     job = subprocess.Popen(
-        [sys.executable, "-m", "jobs.pipeline", str(corpus), "--lakehouse", str(lake), "--master", "local[2]",
-         "--quiet"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "jobs.pipeline",
+            str(corpus),
+            "--lakehouse",
+            str(lake),
+            "--master",
+            "local[2]",
+            "--quiet",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     progress = lake / "mention_chunks"
     deadline = time.monotonic() + 300

@@ -16,8 +16,16 @@ from tests.unit.ingestion.tables import comparable, read, version
 
 pytestmark = pytest.mark.spark
 
-ALL_TABLES = ["documents", "chunks", "mentions", "entities", "mention_entities", "cooccurrences", "graph_nodes",
-              "graph_edges"]
+ALL_TABLES = [
+    "documents",
+    "chunks",
+    "mentions",
+    "entities",
+    "mention_entities",
+    "cooccurrences",
+    "graph_nodes",
+    "graph_edges",
+]
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +50,13 @@ def sample_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNa
 def test_pipeline_writes_every_table(sample_run: SimpleNamespace) -> None:
     assert sample_run.first.status == "succeeded", sample_run.first
     assert [s.stage for s in sample_run.first.stages] == [
-        "documents", "chunks", "mentions", "entities", "cooccurrences", "graph"]
+        "documents",
+        "chunks",
+        "mentions",
+        "entities",
+        "cooccurrences",
+        "graph",
+    ]
     assert all(s.status == "succeeded" for s in sample_run.first.stages)
     docs = read(sample_run.lake, "documents")
     assert sorted(Path(s).name for s in docs.source) == ["harbour_notes.txt", "the_lighthouse_keepers.md"]
@@ -103,8 +117,9 @@ def test_mentions_spark_equals_plain_spacy(sample_run: SimpleNamespace) -> None:
     for chunk, doc in zip(chunks.itertuples(), nlp.pipe(chunks.text.tolist()), strict=True):
         for ent in doc.ents:
             if ent.label_ in labels:
-                expected.add((chunk.chunk_id, chunk.start + ent.start_char, chunk.start + ent.end_char, ent.text,
-                              ent.label_))
+                expected.add(
+                    (chunk.chunk_id, chunk.start + ent.start_char, chunk.start + ent.end_char, ent.text, ent.label_)
+                )
     mentions = read(sample_run.lake, "mentions")
     got = {(m.chunk_id, m.start, m.end, m.text, m.label) for m in mentions.itertuples()}
     assert got == expected
@@ -196,8 +211,14 @@ def test_r_ing_2_changed_setting_redoes_only_affected_stages(ingest: Any, make_s
     assert first.status == "succeeded", first
     changed = ingest([corpus], settings=make_settings(ingestion={"cooccurrence_window": "chunk"}))
     statuses = {s.stage: s.status for s in changed.stages}
-    assert statuses == {"documents": "skipped", "chunks": "skipped", "mentions": "skipped", "entities": "skipped",
-                        "cooccurrences": "succeeded", "graph": "succeeded"}
+    assert statuses == {
+        "documents": "skipped",
+        "chunks": "skipped",
+        "mentions": "skipped",
+        "entities": "skipped",
+        "cooccurrences": "succeeded",
+        "graph": "succeeded",
+    }
     assert set(read(tmp_path / "lake", "cooccurrences").window) == {"chunk"}
     forced = ingest([corpus], settings=make_settings(ingestion={"cooccurrence_window": "chunk"}), force=True)
     assert [s.status for s in forced.stages] == ["succeeded"] * 6
@@ -214,8 +235,11 @@ def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
     counts = {s.stage: s.counts for s in grown.stages}
     assert counts["documents"]["added"] == 1 and counts["documents"]["documents"] == 2
     assert counts["chunks"]["documents_split"] == 1
-    story_chunks = [c for c in read(tmp_path / "lake", "chunks").itertuples()
-                    if c.doc_id == _doc_of(tmp_path / "lake", "the_lighthouse_keepers.md")]
+    story_chunks = [
+        c
+        for c in read(tmp_path / "lake", "chunks").itertuples()
+        if c.doc_id == _doc_of(tmp_path / "lake", "the_lighthouse_keepers.md")
+    ]
     assert counts["mentions"]["chunks_processed"] == len(story_chunks)
     fresh_settings = make_settings(lakehouse={"root": tmp_path / "fresh"})
     assert ingest([corpus], settings=fresh_settings).status == "succeeded"
@@ -232,8 +256,9 @@ def test_incremental_remove_and_change_equal_fresh_run(ingest: Any, make_setting
     assert ingest([corpus]).status == "succeeded"
     (corpus / "the_lighthouse_keepers.md").unlink()
     notes = corpus / "harbour_notes.txt"
-    notes.write_text(notes.read_text(encoding="utf-8") + "\nMargaret Hale wrote to Captain Vance again.\n",
-                     encoding="utf-8")
+    notes.write_text(
+        notes.read_text(encoding="utf-8") + "\nMargaret Hale wrote to Captain Vance again.\n", encoding="utf-8"
+    )
     shrunk = ingest([corpus])
     assert shrunk.status == "succeeded", shrunk
     docs = {s.stage: s.counts for s in shrunk.stages}["documents"]
@@ -257,7 +282,7 @@ def test_same_content_twice_is_one_document(ingest: Any, tmp_path: Path) -> None
 def test_bad_documents_are_rejected_and_the_rest_completes(ingest: Any, tmp_path: Path) -> None:
     corpus = _corpus(tmp_path, "harbour_notes.txt")
     (corpus / "binary.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
-    (corpus / "undecodable.txt").write_bytes("Margaret walked to the harbour. ".encode() * 20 + b"\xff\xfe\xfa bad")
+    (corpus / "undecodable.txt").write_bytes(b"Margaret walked to the harbour. " * 20 + b"\xff\xfe\xfa bad")
     (corpus / "empty.txt").write_text("   \n\n  ", encoding="utf-8")
     (corpus / "one_line.txt").write_text("word " * 30_000, encoding="utf-8")
     shutil.copy(SAMPLES / "hu" / "a_var_ostroma.txt", corpus / "hungarian.txt")
@@ -266,8 +291,13 @@ def test_bad_documents_are_rejected_and_the_rest_completes(ingest: Any, tmp_path
     assert result.rejects == 5
     rejects = read(tmp_path / "lake", "rejects")
     reasons = {Path(r.source).name: r.reason for r in rejects.itertuples()}
-    assert reasons == {"binary.txt": "binary", "undecodable.txt": "undecodable", "empty.txt": "empty",
-                       "one_line.txt": "line_too_long", "hungarian.txt": "wrong_language"}
+    assert reasons == {
+        "binary.txt": "binary",
+        "undecodable.txt": "undecodable",
+        "empty.txt": "empty",
+        "one_line.txt": "line_too_long",
+        "hungarian.txt": "wrong_language",
+    }
     assert all(r.detail for r in rejects.itertuples())
     assert len(read(tmp_path / "lake", "documents")) == 1
     assert all(s.status == "succeeded" for s in result.stages)
@@ -316,8 +346,13 @@ def test_r_ing_3_unexpected_failure_is_returned_not_raised(
     assert result.status == "failed"
     assert result.reason == "stage chunks: RuntimeError: disk on fire"
     assert [(s.stage, s.status) for s in result.stages] == [
-        ("documents", "succeeded"), ("chunks", "failed"), ("mentions", "not_run"), ("entities", "not_run"),
-        ("cooccurrences", "not_run"), ("graph", "not_run")]
+        ("documents", "succeeded"),
+        ("chunks", "failed"),
+        ("mentions", "not_run"),
+        ("entities", "not_run"),
+        ("cooccurrences", "not_run"),
+        ("graph", "not_run"),
+    ]
     assert any("stage chunks failed" in r.getMessage() for r in caplog.records)
     assert not (tmp_path / "lake" / "_markers" / "chunks" / "_SUCCESS").exists()
 
@@ -331,8 +366,10 @@ def test_documents_from_jsonl_keep_metadata_and_reject_bad_records(ingest: Any, 
     import json
 
     jsonl = tmp_path / "docs.jsonl"
-    records = [{"id": "n1", "text": STORY, "author": "csillag", "title": "Harbour notes"},
-               {"id": "n2", "text": "  ", "author": "nobody", "title": "Blank"}]
+    records = [
+        {"id": "n1", "text": STORY, "author": "csillag", "title": "Harbour notes"},
+        {"id": "n2", "text": "  ", "author": "nobody", "title": "Blank"},
+    ]
     jsonl.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
     result = ingest([jsonl], stages=["documents"])
     assert result.status == "partial" and result.rejects == 1
@@ -369,7 +406,8 @@ def test_adding_an_unrelated_document_keeps_entity_ids(ingest: Any, tmp_path: Pa
     (corpus / "unrelated.txt").write_text(
         "Professor Ingrid Solberg sailed from Bergen to Reykjavik in March. In Reykjavik, Ingrid Solberg met "
         "Gunnar Olafsson at the harbour office, and Gunnar Olafsson showed Ingrid Solberg the old charts.\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     assert ingest([corpus], stages=["documents", "chunks", "mentions", "entities"]).status == "succeeded"
     after = read(tmp_path / "lake", "entities").set_index("canonical_name").entity_id.to_dict()
     assert {name: after.get(name) for name in before} == before

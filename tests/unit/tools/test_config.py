@@ -15,9 +15,14 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def test_config_precedence_explicit_over_env_over_file_over_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    conf = _write(tmp_path / "c.toml", 'config_version = 1\n[spark]\nmaster = "local[3]"\napp_name = "from-file"\n'
-                  '[ingestion]\nchunk_max_chars = 900\n')
+def test_config_precedence_explicit_over_env_over_file_over_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conf = _write(
+        tmp_path / "c.toml",
+        'config_version = 1\n[spark]\nmaster = "local[3]"\napp_name = "from-file"\n'
+        "[ingestion]\nchunk_max_chars = 900\n",
+    )
     monkeypatch.setenv("CSILLAG_SPARK_MASTER", "local[2]")
     settings = load_settings(conf, ingestion={"chunk_max_chars": 700})
     assert settings.spark.master == "local[2]"  # env beats file
@@ -42,7 +47,7 @@ def test_config_invalid_value_names_field_value_and_accepted_values(monkeypatch:
 
 
 def test_config_unknown_setting_in_file_is_refused(tmp_path: Path) -> None:
-    conf = _write(tmp_path / "c.toml", "config_version = 1\n[spark]\nmastr = \"local\"\n")
+    conf = _write(tmp_path / "c.toml", 'config_version = 1\n[spark]\nmastr = "local"\n')
     with pytest.raises(ConfigError, match="unknown setting 'spark.mastr'"):
         load_settings(conf)
 

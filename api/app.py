@@ -1,0 +1,240 @@
+"""The csillag REST API: ingestion runs, async tasks, chat (server-sent events) and health.
+
+``create_app(settings)`` builds the FastAPI application with its services: the SQLite ``StateStore``, the
+``RunManager`` (ingestion as job subprocesses), the ``PersistentTaskRunner`` over every ``AsyncTaskTool`` of the
+chat platform's container, and the ``ChatPlatform``. ``create_app_from_env`` is the uvicorn factory
+(``uvicorn api.app:create_app_from_env --factory``); ``csillag serve`` runs it. Every route but ``/health``
+requires the API key; see docs/api.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import metadata
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.chat import ChatTurn, stream_turn
+from api.problems import PROBLEM_RESPONSES, ProblemError, install_problem_handlers
+from api.runs import RunManager, RunRecord, RunRequest
+from api.security import BodySizeLimit, require_api_key, resolve_roots
+from api.state import StateStore
+from api.tasks import PersistentTaskRunner
+from tools.config import CsillagSettings, load_settings
+from tools.contracts import AsyncTaskTool
+from tools.errors import TaskError
+from tools.platform import ChatPlatform
+from tools.plugins import ToolRegistry
+
+logger = logging.getLogger(__name__)
+
+SSE_EVENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "One event; `data` is a JSON document (see api.chat for each event's fields).",
+    "properties": {
+        "event": {"type": "string", "enum": ["progress", "delta", "clarification", "final", "error"]},
+        "data": {"type": "string", "contentMediaType": "application/json"},
+    },
+    "required": ["event", "data"],
+}
+
+TaskStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+RunStatus = Literal["queued", "running", "succeeded", "partial", "failed", "skipped", "cancelled"]
+
+
+class Health(BaseModel):
+    """The service answers."""
+
+    status: Literal["ok"] = "ok"
+    version: str
+
+
+class TaskStart(BaseModel):
+    """Start an async task: its type id and its input (validated against the type's JSON schema)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_type: str = Field(min_length=1, max_length=200, description="A type id from GET /task-types.")
+    input: dict[str, Any] = Field(default_factory=dict, description="The task's input.")
+
+
+class TaskView(BaseModel):
+    """One async task's state (R-ASYNC-2)."""
+
+    task_id: str
+    task_type: str
+    status: TaskStatus
+    progress: float
+    message: str | None = None
+    result: Any = None
+    error: str | None = None
+    created_at: float
+    started_at: float | None = None
+    finished_at: float | None = None
+
+
+def _version() -> str:
+    try:
+        return metadata.version("csillag")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def create_app(settings: CsillagSettings | None = None, *, registry: ToolRegistry | None = None) -> FastAPI:
+    """The application; ``registry`` replaces the default tool registry (tests register their own tools)."""
+    settings = settings or load_settings()
+    api = settings.api
+    store = StateStore(api.state_dir / "state.sqlite3")
+    roots = resolve_roots(api.allowed_roots)
+    platform = ChatPlatform.from_settings(settings, registry).start()
+    task_tools = [t for t in platform.container.tools() if isinstance(t, AsyncTaskTool)]
+    tasks = PersistentTaskRunner(store, task_tools, max_concurrent=api.max_concurrent_tasks)
+    runs = RunManager(settings, store, roots)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        logger.info("csillag API up: state in %s, allowed roots %s, runner %s", api.state_dir, roots, api.runner)
+        yield
+        await runs.shutdown()
+        tasks.shutdown()
+        store.close()
+
+    app = FastAPI(
+        title="csillag API",
+        version=_version(),
+        description="Ingestion runs, async tasks and chat over csillag's knowledge graph. Every endpoint but "
+        "/health needs the API key (X-API-Key header or Authorization: Bearer). Errors are RFC 7807 problem details.",
+        lifespan=lifespan,
+    )
+    app.state.api_key = api.api_key
+    app.state.store = store
+    app.state.settings, app.state.runs, app.state.tasks, app.state.platform = settings, runs, tasks, platform
+    app.add_middleware(BodySizeLimit, max_bytes=api.max_body_bytes)
+    install_problem_handlers(app)
+
+    @app.get("/health", tags=["service"])
+    async def health() -> Health:
+        """Liveness; needs no key."""
+        return Health(version=app.version)
+
+    app.include_router(_runs_router(runs))
+    app.include_router(_tasks_router(tasks))
+    app.include_router(_chat_router(platform))
+    return app
+
+
+def _protected(tag: str) -> APIRouter:
+    return APIRouter(tags=[tag], dependencies=[Depends(require_api_key)], responses=PROBLEM_RESPONSES)
+
+
+def _runs_router(runs: RunManager) -> APIRouter:
+    router = _protected("ingestion")
+
+    @router.post("/runs", status_code=202, responses={200: {"model": RunRecord, "description": "The identical run"}})
+    async def start_run(body: RunRequest, request: Request, response: Response) -> RunRecord:
+        """Start an ingestion run in the background (202); an identical queued/running run is returned instead (200)."""
+        record, created = runs.start(body)
+        response.status_code = 202 if created else 200
+        response.headers["Location"] = str(request.url_for("get_run", run_id=record.run_id))
+        return record
+
+    @router.get("/runs")
+    async def list_runs(
+        limit: int = Query(100, ge=1, le=1000), status: RunStatus | None = None
+    ) -> list[RunRecord]:
+        """The newest runs first."""
+        return runs.list(limit=limit, status=status)
+
+    @router.get("/runs/{run_id}", name="get_run")
+    async def get_run(run_id: str) -> RunRecord:
+        """A run's status, per-stage results and counts, and the lakehouse's stage markers."""
+        return runs.view(run_id)
+
+    @router.post("/runs/{run_id}/cancel")
+    async def cancel_run(run_id: str) -> RunRecord:
+        """Stop a queued or running run; a finished run is returned unchanged."""
+        return runs.cancel(run_id)
+
+    return router
+
+
+def _task_view(state: Any) -> TaskView:
+    return TaskView.model_validate(state.to_dict())
+
+
+def _tasks_router(tasks: PersistentTaskRunner) -> APIRouter:
+    router = _protected("tasks")
+
+    @router.get("/task-types")
+    async def task_types() -> dict[str, dict[str, Any]]:
+        """Every task type id with the JSON schema of its input (R-ASYNC-1)."""
+        return tasks.task_types()
+
+    @router.post("/tasks", status_code=202)
+    async def start_task(body: TaskStart, request: Request, response: Response) -> TaskView:
+        """Start a task by type id; invalid input is a 422 naming the field (R-ASYNC-1)."""
+        known = tasks.task_types()
+        if body.task_type not in known:
+            raise ProblemError(
+                422, f"task_type: unknown task type {body.task_type!r}; known: {', '.join(sorted(known)) or 'none'}",
+                errors=[{"loc": ["body", "task_type"], "msg": "unknown task type"}],
+            )
+        try:
+            task_id = tasks.start(body.task_type, body.input)
+        except TaskError as exc:
+            raise ProblemError(422, f"input: {exc}", errors=[{"loc": ["body", "input"], "msg": str(exc)}]) from None
+        response.headers["Location"] = str(request.url_for("get_task", task_id=task_id))
+        return _task_view(tasks.get(task_id))
+
+    @router.get("/tasks")
+    async def list_tasks(
+        limit: int = Query(100, ge=1, le=1000), status: TaskStatus | None = None
+    ) -> list[TaskView]:
+        """The newest tasks first."""
+        return [_task_view(s) for s in tasks.list(limit=limit, status=status)]
+
+    @router.get("/tasks/{task_id}", name="get_task")
+    async def get_task(task_id: str) -> TaskView:
+        """A task's state: status, progress, result, error (R-ASYNC-2)."""
+        try:
+            return _task_view(tasks.get(task_id))
+        except TaskError:
+            raise ProblemError(404, f"no task with id {task_id!r}") from None
+
+    @router.post("/tasks/{task_id}/cancel")
+    async def cancel_task(task_id: str) -> TaskView:
+        """Cancel a queued or running task; a finished task is returned unchanged."""
+        try:
+            return _task_view(tasks.cancel(task_id))
+        except TaskError:
+            raise ProblemError(404, f"no task with id {task_id!r}") from None
+
+    return router
+
+
+def _chat_router(platform: ChatPlatform) -> APIRouter:
+    router = _protected("chat")
+
+    @router.post(
+        "/chat",
+        response_class=StreamingResponse,
+        responses={200: {"description": "Server-sent events: progress, delta, clarification, final | error",
+                         "content": {"text/event-stream": {"schema": SSE_EVENT_SCHEMA}}}},
+    )
+    async def chat(turn: ChatTurn) -> StreamingResponse:
+        """Answer one chat turn as a stream of server-sent events (see api.chat)."""
+        return StreamingResponse(
+            stream_turn(platform, turn), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+        )
+
+    return router
+
+
+def create_app_from_env() -> FastAPI:
+    """The uvicorn factory: settings from ``$CSILLAG_CONFIG`` / conf/csillag.toml and the environment."""
+    return create_app(load_settings())

@@ -1,0 +1,94 @@
+"""The chat endpoint: one turn through ``ChatPlatform.handle``, streamed as server-sent events.
+
+Events, each ``event: <name>`` with a JSON ``data`` line:
+
+* ``progress`` — ``{"text", "tool"}``: what a tool is doing;
+* ``delta`` — ``{"text"}``: a piece of the answer text;
+* ``clarification`` — ``{"session_id", "questions": [{"tool", "question", "options"}]}``: the platform asks back;
+  answer with another turn carrying ``session_id`` and ``answer`` (docs/orchestrator.md, R-CLAR-1);
+* ``final`` — the chat-completion response (``OpenAIResponse.to_dict()``), always the last event on success;
+* ``error`` — a problem document (``status``, ``detail``) when nothing could answer; the last event then.
+
+Sessions belong to the ``user_id`` that opened them: an unknown, used or foreign session id ends in ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.errors import ClarificationError, NoOrchestratorError, ToolError, UnknownToolError
+from tools.platform import ChatPlatform
+from tools.request import ChatRequest
+from tools.streaming import ResponseEmitter
+
+logger = logging.getLogger(__name__)
+
+
+class ChatTurn(BaseModel):
+    """One chat turn: a new prompt, or the answer to a clarification question (``session_id`` + ``answer``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(min_length=1, max_length=20_000)
+    user_id: str = Field(default="anonymous", min_length=1, max_length=200)
+    domain: str | None = Field(default=None, max_length=200)
+    systems: list[str] = Field(default_factory=list, max_length=50)
+    user_lang: str = Field(default="en", min_length=2, max_length=16)
+    important_words: list[str] = Field(default_factory=list, max_length=100)
+    session_id: str | None = Field(default=None, max_length=200, description="The clarification session to resume.")
+    answer: str | dict[str, str] | None = Field(default=None, description="The answer; default: the prompt.")
+
+    def to_request(self) -> ChatRequest:
+        """The platform's request object."""
+        return ChatRequest(
+            user_prompt=self.prompt, user_id=self.user_id, domain=self.domain, systems=tuple(self.systems),
+            user_lang=self.user_lang, important_words=tuple(self.important_words), session_id=self.session_id,
+            answer=self.answer,
+        )
+
+
+def sse(event: str, data: Any) -> str:
+    """One server-sent event."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def _error_status(error: BaseException) -> int:
+    if isinstance(error, ClarificationError):
+        return 404
+    if isinstance(error, ToolError):
+        return 422 if isinstance(error, NoOrchestratorError | UnknownToolError) else 502
+    return 500
+
+
+async def stream_turn(platform: ChatPlatform, turn: ChatTurn) -> AsyncIterator[str]:
+    """Run the turn and yield its events as they happen, ending with ``final`` or ``error``."""
+    emitter = ResponseEmitter()
+    job = asyncio.create_task(platform.handle(turn.to_request(), emitter))
+    job.add_done_callback(lambda _: emitter.complete())  # the stream ends even if handle() raised early
+    try:
+        async for event in emitter.subscribe():
+            if event.kind == "progress":
+                yield sse("progress", {"text": event.text, "tool": event.tool_name})
+            elif event.kind == "delta":
+                yield sse("delta", {"text": event.text})
+        try:
+            response = await job
+        except Exception as exc:  # noqa: BLE001 - the platform's failure becomes the stream's error event
+            status = _error_status(exc)
+            if status == 500:
+                logger.error("chat turn failed", exc_info=exc)
+            detail = str(exc) if status != 500 else "internal error; see the server log"
+            yield sse("error", {"type": "about:blank", "title": type(exc).__name__, "status": status, "detail": detail})
+            return
+        if response.clarification is not None:
+            yield sse("clarification", response.clarification)
+        yield sse("final", response.to_dict())
+    finally:
+        if not job.done():  # the client went away: stop the work
+            job.cancel()

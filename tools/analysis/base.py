@@ -1,0 +1,113 @@
+"""The collaborators every analysis tool has, wired through protected setters (R-PLUG-1, R-PLUG-2).
+
+Tools are built without arguments; a domain subclass declares ``Injected[...]`` fields and hands them to these
+setters in ``init()``. A tool used before it is wired raises ``ToolError`` naming the missing collaborator, never an
+``AttributeError`` deep inside a query.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from tools.analysis.domain import DomainSettings
+from tools.errors import ToolError
+from tools.ingestion import IngestionTool
+from tools.llm.client import LlmClient
+from tools.retrieval.analyzer import Analyzer
+from tools.retrieval.chunks import ChunkRetriever
+from tools.retrieval.units import UnitCatalog
+
+logger = logging.getLogger(__name__)
+
+
+class AnalysisCollaborators:
+    """Mixin: graph store, chunk retriever, unit catalogue, domain settings, NER ingestion tool and assistant."""
+
+    _graph: Any = None
+    _retriever: ChunkRetriever | None = None
+    _units: UnitCatalog | None = None
+    _domain_settings: DomainSettings | None = None
+    _ner_tool: IngestionTool | None = None
+    _assistant: LlmClient | None = None
+    _analyzer: Analyzer | None = None
+
+    # -- protected setters (R-PLUG-2): called from a subclass's init() ----------------------------------------
+    def set_graph_store(self, graph: Any) -> None:
+        """The ``graph.store.GraphStore`` the tool queries."""
+        self._graph = graph
+
+    def set_retriever(self, retriever: ChunkRetriever | None) -> None:
+        """The chunk retriever (passages, citations, search)."""
+        self._retriever = retriever
+
+    def set_unit_catalog(self, units: UnitCatalog | None) -> None:
+        """The catalogue of parts and chapters."""
+        self._units = units
+
+    def set_domain_settings(self, settings: DomainSettings) -> None:
+        """The domain this instance serves (name, language, lakehouse)."""
+        self._domain_settings = settings
+        self._analyzer = Analyzer(settings.language)
+
+    def set_ner_ingestion_tool(self, tool: IngestionTool | None) -> None:
+        """The domain's NER ingestion tool: what built the graph this tool reads (its labels and language)."""
+        self._ner_tool = tool
+
+    def set_assistant(self, assistant: LlmClient | None) -> None:
+        """The tool's own LLM assistant; None in offline mode."""
+        self._assistant = assistant
+
+    # -- access --------------------------------------------------------------------------------------------
+    @property
+    def graph(self) -> Any:
+        """The wired graph store."""
+        return self._need("_graph", "graph store", "set_graph_store")
+
+    @property
+    def retriever(self) -> ChunkRetriever:
+        """The wired chunk retriever."""
+        return self._need("_retriever", "chunk retriever", "set_retriever")  # type: ignore[no-any-return]
+
+    @property
+    def units(self) -> UnitCatalog:
+        """The wired unit catalogue."""
+        return self._need("_units", "unit catalogue", "set_unit_catalog")  # type: ignore[no-any-return]
+
+    @property
+    def analyzer(self) -> Analyzer | None:
+        """The domain language's analyser (stemming names and queries), once the domain is set."""
+        return self._analyzer
+
+    @property
+    def ner_ingestion_tool(self) -> IngestionTool | None:
+        """The domain's NER ingestion tool, if wired."""
+        return self._ner_tool
+
+    @property
+    def assistant(self) -> LlmClient | None:
+        """The tool's LLM assistant, if wired."""
+        return self._assistant
+
+    def get_domain(self) -> str | None:
+        """The configured domain's name, else the class's ``domain`` (R-CLAR-3)."""
+        if self._domain_settings is not None:
+            return self._domain_settings.name
+        return getattr(type(self), "domain", None)
+
+    def answer_language(self, user_lang: str) -> str:
+        """The user's language (R-INT answers go to the user), else the domain's."""
+        if user_lang:
+            return user_lang.split("-")[0].casefold()
+        return self._domain_settings.language if self._domain_settings else "en"
+
+    def _need(self, attribute: str, what: str, setter: str) -> Any:
+        value = getattr(self, attribute)
+        if value is None:
+            name = getattr(self, "name", type(self).__name__)
+            raise ToolError(f"tool {name!r} has no {what}; call {setter}() in init()", tool_name=name)
+        return value
+
+    def matches_prompt(self, prompt: str, user_lang: str) -> bool:  # pragma: no cover - overridden
+        """Offline suitability test: whether this tool should run for ``prompt`` (see the analysis orchestrator)."""
+        return False

@@ -1,0 +1,211 @@
+"""What the analysis tools share: answer phrases in the user's language, names found in a question, citations.
+
+Answers are written in the user's language (``user_lang`` from the platform): Hungarian and English phrases are
+kept here side by side so a domain is a configuration, not a translation job. Names in a question are found by
+trying its capitalised word runs against the graph (``GraphStore.find_entity``): first as written, then stemmed,
+since a Hungarian question inflects them ("Gergelynek", "Dobóval").
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from tools.documents import TextAnswer
+from tools.retrieval.analyzer import STOP_WORDS, Analyzer
+from tools.retrieval.chunks import ChunkRetriever, RetrievalError
+
+logger = logging.getLogger(__name__)
+
+MIN_NAME_SCORE = 0.6  # graph.matching's prefix tier; its fuzzy tier (typos) stays below and is not trusted here
+PASSAGE_CHARS = 320
+
+PHRASES: dict[str, dict[str, str]] = {
+    "en": {
+        "profile": "{name} ({label}) is mentioned {mentions} times in {units} units, first in {first}.",
+        "companions_of": "Most often together with: {names}.",
+        "closest": "{name}'s closest companion is {other}: they appear together in {count} passages "
+                   "(strength {weight:.2f}).",
+        "others": "Next: {names}.",
+        "no_relations": "{name} does not appear together with anyone in the graph.",
+        "path_direct": "{a} and {b} are directly connected: they appear together in {count} passages "
+                       "(strength {weight:.2f}).",
+        "path_via": "{a} and {b} are connected through {via} ({hops} steps).",
+        "no_path": "I found no connection between {a} and {b} within {hops} steps.",
+        "timeline_head": "{name} through the book, unit by unit:",
+        "timeline_row": "{unit}: {mentions} mentions{with_}",
+        "with": "; with {names}",
+        "which": "Which {query} do you mean?",
+        "sources": "Sources:",
+        "unit_head": "{unit}: {chunks} passages.",
+        "unit_entities": "Who and what appears: {names}.",
+        "unit_none": "No known character or place appears in it.",
+        "unit_opening": "It begins: “{text}”",
+        "which_unit": "Chapter {chapter} appears in several parts. Which one do you mean?",
+        "no_unit": "I found no chapter {chapter}.",
+        "overview": "{title}: {units} units, {entities} entities. Main characters: {names}.",
+        "strongest": "Strongest relations: {pairs}.",
+    },
+    "hu": {
+        "profile": "{name} ({label}) {mentions} alkalommal szerepel {units} egységben; először itt: {first}.",
+        "companions_of": "Leggyakrabban vele együtt: {names}.",
+        "closest": "{name} legközelebbi társa {other}: {count} szakaszban szerepelnek együtt "
+                   "(erősség {weight:.2f}).",
+        "others": "Utána: {names}.",
+        "no_relations": "{name} senkivel sem szerepel együtt a gráfban.",
+        "path_direct": "{a} és {b} közvetlen kapcsolatban állnak: {count} szakaszban szerepelnek együtt "
+                       "(erősség {weight:.2f}).",
+        "path_via": "{a} és {b} kapcsolata: {via} ({hops} lépés).",
+        "no_path": "Nem találtam kapcsolatot {a} és {b} között {hops} lépésen belül.",
+        "timeline_head": "{name} a könyvben, egységről egységre:",
+        "timeline_row": "{unit}: {mentions} említés{with_}",
+        "with": "; együtt: {names}",
+        "which": "Melyik {query}ra gondolsz?",
+        "sources": "Források:",
+        "unit_head": "{unit}: {chunks} szakasz.",
+        "unit_entities": "Szereplők és helyek: {names}.",
+        "unit_none": "Ismert szereplő vagy hely nem fordul elő benne.",
+        "unit_opening": "Így kezdődik: „{text}”",
+        "which_unit": "A(z) {chapter}. fejezet több részben is szerepel. Melyikre gondolsz?",
+        "no_unit": "Nem találtam {chapter}. fejezetet.",
+        "overview": "{title}: {units} egység, {entities} entitás. Főszereplők: {names}.",
+        "strongest": "A legerősebb kapcsolatok: {pairs}.",
+    },
+}
+
+
+def phrase(lang: str, key: str, **values: Any) -> str:
+    """The phrase ``key`` in ``lang`` (English when the language has no phrases), filled with ``values``."""
+    table = PHRASES.get(lang, PHRASES["en"])
+    return table[key].format(**values)
+
+
+class ResolvedEntity(BaseModel):
+    """An entity a tool resolved from the question: the payload of the InternalContextDocument between tools."""
+
+    query: str
+    entity_id: str
+    canonical_name: str
+    label: str
+    aliases: list[str] = []
+
+
+@dataclass(frozen=True, slots=True)
+class NameInQuestion:
+    """A name found in a question: the words as written and the graph's ``EntityMatch`` for them."""
+
+    surface: str
+    match: Any  # graph.results.EntityMatch
+
+
+_RUN = re.compile(r"[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*)*")
+_QUESTION_WORDS = frozenset(
+    "who whom what which how tell is are was chapter book part ki kit kinek mi mit milyen hogyan melyik "
+    "fejezet rész könyv és and or vagy".split()
+)
+
+
+def _capitalised_runs(text: str) -> list[str]:
+    """Runs of consecutive capitalised words, minus leading question words ("Who", "Ki", "How")."""
+    runs: list[str] = []
+    current: list[str] = []
+    for token in re.findall(r"[^\W\d_][\w'’-]*|\S", text):
+        word = re.sub(r"['’]s$", "", token)
+        if word[:1].isupper() and word.casefold() not in _QUESTION_WORDS and not _is_stop(word):
+            current.append(word)
+            continue
+        if current:
+            runs.append(" ".join(current))
+            current = []
+    if current:
+        runs.append(" ".join(current))
+    return runs
+
+
+def _is_stop(word: str) -> bool:
+    folded = word.casefold()
+    return any(folded in stop for stop in STOP_WORDS.values())
+
+
+def find_names(graph: Any, question: str, analyzer: Analyzer | None = None) -> list[NameInQuestion]:
+    """The entities a question names, in question order; words the graph does not know are skipped.
+
+    Each capitalised run is read greedily from the left, longest known name first, so "Show Ellen" finds "Ellen"
+    and "Dobó István" stays one name.
+    """
+    found: list[NameInQuestion] = []
+    seen: set[str] = set()
+    for run in _capitalised_runs(question):
+        words = run.split()
+        i = 0
+        while i < len(words):
+            for j in range(len(words), i, -1):
+                match = _lookup(graph, " ".join(words[i:j]), analyzer)
+                if match is not None:
+                    if match.best.entity_id not in seen or match.ambiguous:
+                        seen.add(match.best.entity_id)
+                        found.append(NameInQuestion(" ".join(words[i:j]), match))
+                    i = j
+                    break
+            else:
+                i += 1
+    return found
+
+
+def _lookup(graph: Any, surface: str, analyzer: Analyzer | None) -> Any | None:
+    """The graph's match for ``surface`` as written, else stemmed (inflected Hungarian names); None if weak."""
+    from graph.errors import EntityNotFoundError
+
+    tries = [surface]
+    if analyzer is not None:
+        stemmed = " ".join(analyzer.stem(w.casefold()) for w in surface.split())
+        if stemmed.casefold() != surface.casefold():
+            tries.append(stemmed)
+    for attempt in tries:
+        try:
+            match = graph.find_entity(attempt)
+        except EntityNotFoundError:
+            continue
+        if match.best is not None and match.best.score >= MIN_NAME_SCORE:
+            return match
+    return None
+
+
+def excerpt(text: str, limit: int = PASSAGE_CHARS) -> str:
+    """``text`` on one line, cut at a word boundary near ``limit`` characters."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def cite(retriever: ChunkRetriever | None, chunk_id: str, fallback: str = "") -> str:
+    """The citation of a chunk: from the retriever's catalogue when it knows the chunk, else ``fallback``."""
+    if retriever is not None:
+        try:
+            return retriever.get(chunk_id).citation
+        except RetrievalError:
+            pass
+    return " › ".join(p for p in (fallback, chunk_id) if p)
+
+
+def evidence(retriever: ChunkRetriever | None, passages: Sequence[Any]) -> list[TextAnswer]:
+    """Passages (``graph.results.Passage``) as cited TextAnswers for the user."""
+    return [TextAnswer(excerpt(p.text), source=cite(retriever, p.chunk_id, p.unit_title)) for p in passages]
+
+
+def with_sources(lang: str, lines: Sequence[str], docs: Sequence[TextAnswer]) -> str:
+    """Answer lines, the quoted evidence numbered ``[n]`` and the numbered source list."""
+    out = list(lines)
+    if docs:
+        out.append("")
+        out.extend(f"> {doc.text} [{n}]" for n, doc in enumerate(docs, start=1))
+        out.append("")
+        out.append(phrase(lang, "sources"))
+        out.extend(f"[{n}] {doc.source}" for n, doc in enumerate(docs, start=1))
+    return "\n".join(out)

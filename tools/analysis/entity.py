@@ -1,0 +1,226 @@
+"""``AbstractEntityAnalysisTool``: who is X, X's strongest relations, how X and Y are connected, X unit by unit.
+
+A ``ClarifiableTool`` (priority 0, R-PRIO-2, R-CLAR-1): when a name in the question fits several entities equally
+well ("Rostov", an ambiguous "Dobó") it asks which one, keeping the names it already resolved in the question's
+``state`` — tools are singletons and must not remember requests in fields (R-CC-2). Its answer is a direct answer
+for the user, with the passages that support it as cited ``TextAnswer``s; the resolved entities travel to later
+tools as one ``InternalContextDocument`` each (R-INT-1), which the orchestrator never shows the user (R-INT-2).
+
+"Closest companion" is the neighbour of the same label family met in the most co-occurrence windows (ties: the
+stronger normalised weight, then the id) — what a reader means by it, rather than the weight, which favours rare
+names seen once beside a main character.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from graph.matching import normalise
+from tools.analysis.base import AnalysisCollaborators
+from tools.analysis.common import (
+    NameInQuestion,
+    ResolvedEntity,
+    cite,
+    evidence,
+    excerpt,
+    find_names,
+    phrase,
+    with_sources,
+)
+from tools.clarification import ClarificationSession
+from tools.contracts import ClarifiableTool
+from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult, UniqueTextDocument
+from tools.streaming import FinalCallback, ResponseEmitter
+
+logger = logging.getLogger(__name__)
+
+INTENT_WORDS: dict[str, tuple[str, ...]] = {
+    "timeline": ("unit by unit", "chapter by chapter", "through the book", "timeline", "over the book",
+                 "fejezetről fejezetre", "egységről egységre", "idővonal", "végig a könyv"),
+    "relations": ("companion", "closest", "friend", "relation", "ally", "allies", "close to",
+                  "társ", "barát", "legközelebb", "kapcsolat", "legerősebb", "szövetséges"),
+    "path": ("connected", "connection", "between", "link", "között", "összefügg", "összeköt"),
+}
+PERSON_FAMILY = frozenset({"PERSON", "PER"})
+MAX_HOPS = 4
+EVIDENCE = 2
+COMPANIONS_LISTED = 5
+
+
+def detect_intent(prompt: str, names: int) -> str:
+    """``path`` (two names), ``timeline``, ``relations`` or ``profile``, from the question's words."""
+    text = prompt.casefold()
+    if names >= 2:
+        return "path"
+    for intent in ("timeline", "relations"):
+        if any(word in text for word in INTENT_WORDS[intent]):
+            return intent
+    return "profile"
+
+
+class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=True):
+    """Answers questions about the entities of the graph (platform ``AbstractEntityAnalysisTool``; R-REF-1).
+
+    Wire ``set_graph_store`` (required), ``set_retriever`` (citations) and ``set_domain_settings`` (language,
+    stemming of inflected names) in ``init()``.
+    """
+
+    def matches_prompt(self, prompt: str, user_lang: str) -> bool:
+        """Suitable when the question names an entity of the graph."""
+        return bool(find_names(self.graph, prompt, self.analyzer))
+
+    # -- the platform entry points ---------------------------------------------------------------------------
+    def execute_with_result(
+        self,
+        systems: Sequence[str],
+        user_prompt: str,
+        user_lang: str,
+        important_words: Sequence[str],
+        progress_emitter: ResponseEmitter,
+        final_callback: FinalCallback,
+    ) -> ToolExecutionResult | None:
+        """Resolve the names of the question; ask when one is ambiguous; otherwise answer."""
+        names = find_names(self.graph, user_prompt, self.analyzer)
+        if not names:
+            return ToolExecutionResult.nothing(self.name)
+        slots = [self._slot(n) for n in names[:2]]
+        intent = detect_intent(user_prompt, len(slots))
+        return self._continue(intent, slots, self.answer_language(user_lang))
+
+    def execute_with_clarification(
+        self,
+        session: ClarificationSession,
+        systems: Sequence[str],
+        user_prompt: str,
+        user_lang: str,
+        important_words: Sequence[str],
+        progress_emitter: ResponseEmitter,
+        final_callback: FinalCallback,
+    ) -> ToolExecutionResult | None:
+        """Take the user's choice for the pending name, then ask about the next one or answer."""
+        state = dict(session.state)
+        slots: list[dict[str, Any]] = [dict(s) for s in state["slots"]]
+        pending = next(s for s in slots if s["entity_id"] is None)
+        # An answer that fits no option leaves the slot open: the same question is asked again.
+        pending["entity_id"] = choose_option(session.answer, pending["options"])
+        return self._continue(state["intent"], slots, state["lang"])
+
+    # -- steps -----------------------------------------------------------------------------------------------
+    @staticmethod
+    def _slot(name: NameInQuestion) -> dict[str, Any]:
+        match = name.match
+        options = [[c.entity_id, c.canonical_name] for c in match.candidates]
+        return {"surface": name.surface, "entity_id": None if match.ambiguous else match.best.entity_id,
+                "options": options}
+
+    def _continue(self, intent: str, slots: list[dict[str, Any]], lang: str) -> ToolExecutionResult:
+        for slot in slots:
+            if slot["entity_id"] is None:
+                labels = [name for _, name in slot["options"]]
+                question = phrase(lang, "which", query=slot["surface"])
+                question += "\n" + "\n".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))
+                return ToolExecutionResult.as_clarification(
+                    self.name, question, state={"intent": intent, "slots": slots, "lang": lang}, options=labels
+                )
+        entities = [self.graph.get_entity(s["entity_id"]) for s in slots]
+        payload = [
+            InternalContextDocument.from_model(
+                ResolvedEntity(query=s["surface"], entity_id=e.entity_id, canonical_name=e.canonical_name,
+                               label=e.label, aliases=list(e.aliases)),
+                source="resolved_entity",
+            )
+            for s, e in zip(slots, entities, strict=True)
+        ]
+        if intent == "path" and len(entities) >= 2:
+            lines, docs = self.connection(entities[0], entities[1], lang)
+        elif intent == "relations":
+            lines, docs = self.relations(entities[0], lang)
+        elif intent == "timeline":
+            lines, docs = self.timeline(entities[0], lang)
+        else:
+            lines, docs = self.profile(entities[0], lang)
+        answer = with_sources(lang, lines, docs)
+        documents: list[UniqueTextDocument] = [*docs, *payload]
+        return ToolExecutionResult.as_direct_answer(self.name, answer, documents)
+
+    # -- the four analyses (overridable) ---------------------------------------------------------------------
+    def companions(self, entity: Any) -> list[Any]:
+        """Neighbours by co-occurrence count (ties: weight, id); same label family first if there is any."""
+        limit = max(1, self.graph.stats().entities)
+        relations = self.graph.neighbours(entity.entity_id, limit=limit)
+        family = PERSON_FAMILY if entity.label in PERSON_FAMILY else {entity.label}
+        same = [r for r in relations if r.target.label in family]
+        ranked = same or list(relations)
+        return sorted(ranked, key=lambda r: (-r.count, -r.weight, r.target.entity_id))
+
+    def relations(self, entity: Any, lang: str) -> tuple[list[str], list[TextAnswer]]:
+        """The closest companion, the next ones, and passages where the first two meet."""
+        ranked = self.companions(entity)
+        if not ranked:
+            return [phrase(lang, "no_relations", name=entity.canonical_name)], []
+        top = ranked[0]
+        lines = [phrase(lang, "closest", name=entity.canonical_name, other=top.target.canonical_name,
+                        count=top.count, weight=top.weight)]
+        rest = ranked[1:COMPANIONS_LISTED]
+        if rest:
+            listed = ", ".join(f"{r.target.canonical_name} ({r.count})" for r in rest)
+            lines.append(phrase(lang, "others", names=listed))
+        return lines, self._chunk_evidence(top.chunk_ids)
+
+    def connection(self, a: Any, b: Any, lang: str) -> tuple[list[str], list[TextAnswer]]:
+        """The shortest path between two entities, with the passages of each hop."""
+        path = self.graph.shortest_path(a.entity_id, b.entity_id, max_hops=MAX_HOPS)
+        if path is None or not path.hops:
+            return [phrase(lang, "no_path", a=a.canonical_name, b=b.canonical_name, hops=MAX_HOPS)], []
+        if len(path.hops) == 1:
+            hop = path.hops[0]
+            line = phrase(lang, "path_direct", a=a.canonical_name, b=b.canonical_name, count=hop.count,
+                          weight=hop.weight)
+        else:
+            via = " → ".join(e.canonical_name for e in path.entities)
+            line = phrase(lang, "path_via", a=a.canonical_name, b=b.canonical_name, via=via, hops=len(path.hops))
+        passages = [p for hop in path.hops for p in hop.passages[:EVIDENCE]]
+        return [line], evidence(self._retriever, passages)
+
+    def timeline(self, entity: Any, lang: str) -> tuple[list[str], list[TextAnswer]]:
+        """The entity unit by unit: mentions and whom it meets there."""
+        lines = [phrase(lang, "timeline_head", name=entity.canonical_name)]
+        for unit in self.graph.timeline(entity.entity_id):
+            title = " › ".join(p for p in (unit.part_title, unit.unit_title) if p)
+            met = ", ".join(f"{c.canonical_name} ({c.count})" for c in unit.cooccurring[:3])
+            lines.append("- " + phrase(lang, "timeline_row", unit=title, mentions=unit.mention_count,
+                                       with_=phrase(lang, "with", names=met) if met else ""))
+        return lines, []
+
+    def profile(self, entity: Any, lang: str) -> tuple[list[str], list[TextAnswer]]:
+        """Who X is: counts, first appearance, usual company, and the first passage."""
+        units = self.graph.timeline(entity.entity_id)
+        first = next((" › ".join(p for p in (u.part_title, u.unit_title) if p) for u in units), "?")
+        lines = [phrase(lang, "profile", name=entity.canonical_name, label=entity.label,
+                        mentions=entity.mention_count, units=len(units), first=first)]
+        company = self.companions(entity)[:3]
+        if company:
+            lines.append(phrase(lang, "companions_of", names=", ".join(r.target.canonical_name for r in company)))
+        return lines, evidence(self._retriever, self.graph.mentions(entity.entity_id, limit=EVIDENCE))
+
+    def _chunk_evidence(self, chunk_ids: Sequence[str]) -> list[TextAnswer]:
+        if self._retriever is None:
+            return []
+        return [TextAnswer(excerpt(self._retriever.get(c).text), source=cite(self._retriever, c))
+                for c in chunk_ids[:EVIDENCE]]
+
+
+def choose_option(answer: str, options: Sequence[Sequence[str]]) -> str | None:
+    """The entity id the user picked: by number ("2"), by full name, or by the words of a name."""
+    text = answer.strip().rstrip(".")
+    if text.isdigit() and 1 <= int(text) <= len(options):
+        return str(options[int(text) - 1][0])
+    wanted = normalise(text)
+    for entity_id, name in options:
+        if normalise(name) == wanted:
+            return str(entity_id)
+    tokens = set(wanted.split())
+    fitting = [entity_id for entity_id, name in options if tokens and tokens <= set(normalise(name).split())]
+    return str(fitting[0]) if len(fitting) == 1 else None

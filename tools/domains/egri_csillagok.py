@@ -1,0 +1,112 @@
+"""The reference domain (R-REF-1): the chat tools of *Egri csillagok*, and of any other book by configuration.
+
+Every class has a no-argument constructor; its collaborators are ``Injected[...]`` fields that the container fills
+before ``init()`` wires them into the base class's setters (R-PLUG-1, R-PLUG-2). The domain itself is a service
+too — ``DomainSettings`` (name, language, lakehouse) — so the same classes answer questions about War and Peace
+when the platform is given ``DomainSettings.for_domain("war_and_peace", ...)`` and that lakehouse's services
+(``DomainServices.load``). Entry points (group ``csillag.tools``)::
+
+    egri_csillagok = "tools.domains.egri_csillagok:TOOLS"
+"""
+
+from __future__ import annotations
+
+import logging
+
+from graph.store import GraphStore
+from tools.analysis.base import AnalysisCollaborators
+from tools.analysis.context_search import AbstractContextSearchTool
+from tools.analysis.domain import DomainSettings
+from tools.analysis.entity import AbstractEntityAnalysisTool
+from tools.analysis.orchestrator import AbstractAnalysisOrchestrator
+from tools.analysis.page import AbstractPageAnalysisTool
+from tools.analysis.rag import AbstractRAGRetrievalTool
+from tools.analysis.summary import AbstractSummaryTool
+from tools.contracts import ChatbotTool
+from tools.ingestion import IngestionTool
+from tools.llm.client import LlmClient
+from tools.plugins import Injected
+from tools.retrieval.chunks import ChunkRetriever
+from tools.retrieval.units import UnitCatalog
+
+logger = logging.getLogger(__name__)
+
+DOMAIN = "egri_csillagok"
+
+
+class _DomainWiring(AnalysisCollaborators):
+    """The injected fields every domain tool has, handed to the base class's setters in ``init()``."""
+
+    domain_settings: Injected[DomainSettings]
+    graph_store: Injected[GraphStore]
+    chunk_retriever: Injected[ChunkRetriever]
+    unit_catalog: Injected[UnitCatalog]
+    ner_tool: Injected[IngestionTool | None]
+    llm: Injected[LlmClient | None]
+
+    def init(self) -> None:
+        """Wire the injected collaborators (R-PLUG-2)."""
+        self.set_domain_settings(self.domain_settings)
+        self.set_graph_store(self.graph_store)
+        self.set_retriever(self.chunk_retriever)
+        self.set_unit_catalog(self.unit_catalog)
+        self.set_ner_ingestion_tool(self.ner_tool)
+        self.set_assistant(self.llm)
+
+
+class EgriCsillagokCharacterTool(_DomainWiring, AbstractEntityAnalysisTool):
+    """Who is who in the book: a character, their closest companions, how two are connected, their path."""
+
+    name = "characters"
+    instruction = (
+        "Answers questions about the characters and places of the book: who someone is, their closest companion "
+        "and strongest relations, how two characters are connected, and their story chapter by chapter. "
+        "Ki kicsoda, ki a társa, milyen kapcsolatban áll két szereplő."
+    )
+
+
+class EgriCsillagokChapterTool(_DomainWiring, AbstractPageAnalysisTool):
+    """What happens in a chapter, and who appears in it."""
+
+    name = "chapters"
+    instruction = "Tells what happens in a chapter and who appears in it. Mi történik egy fejezetben."
+
+
+class EgriCsillagokSummaryTool(_DomainWiring, AbstractSummaryTool):
+    """An overview of the book."""
+
+    name = "summary"
+    instruction = "Summarises the book: its main characters and strongest relations. Összefoglalja a könyvet."
+
+
+class EgriCsillagokContextSearchTool(_DomainWiring, AbstractContextSearchTool):
+    """Passages about the entities the other tools resolved."""
+
+    name = "context_search"
+    instruction = "Finds passages of the book about the characters named in the question."
+
+
+class EgriCsillagokRAGTool(_DomainWiring, AbstractRAGRetrievalTool):
+    """The fallback: the best passages of the book for any question."""
+
+    name = "rag_retrieval"
+    instruction = "Retrieves passages of the book relevant to the question (fallback)."
+
+
+class EgriCsillagokOrchestrator(AbstractAnalysisOrchestrator):
+    """The domain's orchestrator: routed tools plus the analysis tools that claim the question."""
+
+    name = "book_orchestrator"
+    instruction = "Answers questions about the book with the character, chapter, summary and retrieval tools."
+    tool_names = ("characters", "chapters", "summary", "context_search", "rag_retrieval")
+
+
+TOOLS: list[type[ChatbotTool]] = [
+    EgriCsillagokCharacterTool,
+    EgriCsillagokChapterTool,
+    EgriCsillagokSummaryTool,
+    EgriCsillagokContextSearchTool,
+    EgriCsillagokRAGTool,
+    EgriCsillagokOrchestrator,
+]
+"""Every class of the domain, for one ``csillag.tools`` entry point or ``ToolRegistry.register``."""

@@ -1,0 +1,151 @@
+"""The structural units (parts, chapters) of the ingested books, how a user names them, and who appears in them.
+
+A user points at a unit as "chapter 12", "Chapter XII", "12. fejezet", "a tizenkettedik fejezet" or "chapter 3 of
+book 2" / "második rész 3. fejezet". ``parse_reference`` turns that into numbers; ``UnitCatalog.find`` matches them
+against the numbers in the units' titles (arabic or roman), so War and Peace's "CHAPTER III" under "BOOK TWO: 1805"
+and a Hungarian "III." under "MÁSODIK RÉSZ" are found alike. Chapter numbers restart in every part: a reference
+without a part may therefore match several units, and the caller decides (the page tool asks which one).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.retrieval.chunks import Chunk, RetrievalError, _read
+
+logger = logging.getLogger(__name__)
+
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+ORDINALS = {
+    # English cardinals and ordinals, Hungarian cardinals and ordinals (1909 and modern spelling agree here).
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "first": 1, "second": 2,
+    "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
+    "egy": 1, "kettő": 2, "két": 2, "három": 3, "négy": 4, "öt": 5, "hat": 6, "hét": 7, "nyolc": 8, "kilenc": 9,
+    "tíz": 10, "első": 1, "második": 2, "harmadik": 3, "negyedik": 4, "ötödik": 5, "hatodik": 6, "hetedik": 7,
+    "nyolcadik": 8, "kilencedik": 9, "tizedik": 10,
+}
+_NUM = r"(\d+|[ivxlcdm]+|" + "|".join(sorted(ORDINALS, key=len, reverse=True)) + r")"
+_CHAPTER = [re.compile(p, re.IGNORECASE) for p in (
+    r"\bchapter\s+" + _NUM + r"\b", _NUM + r"\.?\s+fejezet", r"\bfejezet\s+" + _NUM + r"\b",
+)]
+_PART = [re.compile(p, re.IGNORECASE) for p in (
+    r"\b(?:book|part|volume|epilogue)\s+" + _NUM + r"\b", _NUM + r"\.?\s+(?:rész|könyv)", r"\brész\s+" + _NUM + r"\b",
+)]
+
+
+def to_number(token: str) -> int | None:
+    """An arabic, roman or spelled-out number (English or Hungarian); None if it is none of these."""
+    token = token.casefold().strip(".")
+    if token.isdigit():
+        return int(token)
+    if token in ORDINALS:
+        return ORDINALS[token]
+    if token and all(ch in _ROMAN for ch in token):
+        total = 0
+        for ch, nxt in zip(token, [*token[1:], ""], strict=True):
+            value = _ROMAN[ch]
+            total += -value if nxt and _ROMAN[nxt] > value else value
+        return total
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class UnitReference:
+    """What the user pointed at: a chapter number and, optionally, the number of the part (book) it is in."""
+
+    chapter: int
+    part: int | None = None
+
+
+def parse_reference(text: str) -> UnitReference | None:
+    """Find a chapter reference (and its part) in ``text``; None when the text names no chapter."""
+    chapter = _first_number(_CHAPTER, text)
+    if chapter is None:
+        return None
+    return UnitReference(chapter, _first_number(_PART, text))
+
+
+def _first_number(patterns: Sequence[re.Pattern[str]], text: str) -> int | None:
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            number = to_number(match.group(1))
+            if number is not None:
+                return number
+    return None
+
+
+def title_number(title: str) -> int | None:
+    """The first number in a unit or part title ("CHAPTER XII", "Chapter 3. Up the River", "MÁSODIK RÉSZ")."""
+    for token in re.findall(r"[^\W_]+", title):
+        if all(ch in _ROMAN for ch in token.casefold()) and not token.isupper():
+            continue  # "mild", "civil": lowercase words made of roman letters are words
+        number = to_number(token)
+        if number is not None:
+            return number
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A unit of a document in book order, with its chunks."""
+
+    unit_id: str
+    doc_id: str
+    unit_index: int
+    unit_kind: str
+    title: str
+    part_title: str
+    chunk_ids: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """``part › title`` for answers and clarification options."""
+        return " › ".join(p for p in (self.part_title, self.title) if p)
+
+
+class UnitCatalog:
+    """Units of the lakehouse's documents, and the entities mentioned in each (from ``mention_entities``)."""
+
+    def __init__(self, chunks: Sequence[Chunk], chunk_entities: dict[str, list[str]] | None = None) -> None:
+        units: dict[str, list[Chunk]] = {}
+        for chunk in chunks:
+            units.setdefault(chunk.unit_id, []).append(chunk)
+        self.units = sorted(
+            (Unit(uid, cs[0].doc_id, cs[0].unit_index, cs[0].unit_kind, cs[0].unit_title, cs[0].part_title,
+                  tuple(c.chunk_id for c in sorted(cs, key=lambda c: c.chunk_index))) for uid, cs in units.items()),
+            key=lambda u: (u.doc_id, u.unit_index),
+        )
+        self._chunk_entities = chunk_entities or {}
+
+    @classmethod
+    def from_lakehouse(cls, root: Path, chunks: Sequence[Chunk]) -> UnitCatalog:
+        """The catalogue of ``chunks`` with the resolved mentions of the lakehouse at ``root``."""
+        try:
+            rows, _ = _read(Path(root), "mention_entities", ["chunk_id", "entity_id"])
+        except RetrievalError:
+            logger.warning("no mention_entities table under %s: units will list no entities", root)
+            rows = []
+        by_chunk: dict[str, list[str]] = {}
+        for row in rows:
+            by_chunk.setdefault(row["chunk_id"], []).append(row["entity_id"])
+        return cls(chunks, by_chunk)
+
+    def find(self, reference: UnitReference) -> list[Unit]:
+        """The chapters whose title carries the reference's number (and whose part's title its part number)."""
+        found = [u for u in self.units if u.unit_kind == "chapter" and title_number(u.title) == reference.chapter]
+        if reference.part is not None:
+            found = [u for u in found if title_number(u.part_title) == reference.part]
+        return found
+
+    def entity_counts(self, unit: Unit) -> Counter[str]:
+        """Entity id → resolved mentions in the unit."""
+        counts: Counter[str] = Counter()
+        for chunk_id in unit.chunk_ids:
+            counts.update(self._chunk_entities.get(chunk_id, ()))
+        return counts
