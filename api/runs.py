@@ -161,11 +161,11 @@ class RunManager:
         identity = {"tool": request.tool, "inputs": sorted(inputs), "lakehouse": str(lakehouse), "force": request.force,
                     "stages": stages}
         key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()[:32]
-        for run_id, task in self._tasks.items():  # no await until the new run is registered: no race in the loop
-            if not task.done():
-                record = self.get(run_id)
-                if record.key == key and record.status in ACTIVE:
-                    return record, False
+        self._tasks = {run_id: task for run_id, task in self._tasks.items() if not task.done()}
+        for run_id in self._tasks:  # no await until the new run is registered: no race in the loop
+            record = self.get(run_id)
+            if record.key == key and record.status in ACTIVE:
+                return record, False
         run_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
         record = RunRecord(
             run_id=run_id, tool=request.tool, inputs=inputs, lakehouse=str(lakehouse), force=request.force,
@@ -251,7 +251,7 @@ class RunManager:
 
     def list(self, *, limit: int = 100, status: str | None = None) -> list[RunRecord]:
         """The newest runs, newest first."""
-        return [RunRecord.model_validate(doc) for doc in self.store.list("runs", limit=limit, status=status)]
+        return [RunRecord.model_validate(doc) for doc in self.store.recent("runs", limit=limit, status=status)]
 
     def cancel(self, run_id: str, reason: str = "cancelled") -> RunRecord:
         """Stop a queued or running run (its whole process group); a finished run is returned unchanged."""

@@ -64,7 +64,7 @@ class StateStore:
             row = self._db.execute(f"SELECT doc FROM {self._table(table)} WHERE id = ?", (doc_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def list(self, table: str, *, limit: int = 100, status: str | None = None) -> list[dict[str, Any]]:
+    def recent(self, table: str, *, limit: int = 100, status: str | None = None) -> list[dict[str, Any]]:
         """The newest ``limit`` documents, newest first, optionally of one status."""
         query = f"SELECT doc FROM {self._table(table)}"
         params: tuple[Any, ...] = ()

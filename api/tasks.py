@@ -83,7 +83,7 @@ class PersistentTaskRunner(TaskRunner):
 
     def list(self, *, limit: int = 100, status: str | None = None) -> list[TaskState]:
         """The newest recorded tasks, newest first."""
-        return [_state_from_doc(doc) for doc in self.store.list("tasks", limit=limit, status=status)]
+        return [_state_from_doc(doc) for doc in self.store.recent("tasks", limit=limit, status=status)]
 
     def shutdown(self) -> None:
         """Stop: what still runs is recorded as interrupted (not cancelled — nobody asked), then the loop stops."""

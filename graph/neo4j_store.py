@@ -2,8 +2,12 @@
 
 Loading is batched ``UNWIND $rows … MERGE`` (``graph.cypher``), ``batch_size`` rows per managed write transaction
 (the driver retries transient failures); ids are stable, so a load repeated after a failure completes the graph
-without duplicating anything. Queries fetch with Cypher and leave matching and tie-breaks to ``graph.matching`` and
-``graph.ranking`` — the same code the embedded store runs — so both stores answer identically.
+without duplicating anything. Nodes are merged first, then relationships between nodes found through the
+unique-constraint indexes; relationship rows travel as lists of values, co-occurrences one way round only.
+Throughput on War and Peace is in ``docs/benchmarks.md`` (``bench/bench_graph.py``).
+
+Queries fetch with Cypher and leave matching and tie-breaks to ``graph.matching`` and ``graph.ranking`` — the same
+code the embedded store runs — so both stores answer identically.
 
 Driver errors are translated at this boundary (``_translated``): refused credentials → ``GraphAuthError`` naming the
 URI and the user, an unreachable or lost server → ``GraphUnavailableError`` naming the URI, anything else from the
@@ -21,6 +25,7 @@ from typing import Any
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction
 from neo4j import exceptions as neo4j_errors
+from pydantic import BaseModel
 
 from graph import cypher, matching, ranking
 from graph.errors import EntityNotFoundError, GraphAuthError, GraphStoreError, GraphUnavailableError
@@ -45,11 +50,16 @@ logger = logging.getLogger(__name__)
 _ENTITY_FIELDS = set(EntityNode.model_fields)
 
 
+def _values(model: BaseModel, columns: Sequence[str]) -> list[Any]:
+    """A list-shaped load row: the model's values in the column order of the statement (``graph.cypher``)."""
+    return [getattr(model, column) for column in columns]
+
+
 class Neo4jGraphStore:
     """The ``GraphStore`` on Neo4j (see ``graph.store`` for the query contract)."""
 
     def __init__(
-        self, driver: Driver, database: str = "neo4j", batch_size: int = 5_000, *, uri: str = "", user: str = ""
+        self, driver: Driver, database: str = "neo4j", batch_size: int = 20_000, *, uri: str = "", user: str = ""
     ) -> None:
         self._driver = driver
         self._database = database
@@ -120,15 +130,15 @@ class Neo4jGraphStore:
             return session.execute_write(work)
 
     def ensure_schema(self) -> None:
-        """Create the constraints and indexes (idempotent: ``IF NOT EXISTS``)."""
+        """Create the constraints and indexes and drop retired ones (idempotent: ``IF [NOT] EXISTS``)."""
         with self._translated("create the schema"), self._driver.session(database=self._database) as session:
-            for statement in cypher.SCHEMA:
+            for statement in (*cypher.SCHEMA, *cypher.RETIRED_SCHEMA):
                 session.run(statement).consume()
         self._schema_ready = True
 
     # -- loading --
 
-    def _load_rows(self, kind: str, query: str, rows: Sequence[dict[str, Any]]) -> int:
+    def _load_rows(self, kind: str, query: str, rows: Sequence[dict[str, Any] | list[Any]]) -> int:
         written = 0
         for offset in range(0, len(rows), self._batch_size):
             batch = list(rows[offset : offset + self._batch_size])
@@ -155,11 +165,12 @@ class Neo4jGraphStore:
         self._load_rows("chunks", cypher.MERGE_CHUNKS, [c.model_dump() for c in graph.chunks])
         self._load_rows("entities", cypher.MERGE_ENTITIES, entities)
         pairs = [  # MERGE on a directed pattern: always store the pair one way round, src_id < dst_id
-            r.model_dump() | {"src_id": min(r.src_id, r.dst_id), "dst_id": max(r.src_id, r.dst_id)}
+            [min(r.src_id, r.dst_id), max(r.src_id, r.dst_id), *_values(r, cypher.CO_OCCURRENCE_COLUMNS[2:])]
             for r in graph.relations
         ]
         self._load_rows("co-occurrences", cypher.MERGE_CO_OCCURRENCES, pairs)
-        self._load_rows("mentions", cypher.MERGE_MENTIONS, [m.model_dump() for m in graph.mentions])
+        mentions = [_values(m, cypher.MENTION_COLUMNS) for m in graph.mentions]
+        self._load_rows("mentions", cypher.MERGE_MENTIONS, mentions)
         seconds = time.perf_counter() - started
         logger.info("loaded %d entities and %d relations into Neo4j at %s in %.1f s",
                     len(graph.entities), len(graph.relations), self._uri, seconds)

@@ -21,7 +21,7 @@ class Neo4jSettings(BaseModel):
     user: str = "neo4j"
     password: SecretStr = SecretStr("")
     database: str = "neo4j"
-    batch_size: int = Field(default=5_000, ge=1, le=1_000_000, description="Rows per UNWIND batch when loading.")
+    batch_size: int = Field(default=20_000, ge=1, le=1_000_000, description="Rows per UNWIND batch when loading.")
     connection_timeout_s: float = Field(default=10.0, gt=0)
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import click
 
-from jobs.cli_tasks import tasks
 from jobs.cli_support import Group, fail
+from jobs.cli_tasks import tasks
 from jobs.common import EXIT_CODES, EXIT_FAILED, build_tool, configure_logging, render_result
 from tools.config import CsillagSettings, load_settings
 from tools.errors import ConfigError, ToolError
@@ -75,7 +75,6 @@ def ingest(
     if master:
         overrides["spark"] = {"master": master}
     settings = settings_from(ctx, **overrides)
-    configure_logging(quiet)
     try:
         ingestion_tool = build_tool(tool, settings)
     except ToolError as exc:
@@ -87,6 +86,7 @@ def ingest(
         unknown = [s for s in chosen if s not in STAGE_NAMES]
         if unknown:
             fail(f"unknown stage(s) {', '.join(unknown)}; valid stages: {', '.join(STAGE_NAMES)}")
+    configure_logging(quiet)  # after the checks, so a usage error stays one line
     result = ingestion_tool.execute_ingestion(IngestionRequest(inputs=list(paths), force=force, stages=chosen))
     click.echo(result.model_dump_json(indent=2) if as_json else render_result(result, settings))
     ctx.exit(EXIT_CODES[result.status])
@@ -115,7 +115,8 @@ def status(ctx: click.Context, lakehouse: str | None, as_json: bool, top: int) -
 def serve(ctx: click.Context, host: str | None, port: int | None) -> None:
     """Serve the REST API (needs CSILLAG_API_API_KEY in the environment); see docs/api.md."""
     try:
-        from api.server import check_serving_settings, serve as run_server
+        from api.server import check_serving_settings
+        from api.server import serve as run_server
     except ImportError as exc:
         fail(f"the API needs FastAPI and uvicorn: pip install fastapi uvicorn ({exc.name} is missing)")
     settings = settings_from(ctx)

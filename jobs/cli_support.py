@@ -21,7 +21,7 @@ class CliError(click.ClickException):
 
     def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
         super().__init__(message)
-        self.exit_code = exit_code
+        self.exit_code = exit_code  # type: ignore[misc]  # click declares it on the class; ours varies
 
     def show(self, file: Any = None) -> None:
         """One line, no usage text."""

@@ -33,8 +33,8 @@ def spark_degrees(entities: DataFrame, edges: DataFrame) -> DataFrame:
     """Degree and weighted degree in Spark, for graphs too large for the driver; pagerank/community left null."""
     from pyspark.sql import functions as F
 
-    ends = edges.select(F.col("src_id").alias("entity_id"), "weight").unionByName(
-        edges.select(F.col("dst_id").alias("entity_id"), "weight")
+    ends = edges.select(F.col("src_id").alias("entity_id"), F.col("count").alias("weight")).unionByName(
+        edges.select(F.col("dst_id").alias("entity_id"), F.col("count").alias("weight"))
     )
     degrees = ends.groupBy("entity_id").agg(F.count("*").alias("degree"), F.sum("weight").alias("weighted_degree"))
     return (
@@ -58,14 +58,19 @@ class GraphStage(Stage):
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Metrics in the driver when the graph fits, else degrees in Spark."""
+        from pyspark.sql import functions as F
+
         lake, spark = ctx.lakehouse, ctx.spark
         entities, edges = lake.read("entities"), lake.read("cooccurrences")
         n_edges = edges.count()
         if n_edges <= MAX_DRIVER_EDGES:
             from graph.metrics import compute_metrics
 
+            # Centrality follows how often characters meet (the count), not the normalised edge weight, which
+            # favours minor characters seen only beside one other.
             nodes_pd = compute_metrics(
-                entities.toPandas(), edges.select("src_id", "dst_id", "count", "weight").toPandas()
+                entities.toPandas(),
+                edges.select("src_id", "dst_id", F.col("count").cast("double").alias("weight")).toPandas(),
             )
             columns = [part.strip().split(" ")[0] for part in NODE_SCHEMA.split(",")]
             nodes_pd = nodes_pd[columns]

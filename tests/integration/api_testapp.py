@@ -12,6 +12,7 @@ from api.app import create_app
 from api.server import check_serving_settings
 from tests.unit.api.apitest_tools import make_registry
 from tools.config import load_settings
+from tools.plugins import ToolRegistry
 
 
 def create() -> FastAPI:
@@ -19,6 +20,6 @@ def create() -> FastAPI:
     settings = load_settings()
     check_serving_settings(settings)
     registry = make_registry()
-    for cls in registry.__class__().classes().values():  # the installed plugins (ingestion tools) as well
+    for cls in ToolRegistry().classes().values():  # the installed plugins (the ingestion tools) as well
         registry.register(cls)
     return create_app(settings, registry=registry)

@@ -23,6 +23,8 @@ from tools.retrieval.chunks import ChunkRetriever, RetrievalError
 logger = logging.getLogger(__name__)
 
 MIN_NAME_SCORE = 0.6  # graph.matching's prefix tier; its fuzzy tier (typos) stays below and is not trusted here
+TOKEN_MATCH_SCORE = 0.8  # graph.matching: every query token is a token of the name
+PREFIX_COVERAGE = 0.5  # a prefix match must cover more than half of the name token it starts
 PASSAGE_CHARS = 320
 
 PHRASES: dict[str, dict[str, str]] = {
@@ -105,8 +107,9 @@ class NameInQuestion:
 
 _RUN = re.compile(r"[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*)*")
 _QUESTION_WORDS = frozenset(
-    "who whom what which how tell is are was chapter book part ki kit kinek mi mit milyen hogyan melyik "
-    "fejezet rész könyv és and or vagy".split()
+    "who whom whose what which how where when why tell is are was show give chapter book part ki kit kinek kiről "
+    "kivel mi mit miről mivel milyen hogyan hol mikor miért melyik hány mondd mutasd fejezet rész könyv és and or "
+    "vagy".split()
 )
 
 
@@ -164,16 +167,36 @@ def _lookup(graph: Any, surface: str, analyzer: Analyzer | None) -> Any | None:
     tries = [surface]
     if analyzer is not None:
         stemmed = " ".join(analyzer.stem(w.casefold()) for w in surface.split())
-        if stemmed.casefold() != surface.casefold():
+        if stemmed.casefold() != surface.casefold() and not all(_is_stop(w) for w in stemmed.split()):
             tries.append(stemmed)
     for attempt in tries:
         try:
             match = graph.find_entity(attempt)
         except EntityNotFoundError:
             continue
-        if match.best is not None and match.best.score >= MIN_NAME_SCORE:
+        if match.best is not None and _trusted(match):
             return match
     return None
+
+
+def _trusted(match: Any) -> bool:
+    """Exact and whole-token matches are trusted; a prefix match only when the words cover most of the name's.
+
+    "év" (stem of "Évának") → "Éva" passes (2 of 3 letters); "mi" → "Miklós" does not (2 of 6).
+    """
+    best = match.best
+    if best.score >= TOKEN_MATCH_SCORE:
+        return True
+    if best.score < MIN_NAME_SCORE:
+        return False
+    from graph.matching import normalise
+
+    key_tokens = best.matched_key.split()
+    for token in normalise(match.query).split():
+        prefixed = [k for k in key_tokens if k.startswith(token)]
+        if not prefixed or len(token) / min(len(k) for k in prefixed) <= PREFIX_COVERAGE:
+            return False
+    return True
 
 
 def excerpt(text: str, limit: int = PASSAGE_CHARS) -> str:

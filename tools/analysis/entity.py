@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from graph.matching import normalise
+from graph.matching import AMBIGUITY_MARGIN, normalise
 from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.common import (
     NameInQuestion,
@@ -111,7 +111,9 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
     @staticmethod
     def _slot(name: NameInQuestion) -> dict[str, Any]:
         match = name.match
-        options = [[c.entity_id, c.canonical_name] for c in match.candidates]
+        # Offer the candidates as close as the ambiguity rule's margin, not every weaker name that passed.
+        close = [c for c in match.candidates if c.score >= match.best.score - AMBIGUITY_MARGIN - 1e-9]
+        options = [[c.entity_id, c.canonical_name] for c in close]
         return {"surface": name.surface, "entity_id": None if match.ambiguous else match.best.entity_id,
                 "options": options}
 
@@ -197,7 +199,7 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
     def profile(self, entity: Any, lang: str) -> tuple[list[str], list[TextAnswer]]:
         """Who X is: counts, first appearance, usual company, and the first passage."""
         units = self.graph.timeline(entity.entity_id)
-        first = next((" › ".join(p for p in (u.part_title, u.unit_title) if p) for u in units), "?")
+        first = next((" › ".join(p for p in (u.part_title, u.unit_title) if p) for u in units), "?").rstrip(".")
         lines = [phrase(lang, "profile", name=entity.canonical_name, label=entity.label,
                         mentions=entity.mention_count, units=len(units), first=first)]
         company = self.companions(entity)[:3]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.common import phrase, with_sources
@@ -60,9 +61,18 @@ class AbstractSummaryTool(AnalysisCollaborators, OrchestratorActivatedTool, abst
         units = [u for u in self.units.units if u.unit_kind == "chapter"] or self.units.units
         lines = [phrase(lang, "overview", title=title, units=len(units), entities=graph.stats().entities,
                         names=", ".join(f"{e.canonical_name} ({e.mention_count})" for e in people))]
-        strongest = sorted(graph.strongest_relations(limit=50), key=lambda r: (-r.count, r.source.entity_id,
-                                                                                r.target.entity_id))[:STRONGEST]
-        if strongest:
-            pairs = ", ".join(f"{r.source.canonical_name} – {r.target.canonical_name} ({r.count})" for r in strongest)
-            lines.append(phrase(lang, "strongest", pairs=pairs))
+        pairs = self.strongest_pairs(people)
+        if pairs:
+            lines.append(phrase(lang, "strongest", pairs=", ".join(
+                f"{r.source.canonical_name} – {r.target.canonical_name} ({r.count})" for r in pairs)))
         return ToolExecutionResult.as_direct_answer(self.name, with_sources(lang, lines, []))
+
+    def strongest_pairs(self, people: Sequence[Any]) -> list[Any]:
+        """The main characters' ties by co-occurrence count (each pair once), strongest first."""
+        seen: dict[frozenset[str], Any] = {}
+        for person in people:
+            for relation in self.graph.neighbours(person.entity_id, limit=max(1, self.graph.stats().entities)):
+                if relation.target.label == person.label:
+                    seen.setdefault(frozenset((relation.source.entity_id, relation.target.entity_id)), relation)
+        ranked = sorted(seen.values(), key=lambda r: (-r.count, -r.weight, r.source.entity_id, r.target.entity_id))
+        return ranked[:STRONGEST]

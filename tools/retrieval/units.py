@@ -35,7 +35,7 @@ _CHAPTER = [re.compile(p, re.IGNORECASE) for p in (
     r"\bchapter\s+" + _NUM + r"\b", _NUM + r"\.?\s+fejezet", r"\bfejezet\s+" + _NUM + r"\b",
 )]
 _PART = [re.compile(p, re.IGNORECASE) for p in (
-    r"\b(?:book|part|volume|epilogue)\s+" + _NUM + r"\b", _NUM + r"\.?\s+(?:rész|könyv)", r"\brész\s+" + _NUM + r"\b",
+    r"\b(book|part|volume|epilogue)\s+" + _NUM + r"\b", _NUM + r"\.?\s+(rész|könyv)", r"\b(rész)\s+" + _NUM + r"\b",
 )]
 
 
@@ -61,6 +61,7 @@ class UnitReference:
 
     chapter: int
     part: int | None = None
+    part_kind: str | None = None  # the word naming the part ("book", "rész"): "book two" is not "second epilogue"
 
 
 def parse_reference(text: str) -> UnitReference | None:
@@ -68,7 +69,14 @@ def parse_reference(text: str) -> UnitReference | None:
     chapter = _first_number(_CHAPTER, text)
     if chapter is None:
         return None
-    return UnitReference(chapter, _first_number(_PART, text))
+    for pattern in _PART:
+        for match in pattern.finditer(text):
+            groups = [g for g in match.groups() if g]
+            word = next((g for g in groups if to_number(g) is None), None)
+            number = next((to_number(g) for g in groups if to_number(g) is not None), None)
+            if number is not None and word is not None:
+                return UnitReference(chapter, number, word.casefold())
+    return UnitReference(chapter)
 
 
 def _first_number(patterns: Sequence[re.Pattern[str]], text: str) -> int | None:
@@ -141,6 +149,9 @@ class UnitCatalog:
         found = [u for u in self.units if u.unit_kind == "chapter" and title_number(u.title) == reference.chapter]
         if reference.part is not None:
             found = [u for u in found if title_number(u.part_title) == reference.part]
+            if reference.part_kind:
+                named = [u for u in found if reference.part_kind in u.part_title.casefold()]
+                found = named or found
         return found
 
     def entity_counts(self, unit: Unit) -> Counter[str]:

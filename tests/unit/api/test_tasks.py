@@ -81,7 +81,7 @@ def test_persistent_runner_failure_and_cancel_are_recorded(tmp_path):
         wait_for(runner, sleeping, "running")
         runner.cancel(sleeping)
         time.sleep(0.1)
-        stored = {doc["task_id"]: doc for doc in runner.store.list("tasks")}
+        stored = {doc["task_id"]: doc for doc in runner.store.recent("tasks")}
         assert stored[failing]["status"] == "failed"
         assert stored[failing]["error"] == "FileNotFoundError: no such corpus: egri.txt"
         assert stored[sleeping]["status"] == "cancelled"

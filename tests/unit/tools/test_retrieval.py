@@ -12,7 +12,7 @@ from deltalake import write_deltalake
 from tools.errors import ConfigError
 from tools.retrieval.analyzer import Analyzer
 from tools.retrieval.bm25 import BM25Index, reciprocal_rank_fusion
-from tools.retrieval.chunks import CHUNK_COLUMNS, Chunk, ChunkRetriever, RetrievalError
+from tools.retrieval.chunks import Chunk, ChunkRetriever, RetrievalError
 from tools.retrieval.units import UnitCatalog, UnitReference, parse_reference, title_number, to_number
 
 
@@ -110,25 +110,28 @@ def test_retriever_without_chunks_table_says_run_the_pipeline(tmp_path: Path) ->
 
 def test_retriever_hybrid_hook_fuses_a_dense_ranking() -> None:
     chunks = [Chunk(f"d:c{n}", "d", n, "d:u0", 0, "chapter", "I", "", 0, 1, text)
-              for n, text in enumerate(["sea storm lamp", "lamp lamp oil", "storm at sea"])]
+              for n, text in enumerate(["sea storm lamp oil", "storm", "storm sea"])]
 
-    def encode(texts: list[str]) -> list[list[float]]:  # "oil" is the dense model's notion of relevance
-        return [[1.0 if "oil" in t else 0.0, 1.0] for t in texts]
+    vectors = {"sea storm lamp oil": [1.0, 0.0], "storm": [0.8, 0.6], "storm sea": [0.0, 1.0]}
 
-    plain = ChunkRetriever.from_chunks(chunks, "en")
-    hybrid = ChunkRetriever.from_chunks(chunks, "en", dense=encode)
-    query = "storm lamp oil"
-    assert [h.chunk.chunk_id for h in plain.search(query, k=3)][0] == "d:c1"
-    # dense ranking: c1 first (cosine 1 with the query vector [1, 1]), then c0, c2 tie by number
-    assert [h.chunk.chunk_id for h in hybrid.search(query, k=3)][0] == "d:c1"
-    assert set(CHUNK_COLUMNS) >= {"chunk_id", "unit_title", "part_title"}
+    def encode(texts: list[str]) -> list[list[float]]:  # a stand-in model; the query maps to [1, 0]
+        return [vectors.get(t, [1.0, 0.0]) for t in texts]
+
+    query = "storm and sea"
+    # BM25: c2 (both terms, shortest), c0 (both terms), c1 (one term)
+    assert [h.chunk.chunk_id for h in ChunkRetriever.from_chunks(chunks, "en").search(query, k=3)] == [
+        "d:c2", "d:c0", "d:c1"]
+    # dense: c0 (cosine 1), c1 (0.8), c2 (0). RRF: c0 1/62+1/61 > c2 1/61+1/63 > c1 1/63+1/62
+    hybrid = ChunkRetriever.from_chunks(chunks, "en", dense=encode).search(query, k=3)
+    assert [h.chunk.chunk_id for h in hybrid] == ["d:c0", "d:c2", "d:c1"]
+    assert hybrid[0].score == pytest.approx(1 / 62 + 1 / 61)
 
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("What happens in chapter 12?", UnitReference(12)),
-    ("Tell me about Chapter XII of Book Two", UnitReference(12, 2)),
+    ("Tell me about Chapter XII of Book Two", UnitReference(12, 2, "book")),
     ("Mi történik a 12. fejezetben?", UnitReference(12)),
-    ("Mi történik a második rész 3. fejezetében?", UnitReference(3, 2)),
+    ("Mi történik a második rész 3. fejezetében?", UnitReference(3, 2, "rész")),
     ("What happens in the third chapter?", None),
     ("Who is Pierre?", None),
 ])
@@ -150,6 +153,6 @@ def test_unit_catalog_finds_a_chapter_in_every_part_and_counts_its_entities(lake
     catalog = UnitCatalog(retriever.chunks, {"doc_1:c00002": ["ent_dobo", "ent_dobo", "ent_eger"]})
     both = catalog.find(UnitReference(1))
     assert [u.part_title for u in both] == ["ELSŐ RÉSZ", "MÁSODIK RÉSZ"]
-    second = catalog.find(UnitReference(1, 2))
+    second = catalog.find(UnitReference(1, 2, "rész"))
     assert [u.label for u in second] == ["MÁSODIK RÉSZ › I."]
     assert catalog.entity_counts(second[0]) == {"ent_dobo": 2, "ent_eger": 1}

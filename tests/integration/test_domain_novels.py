@@ -1,0 +1,161 @@
+"""Both novels end to end: ingest (session fixtures) → graph → ask; and entity resolution against the gold lists.
+
+Expected answers come from the lakehouse tables (co-occurrence counts, mention links), never typed in. Entity
+resolution is scored with ``ingestion.resolution_eval`` (pairwise precision/recall) against
+``tests/data/gold_*.json``; War and Peace is ingested once more here with its domain configuration
+(``conf/domains/war_and_peace.toml``: the alias table), because the session fixture runs the bare English tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from ingestion.resolution import ResolvedEntity
+from ingestion.resolution_eval import load_gold, score_details
+from tests.conftest import corpus_path
+from tests.unit.ingestion.tables import read
+from tests.unit.tools.test_domain_sample import ask, chapter_entities, closest_companion, entity_named
+from tools.request import ChatRequest
+
+pytestmark = [pytest.mark.spark, pytest.mark.corpus, pytest.mark.integration]
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLD = ROOT / "tests" / "data"
+
+
+@pytest.fixture(scope="module")
+def war_and_peace_domain_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """War and Peace ingested with the domain's settings file (alias table), as `jobs.pipeline --config` would."""
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.config import load_settings
+    from tools.ingestion import IngestionRequest
+
+    corpus = corpus_path("war_and_peace.txt")
+    lake = tmp_path_factory.mktemp("wp_domain") / "lake"
+    settings = load_settings(
+        ROOT / "conf" / "domains" / "war_and_peace.toml",
+        lakehouse={"root": lake},
+        spark={"master": "local[2]", "shuffle_partitions": 2},
+        ner={"language": "en", "alias_table": ROOT / "conf" / "domains" / "war_and_peace_aliases.json"},
+    )
+    tool = GenericNERIngestionTool()
+    tool.set_settings(settings)
+    tool.set_spark_session(spark)
+    result = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus)]))
+    assert result.status == "succeeded", result
+    return SimpleNamespace(lake=lake, result=result)
+
+
+def gold_score(lake: Path, novel: str) -> Any:
+    rows = read(lake, "entities")
+    entities = [ResolvedEntity(r.entity_id, r.canonical_name, r.label, tuple(r.aliases)) for r in rows.itertuples()]
+    score = score_details(entities, load_gold(GOLD / f"gold_{novel}.json"))
+    print(f"\n{novel}: precision {score.precision:.3f} recall {score.recall:.3f} "
+          f"({score.found_aliases} gold aliases found; wrong {list(score.wrong_pairs)[:5]}; "
+          f"missed {list(score.missed_pairs)[:5]})")
+    return score
+
+
+# -- Egri csillagok --------------------------------------------------------------------------------------------
+
+
+def test_egri_closest_companion_of_gergely(egri_run: SimpleNamespace) -> None:
+    gergely = entity_named(egri_run.lake, "Gergely")
+    other, count = closest_companion(egri_run.lake, gergely.entity_id)
+    answer = ask(egri_run.lake, "Ki Gergely legközelebbi társa?")
+    assert answer.startswith(f"{gergely.canonical_name} legközelebbi társa {other}: {count} szakaszban")
+
+
+def test_egri_how_dobo_and_gergely_are_connected(egri_run: SimpleNamespace) -> None:
+    dobo, gergely = entity_named(egri_run.lake, "Dobó István"), entity_named(egri_run.lake, "Gergely")
+    pairs = read(egri_run.lake, "cooccurrences")
+    pair = pairs[(pairs.src_id == min(dobo.entity_id, gergely.entity_id))
+                 & (pairs.dst_id == max(dobo.entity_id, gergely.entity_id))]
+    assert len(pair) == 1
+    answer = ask(egri_run.lake, "How are Dobó István and Gergely connected?", "--lang", "en")
+    assert answer.startswith(f"{dobo.canonical_name} and {gergely.canonical_name} are directly connected: they "
+                             f"appear together in {int(pair['count'].iloc[0])} passages")
+    assert "Sources:" in answer
+
+
+def test_egri_chapter_question_asks_for_the_part_then_answers(egri_run: SimpleNamespace) -> None:
+    from tools.analysis.domain import DomainSettings
+    from tools.ask import build_platform
+    from tools.config import load_settings
+
+    settings = load_settings(lakehouse={"root": egri_run.lake})
+    platform, _ = build_platform(settings, DomainSettings.from_settings(settings, "egri_csillagok"))
+    request = ChatRequest("Mi történik a 3. fejezetben?", user_id="t", domain="egri_csillagok", user_lang="hu")
+    question = asyncio.run(platform.handle(request))
+    assert question.finish_reason == "clarification"  # every part has a chapter III
+    chunks = read(egri_run.lake, "chunks")
+    parts = list(dict.fromkeys(chunks.sort_values(["unit_index"]).part_title.dropna()))
+    options = question.clarification["questions"][0]["options"]
+    assert [o.split(" › ")[0] for o in options] == parts
+    answer = asyncio.run(platform.handle(ChatRequest(
+        "2", user_id="t", domain="egri_csillagok", user_lang="hu",
+        session_id=question.clarification["session_id"], answer="2")))
+    unit = chunks[(chunks.part_title == parts[1]) & (chunks.unit_kind == "chapter")]
+    unit = unit[unit.unit_title.map(lambda t: t.split()[0] if t else "") .eq("III.")]
+    assert unit.unit_id.nunique() == 1
+    links = read(egri_run.lake, "mention_entities")
+    top = links[links.chunk_id.isin(unit.chunk_id)].entity_id.value_counts().index[0]
+    name = read(egri_run.lake, "entities").set_index("entity_id").canonical_name[top]
+    assert answer.content.startswith(f"{parts[1]} › {unit.unit_title.iloc[0]}: ")
+    assert f"Szereplők és helyek: {name} (" in answer.content
+
+
+def test_egri_resolution_against_gold(egri_run: SimpleNamespace) -> None:
+    score = gold_score(egri_run.lake, "egri_csillagok")
+    assert score.precision >= 0.95
+    assert score.recall >= 0.80
+
+
+# -- War and Peace ---------------------------------------------------------------------------------------------
+
+
+def test_war_and_peace_closest_companion_of_pierre(war_and_peace_run: SimpleNamespace) -> None:
+    pierre = entity_named(war_and_peace_run.lake, "Pierre")
+    other, count = closest_companion(war_and_peace_run.lake, pierre.entity_id)
+    answer = ask(war_and_peace_run.lake, "Who is Pierre's closest companion?", "--domain", "war_and_peace")
+    assert answer.startswith(f"{pierre.canonical_name}'s closest companion is {other}: they appear together in "
+                             f"{count} passages")
+
+
+def test_war_and_peace_chapter_of_a_book(war_and_peace_run: SimpleNamespace) -> None:
+    chunks = read(war_and_peace_run.lake, "chunks")
+    book_two = chunks[chunks.part_title.fillna("").str.startswith("BOOK TWO")]
+    answer = ask(war_and_peace_run.lake, "What happens in chapter 3 of book two?", "--domain", "war_and_peace")
+    unit = book_two[book_two.unit_title == "CHAPTER III"]
+    assert unit.unit_id.nunique() == 1
+    assert answer.startswith(f"{unit.part_title.iloc[0]} › CHAPTER III: {unit.chunk_id.nunique()} passages.")
+
+
+def test_war_and_peace_domain_resolution_against_gold(war_and_peace_domain_run: SimpleNamespace) -> None:
+    score = gold_score(war_and_peace_domain_run.lake, "war_and_peace")
+    assert score.precision >= 0.95
+    assert score.recall >= 0.80
+
+
+def test_war_and_peace_domain_answers_with_merged_aliases(war_and_peace_domain_run: SimpleNamespace) -> None:
+    andrew = entity_named(war_and_peace_domain_run.lake, "Andrusha")  # the nickname joined through the alias table
+    assert "Prince Andrew" in list(andrew.aliases)
+    other, count = closest_companion(war_and_peace_domain_run.lake, andrew.entity_id)
+    out = io.StringIO()
+    from tools.ask import main
+
+    assert main(["Who is Prince Andrew's closest companion?", "--lakehouse", str(war_and_peace_domain_run.lake),
+                 "--domain", "war_and_peace", "--quiet"], out=out) == 0
+    assert out.getvalue().startswith(f"{andrew.canonical_name}'s closest companion is {other}: they appear "
+                                     f"together in {count} passages")
+
+
+def test_chapter_entities_helper_is_consistent(war_and_peace_run: SimpleNamespace) -> None:
+    with pytest.raises(AssertionError):  # "chapter 1" is one per book: the helper refuses to guess
+        chapter_entities(war_and_peace_run.lake, 1)

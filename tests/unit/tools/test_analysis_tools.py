@@ -1,0 +1,259 @@
+"""The analysis base classes and the domain tools on a hand-made graph: answers, clarification, contexts, language."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from graph.embedded import EmbeddedGraphStore
+from graph.model import ChunkNode, CoOccurrence, DocumentNode, EntityNode, GraphData, Mention, UnitNode
+from tools.analysis.common import ResolvedEntity, find_names
+from tools.analysis.context_search import resolved_entities
+from tools.analysis.domain import DomainSettings
+from tools.analysis.entity import choose_option, detect_intent
+from tools.analysis.page import choose_unit
+from tools.documents import InternalContextDocument, PromptAndContext, ResultKind
+from tools.domains.egri_csillagok import (
+    TOOLS,
+    EgriCsillagokCharacterTool,
+    EgriCsillagokContextSearchTool,
+    EgriCsillagokRAGTool,
+)
+from tools.errors import ToolError
+from tools.platform import ChatPlatform
+from tools.plugins import ToolRegistry
+from tools.request import ChatRequest
+from tools.retrieval.chunks import Chunk, ChunkRetriever
+from tools.retrieval.units import UnitCatalog
+from tools.streaming import CollectingCallback, OpenAIResponse, ResponseEmitter
+
+# A tiny book: two books (parts) each with a "CHAPTER I"; a few people; and one place that meets Pierre most often.
+TEXTS = {
+    "c0": "Pierre met Nicholas at the club. Nicholas laughed. Pierre and Natasha talked. Moscow burned.",
+    "c1": "Nicholas and Pierre rode out. Count Rostov stayed in Moscow with Pierre. Moscow was quiet.",
+    "c2": "Natasha sang for Pierre. The storm broke over the lighthouse lamp at night.",
+}
+PEOPLE = {
+    "ent_pierre": ("Pierre Bezukhov", "PERSON", ["Pierre"]),
+    "ent_nicholas": ("Nicholas Rostov", "PERSON", ["Nicholas", "Rostov"]),
+    "ent_ilya": ("Ilya Rostov", "PERSON", ["Count Rostov", "Rostov"]),
+    "ent_natasha": ("Natasha Rostova", "PERSON", ["Natasha"]),
+    "ent_moscow": ("Moscow", "GPE", ["Moscow"]),
+}
+UNITS = {"c0": ("u1", "CHAPTER I", "BOOK ONE"), "c1": ("u2", "CHAPTER I", "BOOK TWO"), "c2": ("u2", "CHAPTER I",
+                                                                                           "BOOK TWO")}
+# (a, b, count, weight): by count Pierre's closest PERSON is Nicholas (5); by weight it would be Natasha (0.9);
+# Moscow (GPE) meets him most of all (9) but is not a companion.
+EDGES = [("ent_nicholas", "ent_pierre", 5, 0.5), ("ent_natasha", "ent_pierre", 3, 0.9),
+         ("ent_moscow", "ent_pierre", 9, 0.95), ("ent_ilya", "ent_moscow", 1, 0.3)]
+
+
+def _mentions() -> list[Mention]:
+    found = []
+    offset = 0
+    for chunk_id, text in TEXTS.items():
+        for entity_id, (_, _, aliases) in PEOPLE.items():
+            for alias in aliases:
+                start = text.find(alias)
+                if start >= 0 and not (alias == "Rostov" and "Count Rostov" in text):
+                    found.append(Mention(mention_id=f"{chunk_id}:m{start}", entity_id=entity_id, chunk_id=chunk_id,
+                                         doc_id="doc", start=offset + start, end=offset + start + len(alias),
+                                         text=alias))
+        offset += 1000
+    return found
+
+
+@pytest.fixture(scope="module")
+def graph() -> EmbeddedGraphStore:
+    mentions = _mentions()
+    counts = Counter(m.entity_id for m in mentions)
+    data = GraphData(
+        entities=[EntityNode(entity_id=i, canonical_name=n, label=lab, aliases=al, mention_count=counts[i])
+                  for i, (n, lab, al) in PEOPLE.items()],
+        relations=[CoOccurrence(src_id=a, dst_id=b, count=c, weight=w, chunk_ids=["c0", "c1"], unit_ids=["u1", "u2"])
+                   for a, b, c, w in EDGES],
+        documents=[DocumentNode(doc_id="doc", title="Tiny")],
+        units=[UnitNode(unit_id="u1", doc_id="doc", unit_index=1, unit_kind="chapter", unit_title="CHAPTER I",
+                        part_title="BOOK ONE"),
+               UnitNode(unit_id="u2", doc_id="doc", unit_index=2, unit_kind="chapter", unit_title="CHAPTER I",
+                        part_title="BOOK TWO")],
+        chunks=[ChunkNode(chunk_id=c, doc_id="doc", chunk_index=n, unit_id=UNITS[c][0], start=n * 1000,
+                          end=n * 1000 + len(t), text=t) for n, (c, t) in enumerate(TEXTS.items())],
+        mentions=mentions,
+    )
+    return EmbeddedGraphStore.from_graph(data)
+
+
+def _services(graph: EmbeddedGraphStore, language: str) -> list[object]:
+    chunks = [Chunk(c, "doc", n, UNITS[c][0], n + 1, "chapter", UNITS[c][1], UNITS[c][2], n * 1000,
+                    n * 1000 + len(t), t, "Tiny") for n, (c, t) in enumerate(TEXTS.items())]
+    by_chunk: dict[str, list[str]] = {}
+    for m in _mentions():
+        by_chunk.setdefault(m.chunk_id, []).append(m.entity_id)
+    return [DomainSettings(name="tiny", title="Tiny", language=language), graph,
+            ChunkRetriever.from_chunks(chunks, language), UnitCatalog(chunks, by_chunk)]
+
+
+def _platform(graph: EmbeddedGraphStore, language: str = "en") -> ChatPlatform:
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in TOOLS:
+        registry.register(cls)
+    return ChatPlatform(registry, services=_services(graph, language)).start()
+
+
+def _ask(platform: ChatPlatform, prompt: str, lang: str = "en", **fields: Any) -> OpenAIResponse:
+    return asyncio.run(platform.handle(ChatRequest(prompt, user_lang=lang, domain="tiny", **fields)))
+
+
+@pytest.fixture(scope="module")
+def platform(graph: EmbeddedGraphStore) -> ChatPlatform:
+    return _platform(graph)
+
+
+def test_closest_companion_is_the_person_met_most_often(platform: ChatPlatform) -> None:
+    response = _ask(platform, "Who is Pierre's closest companion?")
+    first = response.content.splitlines()[0]
+    assert first.startswith("Pierre Bezukhov's closest companion is Nicholas Rostov")
+    assert "5 passages" in first
+    assert "characters" in response.tools_run
+    assert "Sources:" in response.content and "Tiny › BOOK ONE › CHAPTER I › chunk 0" in response.content
+
+
+def test_connection_of_two_names_cites_the_passages(platform: ChatPlatform) -> None:
+    response = _ask(platform, "How are Natasha and Nicholas connected?")
+    assert "Natasha Rostova and Nicholas Rostov are connected through Natasha Rostova → Pierre Bezukhov → " \
+           "Nicholas Rostov (2 steps)" in response.content
+    assert "[1]" in response.content and "Sources:" in response.content
+
+
+def test_ambiguous_name_asks_which_one_and_answers_after_the_choice(platform: ChatPlatform) -> None:
+    question = _ask(platform, "Who is Rostov?", user_id="u1")
+    assert question.finish_reason == "clarification"
+    assert question.clarification is not None
+    options = question.clarification["questions"][0]["options"]
+    assert sorted(options) == ["Ilya Rostov", "Nicholas Rostov"]
+    answer = asyncio.run(platform.handle(ChatRequest("Ilya", user_id="u1", domain="tiny", user_lang="en",
+                                                     session_id=question.clarification["session_id"],
+                                                     answer="Ilya")))
+    assert answer.content.startswith("Ilya Rostov (PERSON) is mentioned 1 times")
+
+
+def test_chapter_in_several_books_asks_which_book(platform: ChatPlatform) -> None:
+    question = _ask(platform, "What happens in chapter 1?", user_id="u2")
+    assert question.finish_reason == "clarification"
+    assert question.clarification["questions"][0]["options"] == ["BOOK ONE › CHAPTER I", "BOOK TWO › CHAPTER I"]
+    answer = asyncio.run(platform.handle(ChatRequest("book two", user_id="u2", domain="tiny",
+                                                     session_id=question.clarification["session_id"],
+                                                     answer="book two")))
+    assert answer.content.startswith("BOOK TWO › CHAPTER I: 2 passages.")
+    # in chunks c1, c2: Pierre 2, Nicholas 1, Natasha 1, Moscow 1 (c1 has Moscow twice but find() takes the first)
+    assert "Pierre Bezukhov (2)" in answer.content
+
+
+def test_chapter_with_book_needs_no_question(platform: ChatPlatform) -> None:
+    response = _ask(platform, "What happens in chapter I of book one?")
+    assert response.finish_reason == "stop"
+    assert response.content.startswith("BOOK ONE › CHAPTER I: 1 passages.")
+
+
+def test_unknown_chapter_says_so(platform: ChatPlatform) -> None:
+    assert _ask(platform, "What happens in chapter 99?").content == "I found no chapter 99."
+
+
+def test_question_without_names_falls_back_to_cited_retrieval(platform: ChatPlatform) -> None:
+    response = _ask(platform, "What broke over the lighthouse lamp?")
+    assert "rag_retrieval" in response.tools_run
+    assert "The storm broke over the lighthouse lamp at night." in response.content
+    assert any("Tiny › BOOK TWO › CHAPTER I › chunk 2" in s for s in response.sources)
+
+
+def test_summary_lists_the_most_mentioned_people(platform: ChatPlatform) -> None:
+    response = _ask(platform, "Give me a summary of the book")
+    # mentions by hand: Pierre 5 (c0 ×1 … first occurrence per chunk: c0, c1, c2 → 3), Nicholas 2, Natasha 2
+    assert response.content.startswith("Tiny: 2 units, 5 entities. Main characters: Pierre Bezukhov (3)")
+
+
+def test_hungarian_question_inflected_name_answered_in_hungarian(graph: EmbeddedGraphStore) -> None:
+    platform = _platform(graph, "hu")
+    response = _ask(platform, "Ki Pierre legközelebbi társa?", lang="hu")
+    assert response.content.startswith("Pierre Bezukhov legközelebbi társa Nicholas Rostov: 5 szakaszban")
+    assert "Források:" in response.content
+    inflected = _ask(platform, "Mit tudsz Natashának a kapcsolatairól?", lang="hu")
+    assert inflected.content.startswith("Natasha Rostova legközelebbi társa Pierre Bezukhov")
+
+
+def test_r_int_1_entity_tool_passes_the_resolved_entity_as_internal_document(platform: ChatPlatform) -> None:
+    tool = platform.container.get("characters")
+    result = tool.execute_with_result([], "Who is Natasha?", "en", [], ResponseEmitter(), CollectingCallback())
+    assert result.kind is ResultKind.DIRECT_ANSWER
+    internal = [d for d in result.documents if isinstance(d, InternalContextDocument)]
+    assert [d.to_model(ResolvedEntity).entity_id for d in internal] == ["ent_natasha"]
+    assert "ent_natasha" not in (result.answer or "")  # R-INT-2: ids and JSON never reach the user
+
+
+def test_r_cc_context_search_reads_resolved_entities_from_the_snapshot(platform: ChatPlatform) -> None:
+    doc = InternalContextDocument.from_model(
+        ResolvedEntity(query="N", entity_id="ent_natasha", canonical_name="Natasha Rostova", label="PERSON"),
+        source="resolved_entity")
+    snapshot = {"1:characters": (PromptAndContext("q", (doc,), "characters"),)}
+    assert [e.canonical_name for e in resolved_entities(snapshot)] == ["Natasha Rostova"]
+    assert resolved_entities({}) == []  # R-CC-4: a missing key is normal
+    tool = platform.container.get("context_search")
+    assert isinstance(tool, EgriCsillagokContextSearchTool)
+    result = tool.execute_with_prior_context([], "Who sang?", "en", [], snapshot, ResponseEmitter(),
+                                             CollectingCallback())
+    assert result.kind is ResultKind.OPTIONAL_CONTEXT
+    assert any(d.text.startswith("Natasha sang for Pierre.") for d in result.documents)
+
+
+def test_r_plug_1_tools_build_without_arguments_and_fail_clearly_before_init() -> None:
+    tool = EgriCsillagokCharacterTool()
+    with pytest.raises(ToolError, match="set_graph_store"):
+        tool.execute_with_result([], "Who is Pierre?", "en", [], ResponseEmitter(), CollectingCallback())
+    assert EgriCsillagokRAGTool().get_priority() == 2147483647
+    assert EgriCsillagokCharacterTool().get_priority() == 0
+
+
+def test_r_plug_2_init_wires_every_injected_collaborator(platform: ChatPlatform, graph: EmbeddedGraphStore) -> None:
+    tool = platform.container.get("characters")
+    assert tool.graph is graph
+    assert tool.get_domain() == "tiny"
+    assert tool.ner_ingestion_tool is None and tool.assistant is None  # optional, none provided
+
+
+def test_find_names_skips_question_words_and_splits_runs(graph: EmbeddedGraphStore) -> None:
+    names = find_names(graph, "Show Natasha and Pierre Bezukhov")
+    assert [n.match.best.entity_id for n in names] == ["ent_natasha", "ent_pierre"]
+    assert find_names(graph, "Who wrote this?") == []
+
+
+def test_detect_intent() -> None:
+    assert detect_intent("How are A and B connected?", 2) == "path"
+    assert detect_intent("Who is A's closest companion?", 1) == "relations"
+    assert detect_intent("Ki A legközelebbi társa?", 1) == "relations"
+    assert detect_intent("A chapter by chapter", 1) == "timeline"
+    assert detect_intent("Who is A?", 1) == "profile"
+
+
+def test_choose_option_by_number_name_or_words() -> None:
+    options = [["e1", "Nicholas Rostov"], ["e2", "Ilya Rostov"]]
+    assert choose_option("2", options) == "e2"
+    assert choose_option("Nicholas Rostov", options) == "e1"
+    assert choose_option("ilya", options) == "e2"
+    assert choose_option("Rostov", options) is None
+    assert choose_option("7", options) is None
+
+
+def test_choose_unit_by_part_number_words_or_position() -> None:
+    class U:
+        def __init__(self, part: str) -> None:
+            self.part_title, self.label = part, f"{part} › CHAPTER I"
+
+    units = [U("BOOK ONE: 1805"), U("BOOK TWO: 1805")]
+    assert choose_unit("2", units) is units[1]
+    assert choose_unit("I mean book two", units) is units[1]
+    assert choose_unit("book one", units) is units[0]
+    assert choose_unit("whatever", units) is None

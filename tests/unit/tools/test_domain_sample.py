@@ -1,0 +1,146 @@
+"""The domain tools end to end on the sample corpora: ingest (Spark, once per module) → graph → ask.
+
+Expected answers are derived here from the lakehouse tables (co-occurrence counts, mention links), never typed in.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from tests.unit.ingestion.tables import read
+from tools.ask import main
+from tools.retrieval.units import title_number
+
+pytestmark = pytest.mark.spark
+
+SAMPLES = Path(__file__).resolve().parents[3] / "ingestion" / "samples"
+PERSONS = {"PERSON", "PER"}
+
+
+def _ingest(spark: Any, tool_class: type, inputs: Path, lake: Path) -> SimpleNamespace:
+    from tools.config import load_settings
+    from tools.ingestion import IngestionRequest
+
+    tool = tool_class()
+    tool.set_settings(load_settings(lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2}))
+    tool.set_spark_session(spark)
+    result = tool.execute_ingestion(IngestionRequest(inputs=[str(inputs)]))
+    assert result.status == "succeeded", result
+    return SimpleNamespace(lake=lake, result=result)
+
+
+@pytest.fixture(scope="module")
+def english(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    from ingestion.domains.generic import GenericNERIngestionTool
+
+    return _ingest(spark, GenericNERIngestionTool, SAMPLES / "en", tmp_path_factory.mktemp("en") / "lake")
+
+
+@pytest.fixture(scope="module")
+def hungarian(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
+
+    return _ingest(spark, EgriCsillagokNERIngestionTool, SAMPLES / "hu", tmp_path_factory.mktemp("hu") / "lake")
+
+
+def ask(lake: Path, question: str, *extra: str) -> str:
+    out = io.StringIO()
+    assert main([question, "--lakehouse", str(lake), "--quiet", *extra], out=out) == 0
+    return out.getvalue()
+
+
+def entity_named(lake: Path, alias: str) -> pd.Series:
+    """The one entity listing ``alias`` among its aliases (the test fails if the name is ambiguous)."""
+    entities = read(lake, "entities")
+    hits = entities[entities.aliases.apply(lambda a: alias in list(a))]
+    assert len(hits) == 1, hits
+    return hits.iloc[0]
+
+
+def closest_companion(lake: Path, entity_id: str) -> tuple[str, int]:
+    """From the tables: the person sharing most co-occurrence windows with ``entity_id`` (ties: weight, then id)."""
+    pairs = read(lake, "cooccurrences")
+    entities = read(lake, "entities").set_index("entity_id")
+    mine = pairs[(pairs.src_id == entity_id) | (pairs.dst_id == entity_id)].copy()
+    mine["other"] = mine.src_id.where(mine.dst_id == entity_id, mine.dst_id)
+    mine = mine[mine.other.map(entities.label).isin(PERSONS)]
+    best = mine.sort_values(["count", "weight", "other"], ascending=[False, False, True]).iloc[0]
+    return str(entities.loc[best.other, "canonical_name"]), int(best["count"])
+
+
+def chapter_entities(lake: Path, number: int) -> tuple[str, list[str]]:
+    """From the tables: the title of chapter ``number`` and its entities, most mentioned first."""
+    chunks = read(lake, "chunks")
+    unit = chunks[(chunks.unit_kind == "chapter") & chunks.unit_title.map(title_number).eq(number)]
+    assert unit.unit_id.nunique() == 1
+    links = read(lake, "mention_entities")
+    counts = links[links.chunk_id.isin(unit.chunk_id)].entity_id.value_counts()
+    names = read(lake, "entities").set_index("entity_id").canonical_name
+    return str(unit.unit_title.iloc[0]), [names[e] for e in counts.index if e in names.index]
+
+
+def test_english_closest_companion_from_the_cooccurrence_table(english: SimpleNamespace) -> None:
+    margaret = entity_named(english.lake, "Margaret Hale")
+    other, count = closest_companion(english.lake, margaret.entity_id)
+    answer = ask(english.lake, "Who is Margaret Hale's closest companion?", "--domain", "war_and_peace")
+    assert answer.startswith(f"{margaret.canonical_name}'s closest companion is {other}: they appear together in "
+                             f"{count} passages")
+    assert "Sources:" in answer and "› chunk " in answer
+
+
+def test_english_what_happens_in_a_chapter(english: SimpleNamespace) -> None:
+    title, names = chapter_entities(english.lake, 3)
+    answer = ask(english.lake, "What happens in chapter 3?", "--domain", "war_and_peace")
+    assert answer.startswith(f"{title}: ")
+    assert f"Who and what appears: {names[0]} (" in answer
+    assert f"› {title} › chunk " in answer
+
+
+def test_english_index_is_persisted_in_the_lakehouse(english: SimpleNamespace) -> None:
+    ask(english.lake, "Where is the lamp room?", "--domain", "war_and_peace")
+    assert [p.name for p in (english.lake / "_index").glob("bm25-en-*.json")] == ["bm25-en-f1-v0.json"]
+
+
+def test_hungarian_closest_companion_answered_in_hungarian(hungarian: SimpleNamespace) -> None:
+    gergely = entity_named(hungarian.lake, "Gergely")
+    other, count = closest_companion(hungarian.lake, gergely.entity_id)
+    answer = ask(hungarian.lake, "Ki Gergely legközelebbi társa?")
+    assert answer.startswith(f"{gergely.canonical_name} legközelebbi társa {other}: {count} szakaszban")
+    assert "Források:" in answer
+
+
+def test_hungarian_connection_of_dobo_and_gergely(hungarian: SimpleNamespace) -> None:
+    dobo, gergely = entity_named(hungarian.lake, "Dobó"), entity_named(hungarian.lake, "Gergely")
+    pairs = read(hungarian.lake, "cooccurrences")
+    pair = pairs[(pairs.src_id == min(dobo.entity_id, gergely.entity_id))
+                 & (pairs.dst_id == max(dobo.entity_id, gergely.entity_id))]
+    answer = ask(hungarian.lake, "Hogyan kapcsolódik Dobó és Gergely?")
+    assert len(pair) == 1  # they share sentences in the sample
+    assert answer.startswith(f"{dobo.canonical_name} és {gergely.canonical_name} közvetlen kapcsolatban állnak: "
+                             f"{int(pair['count'].iloc[0])} szakaszban")
+
+
+def test_hungarian_chapter_question(hungarian: SimpleNamespace) -> None:
+    title, names = chapter_entities(hungarian.lake, 2)
+    answer = ask(hungarian.lake, "Mi történik a 2. fejezetben?")
+    assert answer.startswith(f"{title}: ")
+    assert f"Szereplők és helyek: {names[0]} (" in answer
+
+
+def test_interactive_mode_answers_until_end_of_input(english: SimpleNamespace) -> None:
+    out = io.StringIO()
+    inp = io.StringIO("Who is Ellen?\nquit\n")
+    assert main(["--interactive", "--lakehouse", str(english.lake), "--domain", "war_and_peace", "--quiet"],
+                out=out, inp=inp) == 0
+    assert "Ellen Pryor (PERSON) is mentioned" in out.getvalue()
+
+
+def test_ask_without_lakehouse_tables_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["Who?", "--lakehouse", str(tmp_path), "--quiet"]) == 1
+    assert "csillag ask:" in capsys.readouterr().err
