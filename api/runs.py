@@ -1,10 +1,11 @@
-"""Ingestion runs started over REST: each one a job subprocess, its ``--json`` result and status kept in SQLite.
+"""Ingestion runs started over REST: each one a job subprocess, its result and status kept in SQLite.
 
 A run executes ``./spark-submit.sh pipeline …`` (``api.runner = "spark-submit"``, the default) or
 ``python -m jobs.pipeline …`` (``"python"``) — a subprocess either way, so the API process never imports pyspark.
-The job's stdout ends with the ``IngestionResult`` JSON (``--json``); its log goes to
-``<state_dir>/runs/<run_id>.log``. The exit code (jobs.common: 0 ok/skipped, 3 partial, 1 failed, 2 usage) decides
-the status when the job printed no result. At most ``api.max_concurrent_runs`` execute at once; the rest queue.
+The job writes its ``IngestionResult`` to ``<state_dir>/runs/<run_id>.json`` (``--result-file``; the JSON at the end
+of its stdout, ``--json``, is the fallback); its log goes to ``<state_dir>/runs/<run_id>.log``. The exit code
+(jobs.common: 0 ok/skipped, 3 partial, 1 failed, 2 usage) decides the status when the job left no result.
+At most ``api.max_concurrent_runs`` execute at once; the rest queue.
 Starting a request identical to a queued or running one returns that run instead of a duplicate.
 """
 
@@ -180,7 +181,7 @@ class RunManager:
     def command(self, record: RunRecord) -> list[str]:
         """The job's command line for this run and runner."""
         job_args = [*record.inputs, "--lakehouse", record.lakehouse, "--tool", record.tool, "--run-id", record.run_id,
-                    "--json"]
+                    "--json", "--result-file", str(self.result_file(record.run_id))]
         if record.force:
             job_args.append("--force")
         if record.stages:
@@ -189,6 +190,20 @@ class RunManager:
         if self.settings.api.runner == "python":
             return [sys.executable, "-m", "jobs.pipeline", *job_args, "--master", master]
         return [str(PROJECT_ROOT / "spark-submit.sh"), "--master", master, "pipeline", *job_args]
+
+    def result_file(self, run_id: str) -> Path:
+        """Where the job writes its IngestionResult (``--result-file``)."""
+        return self.log_dir / f"{run_id}.json"
+
+    def read_result(self, run_id: str, stdout: str) -> IngestionResult | None:
+        """The job's result: its ``--result-file``, else the JSON at the end of its stdout, else None."""
+        try:
+            return IngestionResult.model_validate_json(self.result_file(run_id).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return parse_job_output(stdout)
+        except (OSError, ValueError) as exc:
+            logger.warning("run %s: unreadable result file (%s); reading stdout instead", run_id, exc)
+            return parse_job_output(stdout)
 
     async def _execute(self, record: RunRecord) -> None:
         if self._semaphore is None:
@@ -214,7 +229,8 @@ class RunManager:
                 return
             finally:
                 self._processes.pop(record.run_id, None)
-            self._finish(record.run_id, process.returncode, parse_job_output(stdout.decode("utf-8", "replace")), None)
+            result = self.read_result(record.run_id, stdout.decode("utf-8", "replace"))
+            self._finish(record.run_id, process.returncode, result, None)
 
     def _finish(self, run_id: str, code: int | None, result: IngestionResult | None, reason: str | None) -> None:
         record = self.get(run_id)

@@ -36,7 +36,7 @@ WANT="$(cat "$ROOT/pyproject.toml" "$ROOT/constraints.txt" | sha256sum | cut -c1
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
   say "installing packages (pinned by constraints.txt)"
   "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet -c "$ROOT/constraints.txt" -e "$ROOT[spark,neo4j,en,dev]"
+  "$VENV/bin/python" -m pip install --quiet -c "$ROOT/constraints.txt" -e "$ROOT[spark,neo4j,en,api,viz,dev]"
   echo "$WANT" > "$STAMP"
 else
   say "packages up to date"

@@ -85,8 +85,9 @@ def test_airflow_dags_test_runs_every_stage_on_the_samples(airflow_env, tmp_path
     )
     log = finished.stdout + finished.stderr
     assert finished.returncode == 0, log[-5000:]
-    # @daily, logical date 2026-11-29: the interval is [2026-11-29 00:00, 2026-11-30 00:00) UTC.
-    expected_run = "airflow-20261129T000000-20261130T000000"
+    # A manual run (what `dags test` makes) of a @daily DAG at 2026-11-29 00:00 covers the interval that ended
+    # then: [2026-11-28 00:00, 2026-11-29 00:00) UTC.
+    expected_run = "airflow-20261128T000000-20261129T000000"
     for stage in STAGES:
         marker = lake / "_markers" / stage / "_SUCCESS"
         assert marker.exists(), f"no marker for {stage}: {log[-3000:]}"

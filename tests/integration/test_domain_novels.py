@@ -73,12 +73,12 @@ def test_egri_closest_companion_of_gergely(egri_run: SimpleNamespace) -> None:
 
 
 def test_egri_how_dobo_and_gergely_are_connected(egri_run: SimpleNamespace) -> None:
-    dobo, gergely = entity_named(egri_run.lake, "Dobó István"), entity_named(egri_run.lake, "Gergely")
+    dobo, gergely = entity_named(egri_run.lake, "Dobó"), entity_named(egri_run.lake, "Gergely")
     pairs = read(egri_run.lake, "cooccurrences")
     pair = pairs[(pairs.src_id == min(dobo.entity_id, gergely.entity_id))
                  & (pairs.dst_id == max(dobo.entity_id, gergely.entity_id))]
     assert len(pair) == 1
-    answer = ask(egri_run.lake, "How are Dobó István and Gergely connected?", "--lang", "en")
+    answer = ask(egri_run.lake, "How are Dobó and Gergely connected?")  # an English question: an English answer
     assert answer.startswith(f"{dobo.canonical_name} and {gergely.canonical_name} are directly connected: they "
                              f"appear together in {int(pair['count'].iloc[0])} passages")
     assert "Sources:" in answer
@@ -102,7 +102,7 @@ def test_egri_chapter_question_asks_for_the_part_then_answers(egri_run: SimpleNa
         "2", user_id="t", domain="egri_csillagok", user_lang="hu",
         session_id=question.clarification["session_id"], answer="2")))
     unit = chunks[(chunks.part_title == parts[1]) & (chunks.unit_kind == "chapter")]
-    unit = unit[unit.unit_title.map(lambda t: t.split()[0] if t else "") .eq("III.")]
+    unit = unit[unit.unit_title == "III."]
     assert unit.unit_id.nunique() == 1
     links = read(egri_run.lake, "mention_entities")
     top = links[links.chunk_id.isin(unit.chunk_id)].entity_id.value_counts().index[0]

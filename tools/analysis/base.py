@@ -67,12 +67,12 @@ class AnalysisCollaborators:
     @property
     def retriever(self) -> ChunkRetriever:
         """The wired chunk retriever."""
-        return self._need("_retriever", "chunk retriever", "set_retriever")  # type: ignore[no-any-return]
+        return self._need("_retriever", "chunk retriever", "set_retriever")
 
     @property
     def units(self) -> UnitCatalog:
         """The wired unit catalogue."""
-        return self._need("_units", "unit catalogue", "set_unit_catalog")  # type: ignore[no-any-return]
+        return self._need("_units", "unit catalogue", "set_unit_catalog")
 
     @property
     def analyzer(self) -> Analyzer | None:

@@ -40,9 +40,9 @@ class AbstractAnalysisOrchestrator(AbstractOrchestratorTool, abstract=True):
             if suitable:
                 self._add_with_requirements(tool, selected)
         regrouped: dict[int, list[ChatbotTool]] = {}
-        for tool in selected.values():
-            priority = (tool.get_priority() if isinstance(tool, OrchestratorActivatedTool)
+        for member in selected.values():
+            priority = (member.get_priority() if isinstance(member, OrchestratorActivatedTool)
                         else self.settings.routed_tool_priority)
-            regrouped.setdefault(priority, []).append(tool)
+            regrouped.setdefault(priority, []).append(member)
         logger.debug("plan: %s", {p: [t.get_name() for t in ts] for p, ts in sorted(regrouped.items())})
         return dict(sorted(regrouped.items()))

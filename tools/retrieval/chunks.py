@@ -120,8 +120,7 @@ class ChunkRetriever:
         except RetrievalError:
             titles = {}
         rows.sort(key=lambda r: (r["doc_id"], r["chunk_index"]))
-        chunks = [Chunk(**{k: (r[k] if r[k] is not None else "") for k in CHUNK_COLUMNS},
-                        doc_title=titles.get(r["doc_id"], "")) for r in rows]
+        chunks = [_chunk(r, titles.get(r["doc_id"], "")) for r in rows]
         analyzer = Analyzer(language)
         folder = Path(index_dir) if index_dir else root / INDEX_DIR
         path = folder / f"bm25-{language}-f{INDEX_FORMAT}-v{version}.json"
@@ -157,6 +156,15 @@ class ChunkRetriever:
         candidates = [n for n, _ in ranked]
         by_dense = sorted(candidates, key=lambda n: (-_cosine(q, self._vectors[n]), n))  # type: ignore[index]
         return reciprocal_rank_fusion([candidates, by_dense])
+
+
+def _chunk(row: dict[str, Any], doc_title: str) -> Chunk:
+    return Chunk(
+        chunk_id=row["chunk_id"], doc_id=row["doc_id"], chunk_index=int(row["chunk_index"]), unit_id=row["unit_id"],
+        unit_index=int(row["unit_index"]), unit_kind=row["unit_kind"] or "", unit_title=row["unit_title"] or "",
+        part_title=row["part_title"] or "", start=int(row["start"]), end=int(row["end"]), text=row["text"] or "",
+        doc_title=doc_title,
+    )
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -192,3 +192,28 @@ def test_run_manager_restart_marks_active_runs_interrupted(api_settings):
     manager = RunManager(settings, store, resolve_roots(settings.api.allowed_roots))
     record = manager.get("old")
     assert record.status == "failed" and record.reason == "interrupted by restart"
+
+
+def test_run_manager_reads_the_result_file_before_stdout(manager, tmp_path):
+    script = tmp_path / "job_with_file.py"
+    result = RESULT | {"status": "succeeded", "reason": None}
+    script.write_text(
+        "import json, sys\n"
+        "print('{ driver log line that looks like json')\n"
+        f"open(sys.argv[1], 'w').write(json.dumps({result!r}))\n"
+    )
+
+    async def go():
+        manager.command = lambda record: [sys.executable, str(script), str(manager.result_file(record.run_id))]
+        record, _ = manager.start(RunRequest(inputs=["book.txt"]))
+        return await manager.wait(record.run_id)
+
+    done = asyncio.run(go())
+    assert done.status == "succeeded" and done.reason is None
+    assert [s.stage for s in done.stage_reports] == ["documents", "chunks"]
+
+
+def test_run_manager_command_asks_for_the_result_file(manager):
+    record, _ = asyncio.run(_start_only(manager, RunRequest(inputs=["book.txt"])))
+    command = manager.command(record)
+    assert command[command.index("--result-file") + 1] == str(manager.log_dir / f"{record.run_id}.json")

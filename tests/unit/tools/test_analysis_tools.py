@@ -26,6 +26,7 @@ from tools.errors import ToolError
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
+from tools.retrieval.analyzer import Analyzer
 from tools.retrieval.chunks import Chunk, ChunkRetriever
 from tools.retrieval.units import UnitCatalog
 from tools.streaming import CollectingCallback, OpenAIResponse, ResponseEmitter
@@ -257,3 +258,33 @@ def test_choose_unit_by_part_number_words_or_position() -> None:
     assert choose_unit("I mean book two", units) is units[1]
     assert choose_unit("book one", units) is units[0]
     assert choose_unit("whatever", units) is None
+
+
+def test_find_names_trusts_a_prefix_only_when_it_covers_most_of_the_name(graph: EmbeddedGraphStore) -> None:
+    assert [n.match.best.entity_id for n in find_names(graph, "And Natash?")] == ["ent_natasha"]  # 6 of 7 letters
+    assert find_names(graph, "And Nat?") == []  # 3 of 7: too little of the name to be sure
+    assert find_names(graph, "Miről szól a könyv?", Analyzer("hu")) == []  # a question word, stemmed to "mi"
+
+
+def test_openai_compatible_endpoint_writes_the_fallback_answer_from_cited_passages(graph: EmbeddedGraphStore) -> None:
+    from tests.unit.tools.llm_test_server import FakeLlm
+    from tools.settings import LlmSettings
+
+    def reply(body: dict[str, Any]) -> str:
+        system = body["messages"][0]["content"]
+        return "[]" if "route" in system else "A storm broke over the lamp [1]."
+
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in TOOLS:
+        registry.register(cls)
+    with FakeLlm(reply) as llm:
+        platform = ChatPlatform(registry, llm_settings=LlmSettings(base_url=llm.base_url, max_retries=0),
+                                services=_services(graph, "en")).start()
+        emitter = ResponseEmitter()
+        response = asyncio.run(platform.handle(ChatRequest("What broke over the lighthouse lamp?", domain="tiny"),
+                                               emitter))
+        composed = [r for r in llm.requests if "route" not in r["messages"][0]["content"]]
+    assert response.content == "A storm broke over the lamp [1]."
+    assert emitter.text == response.content  # streamed
+    assert "The storm broke over the lighthouse lamp at night." in composed[0]["messages"][1]["content"]
+    assert "rag_retrieval" in response.tools_run

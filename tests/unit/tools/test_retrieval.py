@@ -156,3 +156,12 @@ def test_unit_catalog_finds_a_chapter_in_every_part_and_counts_its_entities(lake
     second = catalog.find(UnitReference(1, 2, "rész"))
     assert [u.label for u in second] == ["MÁSODIK RÉSZ › I."]
     assert catalog.entity_counts(second[0]) == {"ent_dobo": 2, "ent_eger": 1}
+
+
+def test_unit_catalog_part_word_tells_book_two_from_second_epilogue() -> None:
+    chunks = [Chunk(f"d:c{n}", "d", n, f"d:u{n}", n, "chapter", "CHAPTER III", part, 0, 1, "text")
+              for n, part in enumerate(["BOOK TWO: 1805", "SECOND EPILOGUE"])]
+    catalog = UnitCatalog(chunks)
+    reference = parse_reference("What happens in chapter 3 of book two?")
+    assert [u.part_title for u in catalog.find(reference)] == ["BOOK TWO: 1805"]
+    assert [u.part_title for u in catalog.find(UnitReference(3, 2))] == ["BOOK TWO: 1805", "SECOND EPILOGUE"]
