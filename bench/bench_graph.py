@@ -40,6 +40,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+if "--pure-python-driver" in sys.argv:  # before neo4j is imported: hide neo4j-rust-ext's packer, if installed
+    sys.modules["neo4j._codec.packstream._rust"] = None  # type: ignore[assignment]
 
 from pydantic import SecretStr  # noqa: E402
 
@@ -225,7 +227,7 @@ def query_plan(graph: GraphData, repeats: int, seed: int) -> dict[str, list[Call
         "timeline": lambda s, i: s.timeline(i),
         "stats": lambda s: s.stats(),
     }
-    plan = {
+    plan: dict[str, list[Callable[[GraphStore], Any]]] = {
         name: [functools.partial(_call, queries[name], call_args) for call_args in args[name]] for name in queries
     }
     return plan
@@ -289,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of each relationship kind the naive loader loads (default 0.25; 1 for all)")
     parser.add_argument("--repeats", type=int, default=50, help="calls per query for the latencies (>= 50)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--pure-python-driver", action="store_true",
+                        help="do not use the neo4j-rust-ext packer even when it is installed")
     args = parser.parse_args(argv)
     if not 0 < args.naive_fraction <= 1:
         parser.error(f"--naive-fraction must be in (0, 1], got {args.naive_fraction}")
@@ -308,9 +312,14 @@ def main(argv: list[str] | None = None) -> int:
     store = TimedNeo4jStore.from_settings(settings)
     store.server_cpu = ServerCpu(settings.uri)
     with store._driver.session(database=settings.database) as session:
-        server = session.run("CALL dbms.components() YIELD name, versions, edition "
-                             "RETURN name + ' ' + versions[0] + ' ' + edition AS v").single()["v"]
-    print(f"Neo4j: {server} at {settings.uri}; driver neo4j {version('neo4j')}; batch size {args.batch_size}")
+        record = session.run("CALL dbms.components() YIELD name, versions, edition "
+                             "RETURN name + ' ' + versions[0] + ' ' + edition AS v").single()
+        server = record["v"] if record else "unknown"
+    from neo4j._codec.packstream import v1 as packstream
+
+    packer = f"neo4j-rust-ext {version('neo4j-rust-ext')}" if packstream._rust_pack else "pure Python"
+    print(f"Neo4j: {server} at {settings.uri}; driver neo4j {version('neo4j')} ({packer} packstream); "
+          f"batch size {args.batch_size}")
 
     # 1. batched
     store.clear()

@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Self
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction
 from neo4j import exceptions as neo4j_errors
@@ -69,7 +69,7 @@ class Neo4jGraphStore:
         self._schema_ready = False
 
     @classmethod
-    def from_settings(cls, settings: Neo4jSettings) -> Neo4jGraphStore:
+    def from_settings(cls, settings: Neo4jSettings) -> Self:
         """Connect with ``settings`` and check that the server answers and accepts the credentials."""
         driver = GraphDatabase.driver(
             settings.uri,

@@ -48,6 +48,10 @@ export AIRFLOW__LOGGING__LOGGING_LEVEL="${AIRFLOW__LOGGING__LOGGING_LEVEL:-INFO}
 export CSILLAG_ROOT="$ROOT"
 export AIRFLOW_CONN_CSILLAG_SPARK="${AIRFLOW_CONN_CSILLAG_SPARK:-{\"conn_type\": \"spark\", \"host\": \"${CSILLAG_SPARK_MASTER:-local[2]}\"}}"
 mkdir -p "$AIRFLOW_HOME"
-# A fresh home gets its metadata database (SQLite) first; `db migrate` is a no-op when it is current.
-[ -f "$AIRFLOW_HOME/airflow.db" ] || "$VENV/bin/airflow" db migrate >/dev/null
+# A fresh home gets its metadata database (SQLite) first. Checked by our own flag, not by airflow.db: merely
+# importing a DAG may leave an empty airflow.db behind.
+if [ ! -f "$AIRFLOW_HOME/.csillag-db-ready" ]; then
+  "$VENV/bin/airflow" db migrate >/dev/null
+  touch "$AIRFLOW_HOME/.csillag-db-ready"
+fi
 exec "$VENV/bin/airflow" "$@"

@@ -27,16 +27,25 @@ from tools.errors import ConfigError, ToolError
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
+from tools.retrieval.analyzer import STOP_WORDS
 from tools.streaming import OpenAIResponse, ResponseEmitter, TextGenerationResponse
 
 logger = logging.getLogger(__name__)
 
-_HUNGARIAN = re.compile(r"[őűáéíóöúü]|\b(ki|kit|mi|mit|hogyan|melyik|milyen|fejezet\w*|társa|között)\b", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_]+")
+_HUNGARIAN_ONLY_LETTERS = frozenset("őű")  # names carry á, é, ó, ö… in English questions too ("Dobó"), not these
 
 
 def guess_language(text: str) -> str:
-    """``hu`` when the text has Hungarian letters or question words, else ``en`` (the user language, R-INT)."""
-    return "hu" if _HUNGARIAN.search(text) else "en"
+    """The user's language (R-INT) when none is given: ``hu`` or ``en`` by their function words.
+
+    Names say nothing about the asker's language ("How are Dobó and Gergely connected?" is English), so only
+    words of the stop lists and the letters ő, ű count.
+    """
+    words = [w.casefold() for w in _WORD.findall(text)]
+    hungarian = sum(w in STOP_WORDS["hu"] for w in words) + sum(ch in _HUNGARIAN_ONLY_LETTERS for ch in text.casefold())
+    english = sum(w in STOP_WORDS["en"] for w in words)
+    return "hu" if hungarian > english else "en"
 
 
 def build_platform(settings: object, domain: DomainSettings) -> tuple[ChatPlatform, DomainServices]:

@@ -43,13 +43,16 @@ def airflow_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     if not (VENV / ".csillag-installed").exists():
         subprocess.run([str(SCRIPT), "install"], check=True, timeout=1500)
     home = tmp_path_factory.mktemp("airflow-home")
-    return os.environ | {"AIRFLOW_HOME": str(home), "CSILLAG_SPARK_MASTER": "local[2]"}
+    env = os.environ | {"AIRFLOW_HOME": str(home), "CSILLAG_SPARK_MASTER": "local[2]"}
+    subprocess.run([str(SCRIPT), "version"], check=True, timeout=600, env=env, capture_output=True)  # db migrate
+    return env
 
 
 def test_airflow_dagbag_imports_the_dag_without_errors(airflow_env):
     probe = subprocess.run(
         [str(VENV / "bin" / "python"), "-c", DAGBAG_PROBE, str(ROOT / "jobs" / "airflow")],
-        capture_output=True, text=True, timeout=300, env=airflow_env | {"CSILLAG_ROOT": str(ROOT)},
+        capture_output=True, text=True, timeout=300,
+        env=airflow_env | {"CSILLAG_ROOT": str(ROOT), "AIRFLOW__CORE__LOAD_EXAMPLES": "False"},
     )
     assert probe.returncode == 0, probe.stderr[-3000:]
     report = json.loads(probe.stdout.strip().splitlines()[-1])

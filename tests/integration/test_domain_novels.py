@@ -69,7 +69,7 @@ def test_egri_closest_companion_of_gergely(egri_run: SimpleNamespace) -> None:
     gergely = entity_named(egri_run.lake, "Gergely")
     other, count = closest_companion(egri_run.lake, gergely.entity_id)
     answer = ask(egri_run.lake, "Ki Gergely legközelebbi társa?")
-    assert answer.startswith(f"{gergely.canonical_name} legközelebbi társa {other}: {count} szakaszban")
+    assert answer.startswith(f"{gergely.canonical_name} legközelebbi társa {other}: {count} alkalommal")
 
 
 def test_egri_how_dobo_and_gergely_are_connected(egri_run: SimpleNamespace) -> None:
@@ -80,7 +80,7 @@ def test_egri_how_dobo_and_gergely_are_connected(egri_run: SimpleNamespace) -> N
     assert len(pair) == 1
     answer = ask(egri_run.lake, "How are Dobó and Gergely connected?")  # an English question: an English answer
     assert answer.startswith(f"{dobo.canonical_name} and {gergely.canonical_name} are directly connected: they "
-                             f"appear together in {int(pair['count'].iloc[0])} passages")
+                             f"appear together {int(pair['count'].iloc[0])} times")
     assert "Sources:" in answer
 
 
@@ -124,8 +124,8 @@ def test_war_and_peace_closest_companion_of_pierre(war_and_peace_run: SimpleName
     pierre = entity_named(war_and_peace_run.lake, "Pierre")
     other, count = closest_companion(war_and_peace_run.lake, pierre.entity_id)
     answer = ask(war_and_peace_run.lake, "Who is Pierre's closest companion?", "--domain", "war_and_peace")
-    assert answer.startswith(f"{pierre.canonical_name}'s closest companion is {other}: they appear together in "
-                             f"{count} passages")
+    assert answer.startswith(f"{pierre.canonical_name}'s closest companion is {other}: they appear together "
+                             f"{count} times")
 
 
 def test_war_and_peace_chapter_of_a_book(war_and_peace_run: SimpleNamespace) -> None:
@@ -153,7 +153,7 @@ def test_war_and_peace_domain_answers_with_merged_aliases(war_and_peace_domain_r
     assert main(["Who is Prince Andrew's closest companion?", "--lakehouse", str(war_and_peace_domain_run.lake),
                  "--domain", "war_and_peace", "--quiet"], out=out) == 0
     assert out.getvalue().startswith(f"{andrew.canonical_name}'s closest companion is {other}: they appear "
-                                     f"together in {count} passages")
+                                     f"together {count} times")
 
 
 def test_chapter_entities_helper_is_consistent(war_and_peace_run: SimpleNamespace) -> None:

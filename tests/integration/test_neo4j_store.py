@@ -244,3 +244,25 @@ def test_cross_store_random_graph_same_answers(loaded_neo4j: Neo4jGraphStore) ->
     finally:
         loaded_neo4j.clear()
         loaded_neo4j.load(small_graph())
+
+
+def test_neo4j_ensure_schema_drops_the_retired_mention_index(
+    loaded_neo4j: Neo4jGraphStore, neo4j_settings: Neo4jSettings
+) -> None:
+    auth = (neo4j_settings.user, neo4j_settings.password.get_secret_value())
+    with neo4j.GraphDatabase.driver(neo4j_settings.uri, auth=auth) as driver:
+        def index_names() -> set[str]:
+            rows, _, _ = driver.execute_query("SHOW INDEXES YIELD name", database_=neo4j_settings.database)
+            return {r["name"] for r in rows}
+
+        # The index earlier versions created (see graph.cypher.RETIRED_SCHEMA), as a server upgraded from them has it.
+        driver.execute_query(
+            "CREATE INDEX mentioned_in_id IF NOT EXISTS FOR ()-[m:MENTIONED_IN]-() ON (m.mention_id)",
+            database_=neo4j_settings.database,
+        )
+        assert "mentioned_in_id" in index_names()
+        loaded_neo4j.ensure_schema()
+        names = index_names()
+    assert "mentioned_in_id" not in names
+    assert {"entity_id", "chunk_id", "unit_id", "document_id"} <= names  # the constraints' indexes stay
+    loaded_neo4j.ensure_schema()  # and a second run is a no-op, not an error

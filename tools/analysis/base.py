@@ -31,6 +31,21 @@ class AnalysisCollaborators:
     _ner_tool: IngestionTool | None = None
     _assistant: LlmClient | None = None
     _analyzer: Analyzer | None = None
+    _inactive: str | None = None
+
+    def deactivate(self, reason: str) -> None:
+        """Keep the tool registered but idle: it claims no question and answers ``nothing`` (logged once).
+
+        For a platform started without this domain's services (e.g. every plugin loaded through entry points): one
+        unconfigured domain must not stop the container (R-DEP-3's spirit: log, disable, keep running).
+        """
+        self._inactive = reason
+        logger.warning("tool %s is inactive: %s", getattr(self, "name", type(self).__name__), reason)
+
+    @property
+    def inactive(self) -> bool:
+        """Whether the tool was deactivated for lack of its services."""
+        return self._inactive is not None
 
     # -- protected setters (R-PLUG-2): called from a subclass's init() ----------------------------------------
     def set_graph_store(self, graph: Any) -> None:

@@ -31,11 +31,11 @@ PHRASES: dict[str, dict[str, str]] = {
     "en": {
         "profile": "{name} ({label}) is mentioned {mentions} times in {units} units, first in {first}.",
         "companions_of": "Most often together with: {names}.",
-        "closest": "{name}'s closest companion is {other}: they appear together in {count} passages "
+        "closest": "{name}'s closest companion is {other}: they appear together {count} times "
                    "(strength {weight:.2f}).",
         "others": "Next: {names}.",
         "no_relations": "{name} does not appear together with anyone in the graph.",
-        "path_direct": "{a} and {b} are directly connected: they appear together in {count} passages "
+        "path_direct": "{a} and {b} are directly connected: they appear together {count} times "
                        "(strength {weight:.2f}).",
         "path_via": "{a} and {b} are connected through {via} ({hops} steps).",
         "no_path": "I found no connection between {a} and {b} within {hops} steps.",
@@ -56,18 +56,18 @@ PHRASES: dict[str, dict[str, str]] = {
     "hu": {
         "profile": "{name} ({label}) {mentions} alkalommal szerepel {units} egységben; először itt: {first}.",
         "companions_of": "Leggyakrabban vele együtt: {names}.",
-        "closest": "{name} legközelebbi társa {other}: {count} szakaszban szerepelnek együtt "
+        "closest": "{name} legközelebbi társa {other}: {count} alkalommal szerepelnek együtt "
                    "(erősség {weight:.2f}).",
         "others": "Utána: {names}.",
         "no_relations": "{name} senkivel sem szerepel együtt a gráfban.",
-        "path_direct": "{a} és {b} közvetlen kapcsolatban állnak: {count} szakaszban szerepelnek együtt "
+        "path_direct": "{a} és {b} közvetlen kapcsolatban állnak: {count} alkalommal szerepelnek együtt "
                        "(erősség {weight:.2f}).",
         "path_via": "{a} és {b} kapcsolata: {via} ({hops} lépés).",
         "no_path": "Nem találtam kapcsolatot {a} és {b} között {hops} lépésen belül.",
         "timeline_head": "{name} a könyvben, egységről egységre:",
         "timeline_row": "{unit}: {mentions} említés{with_}",
         "with": "; együtt: {names}",
-        "which": "Melyik {query}ra gondolsz?",
+        "which": "Több „{query}” is van. Melyikre gondolsz?",
         "sources": "Források:",
         "unit_head": "{unit}: {chunks} szakasz.",
         "unit_entities": "Szereplők és helyek: {names}.",

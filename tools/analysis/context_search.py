@@ -51,6 +51,8 @@ class AbstractContextSearchTool(AnalysisCollaborators, ContextConsumerTool, abst
 
     def matches_prompt(self, prompt: str, user_lang: str) -> bool:
         """Always suitable: passages never hurt an LLM composer, and the search costs milliseconds."""
+        if self.inactive:
+            return False
         return True
 
     def execute_with_prior_context(
@@ -64,6 +66,8 @@ class AbstractContextSearchTool(AnalysisCollaborators, ContextConsumerTool, abst
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """Search the question plus the resolved entities' names; optional, cited context."""
+        if self.inactive:
+            return ToolExecutionResult.nothing(self.name)
         entities = resolved_entities(prior_tool_contexts)
         query = " ".join([user_prompt, *important_words, *(e.canonical_name for e in entities)])
         hits = self.retriever.search(query, k=PASSAGES)

@@ -69,6 +69,8 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
 
     def matches_prompt(self, prompt: str, user_lang: str) -> bool:
         """Suitable when the question names an entity of the graph."""
+        if self.inactive:
+            return False
         return bool(find_names(self.graph, prompt, self.analyzer))
 
     # -- the platform entry points ---------------------------------------------------------------------------
@@ -82,6 +84,8 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """Resolve the names of the question; ask when one is ambiguous; otherwise answer."""
+        if self.inactive:
+            return ToolExecutionResult.nothing(self.name)
         names = find_names(self.graph, user_prompt, self.analyzer)
         if not names:
             return ToolExecutionResult.nothing(self.name)
@@ -100,6 +104,8 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """Take the user's choice for the pending name, then ask about the next one or answer."""
+        if self.inactive:
+            return ToolExecutionResult.nothing(self.name)
         state = dict(session.state)
         slots: list[dict[str, Any]] = [dict(s) for s in state["slots"]]
         pending = next(s for s in slots if s["entity_id"] is None)

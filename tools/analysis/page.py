@@ -35,6 +35,8 @@ class AbstractPageAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=
 
     def matches_prompt(self, prompt: str, user_lang: str) -> bool:
         """Suitable when the question names a chapter."""
+        if self.inactive:
+            return False
         return parse_reference(prompt) is not None
 
     def execute_with_result(
@@ -47,6 +49,8 @@ class AbstractPageAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """Find the unit; ask when several parts have it; describe it."""
+        if self.inactive:
+            return ToolExecutionResult.nothing(self.name)
         reference = parse_reference(user_prompt)
         if reference is None:
             return ToolExecutionResult.nothing(self.name)
@@ -75,6 +79,8 @@ class AbstractPageAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """Describe the unit the user chose (by its number in the list, its part's number, or its title)."""
+        if self.inactive:
+            return ToolExecutionResult.nothing(self.name)
         by_id = {u.unit_id: u for u in self.units.units}
         units = [by_id[i] for i in session.state["unit_ids"] if i in by_id]
         chosen = choose_unit(session.answer, units)

@@ -44,6 +44,8 @@ class AbstractRAGRetrievalTool(AnalysisCollaborators, OrchestratorActivatedTool,
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """The best passages for the question (and its important words), as guaranteed, cited context."""
+        if self.inactive:
+            return ToolExecutionResult.nothing(self.name)
         hits = self.retriever.search(" ".join([user_prompt, *important_words]), k=self.passages)
         if not hits:
             return ToolExecutionResult.nothing(self.name)

@@ -38,6 +38,8 @@ class AbstractSummaryTool(AnalysisCollaborators, OrchestratorActivatedTool, abst
 
     def matches_prompt(self, prompt: str, user_lang: str) -> bool:
         """Suitable for "summarise", "what is it about", "main characters" — unless a chapter is named."""
+        if self.inactive:
+            return False
         text = prompt.casefold()
         return parse_reference(prompt) is None and any(word in text for word in SUMMARY_WORDS)
 
@@ -51,6 +53,8 @@ class AbstractSummaryTool(AnalysisCollaborators, OrchestratorActivatedTool, abst
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """The overview, when the question asks for one."""
+        if self.inactive:
+            return ToolExecutionResult.nothing(self.name)
         if not self.matches_prompt(user_prompt, user_lang):
             return ToolExecutionResult.nothing(self.name)
         lang = self.answer_language(user_lang)

@@ -37,15 +37,23 @@ DOMAIN = "egri_csillagok"
 class _DomainWiring(AnalysisCollaborators):
     """The injected fields every domain tool has, handed to the base class's setters in ``init()``."""
 
-    domain_settings: Injected[DomainSettings]
-    graph_store: Injected[GraphStore]
-    chunk_retriever: Injected[ChunkRetriever]
-    unit_catalog: Injected[UnitCatalog]
+    # Optional so that a platform loading every plugin through entry points, without this domain's services,
+    # still starts: the tools then stay inactive (see ``deactivate``) instead of failing the container.
+    domain_settings: Injected[DomainSettings | None]
+    graph_store: Injected[GraphStore | None]
+    chunk_retriever: Injected[ChunkRetriever | None]
+    unit_catalog: Injected[UnitCatalog | None]
     ner_tool: Injected[IngestionTool | None]
     llm: Injected[LlmClient | None]
 
     def init(self) -> None:
-        """Wire the injected collaborators (R-PLUG-2)."""
+        """Wire the injected collaborators (R-PLUG-2); without the domain's services the tool stays inactive."""
+        services = {"DomainSettings": self.domain_settings, "GraphStore": self.graph_store,
+                    "ChunkRetriever": self.chunk_retriever, "UnitCatalog": self.unit_catalog}
+        missing = sorted(name for name, value in services.items() if value is None)
+        if missing or self.domain_settings is None:
+            self.deactivate(f"no {', '.join(missing)} service; provide DomainServices.load(...).as_list()")
+            return
         self.set_domain_settings(self.domain_settings)
         self.set_graph_store(self.graph_store)
         self.set_retriever(self.chunk_retriever)

@@ -118,7 +118,7 @@ def test_closest_companion_is_the_person_met_most_often(platform: ChatPlatform) 
     response = _ask(platform, "Who is Pierre's closest companion?")
     first = response.content.splitlines()[0]
     assert first.startswith("Pierre Bezukhov's closest companion is Nicholas Rostov")
-    assert "5 passages" in first
+    assert "together 5 times" in first
     assert "characters" in response.tools_run
     assert "Sources:" in response.content and "Tiny › BOOK ONE › CHAPTER I › chunk 0" in response.content
 
@@ -180,10 +180,12 @@ def test_summary_lists_the_most_mentioned_people(platform: ChatPlatform) -> None
 def test_hungarian_question_inflected_name_answered_in_hungarian(graph: EmbeddedGraphStore) -> None:
     platform = _platform(graph, "hu")
     response = _ask(platform, "Ki Pierre legközelebbi társa?", lang="hu")
-    assert response.content.startswith("Pierre Bezukhov legközelebbi társa Nicholas Rostov: 5 szakaszban")
+    assert response.content.startswith("Pierre Bezukhov legközelebbi társa Nicholas Rostov: 5 alkalommal")
     assert "Források:" in response.content
     inflected = _ask(platform, "Mit tudsz Natashának a kapcsolatairól?", lang="hu")
     assert inflected.content.startswith("Natasha Rostova legközelebbi társa Pierre Bezukhov")
+    question = _ask(platform, "Ki az a Rostov?", lang="hu")
+    assert question.content.startswith("Több „Rostov” is van. Melyikre gondolsz?")
 
 
 def test_r_int_1_entity_tool_passes_the_resolved_entity_as_internal_document(platform: ChatPlatform) -> None:
@@ -266,7 +268,7 @@ def test_find_names_trusts_a_prefix_only_when_it_covers_most_of_the_name(graph: 
     assert find_names(graph, "Miről szól a könyv?", Analyzer("hu")) == []  # a question word, stemmed to "mi"
 
 
-def test_openai_compatible_endpoint_writes_the_fallback_answer_from_cited_passages(graph: EmbeddedGraphStore) -> None:
+def test_openai_compatible_endpoint_writes_the_fallback_answer(graph: EmbeddedGraphStore) -> None:
     from tests.unit.tools.llm_test_server import FakeLlm
     from tools.settings import LlmSettings
 
@@ -288,3 +290,14 @@ def test_openai_compatible_endpoint_writes_the_fallback_answer_from_cited_passag
     assert emitter.text == response.content  # streamed
     assert "The storm broke over the lighthouse lamp at night." in composed[0]["messages"][1]["content"]
     assert "rag_retrieval" in response.tools_run
+
+
+def test_domain_tools_without_services_stay_inactive_and_the_platform_still_answers() -> None:
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in TOOLS:
+        registry.register(cls)
+    platform = ChatPlatform(registry).start()  # no DomainServices provided
+    assert platform.container.disabled == {}
+    assert all(getattr(t, "inactive", False) for t in platform.container.tools())
+    response = _ask(platform, "Who is Pierre's closest companion?")
+    assert response.content == "I found no information about this in the knowledge base."

@@ -89,8 +89,8 @@ def test_english_closest_companion_from_the_cooccurrence_table(english: SimpleNa
     margaret = entity_named(english.lake, "Margaret Hale")
     other, count = closest_companion(english.lake, margaret.entity_id)
     answer = ask(english.lake, "Who is Margaret Hale's closest companion?", "--domain", "war_and_peace")
-    assert answer.startswith(f"{margaret.canonical_name}'s closest companion is {other}: they appear together in "
-                             f"{count} passages")
+    assert answer.startswith(f"{margaret.canonical_name}'s closest companion is {other}: they appear together "
+                             f"{count} times")
     assert "Sources:" in answer and "› chunk " in answer
 
 
@@ -111,7 +111,7 @@ def test_hungarian_closest_companion_answered_in_hungarian(hungarian: SimpleName
     gergely = entity_named(hungarian.lake, "Gergely")
     other, count = closest_companion(hungarian.lake, gergely.entity_id)
     answer = ask(hungarian.lake, "Ki Gergely legközelebbi társa?")
-    assert answer.startswith(f"{gergely.canonical_name} legközelebbi társa {other}: {count} szakaszban")
+    assert answer.startswith(f"{gergely.canonical_name} legközelebbi társa {other}: {count} alkalommal")
     assert "Források:" in answer
 
 
@@ -123,7 +123,7 @@ def test_hungarian_connection_of_dobo_and_gergely(hungarian: SimpleNamespace) ->
     answer = ask(hungarian.lake, "Hogyan kapcsolódik Dobó és Gergely?")
     assert len(pair) == 1  # they share sentences in the sample
     assert answer.startswith(f"{dobo.canonical_name} és {gergely.canonical_name} közvetlen kapcsolatban állnak: "
-                             f"{int(pair['count'].iloc[0])} szakaszban")
+                             f"{int(pair['count'].iloc[0])} alkalommal")
 
 
 def test_hungarian_chapter_question(hungarian: SimpleNamespace) -> None:
