@@ -17,3 +17,7 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
 fi
 echo
 .venv/bin/python -m jobs.summary "$LAKE"
+echo
+QUESTION="${CSILLAG_DEMO_QUESTION:-Who is Margaret Hale's closest companion?}"
+echo "csillag ask: $QUESTION"
+.venv/bin/python -m tools.ask "$QUESTION" --lakehouse "$LAKE" --quiet

@@ -135,6 +135,38 @@ class _FileSource(PydanticBaseSettingsSource):
         return dict(_file_data.get() or {})
 
 
+class _KnownEnvSource(PydanticBaseSettingsSource):
+    """The environment, keeping only ``CSILLAG_*`` variables that name a setting.
+
+    The prefix is shared with the scripts' own variables (``CSILLAG_NEO4J_PORT`` for scripts/neo4j.sh,
+    ``CSILLAG_VENV``, ``CSILLAG_API_URL`` …), which are not settings; files and explicit values stay strict.
+    """
+
+    def __init__(self, env: PydanticBaseSettingsSource) -> None:
+        super().__init__(env.settings_cls)
+        self._env = env
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover - unused
+        return self._env.get_field_value(field, field_name)
+
+    def __call__(self) -> dict[str, Any]:
+        return _known(self._env(), self.settings_cls)
+
+
+def _known(data: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for key, value in data.items():
+        field = model.model_fields.get(key)
+        if field is None:
+            logger.debug("ignoring environment variable for unknown setting %r", key)
+            continue
+        annotation = field.annotation
+        if isinstance(value, dict) and isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            value = _known(value, annotation)
+        kept[key] = value
+    return kept
+
+
 class CsillagSettings(BaseSettings):
     """Every component's settings; build it with :func:`load_settings`."""
 
@@ -170,7 +202,7 @@ class CsillagSettings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Explicit > environment > file > defaults."""
-        return init_settings, env_settings, _FileSource(settings_cls)
+        return init_settings, _KnownEnvSource(env_settings), _FileSource(settings_cls)
 
 
 def read_settings_file(path: Path) -> dict[str, Any]:
@@ -234,7 +266,14 @@ def load_settings(path: str | Path | None = None, **overrides: Any) -> CsillagSe
     except ValidationError as exc:
         errors = exc.errors()
         message = "; ".join(_describe(e) for e in errors[:3])
-        source = f" (settings file {file_path})" if file_path else ""
+        loc = [str(part) for part in errors[0]["loc"]]
+        env_name = "CSILLAG_" + "_".join(loc).upper()
+        if env_name in os.environ and not overrides.get(loc[0]):
+            source = f" (from the environment variable {env_name})"
+        elif file_path and loc[0] in data:
+            source = f" (from settings file {file_path})"
+        else:
+            source = ""
         raise ConfigError(message + source, field=".".join(str(p) for p in errors[0]["loc"])) from None
     finally:
         _file_data.reset(token)
