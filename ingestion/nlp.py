@@ -14,13 +14,14 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ingestion.errors import ModelLoadError
 from ingestion.markers import fingerprint
 
 if TYPE_CHECKING:
     from spacy.language import Language
+    from spacy.pipeline import EntityRuler
 
 logger = logging.getLogger(__name__)
 
@@ -120,11 +121,11 @@ def build_nlp(spec: NlpSpec) -> Language:
         nlp.add_pipe("sentencizer", first=True)
     if spec.patterns:
         # Before a statistical ner, so the domain's names win over the model's guesses.
-        where = {"before": "ner"} if "ner" in nlp.pipe_names else {}
         config: dict[str, Any] = {"overwrite_ents": True}
         if spec.phrase_matcher_attr:
             config["phrase_matcher_attr"] = spec.phrase_matcher_attr
-        ruler = nlp.add_pipe("entity_ruler", config=config, **where)
+        before = "ner" if "ner" in nlp.pipe_names else None
+        ruler = cast("EntityRuler", nlp.add_pipe("entity_ruler", before=before, config=config))
         ruler.add_patterns(list(spec.patterns))
     return nlp
 

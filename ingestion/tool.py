@@ -14,7 +14,7 @@ import logging
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ingestion.context import DomainSpec, RunContext
 from ingestion.errors import IngestionError
@@ -141,6 +141,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         )
         logger.info("ingestion run %s: %s over %s into %s", run_id, self.get_name(), request.inputs, lakehouse.root)
         outcome = run_stages(ctx, stages)
+        status: Literal["succeeded", "partial", "failed", "skipped"]
         counts: dict[str, int] = {}
         for report in outcome.reports:
             counts.update({f"{report.stage}.{key}": value for key, value in report.counts.items()})

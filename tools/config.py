@@ -239,7 +239,7 @@ def read_settings_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: Any) -> str:
     where = ".".join(str(p) for p in error["loc"])
     value = error.get("input")
     shown = "" if isinstance(value, dict) else f" = {value!r}"

@@ -7,7 +7,7 @@ deleted. Chunk and unit ids are ``<doc_id>:c00042`` / ``<doc_id>:u0007``: stable
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -58,7 +58,7 @@ def split_document(
 
 
 def chunk_batches(
-    batches: Iterator[pd.DataFrame], *, patterns: UnitPatterns | None, max_chars: int, min_chars: int
+    batches: Iterable[pd.DataFrame], *, patterns: UnitPatterns | None, max_chars: int, min_chars: int
 ) -> Iterator[pd.DataFrame]:
     """``mapInPandas`` transform: (doc_id, text) rows → chunk rows."""
     for batch in batches:
@@ -106,7 +106,7 @@ class ChunksStage(Stage):
         existing = ctx.lakehouse.doc_ids(self.name) if incremental else set()
         todo, removed = sorted(current - existing), sorted(existing - current)
 
-        def transform(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             return chunk_batches(batches, patterns=patterns, max_chars=max_chars, min_chars=min_chars)
 
         # One document per task: a novel is one row, and chunking it is cheap next to NER.

@@ -8,7 +8,7 @@ one document.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,7 +91,7 @@ def listing_fingerprint(sources: list[InputSource]) -> str:
 
 
 def prepare_documents(
-    batches: Iterator[pd.DataFrame], *, language: str, check_language: bool, max_line_chars: int, max_bytes: int
+    batches: Iterable[pd.DataFrame], *, language: str, check_language: bool, max_line_chars: int, max_bytes: int
 ) -> Iterator[pd.DataFrame]:
     """``mapInPandas`` transform: raw rows → prepared rows, each either a document or a reject with its reason."""
     for batch in batches:
@@ -235,7 +235,7 @@ class DocumentsStage(Stage):
         language = ctx.domain.language
         check, max_line, max_bytes = ing.check_language, ing.max_line_chars, ing.max_document_bytes
 
-        def transform(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             return prepare_documents(
                 batches, language=language, check_language=check, max_line_chars=max_line, max_bytes=max_bytes
             )

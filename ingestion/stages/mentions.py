@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -32,7 +32,7 @@ DONE_SCHEMA = "chunk_id string, doc_id string, n_mentions long, n_words long"
 PROGRESS_TABLE = "mention_chunks"
 
 
-def ner_batches(batches: Iterator[pd.DataFrame], *, spec: NlpSpec) -> Iterator[pd.DataFrame]:
+def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[pd.DataFrame]:
     """``mapInPandas`` transform: chunk rows (doc_id, chunk_id, start, text) → mention rows."""
     nlp = get_nlp(spec)
     for batch in batches:
@@ -100,14 +100,15 @@ class MentionsStage(Stage):
         done_words, started = 0, time.perf_counter()
         parallelism = spark.sparkContext.defaultParallelism
         plan = plan_batches(pending, batch_words)
+
+        def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+            return ner_batches(batches, spec=spec)
+
         for number, batch in enumerate(plan, start=1):
             selected = chunks.where(F.col("chunk_id").isin(batch))
             # Spread each batch over every core; small partitions balance long and short chapters.
             parts = max(parallelism * 2, 1)
             source = selected.repartition(parts, "chunk_id").select("doc_id", "chunk_id", "start", "text")
-
-            def transform(batches: Iterator[pd.DataFrame], spec: NlpSpec = spec) -> Iterator[pd.DataFrame]:
-                return ner_batches(batches, spec=spec)
 
             mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
             try:
