@@ -30,6 +30,7 @@ MENTION_SCHEMA = (
 )
 DONE_SCHEMA = "chunk_id string, doc_id string, n_mentions long, n_words long"
 PROGRESS_TABLE = "mention_chunks"
+PARTITIONS_PER_CORE = 2
 
 
 def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[pd.DataFrame]:
@@ -106,8 +107,8 @@ class MentionsStage(Stage):
 
         for number, batch in enumerate(plan, start=1):
             selected = chunks.where(F.col("chunk_id").isin(batch))
-            # Spread each batch over every core; small partitions balance long and short chapters.
-            parts = max(parallelism * 2, 1)
+            # Spread each batch over every core; two partitions per core balance long and short chapters.
+            parts = max(parallelism * PARTITIONS_PER_CORE, 1)
             source = selected.repartition(parts, "chunk_id").select("doc_id", "chunk_id", "start", "text")
 
             mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
