@@ -190,7 +190,8 @@ class ToolContainer:
         if plan is None:
             plan = self._plans[cls] = _injection_plan(cls)
         for field_name, wanted, optional in plan:
-            value = self._resolve(wanted)
+            domain = instance.get_domain() if isinstance(instance, ChatbotTool) else None
+            value = self._resolve(wanted, domain)
             if value is None and not optional:
                 tool_name = getattr(instance, "name", cls.__qualname__)
                 raise MissingDependencyError(
@@ -205,20 +206,20 @@ class ToolContainer:
             instance.init()
         return instance
 
-    def _resolve(self, wanted: Any) -> Any:
+    def _resolve(self, wanted: Any, domain: str | None = None) -> Any:
         # Resolution is cached: orchestrators are injected on every request and Protocol isinstance checks are slow.
         try:
-            return self._resolved[wanted]
+            return self._resolved[(wanted, domain)]
         except KeyError:
             pass
         except TypeError:  # an unhashable annotation
-            return self._lookup(wanted)
-        value = self._lookup(wanted)
+            return self._lookup(wanted, domain)
+        value = self._lookup(wanted, domain)
         if self._started:
-            self._resolved[wanted] = value
+            self._resolved[(wanted, domain)] = value
         return value
 
-    def _lookup(self, wanted: Any) -> Any:
+    def _lookup(self, wanted: Any, domain: str | None = None) -> Any:
         if not isinstance(wanted, type):
             return None
         for service in reversed(self._services):  # later provisions override earlier ones
@@ -226,6 +227,12 @@ class ToolContainer:
                 return service
         matches = [tool for tool in self._tools.values() if isinstance(tool, wanted)]
         if len(matches) > 1:
+            # Several plugins of one type (e.g. an ingestion tool per domain): the requester's own domain's one wins,
+            # else the one domain-independent tool.
+            for preferred in (domain, None):
+                chosen = [tool for tool in matches if tool.get_domain() == preferred]
+                if len(chosen) == 1:
+                    return chosen[0]
             names = sorted(t.get_name() for t in matches)
             raise MissingDependencyError(f"several tools match injected type {wanted.__qualname__}: {names}")
         return matches[0] if matches else None

@@ -229,3 +229,54 @@ def test_r_dep_3_wrong_priority_order_is_logged_and_the_dependant_disabled(caplo
 def test_r_dep_1_required_tools_must_be_instances_not_names():
     container = _container(Upstream, NameInsteadOfInstance).start()
     assert "R-DEP-1" in container.disabled["by_name"]
+
+
+class _Loader(ChatbotTool, abstract=True):
+    """A plugin type with one implementation per domain (as the NER ingestion tools are)."""
+
+    def execute_with_result(self, *args, **kwargs):
+        return None
+
+
+class _GenericLoader(_Loader):
+    name = "generic_loader"
+
+
+class _DomainLoader(_Loader):
+    name = "domain_loader"
+    domain = "novel"
+
+
+class _NovelUser(ChatbotTool):
+    name = "novel_user"
+    domain = "novel"
+    loader: Injected[_Loader | None]
+
+    def execute_with_result(self, *args, **kwargs):
+        return None
+
+
+class _OtherUser(_NovelUser):
+    name = "other_user"
+    domain = "other"
+
+
+class _TwoGenerics(_Loader):
+    name = "second_generic_loader"
+
+
+def test_r_plug_2_injection_prefers_the_requesters_domain_then_the_domain_independent_tool():
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in (_GenericLoader, _DomainLoader, _NovelUser, _OtherUser):
+        registry.register(cls)
+    container = ToolContainer(registry).start()
+    assert isinstance(container.get("novel_user").loader, _DomainLoader)
+    assert isinstance(container.get("other_user").loader, _GenericLoader)
+
+
+def test_r_plug_2_injection_still_refuses_a_truly_ambiguous_type():
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in (_GenericLoader, _TwoGenerics, _OtherUser):
+        registry.register(cls)
+    with pytest.raises(MissingDependencyError, match="several tools match injected type _Loader"):
+        ToolContainer(registry).start()
