@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ingestion.nlp import NlpSpec
+from ingestion.progress import LoggingProgress, ProgressReporter
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -38,3 +39,4 @@ class RunContext:
     inputs: list[str]
     force: bool = False
     options: dict[str, Any] = field(default_factory=dict)
+    progress: ProgressReporter = field(default_factory=LoggingProgress)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from ingestion.context import DomainSpec, RunContext
 from ingestion.errors import IngestionError
 from ingestion.nlp import NlpSpec
+from ingestion.progress import LoggingProgress, ProgressReporter
 from tools.config import CsillagSettings, load_settings
 from tools.ingestion import IngestionRequest, IngestionResult, IngestionTool, StageReport
 from tools.plugins import Injected
@@ -44,6 +45,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
     def __init__(self) -> None:
         self._settings: CsillagSettings | None = None
         self._spark: SparkSession | None = None
+        self._progress: ProgressReporter | None = None
 
     # -- wiring (R-PLUG-2) -------------------------------------------------------------------------------------------
     def init(self) -> None:
@@ -58,6 +60,10 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
     def set_spark_session(self, spark: SparkSession) -> None:
         """Protected setter: use this session instead of building one from the settings."""
         self._spark = spark
+
+    def set_progress(self, reporter: ProgressReporter) -> None:
+        """Protected setter: where long stages report progress (default: log lines with the rate)."""
+        self._progress = reporter
 
     # -- the domain part (override) ----------------------------------------------------------------------------------
     def entity_patterns(self) -> list[dict[str, Any]]:
@@ -138,6 +144,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             inputs=list(request.inputs),
             force=request.force,
             options=dict(request.options),
+            progress=self._progress or LoggingProgress(),
         )
         logger.info("ingestion run %s: %s over %s into %s", run_id, self.get_name(), request.inputs, lakehouse.root)
         outcome = run_stages(ctx, stages)

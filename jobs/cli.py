@@ -67,6 +67,7 @@ def ingest(
     Progress (documents, chunks, words/s) is logged to stderr; a summary table ends the run. Exit code 0 ok or
     up to date, 3 some documents rejected, 1 failed, 2 bad arguments.
     """
+    from ingestion.tool import AbstractNERIngestionTool
     from tools.ingestion import IngestionRequest
 
     overrides: dict[str, Any] = {}
@@ -87,6 +88,10 @@ def ingest(
         if unknown:
             fail(f"unknown stage(s) {', '.join(unknown)}; valid stages: {', '.join(STAGE_NAMES)}")
     configure_logging(quiet)  # after the checks, so a usage error stays one line
+    if isinstance(ingestion_tool, AbstractNERIngestionTool):
+        from jobs.progress import progress_for_terminal
+
+        ingestion_tool.set_progress(progress_for_terminal(quiet))
     result = ingestion_tool.execute_ingestion(IngestionRequest(inputs=list(paths), force=force, stages=chosen))
     click.echo(result.model_dump_json(indent=2) if as_json else render_result(result, settings))
     ctx.exit(EXIT_CODES[result.status])

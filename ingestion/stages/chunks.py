@@ -114,12 +114,15 @@ class ChunksStage(Stage):
         chunks = selected.repartition(max(1, min(len(todo) or len(current), 64)), "doc_id").mapInPandas(
             transform, CHUNK_SCHEMA
         )
+        ctx.progress.start(self.name, len(todo) if incremental else len(current), "documents")
         if not incremental:
             ctx.lakehouse.overwrite(chunks, self.name)
         else:
             ctx.lakehouse.delete_docs(self.name, removed)
             if todo:
                 ctx.lakehouse.append(chunks, self.name)
+        ctx.progress.advance(self.name, len(todo) if incremental else len(current))
+        ctx.progress.finish(self.name)
         import pyarrow.compute as pc
 
         stats = ctx.lakehouse.columns(self.name, ["unit_id", "n_words"])

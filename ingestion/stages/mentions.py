@@ -98,46 +98,41 @@ class MentionsStage(Stage):
         batch_words = ctx.settings.ingestion.mentions_batch_words
         spec = ctx.domain.nlp
         total_words = sum(n for _, n in pending)
-        done_words, started = 0, time.perf_counter()
+        started = time.perf_counter()
         parallelism = spark.sparkContext.defaultParallelism
         plan = plan_batches(pending, batch_words)
 
         def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             return ner_batches(batches, spec=spec)
 
-        for number, batch in enumerate(plan, start=1):
-            selected = chunks.where(F.col("chunk_id").isin(batch))
-            # Spread each batch over every core; two partitions per core balance long and short chapters.
-            parts = max(parallelism * PARTITIONS_PER_CORE, 1)
-            source = selected.repartition(parts, "chunk_id").select("doc_id", "chunk_id", "start", "text")
+        ctx.progress.start(self.name, total_words, "words")
+        try:
+            for batch in plan:
+                selected = chunks.where(F.col("chunk_id").isin(batch))
+                # Spread each batch over every core; two partitions per core balance long and short chapters.
+                parts = max(parallelism * PARTITIONS_PER_CORE, 1)
+                source = selected.repartition(parts, "chunk_id").select("doc_id", "chunk_id", "start", "text")
 
-            mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
-            try:
-                lake.append(mentions, self.name)
-                per_chunk = mentions.groupBy("chunk_id").agg(F.count("*").alias("n_mentions"))
-                done_rows = (
-                    selected.select("chunk_id", "doc_id", "n_words")
-                    .join(per_chunk, "chunk_id", "left")
-                    .select(
-                        "chunk_id",
-                        "doc_id",
-                        F.coalesce("n_mentions", F.lit(0)).cast("long").alias("n_mentions"),
-                        "n_words",
+                mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
+                try:
+                    lake.append(mentions, self.name)
+                    per_chunk = mentions.groupBy("chunk_id").agg(F.count("*").alias("n_mentions"))
+                    done_rows = (
+                        selected.select("chunk_id", "doc_id", "n_words")
+                        .join(per_chunk, "chunk_id", "left")
+                        .select(
+                            "chunk_id",
+                            "doc_id",
+                            F.coalesce("n_mentions", F.lit(0)).cast("long").alias("n_mentions"),
+                            "n_words",
+                        )
                     )
-                )
-                lake.append(done_rows, PROGRESS_TABLE)
-            finally:
-                mentions.unpersist()
-            done_words += sum(words_of[cid] for cid in batch)
-            elapsed = time.perf_counter() - started
-            logger.info(
-                "mentions: batch %d/%d, %d/%d words, %.0f words/s",
-                number,
-                len(plan),
-                done_words,
-                total_words,
-                done_words / elapsed if elapsed else 0.0,
-            )
+                    lake.append(done_rows, PROGRESS_TABLE)
+                finally:
+                    mentions.unpersist()
+                ctx.progress.advance(self.name, sum(words_of[cid] for cid in batch))
+        finally:
+            ctx.progress.finish(self.name)
         import pyarrow.compute as pc
 
         texts = lake.columns(self.name, ["text"]).column("text")

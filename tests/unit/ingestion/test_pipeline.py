@@ -40,11 +40,41 @@ def sample_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNa
     tool = GenericNERIngestionTool()
     tool.set_settings(settings)
     tool.set_spark_session(spark)
+    progress = RecordingProgress()
+    tool.set_progress(progress)
     request = IngestionRequest(inputs=[str(SAMPLES / "en")])
     first = tool.execute_ingestion(request)
     versions = {table: version(lake, table) for table in ALL_TABLES}
     second = tool.execute_ingestion(request)
-    return SimpleNamespace(lake=lake, first=first, second=second, versions=versions, tool=tool, settings=settings)
+    return SimpleNamespace(
+        lake=lake, first=first, second=second, versions=versions, tool=tool, settings=settings, progress=progress
+    )
+
+
+class RecordingProgress:
+    """A ProgressReporter that keeps every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, Any]] = []
+
+    def start(self, stage: str, total: int, unit: str) -> None:
+        self.calls.append(("start", stage, (total, unit)))
+
+    def advance(self, stage: str, done: int) -> None:
+        self.calls.append(("advance", stage, done))
+
+    def finish(self, stage: str) -> None:
+        self.calls.append(("finish", stage, None))
+
+
+def test_long_stages_report_progress_in_their_units(sample_run: SimpleNamespace) -> None:
+    calls = [c for c in sample_run.progress.calls if c[1] == "mentions"]
+    words = int(read(sample_run.lake, "chunks").n_words.sum())
+    assert calls[0] == ("start", "mentions", (words, "words"))
+    assert sum(c[2] for c in calls if c[0] == "advance") == words
+    assert calls[-1] == ("finish", "mentions", None)
+    chunk_calls = [c for c in sample_run.progress.calls if c[1] == "chunks"]
+    assert chunk_calls == [("start", "chunks", (2, "documents")), ("advance", "chunks", 2), ("finish", "chunks", None)]
 
 
 def test_pipeline_writes_every_table(sample_run: SimpleNamespace) -> None:
