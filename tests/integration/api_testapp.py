@@ -12,6 +12,7 @@ from api.app import create_app
 from api.server import check_serving_settings
 from tests.unit.api.apitest_tools import make_registry
 from tools.config import load_settings
+from tools.ingestion import IngestionTool
 from tools.plugins import ToolRegistry
 
 
@@ -20,6 +21,9 @@ def create() -> FastAPI:
     settings = load_settings()
     check_serving_settings(settings)
     registry = make_registry()
-    for cls in ToolRegistry().classes().values():  # the installed plugins (the ingestion tools) as well
-        registry.register(cls)
+    # The installed ingestion tools as well (runs name them); not the installed chat domains, whose orchestrator
+    # would take the test's chat requests away from the test tools.
+    for cls in ToolRegistry().classes().values():
+        if issubclass(cls, IngestionTool):
+            registry.register(cls)
     return create_app(settings, registry=registry)
