@@ -91,7 +91,7 @@ class IngestionSettings(BaseModel):
     cooccurrence_window: Literal["sentence", "chunk"] = "sentence"
     min_entity_mentions: int = Field(default=2, ge=1, description="Entities with fewer mentions are dropped.")
     mentions_batch_words: int = Field(
-        default=150_000, ge=1, description="Words per committed NER batch: what a crash can lose, and a progress step."
+        default=400_000, ge=1, description="Words per committed NER batch: what a crash can lose, and a progress step."
     )
     max_document_bytes: int = Field(default=50_000_000, ge=1)
     max_line_chars: int = Field(default=100_000, ge=100)

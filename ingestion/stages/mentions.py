@@ -76,17 +76,18 @@ class MentionsStage(Stage):
         lake, spark = ctx.lakehouse, ctx.spark
         fresh = not incremental
         if fresh:
-            # A fresh start: empty tables with the right schema, so every later step is an append.
-            lake.overwrite(spark.createDataFrame([], MENTION_SCHEMA), self.name)
+            # The progress record is reset first: whatever a crash leaves after this, no old record of done chunks
+            # can stand beside new mentions. The first batch then overwrites the mentions table.
             lake.overwrite(spark.createDataFrame([], DONE_SCHEMA), PROGRESS_TABLE)
-        current = lake.doc_ids("chunks")
-        removed = sorted(lake.doc_ids(PROGRESS_TABLE) - current)
-        lake.delete_docs(self.name, removed)
-        lake.delete_docs(PROGRESS_TABLE, removed)
+            done_ids: set[str] = set()
+        else:
+            removed = sorted(lake.doc_ids(PROGRESS_TABLE) - lake.doc_ids("chunks"))
+            lake.delete_docs(self.name, removed)
+            lake.delete_docs(PROGRESS_TABLE, removed)
+            # Which chunks are left is decided in-process from two small columns, without a Spark job.
+            done_ids = set(lake.columns(PROGRESS_TABLE, ["chunk_id"]).column("chunk_id").to_pylist())
 
         chunks = lake.read("chunks").select("doc_id", "chunk_id", "start", "text", "n_words")
-        # Which chunks are left is decided in-process from two small columns, without a Spark job.
-        done_ids = set(lake.columns(PROGRESS_TABLE, ["chunk_id"]).column("chunk_id").to_pylist())
         listing = lake.columns("chunks", ["chunk_id", "n_words"]).to_pydict()
         pending = sorted(
             (cid, int(n)) for cid, n in zip(listing["chunk_id"], listing["n_words"], strict=True) if cid not in done_ids
@@ -105,32 +106,40 @@ class MentionsStage(Stage):
         def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             return ner_batches(batches, spec=spec)
 
+        def run_batch(batch: list[str], first: bool) -> int:
+            """NER over one batch, committed: its mentions first, then its chunks as done (the resume point)."""
+            selected = chunks.where(F.col("chunk_id").isin(batch))
+            # Spread each batch over every core; two partitions per core balance long and short chapters.
+            parts = max(parallelism * PARTITIONS_PER_CORE, 1)
+            source = selected.repartition(parts, "chunk_id").select("doc_id", "chunk_id", "start", "text")
+            mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
+            try:
+                if fresh and first:
+                    lake.overwrite(mentions, self.name)
+                else:
+                    lake.append(mentions, self.name)
+                per_chunk = mentions.groupBy("chunk_id").agg(F.count("*").alias("n_mentions"))
+                done_rows = (
+                    selected.select("chunk_id", "doc_id", "n_words")
+                    .join(per_chunk, "chunk_id", "left")
+                    .select(
+                        "chunk_id",
+                        "doc_id",
+                        F.coalesce("n_mentions", F.lit(0)).cast("long").alias("n_mentions"),
+                        "n_words",
+                    )
+                )
+                lake.append(done_rows, PROGRESS_TABLE)
+            finally:
+                mentions.unpersist()
+            return sum(words_of[cid] for cid in batch)
+
         ctx.progress.start(self.name, total_words, "words")
         try:
-            for batch in plan:
-                selected = chunks.where(F.col("chunk_id").isin(batch))
-                # Spread each batch over every core; two partitions per core balance long and short chapters.
-                parts = max(parallelism * PARTITIONS_PER_CORE, 1)
-                source = selected.repartition(parts, "chunk_id").select("doc_id", "chunk_id", "start", "text")
-
-                mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
-                try:
-                    lake.append(mentions, self.name)
-                    per_chunk = mentions.groupBy("chunk_id").agg(F.count("*").alias("n_mentions"))
-                    done_rows = (
-                        selected.select("chunk_id", "doc_id", "n_words")
-                        .join(per_chunk, "chunk_id", "left")
-                        .select(
-                            "chunk_id",
-                            "doc_id",
-                            F.coalesce("n_mentions", F.lit(0)).cast("long").alias("n_mentions"),
-                            "n_words",
-                        )
-                    )
-                    lake.append(done_rows, PROGRESS_TABLE)
-                finally:
-                    mentions.unpersist()
-                ctx.progress.advance(self.name, sum(words_of[cid] for cid in batch))
+            for number, batch in enumerate(plan):
+                ctx.progress.advance(self.name, run_batch(batch, first=number == 0))
+            if fresh and not plan:
+                lake.overwrite(spark.createDataFrame([], MENTION_SCHEMA), self.name)
         finally:
             ctx.progress.finish(self.name)
         import pyarrow.compute as pc
