@@ -123,8 +123,8 @@ class RunManager:
 
     @staticmethod
     def stage_names() -> tuple[str, ...]:
-        """The pipeline's stages, in order; ingestion.pipeline is read lazily and imports no Spark."""
-        from ingestion.pipeline import STAGE_NAMES
+        """The pipeline's stages, in order (the ingestion contract's list)."""
+        from tools.ingestion import STAGE_NAMES
 
         return STAGE_NAMES
 

@@ -15,6 +15,7 @@ from ingestion.stages.documents import DocumentsStage
 from ingestion.stages.entities import EntitiesStage
 from ingestion.stages.graph import GraphStage
 from ingestion.stages.mentions import MentionsStage
+from tools.ingestion import STAGE_NAMES as CONTRACT_STAGE_NAMES
 from tools.ingestion import StageReport
 
 logger = logging.getLogger(__name__)
@@ -28,6 +29,8 @@ STAGES: tuple[type[Stage], ...] = (
     GraphStage,
 )
 STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in STAGES)
+if STAGE_NAMES != CONTRACT_STAGE_NAMES:  # the contract's list is what the API validates against
+    raise RuntimeError(f"pipeline stages {STAGE_NAMES} differ from tools.ingestion.STAGE_NAMES {CONTRACT_STAGE_NAMES}")
 
 
 def select_stages(names: list[str] | None) -> list[Stage]:
