@@ -18,6 +18,7 @@ fi
 echo
 .venv/bin/python -m jobs.summary "$LAKE"
 echo
-QUESTION="${CSILLAG_DEMO_QUESTION:-Who is Margaret Hale's closest companion?}"
+DEFAULT_QUESTION="Who is Margaret Hale's closest companion?"
+QUESTION="${CSILLAG_DEMO_QUESTION:-$DEFAULT_QUESTION}"
 echo "csillag ask: $QUESTION"
 .venv/bin/python -m tools.ask "$QUESTION" --lakehouse "$LAKE" --quiet

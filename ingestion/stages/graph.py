@@ -54,7 +54,7 @@ class GraphStage(Stage):
 
     def config_fingerprint(self, ctx: RunContext) -> str:
         """The metric definitions (versioned)."""
-        return fingerprint({"stage": self.name, "version": 1})
+        return fingerprint({"stage": self.name, "version": 2})  # v2: centrality over co-occurrence counts
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Metrics in the driver when the graph fits, else degrees in Spark."""
