@@ -12,6 +12,7 @@ when the platform is given ``DomainSettings.for_domain("war_and_peace", ...)`` a
 from __future__ import annotations
 
 import logging
+from typing import ClassVar
 
 from graph.store import GraphStore
 from tools.analysis.base import AnalysisCollaborators
@@ -37,6 +38,9 @@ DOMAIN = "egri_csillagok"
 class _DomainWiring(AnalysisCollaborators):
     """The injected fields every domain tool has, handed to the base class's setters in ``init()``."""
 
+    # The class's own domain until the configured one is wired: injection picks this domain's ingestion tool.
+    domain: ClassVar[str | None] = DOMAIN
+
     # Optional so that a platform loading every plugin through entry points, without this domain's services,
     # still starts: the tools then stay inactive (see ``deactivate``) instead of failing the container.
     domain_settings: Injected[DomainSettings | None]
@@ -58,7 +62,11 @@ class _DomainWiring(AnalysisCollaborators):
         self.set_graph_store(self.graph_store)
         self.set_retriever(self.chunk_retriever)
         self.set_unit_catalog(self.unit_catalog)
-        self.set_ner_ingestion_tool(self.ner_tool)
+        # Same classes, another book (e.g. War and Peace by configuration): another domain's ingestion tool is not ours.
+        ner_tool = self.ner_tool
+        if ner_tool is not None and ner_tool.get_domain() not in (None, self.domain_settings.name):
+            ner_tool = None
+        self.set_ner_ingestion_tool(ner_tool)
         self.set_assistant(self.llm)
 
 
