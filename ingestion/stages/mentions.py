@@ -1,16 +1,25 @@
 """Stage 3, ``mentions``: spaCy NER inside Spark, resumable batch by batch.
 
 Each Python worker loads the pipeline once (``ingestion.nlp.get_nlp``) and runs ``nlp.pipe`` over Arrow batches of
-chunks inside ``mapInPandas``. The stage commits in batches of chunks, each followed by a row per chunk in
-``mention_chunks`` (the record of which chunks are done); a rerun after a crash deletes the mentions of chunks not
-recorded as done (the half-written batch) and goes on from there, so no mention is ever written twice.
+chunks inside ``mapInPandas``. The stage works in batches of chunks. A batch is committed in two steps: its mentions,
+then a row per chunk in ``mention_chunks`` (the record of which chunks are done); a rerun after a crash deletes the
+mentions of chunks not recorded as done (a half-committed batch) and goes on from there, so no mention is ever
+written twice.
+
+Throughput: NER is the only work that needs the cores, so nothing else waits in front of it. The workers load the
+pipeline while the driver prepares; each batch's NER result is cached and handed to a committer thread, which writes
+it while the cores already run the next batch. Commits stay strictly in batch order, and a batch's progress rows are
+committed only after its mentions, which is all that resuming relies on.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -20,6 +29,8 @@ from ingestion.nlp import MENTION_COLUMNS, NlpSpec, extract_mentions, get_nlp
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
     from ingestion.context import RunContext
 
 logger = logging.getLogger(__name__)
@@ -30,7 +41,11 @@ MENTION_SCHEMA = (
 )
 DONE_SCHEMA = "chunk_id string, doc_id string, n_mentions long, n_words long"
 PROGRESS_TABLE = "mention_chunks"
-PARTITIONS_PER_CORE = 2
+# Tasks per core and batch: enough that a long chapter does not leave a core idle at the end of a batch.
+PARTITIONS_PER_CORE = 4
+# Batches whose NER result waits for the committer: one in commit while the next runs keeps the cores busy; more
+# would only hold more cached results.
+MAX_WAITING_COMMITS = 1
 
 
 def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[pd.DataFrame]:
@@ -58,6 +73,70 @@ def plan_batches(pending: list[tuple[str, int]], batch_words: int) -> list[list[
     return batches
 
 
+def warm_up_workers(spark: SparkSession, spec: NlpSpec, workers: int) -> None:
+    """Load the pipeline in ``workers`` Python workers (one task each), which later tasks then reuse."""
+
+    def load(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        get_nlp(spec)
+        yield from batches
+
+    spark.range(workers, numPartitions=workers).mapInPandas(load, "id long").collect()
+
+
+class _Committer:
+    """Commits batches in order on one background thread; ``submit`` blocks while a batch already waits.
+
+    The first error stops it: later batches are dropped (their chunks stay pending for the rerun), and ``close``
+    raises the error after every earlier batch is committed.
+    """
+
+    def __init__(self, commit: Callable[[Any], None]) -> None:
+        self._commit = commit
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=MAX_WAITING_COMMITS)
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="mentions-committer", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if self.error is None:
+                try:
+                    self._commit(item)
+                except BaseException as exc:  # noqa: BLE001 — handed to the stage's thread in close()
+                    self.error = exc
+            if self.error is not None:
+                item.release()
+
+    def submit(self, item: Any) -> None:
+        """Queue a batch; raises the committer's error instead once it has one."""
+        if self.error is not None:
+            item.release()
+            raise self.error
+        self._queue.put(item)
+
+    def close(self) -> None:
+        """Wait for every queued commit; raise the first error."""
+        self._queue.put(None)
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+
+
+class _Batch:
+    """One batch's NER result, cached until it is committed."""
+
+    def __init__(self, number: int, chunk_ids: list[str], mentions: DataFrame) -> None:
+        self.number = number
+        self.chunk_ids = chunk_ids
+        self.mentions = mentions
+
+    def release(self) -> None:
+        self.mentions.unpersist()
+
+
 class MentionsStage(Stage):
     """Runs NER over the chunks; writes ``mentions`` and ``mention_chunks``."""
 
@@ -74,6 +153,13 @@ class MentionsStage(Stage):
         from pyspark.sql import functions as F
 
         lake, spark = ctx.lakehouse, ctx.spark
+        spec = ctx.domain.nlp
+        parallelism = max(spark.sparkContext.defaultParallelism, 1)
+        started = time.perf_counter()
+        # The workers load spaCy (about a second) while the driver does its table upkeep below.
+        warm_up = threading.Thread(target=self._warm_up, args=(spark, spec, parallelism), daemon=True)
+        warm_up.start()
+
         fresh = not incremental
         if fresh:
             # The progress record is reset first: whatever a crash leaves after this, no old record of done chunks
@@ -87,8 +173,8 @@ class MentionsStage(Stage):
             # Which chunks are left is decided in-process from two small columns, without a Spark job.
             done_ids = set(lake.columns(PROGRESS_TABLE, ["chunk_id"]).column("chunk_id").to_pylist())
 
-        chunks = lake.read("chunks").select("doc_id", "chunk_id", "start", "text", "n_words")
-        listing = lake.columns("chunks", ["chunk_id", "n_words"]).to_pydict()
+        listing = lake.columns("chunks", ["chunk_id", "doc_id", "n_words"]).to_pydict()
+        doc_of = dict(zip(listing["chunk_id"], listing["doc_id"], strict=True))
         pending = sorted(
             (cid, int(n)) for cid, n in zip(listing["chunk_id"], listing["n_words"], strict=True) if cid not in done_ids
         )
@@ -96,48 +182,52 @@ class MentionsStage(Stage):
         if pending and not fresh:
             # Mentions of chunks not recorded as done are left over from a crashed batch.
             self._delete_chunks(ctx, [cid for cid, _ in pending])
-        batch_words = ctx.settings.ingestion.mentions_batch_words
-        spec = ctx.domain.nlp
+        plan = plan_batches(pending, ctx.settings.ingestion.mentions_batch_words)
         total_words = sum(n for _, n in pending)
-        started = time.perf_counter()
-        parallelism = spark.sparkContext.defaultParallelism
-        plan = plan_batches(pending, batch_words)
+        # Each pending chunk's batch number, joined once: a batch is then a filter on a number, not on a list of
+        # thousands of ids.
+        batch_of = spark.createDataFrame(
+            [(cid, number) for number, batch in enumerate(plan) for cid in batch], "chunk_id string, batch int"
+        )
+        chunks = lake.read("chunks").select("doc_id", "chunk_id", "start", "text")
+        chunks = chunks.join(F.broadcast(batch_of), "chunk_id").select("doc_id", "chunk_id", "start", "text", "batch")
 
         def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             return ner_batches(batches, spec=spec)
 
-        def run_batch(batch: list[str], first: bool) -> int:
-            """NER over one batch, committed: its mentions first, then its chunks as done (the resume point)."""
-            selected = chunks.where(F.col("chunk_id").isin(batch))
-            # Spread each batch over every core; two partitions per core balance long and short chapters.
-            parts = max(parallelism * PARTITIONS_PER_CORE, 1)
-            source = selected.repartition(parts, "chunk_id").select("doc_id", "chunk_id", "start", "text")
+        def run_ner(number: int, batch: list[str]) -> _Batch:
+            """NER over one batch into a cached result (the cores' work); committing is the committer's."""
+            # Spread the batch over every core in several tasks each, so the batch ends on all cores at once.
+            parts = min(parallelism * PARTITIONS_PER_CORE, len(batch))
+            source = chunks.where(F.col("batch") == number).drop("batch").repartition(parts, "chunk_id")
             mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
+            mentions.count()
+            return _Batch(number, batch, mentions)
+
+        def commit(item: _Batch) -> None:
+            """Mentions first, then the batch's chunks as done: the resume point."""
             try:
-                if fresh and first:
-                    lake.overwrite(mentions, self.name)
+                if fresh and item.number == 0:
+                    lake.overwrite(item.mentions, self.name)
                 else:
-                    lake.append(mentions, self.name)
-                per_chunk = mentions.groupBy("chunk_id").agg(F.count("*").alias("n_mentions"))
-                done_rows = (
-                    selected.select("chunk_id", "doc_id", "n_words")
-                    .join(per_chunk, "chunk_id", "left")
-                    .select(
-                        "chunk_id",
-                        "doc_id",
-                        F.coalesce("n_mentions", F.lit(0)).cast("long").alias("n_mentions"),
-                        "n_words",
-                    )
-                )
-                lake.append(done_rows, PROGRESS_TABLE)
+                    lake.append(item.mentions, self.name)
+                per_chunk = Counter(row.chunk_id for row in item.mentions.select("chunk_id").collect())
+                done_rows = [(cid, doc_of[cid], per_chunk.get(cid, 0), words_of[cid]) for cid in item.chunk_ids]
+                lake.append(spark.createDataFrame(done_rows, DONE_SCHEMA), PROGRESS_TABLE)
             finally:
-                mentions.unpersist()
-            return sum(words_of[cid] for cid in batch)
+                item.release()
+            ctx.progress.advance(self.name, sum(words_of[cid] for cid in item.chunk_ids))
 
         ctx.progress.start(self.name, total_words, "words")
         try:
-            for number, batch in enumerate(plan):
-                ctx.progress.advance(self.name, run_batch(batch, first=number == 0))
+            warm_up.join()
+            committer = _Committer(commit)
+            try:
+                for number, batch in enumerate(plan):
+                    committer.submit(run_ner(number, batch))
+            finally:
+                # Every batch whose NER finished is committed before an error goes up: it is work a rerun keeps.
+                committer.close()
             if fresh and not plan:
                 lake.overwrite(spark.createDataFrame([], MENTION_SCHEMA), self.name)
         finally:
@@ -158,12 +248,23 @@ class MentionsStage(Stage):
             "patterns": len(spec.patterns),
             "labels": list(spec.labels),
         }
-        details = {"words_per_second": round(total_words / elapsed, 1) if pending and elapsed else None, **spec_info}
+        details = {
+            "words_per_second": round(total_words / elapsed, 1) if pending and elapsed else None,
+            "batches": len(plan),
+            **spec_info,
+        }
         return StageOutput(
             counts=counts,
             output_fingerprint=self.derived_fingerprint(ctx),
             details=details,
         )
+
+    @staticmethod
+    def _warm_up(spark: SparkSession, spec: NlpSpec, workers: int) -> None:
+        try:
+            warm_up_workers(spark, spec, workers)
+        except Exception as exc:  # noqa: BLE001 — only a head start: the NER job meets the same error and reports it
+            logger.debug("warming up the NER workers failed: %s", exc)
 
     def _delete_chunks(self, ctx: RunContext, chunk_ids: list[str]) -> None:
         from delta.tables import DeltaTable

@@ -24,6 +24,30 @@ def _commits(table: Path) -> int:
     return len(list(log.glob("*.json"))) if log.is_dir() else 0
 
 
+def _assert_progress_never_ahead_of_mentions(lake: Path) -> None:
+    """Every committed version of the progress record is covered by the mentions committed before it.
+
+    The stage commits a batch's mentions before its progress rows (the next batch's NER runs meanwhile); resuming is
+    right only if no snapshot of ``mention_chunks`` names a chunk whose mentions were not all committed by then.
+    """
+    from deltalake import DeltaTable
+
+    mention_versions = sorted((h["timestamp"], h["version"]) for h in DeltaTable(lake / "mentions").history())
+    checked = 0
+    for entry in DeltaTable(lake / "mention_chunks").history():
+        done = DeltaTable(lake / "mention_chunks", version=entry["version"]).to_pandas()
+        if done.empty:
+            continue
+        before = [v for ts, v in mention_versions if ts <= entry["timestamp"]]
+        assert before, f"progress version {entry['version']} was committed before any mentions"
+        mentions = DeltaTable(lake / "mentions", version=before[-1]).to_pandas()
+        have = mentions.chunk_id.value_counts()
+        for chunk_id, n_mentions in zip(done.chunk_id, done.n_mentions, strict=True):
+            assert have.get(chunk_id, 0) == n_mentions, (entry["version"], chunk_id)
+        checked += 1
+    assert checked >= 2
+
+
 def test_r_ing_2_killed_mid_stage_resumes_without_duplicates(ingest: Any, make_settings: Any, tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(SAMPLES / "en", corpus)
@@ -59,6 +83,7 @@ def test_r_ing_2_killed_mid_stage_resumes_without_duplicates(ingest: Any, make_s
         os.killpg(job.pid, signal.SIGKILL)
         job.wait(30)
     assert not (lake / "_markers" / "mentions" / "_SUCCESS").exists()
+    _assert_progress_never_ahead_of_mentions(lake)
     done_before = len(read(lake, "mention_chunks"))
     total_chunks = len(read(lake, "chunks"))
     assert 0 < done_before < total_chunks
