@@ -33,6 +33,8 @@ LOCAL_DEFAULTS = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.execution.arrow.maxRecordsPerBatch": "256",
     "spark.python.worker.reuse": "true",
+    # Pools share the cores fairly: the mentions stage's commits run beside the next batch's NER (ingestion/stages).
+    "spark.scheduler.mode": "FAIR",
 }
 
 

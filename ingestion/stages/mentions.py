@@ -6,10 +6,10 @@ then a row per chunk in ``mention_chunks`` (the record of which chunks are done)
 mentions of chunks not recorded as done (a half-committed batch) and goes on from there, so no mention is ever
 written twice.
 
-Throughput: NER is the only work that needs the cores, so nothing else waits in front of it. The workers load the
-pipeline while the driver prepares; each batch's NER result is cached and handed to a committer thread, which writes
-it while the cores already run the next batch. Commits stay strictly in batch order, and a batch's progress rows are
-committed only after its mentions, which is all that resuming relies on.
+Throughput: NER is the only work that needs the cores, so nothing else waits in front of it. Each batch's NER result
+is cached and handed to a committer thread, which writes it while the cores already run the next batch. Commits stay
+strictly in batch order, and a batch's progress rows are committed only after its mentions, which is all that
+resuming relies on.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import logging
 import queue
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +45,7 @@ PARTITIONS_PER_CORE = 4
 # Batches whose NER result waits for the committer: one in commit while the next runs keeps the cores busy; more
 # would only hold more cached results.
 MAX_WAITING_COMMITS = 1
+COMMIT_POOL = "csillag-commit"
 
 
 def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[pd.DataFrame]:
@@ -73,16 +73,6 @@ def plan_batches(pending: list[tuple[str, int]], batch_words: int) -> list[list[
     return batches
 
 
-def warm_up_workers(spark: SparkSession, spec: NlpSpec, workers: int) -> None:
-    """Load the pipeline in ``workers`` Python workers (one task each), which later tasks then reuse."""
-
-    def load(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        get_nlp(spec)
-        yield from batches
-
-    spark.range(workers, numPartitions=workers).mapInPandas(load, "id long").collect()
-
-
 class _Committer:
     """Commits batches in order on one background thread; ``submit`` blocks while a batch already waits.
 
@@ -90,14 +80,18 @@ class _Committer:
     raises the error after every earlier batch is committed.
     """
 
-    def __init__(self, commit: Callable[[Any], None]) -> None:
+    def __init__(self, commit: Callable[[Any], None], spark: SparkSession) -> None:
         self._commit = commit
+        self._spark = spark
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=MAX_WAITING_COMMITS)
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="mentions-committer", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        # Under the FAIR scheduler (conf/spark-defaults.conf) the commits' short tasks take the next free core
+        # instead of queueing behind every NER task of the next batch, as they would in one FIFO queue.
+        self._spark.sparkContext.setLocalProperty("spark.scheduler.pool", COMMIT_POOL)
         while True:
             item = self._queue.get()
             if item is None:
@@ -128,10 +122,11 @@ class _Committer:
 class _Batch:
     """One batch's NER result, cached until it is committed."""
 
-    def __init__(self, number: int, chunk_ids: list[str], mentions: DataFrame) -> None:
+    def __init__(self, number: int, chunk_ids: list[str], mentions: DataFrame, per_chunk: dict[str, int]) -> None:
         self.number = number
         self.chunk_ids = chunk_ids
         self.mentions = mentions
+        self.per_chunk = per_chunk
 
     def release(self) -> None:
         self.mentions.unpersist()
@@ -156,10 +151,6 @@ class MentionsStage(Stage):
         spec = ctx.domain.nlp
         parallelism = max(spark.sparkContext.defaultParallelism, 1)
         started = time.perf_counter()
-        # The workers load spaCy (about a second) while the driver does its table upkeep below.
-        warm_up = threading.Thread(target=self._warm_up, args=(spark, spec, parallelism), daemon=True)
-        warm_up.start()
-
         fresh = not incremental
         if fresh:
             # The progress record is reset first: whatever a crash leaves after this, no old record of done chunks
@@ -201,27 +192,35 @@ class MentionsStage(Stage):
             parts = min(parallelism * PARTITIONS_PER_CORE, len(batch))
             source = chunks.where(F.col("batch") == number).drop("batch").repartition(parts, "chunk_id")
             mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
-            mentions.count()
-            return _Batch(number, batch, mentions)
+            # One job runs the NER (filling the cache) and counts mentions per chunk for the progress rows.
+            per_chunk = {row[0]: int(row[1]) for row in mentions.groupBy("chunk_id").count().collect()}
+            return _Batch(number, batch, mentions, per_chunk)
 
         def commit(item: _Batch) -> None:
             """Mentions first, then the batch's chunks as done: the resume point."""
             try:
+                # A file per core, not per NER task: the batch's mentions are few, and small files slow every reader.
+                mentions = item.mentions.coalesce(parallelism)
                 if fresh and item.number == 0:
-                    lake.overwrite(item.mentions, self.name)
+                    lake.overwrite(mentions, self.name)
                 else:
-                    lake.append(item.mentions, self.name)
-                per_chunk = Counter(row.chunk_id for row in item.mentions.select("chunk_id").collect())
-                done_rows = [(cid, doc_of[cid], per_chunk.get(cid, 0), words_of[cid]) for cid in item.chunk_ids]
-                lake.append(spark.createDataFrame(done_rows, DONE_SCHEMA), PROGRESS_TABLE)
+                    lake.append(mentions, self.name)
+                done_rows = pd.DataFrame(
+                    {
+                        "chunk_id": item.chunk_ids,
+                        "doc_id": [doc_of[cid] for cid in item.chunk_ids],
+                        "n_mentions": [item.per_chunk.get(cid, 0) for cid in item.chunk_ids],
+                        "n_words": [words_of[cid] for cid in item.chunk_ids],
+                    }
+                )
+                lake.append(spark.createDataFrame(done_rows, DONE_SCHEMA).coalesce(1), PROGRESS_TABLE)
             finally:
                 item.release()
             ctx.progress.advance(self.name, sum(words_of[cid] for cid in item.chunk_ids))
 
         ctx.progress.start(self.name, total_words, "words")
         try:
-            warm_up.join()
-            committer = _Committer(commit)
+            committer = _Committer(commit, spark)
             try:
                 for number, batch in enumerate(plan):
                     committer.submit(run_ner(number, batch))
@@ -258,13 +257,6 @@ class MentionsStage(Stage):
             output_fingerprint=self.derived_fingerprint(ctx),
             details=details,
         )
-
-    @staticmethod
-    def _warm_up(spark: SparkSession, spec: NlpSpec, workers: int) -> None:
-        try:
-            warm_up_workers(spark, spec, workers)
-        except Exception as exc:  # noqa: BLE001 — only a head start: the NER job meets the same error and reports it
-            logger.debug("warming up the NER workers failed: %s", exc)
 
     def _delete_chunks(self, ctx: RunContext, chunk_ids: list[str]) -> None:
         from delta.tables import DeltaTable
