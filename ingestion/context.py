@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from ingestion.chunking import UnitPatterns
     from ingestion.lakehouse import Lakehouse
+    from ingestion.resolution_eval import GoldEntity
     from tools.config import CsillagSettings
 
 
@@ -25,6 +26,10 @@ class DomainSpec:
     nlp: NlpSpec
     alias_table: dict[str, Any] = field(default_factory=dict)
     unit_patterns: UnitPatterns | None = None
+    # ner.gold_list, read when the run starts (a bad file fails the run before Spark, as a bad alias table does);
+    # the entities stage scores its output against it. None = no gold list configured.
+    gold: tuple[GoldEntity, ...] | None = None
+    gold_path: str | None = None
 
 
 @dataclass

@@ -175,15 +175,24 @@ class AliasTable:
         suffix = path.suffix.lower()
         if suffix not in cls._FORMATS:
             raise AliasTableError(f"alias table {str(path)!r} has unknown format {suffix!r}; valid: {cls._FORMATS}")
-        text = path.read_text(encoding="utf-8-sig")
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except OSError as exc:
+            raise AliasTableError(f"cannot read alias table {str(path)!r}: {exc.strerror or exc}") from exc
         if suffix == ".tsv":
             return cls.from_mapping(_parse_tsv(text, path))
         if suffix == ".json":
-            data = json.loads(text)
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise AliasTableError(f"alias table {str(path)!r} is not valid JSON: {exc}") from exc
         else:
             import yaml  # only YAML tables need it
 
-            data = yaml.safe_load(text)
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise AliasTableError(f"alias table {str(path)!r} is not valid YAML: {exc}") from exc
         if not isinstance(data, Mapping):
             raise AliasTableError(f"alias table {str(path)!r} must hold a mapping, got {type(data).__name__}")
         return cls.from_mapping(data)

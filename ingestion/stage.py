@@ -90,7 +90,9 @@ class Stage(ABC):
         if done and not ctx.force:
             assert previous is not None
             logger.info("stage %s: up to date (marker of run %s), skipped", self.name, previous.run_id)
-            return StageReport(stage=self.name, status="skipped", reason="up to date", counts=previous.counts)
+            return StageReport(
+                stage=self.name, status="skipped", reason="up to date", counts=previous.counts, details=previous.details
+            )
         # Tables written with other settings must be rebuilt: updating them would mix two configurations.
         incremental = (
             not ctx.force
@@ -116,4 +118,6 @@ class Stage(ABC):
             )
         )
         logger.info("stage %s: done in %.1fs %s", self.name, seconds, output.counts)
-        return StageReport(stage=self.name, status="succeeded", counts=output.counts, seconds=seconds)
+        return StageReport(
+            stage=self.name, status="succeeded", counts=output.counts, seconds=seconds, details=output.details
+        )

@@ -79,7 +79,11 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         return None
 
     def domain_spec(self) -> DomainSpec:
-        """The domain part, with ``ner.*`` settings overriding the class defaults."""
+        """The domain part, with ``ner.*`` settings overriding the class defaults.
+
+        Raises:
+            AliasTableError, GoldListError: ``ner.alias_table`` or ``ner.gold_list`` is unreadable or malformed.
+        """
         ner = self._require_settings().ner
         language = ner.language or self.language
         model = ner.model if ner.model is not None else self.spacy_model
@@ -92,12 +96,19 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             batch_size=ner.batch_size,
             phrase_matcher_attr=self.phrase_matcher_attr,
         )
+        gold = None
+        if ner.gold_list is not None:
+            from ingestion.resolution_eval import load_gold
+
+            gold = tuple(load_gold(ner.gold_list))
         return DomainSpec(
             name=self.get_name(),
             language=language,
             nlp=nlp,
             alias_table=self._merged_alias_table(ner.alias_table),
             unit_patterns=self.unit_patterns(),
+            gold=gold,
+            gold_path=str(ner.gold_list) if ner.gold_list is not None else None,
         )
 
     # -- the contract ------------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import click
 
 from jobs.cli_support import Group, fail
 from jobs.cli_tasks import tasks
-from jobs.common import EXIT_CODES, EXIT_FAILED, build_tool, configure_logging, render_result
+from jobs.common import DEFAULT_TOOL, EXIT_CODES, EXIT_FAILED, build_tool, configure_logging, render_result
 from tools.config import CsillagSettings, load_settings
 from tools.errors import ConfigError, ToolError
 
@@ -50,7 +50,7 @@ def cli(ctx: click.Context, config: str | None) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--tool", default="ner_ingestion", show_default=True, help="Ingestion tool name.")
+@click.option("--tool", help="Ingestion tool name (default: the setting ingestion.tool, else ner_ingestion).")
 @click.option("--lakehouse", type=click.Path(file_okay=False), help="Lakehouse root (overrides lakehouse.root).")
 @click.option("--master", help="Spark master, e.g. local[2] (overrides spark.master).")
 @click.option("--force", is_flag=True, help="Redo every stage even if its marker says it is done.")
@@ -59,8 +59,8 @@ def cli(ctx: click.Context, config: str | None) -> None:
 @click.option("--quiet", is_flag=True, help="Log warnings only (progress is logged at INFO).")
 @click.pass_context
 def ingest(
-    ctx: click.Context, paths: tuple[str, ...], tool: str, lakehouse: str | None, master: str | None, force: bool,
-    stages: str | None, as_json: bool, quiet: bool,
+    ctx: click.Context, paths: tuple[str, ...], tool: str | None, lakehouse: str | None, master: str | None,
+    force: bool, stages: str | None, as_json: bool, quiet: bool,
 ) -> None:
     """Ingest PATHS (files, folders, JSONL files, Delta/Parquet tables) in this process, with a local Spark.
 
@@ -77,7 +77,7 @@ def ingest(
         overrides["spark"] = {"master": master}
     settings = settings_from(ctx, **overrides)
     try:
-        ingestion_tool = build_tool(tool, settings)
+        ingestion_tool = build_tool(tool or settings.ingestion.tool or DEFAULT_TOOL, settings)
     except ToolError as exc:
         fail(str(exc))
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None

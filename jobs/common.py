@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from jobs.summary import gold_line
 from tools.config import PROJECT_ROOT, CsillagSettings, load_settings
 from tools.errors import ConfigError, ToolError
 from tools.ingestion import IngestionRequest, IngestionResult, IngestionTool
@@ -39,7 +40,9 @@ def base_parser(description: str, *, with_stage: bool = False) -> argparse.Argum
     parser.add_argument("--config", help="settings file (TOML/YAML); default conf/csillag.toml or $CSILLAG_CONFIG")
     parser.add_argument("--lakehouse", help="lakehouse root (overrides lakehouse.root)")
     parser.add_argument("--master", help="Spark master (overrides spark.master)")
-    parser.add_argument("--tool", default=DEFAULT_TOOL, help=f"ingestion tool name (default {DEFAULT_TOOL})")
+    parser.add_argument(
+        "--tool", help=f"ingestion tool name (default: the setting ingestion.tool, else {DEFAULT_TOOL})"
+    )
     parser.add_argument("--force", action="store_true", help="redo every stage even if its marker says it is done")
     parser.add_argument("--run-id", help="an id for this run (default: time-based)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
@@ -92,7 +95,7 @@ def run_job(args: argparse.Namespace, stages: list[str] | None) -> int:
     configure_logging(args.quiet)
     try:
         settings = build_settings(args)
-        tool = build_tool(args.tool, settings)
+        tool = build_tool(args.tool or settings.ingestion.tool or DEFAULT_TOOL, settings)
     except (ConfigError, ToolError) as exc:
         print(f"csillag: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -117,5 +120,9 @@ def render_result(result: IngestionResult, settings: CsillagSettings) -> str:
         extra = f"  ({report.reason})" if report.reason and report.status not in {"succeeded"} else ""
         lines.append(f"{report.stage:<15}{report.status:<11}{report.seconds:>8.1f}  {counts}{extra}")
     lines.append("")
+    for report in result.stages:
+        gold = report.details.get("gold")
+        if gold:
+            lines.append(gold_line(gold))
     lines.append(f"status: {result.status}" + (f" — {result.reason}" if result.reason else ""))
     return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""Prints what a lakehouse holds: table sizes, the main entities and the strongest relations.
+"""Prints what a lakehouse holds: table sizes, the entity-resolution score against the gold list (when the entities
+stage made one), the main entities and the strongest relations.
 
 Reads the Delta tables with delta-rs (no Spark), so it is instant after a run: ``python -m jobs.summary LAKEHOUSE``.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 TABLES = ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph_nodes", "rejects")
 
@@ -25,6 +27,9 @@ def summarize(lake: Path, top: int = 10) -> str:
             lines.append(f"  {table:<15}{len(frames[table]):>8} rows")
         except TableNotFoundError:
             lines.append(f"  {table:<15}{'—':>8} (not written yet)")
+    gold = _gold_report(lake)
+    if gold:
+        lines += ["", gold_line(gold)]
     nodes = frames.get("graph_nodes")
     if nodes is None or nodes.empty:
         return "\n".join(lines)
@@ -45,6 +50,21 @@ def summarize(lake: Path, top: int = 10) -> str:
             a, b = names.get(pair.src_id, pair.src_id), names.get(pair.dst_id, pair.dst_id)
             lines.append(f"  {a[:24]:<25}— {b[:24]:<25}{pair.count:>5} times")
     return "\n".join(lines)
+
+
+def gold_line(gold: dict[str, Any]) -> str:
+    """The entities stage's score against ``ner.gold_list`` (its ``details["gold"]``), as one line."""
+    from ingestion.resolution_eval import describe_gold_report
+
+    return f"entity resolution vs gold {gold.get('path', '')}: {describe_gold_report(gold)}"
+
+
+def _gold_report(lake: Path) -> dict[str, Any] | None:
+    """The entities stage's score against ``ner.gold_list`` (its marker's ``details["gold"]``), if it made one."""
+    from ingestion.markers import MarkerStore
+
+    marker = MarkerStore(lake).read("entities")
+    return marker.details.get("gold") if marker is not None else None
 
 
 def main(argv: list[str] | None = None) -> int:

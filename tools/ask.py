@@ -50,12 +50,16 @@ def guess_language(text: str) -> str:
 
 def build_platform(settings: object, domain: DomainSettings) -> tuple[ChatPlatform, DomainServices]:
     """The chat platform with the domain tools and the domain's services loaded from its lakehouse."""
-    services = DomainServices.load(domain, getattr(settings, "graph", None),
-                                   neo4j_settings=getattr(settings, "neo4j", None))
     registry = ToolRegistry(entry_point_group=None)
     for tool_class in TOOLS:
         registry.register(tool_class)
-    platform = ChatPlatform.from_settings(settings, registry, services=services.as_list())
+    if domain.ingestion_tool:
+        # The domain's ingestion tool (a csillag.tools plugin) is wired to the chat tools; it gets these settings.
+        registry.register(ToolRegistry().get_class(domain.ingestion_tool))
+    services = DomainServices.load(domain, getattr(settings, "graph", None),
+                                   neo4j_settings=getattr(settings, "neo4j", None),
+                                   retrieval_settings=getattr(settings, "retrieval", None))
+    platform = ChatPlatform.from_settings(settings, registry, services=[*services.as_list(), settings])
     return platform.start(), services
 
 

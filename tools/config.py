@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from graph.settings import GraphSettings, Neo4jSettings
 from tools.errors import ConfigError
-from tools.settings import LlmSettings, OrchestratorSettings
+from tools.settings import LlmSettings, OrchestratorSettings, RetrievalSettings
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +79,11 @@ class NerSettings(BaseModel):
     alias_table: Path | None = Field(
         default=None, description="JSON/YAML/TSV alias table (canonical → aliases) applied before the domain's own."
     )
+    gold_list: Path | None = Field(
+        default=None,
+        description="JSON gold list of characters and aliases; the entities stage then reports resolution "
+        "precision/recall against it (ingestion.resolution_eval). A relative path is read from the working directory.",
+    )
 
 
 class IngestionSettings(BaseModel):
@@ -96,6 +101,11 @@ class IngestionSettings(BaseModel):
     max_document_bytes: int = Field(default=50_000_000, ge=1)
     max_line_chars: int = Field(default=100_000, ge=100)
     check_language: bool = True
+    tool: str | None = Field(
+        default=None,
+        description="Registered name of the ingestion tool that builds this lakehouse (jobs' default --tool, and "
+        "the one wired to the domain's chat tools); None = ner_ingestion for jobs, the domain's own for chat.",
+    )
 
 
 class ApiSettings(BaseModel):
@@ -183,6 +193,7 @@ class CsillagSettings(BaseSettings):
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
     orchestrator: OrchestratorSettings = Field(default_factory=OrchestratorSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
 
     @field_validator("config_version")

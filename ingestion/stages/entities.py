@@ -5,15 +5,22 @@ long novel — and the driver resolves them (``ingestion.resolution``: the domai
 normalisation and alias merging). The resolved mapping is joined back onto the mentions in Spark. Entity ids hash the
 canonical key, so a rerun or an unrelated new document leaves existing ids as they are. Always recomputed whole: a
 new mention can change how names merge.
+
+With ``ner.gold_list`` set, the stage scores the ``entities`` table it wrote against that gold list (pairwise
+precision/recall, ``ingestion.resolution_eval``), logs one line and reports the score as ``details["gold"]`` of its
+marker and of the run's stage report. The gold list is part of the stage's *config* fingerprint, so changing it
+reruns this (cheap) stage and the report is never stale; it is not part of the *output* fingerprint, because it
+changes no table: the stages downstream stay up to date.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ingestion.markers import fingerprint
-from ingestion.resolution import AliasTable, SurfaceForm, resolve_entities
+from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, resolve_entities
+from ingestion.resolution_eval import score_details
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
@@ -80,16 +87,29 @@ class EntitiesStage(Stage):
     requires = ("mentions", "chunks")
 
     def config_fingerprint(self, ctx: RunContext) -> str:
-        """The alias table, the language and the minimum mention count."""
-        return fingerprint(
-            {
-                "stage": self.name,
-                "version": 1,
-                "language": ctx.domain.language,
-                "aliases": ctx.domain.alias_table,
-                "min_mentions": ctx.settings.ingestion.min_entity_mentions,
+        """The alias table, the language and the minimum mention count; and the gold list, when one is configured."""
+        config = self._table_config(ctx)
+        if ctx.domain.gold is not None:
+            # Only the report depends on it: a new gold list reruns this stage so the score is current.
+            config["gold"] = {
+                "path": ctx.domain.gold_path,
+                "entities": [[e.canonical_name, e.label, list(e.aliases)] for e in ctx.domain.gold],
             }
-        )
+        return fingerprint(config)
+
+    def _table_config(self, ctx: RunContext) -> dict[str, Any]:
+        """The settings the tables depend on (the output fingerprint's part of the config)."""
+        return {
+            "stage": self.name,
+            "version": 1,
+            "language": ctx.domain.language,
+            "aliases": ctx.domain.alias_table,
+            "min_mentions": ctx.settings.ingestion.min_entity_mentions,
+        }
+
+    def output_fingerprint(self, ctx: RunContext) -> str:
+        """Inputs and the table settings, without the gold list: a new gold list does not redo later stages."""
+        return fingerprint([self.input_fingerprint(ctx), fingerprint(self._table_config(ctx))])
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Resolve in the driver, join back in Spark, overwrite both tables."""
@@ -115,4 +135,16 @@ class EntitiesStage(Stage):
             "resolved_mentions": lake.count("mention_entities"),
             "surface_forms": len(forms),
         }
-        return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx))
+        details: dict[str, Any] = {}
+        if ctx.domain.gold is not None:
+            details["gold"] = self._score(ctx)
+        return StageOutput(counts=counts, output_fingerprint=self.output_fingerprint(ctx), details=details)
+
+    def _score(self, ctx: RunContext) -> dict[str, Any]:
+        """Precision/recall of the written ``entities`` table against the gold list, logged in one line."""
+        assert ctx.domain.gold is not None
+        rows = ctx.lakehouse.read("entities").select("entity_id", "canonical_name", "label", "aliases").collect()
+        entities = [ResolvedEntity(r.entity_id, r.canonical_name, r.label, tuple(r.aliases)) for r in rows]
+        score = score_details(entities, ctx.domain.gold)
+        logger.info("entity resolution vs gold %s: %s", ctx.domain.gold_path, score.summary())
+        return score.details(ctx.domain.gold_path)

@@ -31,31 +31,40 @@ def neo4j_settings() -> Neo4jSettings:
 
 # -- the real novels, ingested once per test session ------------------------------------------------------------
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def _run(spark: Any, tool_class: type, corpus: Path, lake: Path) -> SimpleNamespace:
+
+def _run_domain(spark: Any, config: str, corpus: Path, lake: Path) -> SimpleNamespace:
+    """Ingest ``corpus`` with a domain's settings file alone, as ``jobs.pipeline CORPUS --config conf/domains/…`` run
+    from the repository root does: the tool is the one ``ingestion.tool`` names; the relative paths of the file
+    (alias table, gold list) are read from the root."""
+    from ingestion.tool import AbstractNERIngestionTool
+    from jobs.common import DEFAULT_TOOL, build_tool
     from tools.config import load_settings
     from tools.ingestion import IngestionRequest
 
-    tool = tool_class()
-    tool.set_settings(load_settings(lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2}))
+    settings = load_settings(ROOT / "conf" / "domains" / config, lakehouse={"root": lake},
+                             spark={"master": "local[2]", "shuffle_partitions": 2})
+    tool = build_tool(settings.ingestion.tool or DEFAULT_TOOL, settings)
+    assert isinstance(tool, AbstractNERIngestionTool), tool
     tool.set_spark_session(spark)
-    result = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus)]))
-    return SimpleNamespace(lake=lake, result=result)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        result = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus)]))
+    return SimpleNamespace(lake=lake, result=result, settings=settings, tool=tool)
 
 
 @pytest.fixture(scope="session")
 def egri_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    """Egri csillagok ingested once per test session (later tests ask questions of it)."""
-    from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
-
+    """Egri csillagok ingested once per test session with conf/domains/egri_csillagok.toml (the domain tool, the
+    gold list); later tests ask questions of it."""
     corpus = corpus_path("egri_csillagok.txt")
-    return _run(spark, EgriCsillagokNERIngestionTool, corpus, tmp_path_factory.mktemp("egri") / "lake")
+    return _run_domain(spark, "egri_csillagok.toml", corpus, tmp_path_factory.mktemp("egri") / "lake")
 
 
 @pytest.fixture(scope="session")
 def war_and_peace_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    """War and Peace ingested once per test session with en_core_web_sm."""
-    from ingestion.domains.generic import GenericNERIngestionTool
-
+    """War and Peace ingested once per test session with conf/domains/war_and_peace.toml: the generic English tool
+    (en_core_web_sm), the domain's alias table and its gold list."""
     corpus = corpus_path("war_and_peace.txt")
-    return _run(spark, GenericNERIngestionTool, corpus, tmp_path_factory.mktemp("wp") / "lake")
+    return _run_domain(spark, "war_and_peace.toml", corpus, tmp_path_factory.mktemp("wp") / "lake")

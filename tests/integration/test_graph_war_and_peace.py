@@ -1,7 +1,8 @@
 """The real War and Peace graph in both stores: the chat tools' queries answer alike, and as the tables say.
 
-The novel is ingested once per test session (``war_and_peace_run``, Spark, en_core_web_sm); its graph is read back
-with ``GraphData.from_lakehouse`` and loaded into the embedded store and into the project's Neo4j server. Each answer
+The novel is ingested once per test session (``war_and_peace_run``: Spark, en_core_web_sm, the domain configuration
+``conf/domains/war_and_peace.toml`` with its alias table); its graph is read back with ``GraphData.from_lakehouse``
+and loaded into the embedded store and into the project's Neo4j server. Each answer
 is compared across the stores, and the expected facts are worked out straight from the Delta tables with pandas —
 never through either store.
 """

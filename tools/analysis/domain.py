@@ -21,14 +21,14 @@ from tools.retrieval.units import UnitCatalog
 logger = logging.getLogger(__name__)
 
 KNOWN_DOMAINS: dict[str, dict[str, str]] = {
-    "egri_csillagok": {"title": "Egri csillagok", "language": "hu"},
-    "war_and_peace": {"title": "War and Peace", "language": "en"},
+    "egri_csillagok": {"title": "Egri csillagok", "language": "hu", "ingestion_tool": "egri_csillagok_ner_ingestion"},
+    "war_and_peace": {"title": "War and Peace", "language": "en", "ingestion_tool": "ner_ingestion"},
 }
 """Defaults of the domains csillag ships; any other name works when its language is given."""
 
 
 class DomainSettings(BaseModel):
-    """One domain: its name (the chat requests' ``domain``), title, language and lakehouse."""
+    """One domain: its name (the chat requests' ``domain``), title, language, lakehouse and ingestion tool."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -36,10 +36,15 @@ class DomainSettings(BaseModel):
     title: str = ""
     language: str = Field(default="hu", description="ISO code of the books and the default answer language.")
     lakehouse: Path = Path("lakehouse")
+    ingestion_tool: str | None = Field(
+        default=None,
+        description="Registered name of the ingestion tool that builds the lakehouse (e.g. ner_ingestion): the one "
+        "wired to the domain's chat tools. None = the tool the container injects for the tools' class domain.",
+    )
 
     @classmethod
-    def for_domain(cls, name: str, *, lakehouse: Path, language: str | None = None,
-                   title: str | None = None) -> DomainSettings:
+    def for_domain(cls, name: str, *, lakehouse: Path, language: str | None = None, title: str | None = None,
+                   ingestion_tool: str | None = None) -> DomainSettings:
         """Settings of ``name``: its known defaults, overridden by what is given.
 
         Raises:
@@ -52,12 +57,14 @@ class DomainSettings(BaseModel):
                 f"domain {name!r} is not one of {sorted(KNOWN_DOMAINS)}; give its language (ner.language)",
                 field="domain",
             )
-        return cls(name=name, title=title or known.get("title", name), language=language, lakehouse=lakehouse)
+        return cls(name=name, title=title or known.get("title", name), language=language, lakehouse=lakehouse,
+                   ingestion_tool=ingestion_tool or known.get("ingestion_tool"))
 
     @classmethod
     def from_settings(cls, settings: Any, name: str) -> DomainSettings:
-        """From the composed ``CsillagSettings``: ``lakehouse.root`` and ``ner.language``."""
-        return cls.for_domain(name, lakehouse=Path(settings.lakehouse.root), language=settings.ner.language)
+        """From the composed ``CsillagSettings``: ``lakehouse.root``, ``ner.language`` and ``ingestion.tool``."""
+        return cls.for_domain(name, lakehouse=Path(settings.lakehouse.root), language=settings.ner.language,
+                              ingestion_tool=settings.ingestion.tool)
 
 
 @dataclass
@@ -71,8 +78,20 @@ class DomainServices:
 
     @classmethod
     def load(cls, domain: DomainSettings, graph_settings: Any = None, *, dense: DenseEncoder | None = None,
-             neo4j_settings: Any = None) -> DomainServices:
-        """Load the graph (embedded by default, Neo4j when ``graph.store = "neo4j"``) and the chunk index."""
+             neo4j_settings: Any = None, retrieval_settings: Any = None) -> DomainServices:
+        """Load the graph (embedded by default, Neo4j when ``graph.store = "neo4j"``) and the chunk index.
+
+        Hybrid ranking: ``dense``, else the model named by ``retrieval_settings.dense_model`` (empty: BM25 only;
+        the numpy encoder is then not even imported).
+
+        Raises:
+            ConfigError: the dense model cannot be loaded (names the setting's value).
+        """
+        if dense is None and getattr(retrieval_settings, "dense_model", "").strip():
+            from tools.retrieval.dense import load_encoder
+
+            dense = load_encoder(retrieval_settings.dense_model, batch_size=retrieval_settings.dense_batch_size,
+                                 threads=retrieval_settings.dense_threads)
         store_kind = getattr(graph_settings, "store", "embedded")
         if store_kind == "neo4j":
             from graph.neo4j_store import Neo4jGraphStore

@@ -2,9 +2,11 @@
 
 Every class has a no-argument constructor; its collaborators are ``Injected[...]`` fields that the container fills
 before ``init()`` wires them into the base class's setters (R-PLUG-1, R-PLUG-2). The domain itself is a service
-too — ``DomainSettings`` (name, language, lakehouse) — so the same classes answer questions about War and Peace
-when the platform is given ``DomainSettings.for_domain("war_and_peace", ...)`` and that lakehouse's services
-(``DomainServices.load``). Entry points (group ``csillag.tools``)::
+too — ``DomainSettings`` (name, language, lakehouse, ingestion tool) — so the same classes answer questions about
+War and Peace when the platform is given ``DomainSettings.for_domain("war_and_peace", ...)`` and that lakehouse's
+services (``DomainServices.load``). The ingestion tool wired to them is the one ``DomainSettings.ingestion_tool``
+names (``ner_ingestion`` for War and Peace, ``egri_csillagok_ner_ingestion`` for Egri csillagok), looked up among
+the registered tools. Entry points (group ``csillag.tools``)::
 
     egri_csillagok = "tools.domains.egri_csillagok:TOOLS"
 """
@@ -24,9 +26,10 @@ from tools.analysis.page import AbstractPageAnalysisTool
 from tools.analysis.rag import AbstractRAGRetrievalTool
 from tools.analysis.summary import AbstractSummaryTool
 from tools.contracts import ChatbotTool
+from tools.errors import ConfigError
 from tools.ingestion import IngestionTool
 from tools.llm.client import LlmClient
-from tools.plugins import Injected
+from tools.plugins import Injected, ToolContainer
 from tools.retrieval.chunks import ChunkRetriever
 from tools.retrieval.units import UnitCatalog
 
@@ -49,6 +52,8 @@ class _DomainWiring(AnalysisCollaborators):
     unit_catalog: Injected[UnitCatalog | None]
     ner_tool: Injected[IngestionTool | None]
     llm: Injected[LlmClient | None]
+    # To pick the ingestion tool the domain settings name (``DomainSettings.ingestion_tool``) among those registered.
+    container: Injected[ToolContainer | None]
 
     def init(self) -> None:
         """Wire the injected collaborators (R-PLUG-2); without the domain's services the tool stays inactive."""
@@ -62,12 +67,32 @@ class _DomainWiring(AnalysisCollaborators):
         self.set_graph_store(self.graph_store)
         self.set_retriever(self.chunk_retriever)
         self.set_unit_catalog(self.unit_catalog)
-        # Same classes, another book (e.g. War and Peace by configuration): another domain's ingestion tool is not ours.
-        ner_tool = self.ner_tool
-        if ner_tool is not None and ner_tool.get_domain() not in (None, self.domain_settings.name):
-            ner_tool = None
-        self.set_ner_ingestion_tool(ner_tool)
+        self.set_ner_ingestion_tool(self._ingestion_tool(self.domain_settings))
         self.set_assistant(self.llm)
+
+    def _ingestion_tool(self, domain: DomainSettings) -> IngestionTool | None:
+        """The ingestion tool the domain settings name; without a name, the injected one if it is not foreign.
+
+        Raises:
+            ConfigError: the named tool is registered but is no ingestion tool, or serves another domain.
+        """
+        name = domain.ingestion_tool
+        if name is None:
+            # Same classes, another book: another domain's ingestion tool is not ours.
+            tool = self.ner_tool
+            return tool if tool is not None and tool.get_domain() in (None, domain.name) else None
+        found = self.container.find(name) if self.container is not None else None
+        if found is None:
+            logger.warning("tool %s: the ingestion tool %r of domain %s is not registered; none wired",
+                           getattr(self, "name", type(self).__name__), name, domain.name)
+            return None
+        if not isinstance(found, IngestionTool):
+            raise ConfigError(f"ingestion tool {name!r} of domain {domain.name!r} is not an ingestion tool "
+                              f"({type(found).__qualname__})", field="ingestion.tool")
+        if found.get_domain() not in (None, domain.name):
+            raise ConfigError(f"ingestion tool {name!r} serves domain {found.get_domain()!r}, not {domain.name!r}",
+                              field="ingestion.tool")
+        return found
 
 
 class EgriCsillagokCharacterTool(_DomainWiring, AbstractEntityAnalysisTool):

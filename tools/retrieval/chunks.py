@@ -5,22 +5,25 @@ loads the BM25 index from ``<lakehouse>/_index/bm25-<language>-v<chunks table ve
 missing (first start, or the ingestion pipeline committed a new chunks version) it builds the index and writes it
 atomically, removing stale ones. Every hit cites its document, unit and chunk (``Hit.citation``).
 
-Hybrid ranking: pass a ``DenseEncoder`` (e.g. a sentence-transformers model's ``encode``) and BM25's ranking is fused
-with the embedding ranking by reciprocal rank fusion. No encoder is shipped: the hook stays empty by default because
-an embedding model needs torch (see docs/domain.md).
+Hybrid ranking: pass a ``DenseEncoder`` (texts → vectors; ``tools.retrieval.dense.BertEncoder`` runs a
+sentence-transformers model in numpy, set by ``retrieval.dense_model``) and BM25's ranking is fused by reciprocal rank
+fusion with the ranking of every chunk by cosine similarity to the query. The chunk vectors are computed once: an
+encoder with a ``model_id`` has them persisted beside the BM25 index as
+``<lakehouse>/_index/dense-<model_id>-f<format>-v<chunks table version>.npz``, so a question encodes only itself.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import tempfile
+import time
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deltalake import DeltaTable
 from deltalake.exceptions import TableNotFoundError
@@ -29,6 +32,9 @@ from tools.errors import ToolError
 from tools.retrieval.analyzer import Analyzer
 from tools.retrieval.bm25 import BM25Index, reciprocal_rank_fusion
 
+if TYPE_CHECKING:  # numpy is imported only when dense ranking is on: `import tools` stays fast
+    import numpy as np
+
 logger = logging.getLogger(__name__)
 
 INDEX_FORMAT = 1  # bump when the file layout or the analyser changes, so old index files are rebuilt
@@ -36,8 +42,14 @@ INDEX_DIR = "_index"
 CHUNK_COLUMNS = ["chunk_id", "doc_id", "chunk_index", "unit_id", "unit_index", "unit_kind", "unit_title", "part_title",
                  "start", "end", "text"]
 
-DenseEncoder = Callable[[list[str]], Sequence[Sequence[float]]]
-"""Texts → one vector per text: the optional dense half of hybrid ranking."""
+DENSE_FORMAT = 1  # bump when the vector file layout changes
+FUSION_DEPTH = 100  # the BM25 and the dense ranking each bring their best this many to the fusion
+EMBED_BLOCK = 128  # chunks handed to the encoder at once: a progress step when embedding a whole lakehouse
+PROGRESS_EVERY_S = 10.0
+
+DenseEncoder = Callable[[list[str]], "Sequence[Sequence[float]] | np.ndarray"]
+"""Texts → one vector per text: the optional dense half of hybrid ranking. An encoder with a ``model_id``
+attribute (a string naming the model and its weights) has its chunk vectors persisted in the lakehouse."""
 
 
 class RetrievalError(ToolError):
@@ -95,12 +107,12 @@ class ChunkRetriever:
     """Searches the chunks of one lakehouse; also the catalogue of its chunks for the page and summary tools."""
 
     def __init__(self, chunks: Sequence[Chunk], index: BM25Index, analyzer: Analyzer,
-                 dense: DenseEncoder | None = None) -> None:
+                 dense: DenseEncoder | None = None, vectors: np.ndarray | None = None) -> None:
         self.chunks = list(chunks)
         self.index = index
         self.analyzer = analyzer
         self.dense = dense
-        self._vectors: list[Sequence[float]] | None = None
+        self._vectors = None if vectors is None else _unit_rows(vectors)  # computed at the first search if None
         self._by_id = {c.chunk_id: c for c in self.chunks}
 
     @classmethod
@@ -129,7 +141,11 @@ class ChunkRetriever:
             index = BM25Index.build(analyzer.terms(c.text) for c in chunks)
             _save_index(path, index, [c.chunk_id for c in chunks])
             logger.info("BM25 index of %d chunks written to %s", len(chunks), path)
-        return cls(chunks, index, analyzer, dense)
+        vectors = None
+        if dense is not None and chunks:
+            # embedding a novel takes minutes: done here, at start-up, never within a question's time limit
+            vectors = _dense_vectors(folder, version, dense, chunks)
+        return cls(chunks, index, analyzer, dense, vectors)
 
     def get(self, chunk_id: str) -> Chunk:
         """The chunk with this id."""
@@ -139,23 +155,34 @@ class ChunkRetriever:
             raise RetrievalError(f"no chunk {chunk_id!r} in the index") from None
 
     def search(self, query: str, k: int = 5, *, unit_id: str | None = None) -> list[Hit]:
-        """The ``k`` best chunks for ``query`` (optionally within one unit), best first."""
+        """The ``k`` best chunks for ``query`` (optionally within one unit), best first.
+
+        BM25 alone, or with a dense encoder the reciprocal rank fusion of BM25's and the embeddings' best
+        ``FUSION_DEPTH``; a chunk that shares no word with the query can then be found by its meaning. A query
+        without any index term (only stop words) finds nothing either way.
+        """
         terms = self.analyzer.terms(query)
         ranked = self.index.top(terms, k=self.index.size)
         if unit_id is not None:
             ranked = [(n, s) for n, s in ranked if self.chunks[n].unit_id == unit_id]
-        if self.dense is not None and ranked:
-            ranked = self._hybrid(query, ranked)
+        if self.dense is not None and terms:
+            ranked = self._hybrid(query, ranked, unit_id)
         return [Hit(self.chunks[n], s) for n, s in ranked[:k]]
 
-    def _hybrid(self, query: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    def _hybrid(self, query: str, ranked: list[tuple[int, float]], unit_id: str | None) -> list[tuple[int, float]]:
+        import numpy as np
+
         assert self.dense is not None
+        if not self.chunks:
+            return ranked
         if self._vectors is None:
-            self._vectors = list(self.dense([c.text for c in self.chunks]))
-        q = self.dense([query])[0]
-        candidates = [n for n, _ in ranked]
-        by_dense = sorted(candidates, key=lambda n: (-_cosine(q, self._vectors[n]), n))  # type: ignore[index]
-        return reciprocal_rank_fusion([candidates, by_dense])
+            self._vectors = _unit_rows(_embed(self.dense, [c.text for c in self.chunks]))
+        similarity = self._vectors @ _unit_rows(self.dense([query]))[0]
+        if unit_id is not None:
+            similarity = np.where([c.unit_id == unit_id for c in self.chunks], similarity, -np.inf)
+        # stable sort of the negated similarity: ties keep book order, as in BM25's ranking
+        by_dense = [int(n) for n in np.argsort(-similarity, kind="stable")[:FUSION_DEPTH] if similarity[n] > -np.inf]
+        return reciprocal_rank_fusion([[n for n, _ in ranked[:FUSION_DEPTH]], by_dense])
 
 
 def _chunk(row: dict[str, Any], doc_title: str) -> Chunk:
@@ -167,10 +194,87 @@ def _chunk(row: dict[str, Any], doc_title: str) -> Chunk:
     )
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
+def _unit_rows(vectors: Any) -> np.ndarray:
+    """Float32 rows scaled to length 1, so a dot product is the cosine (a zero row stays zero)."""
+    import numpy as np
+
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim != 2:
+        raise RetrievalError(f"the dense encoder returned an array of shape {matrix.shape}; expected (texts, dims)")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms > 0, norms, 1.0)
+
+
+def _embed(dense: DenseEncoder, texts: list[str]) -> np.ndarray:
+    """Encode ``texts`` in blocks of similar length (less padding for an encoder that pads), logging progress."""
+    import numpy as np
+
+    order = sorted(range(len(texts)), key=lambda n: len(texts[n]))
+    rows: np.ndarray | None = None
+    started = last = time.perf_counter()
+    for begin in range(0, len(order), EMBED_BLOCK):
+        block = order[begin:begin + EMBED_BLOCK]
+        vectors = np.asarray(dense([texts[n] for n in block]), dtype=np.float32)
+        if rows is None:
+            rows = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+        rows[block] = vectors
+        now = time.perf_counter()
+        done = begin + len(block)
+        if now - last >= PROGRESS_EVERY_S or (done == len(order) and now - started >= PROGRESS_EVERY_S):
+            last = now
+            logger.info("embedding chunks: %d/%d (%.1f chunks/s)", done, len(order), done / (now - started))
+    assert rows is not None, "called with no texts"
+    return rows
+
+
+def _dense_vectors(folder: Path, version: int, dense: DenseEncoder, chunks: Sequence[Chunk]) -> np.ndarray:
+    """The chunk vectors of this chunks table version: read from their file, or computed (and saved if the
+    encoder names its model)."""
+    model_id = getattr(dense, "model_id", None)
+    chunk_ids = [c.chunk_id for c in chunks]
+    path = folder / f"dense-{model_id}-f{DENSE_FORMAT}-v{version}.npz" if model_id else None
+    if path is not None:
+        vectors = _load_vectors(path, chunk_ids)
+        if vectors is not None:
+            return vectors
+    logger.info("embedding %d chunks with %s (once per chunks table version)", len(chunks), model_id or dense)
+    started = time.perf_counter()
+    vectors = _unit_rows(_embed(dense, [c.text for c in chunks]))
+    logger.info("embedded %d chunks in %.1f s", len(chunks), time.perf_counter() - started)
+    if path is not None:
+        _save_vectors(path, vectors, chunk_ids, f"dense-{model_id}-f{DENSE_FORMAT}-v")
+    return vectors
+
+
+def _load_vectors(path: Path, chunk_ids: list[str]) -> np.ndarray | None:
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            ids, vectors = data["chunk_ids"], data["vectors"]
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # only a lost speed-up
+        logger.warning("ignoring unreadable vectors %s (%s); re-embedding", path, exc)
+        return None
+    if ids.tolist() != chunk_ids or vectors.shape[0] != len(chunk_ids):
+        logger.warning("vectors %s belong to other chunks; re-embedding", path)
+        return None
+    return vectors
+
+
+def _save_vectors(path: Path, vectors: np.ndarray, chunk_ids: list[str], stale_prefix: str) -> None:
+    import numpy as np
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".dense-", suffix=".tmp")
+    with os.fdopen(handle, "wb") as out:
+        np.savez(out, vectors=vectors, chunk_ids=np.array(chunk_ids, dtype=str))
+    os.replace(temp, path)  # atomic, as the BM25 index
+    for stale in path.parent.glob(stale_prefix + "*.npz"):
+        if stale != path:
+            stale.unlink(missing_ok=True)
+    logger.info("chunk vectors written to %s", path)
 
 
 def _load_index(path: Path, expected: int) -> BM25Index | None:

@@ -1,10 +1,12 @@
 """The structural units (parts, chapters) of the ingested books, how a user names them, and who appears in them.
 
-A user points at a unit as "chapter 12", "Chapter XII", "12. fejezet", "a tizenkettedik fejezet" or "chapter 3 of
-book 2" / "második rész 3. fejezet". ``parse_reference`` turns that into numbers; ``UnitCatalog.find`` matches them
-against the numbers in the units' titles (arabic or roman), so War and Peace's "CHAPTER III" under "BOOK TWO: 1805"
-and a Hungarian "III." under "MÁSODIK RÉSZ" are found alike. Chapter numbers restart in every part: a reference
-without a part may therefore match several units, and the caller decides (the page tool asks which one).
+A user points at a unit as "chapter 12", "Chapter XII", "chapter twelve", "the twelfth chapter", "12. fejezet",
+"a tizenkettedik fejezet" or "chapter 3 of book 2" / "the third chapter of the second book" / "második rész 3.
+fejezet" (spelled numbers: ``tools.retrieval.numbers``). ``parse_reference`` turns that into numbers;
+``UnitCatalog.find`` matches them against the numbers in the units' titles (arabic, roman or spelled), so War and
+Peace's "CHAPTER III" under "BOOK TWO: 1805" and a Hungarian "III." under "MÁSODIK RÉSZ" are found alike. Chapter
+numbers restart in every part: a reference without a part may therefore match several units, and the caller decides
+(the page tool asks which one).
 """
 
 from __future__ import annotations
@@ -17,35 +19,43 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.retrieval.chunks import Chunk, RetrievalError, _read
+from tools.retrieval.numbers import CARDINAL, ORDINAL, spelled_number
 
 logger = logging.getLogger(__name__)
 
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
-ORDINALS = {
-    # English cardinals and ordinals, Hungarian cardinals and ordinals (1909 and modern spelling agree here).
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "first": 1, "second": 2,
-    "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
-    "egy": 1, "kettő": 2, "két": 2, "három": 3, "négy": 4, "öt": 5, "hat": 6, "hét": 7, "nyolc": 8, "kilenc": 9,
-    "tíz": 10, "első": 1, "második": 2, "harmadik": 3, "negyedik": 4, "ötödik": 5, "hatodik": 6, "hetedik": 7,
-    "nyolcadik": 8, "kilencedik": 9, "tizedik": 10,
-}
-_NUM = r"(\d+|[ivxlcdm]+|" + "|".join(sorted(ORDINALS, key=len, reverse=True)) + r")"
+# A number after the noun ("chapter 12", "chapter XII", "chapter twelve", "fejezet tizenkettő"): any form.
+_NUM = r"(\d+|[ivxlcdm]+|" + CARDINAL + "|" + ORDINAL + r")"
+# A number before the noun is an ordinal: "the third chapter", "the 3rd chapter"; "three chapters" counts them.
+_EN_ORD = r"(\d+(?:st|nd|rd|th)|" + ORDINAL + r")"
+# Hungarian: "3. fejezet", "III. fejezet", "a harmadik fejezet"; "három fejezet" / "tizenkét fejezet" count them.
+_HU_ORD = r"(\d+|[ivxlcdm]+|" + ORDINAL + r")"
 _CHAPTER = [re.compile(p, re.IGNORECASE) for p in (
-    r"\bchapter\s+" + _NUM + r"\b", _NUM + r"\.?\s+fejezet", r"\bfejezet\s+" + _NUM + r"\b",
+    r"\bchapter\s+" + _NUM + r"\b", r"\b" + _EN_ORD + r"\s+chapter\b",
+    r"\b" + _HU_ORD + r"\.?\s+fejezet", r"\bfejezet\s+" + _NUM + r"\b",
 )]
 _PART = [re.compile(p, re.IGNORECASE) for p in (
-    r"\b(book|part|volume|epilogue)\s+" + _NUM + r"\b", _NUM + r"\.?\s+(rész|könyv)", r"\b(rész)\s+" + _NUM + r"\b",
+    r"\b(book|part|volume|epilogue)\s+" + _NUM + r"\b", r"\b" + _EN_ORD + r"\s+(book|part|volume|epilogue)\b",
+    r"\b" + _HU_ORD + r"\.?\s+(rész|könyv)", r"\b(rész)\s+" + _NUM + r"\b",
 )]
+# Title words, a spelled number taken whole ("BOOK TWENTY-ONE"), else one word at a time.
+_TITLE_TOKEN = re.compile(r"\b(?:" + CARDINAL + "|" + ORDINAL + r")\b|[^\W_]+", re.IGNORECASE)
 
 
 def to_number(token: str) -> int | None:
-    """An arabic, roman or spelled-out number (English or Hungarian); None if it is none of these."""
-    token = token.casefold().strip(".")
+    """An arabic ("12", "12.", "12th"), roman or spelled-out number; None if it is none of these.
+
+    Spelled: English or Hungarian, cardinal or ordinal, up to 999 ("twelve", "twenty-third", "tizenkettedik").
+    """
+    token = token.casefold().strip().strip(".")
     if token.isdigit():
         return int(token)
-    if token in ORDINALS:
-        return ORDINALS[token]
+    suffixed = re.fullmatch(r"(\d+)(?:st|nd|rd|th)", token)
+    if suffixed:
+        return int(suffixed.group(1))
+    spelled = spelled_number(token)
+    if spelled is not None:
+        return spelled
     if token and all(ch in _ROMAN for ch in token):
         total = 0
         for ch, nxt in zip(token, [*token[1:], ""], strict=True):
@@ -90,7 +100,7 @@ def _first_number(patterns: Sequence[re.Pattern[str]], text: str) -> int | None:
 
 def title_number(title: str) -> int | None:
     """The first number in a unit or part title ("CHAPTER XII", "Chapter 3. Up the River", "MÁSODIK RÉSZ")."""
-    for token in re.findall(r"[^\W_]+", title):
+    for token in _TITLE_TOKEN.findall(title):
         if all(ch in _ROMAN for ch in token.casefold()) and not token.isupper():
             continue  # "mild", "civil": lowercase words made of roman letters are words
         number = to_number(token)

@@ -387,6 +387,102 @@ def test_r_ing_3_unexpected_failure_is_returned_not_raised(
     assert not (tmp_path / "lake" / "_markers" / "chunks" / "_SUCCESS").exists()
 
 
+# -- the gold list: the build scores its entity resolution ----------------------------------------------------------
+
+# Read off harbour_notes.txt by hand: the surface forms the text uses for five of its people (12 aliases).
+HARBOUR_GOLD = [
+    {"canonical_name": "Roderick Vance", "aliases": ["Captain Roderick Vance", "Vance", "Captain Vance"]},
+    {"canonical_name": "Margaret Hale", "aliases": ["Miss Margaret Hale", "Miss Hale", "Margaret Hale"]},
+    {"canonical_name": "Thomas Pryor", "aliases": ["Thomas Pryor"]},
+    {"canonical_name": "Ellen Pryor", "aliases": ["Ellen Pryor", "Miss Pryor"]},
+    {"canonical_name": "Arthur Bell", "aliases": ["Dr Arthur Bell", "Dr Bell", "Arthur Bell"]},
+]
+
+
+def _gold_file(path: Path, entities: list[dict[str, Any]]) -> Path:
+    import json
+
+    path.write_text(json.dumps({"entities": entities}), encoding="utf-8")
+    return path
+
+
+def _independent_score(lake: Path, gold: Path) -> Any:
+    """The written entities table (read with delta-rs) scored against the gold file."""
+    from ingestion.resolution import ResolvedEntity
+    from ingestion.resolution_eval import load_gold, score_details
+
+    rows = read(lake, "entities")
+    entities = [ResolvedEntity(r.entity_id, r.canonical_name, r.label, tuple(r.aliases)) for r in rows.itertuples()]
+    return score_details(entities, load_gold(gold))
+
+
+def test_gold_list_is_scored_by_the_entities_stage_and_reported(
+    ingest: Any, make_settings: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import json
+    import logging
+
+    from jobs.common import render_result
+    from jobs.summary import summarize
+
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    lake = tmp_path / "lake"
+    gold = _gold_file(tmp_path / "gold.json", HARBOUR_GOLD)
+    settings = make_settings(ner={"gold_list": gold})
+    with caplog.at_level(logging.INFO, logger="ingestion.stages.entities"):
+        first = ingest([corpus], settings=settings)
+    assert first.status == "succeeded", first
+    report = next(s for s in first.stages if s.stage == "entities").details["gold"]
+    expected = _independent_score(lake, gold)
+    assert report["gold_aliases"] == 12
+    assert report["found_aliases"] == expected.found_aliases >= 1, "the NER found none of the gold aliases"
+    assert (report["precision"], report["recall"]) == (expected.precision, expected.recall)
+    assert (report["correct_pairs"], report["predicted_pairs"], report["gold_pairs"]) == (
+        expected.correct_pairs, expected.predicted_pairs, expected.gold_pairs)
+    assert report["path"] == str(gold)
+    line = f"entity resolution vs gold {gold}: precision {expected.precision:.3f} recall {expected.recall:.3f} " \
+           f"({expected.found_aliases}/12 gold aliases found)"
+    assert line in caplog.text
+    assert json.loads((lake / "_markers" / "entities" / "_SUCCESS").read_text())["details"]["gold"] == report
+    assert line in render_result(first, settings) and line in summarize(lake)  # the run's table, `csillag status`
+    # Unchanged: every stage skipped, the report carried over from the marker.
+    again = ingest([corpus], settings=settings)
+    assert again.status == "skipped"
+    assert next(s for s in again.stages if s.stage == "entities").details["gold"] == report
+    # Another gold list reruns the entities stage only: it changes the report, not the tables.
+    smaller = _gold_file(tmp_path / "gold_smaller.json", HARBOUR_GOLD[:3])
+    changed = ingest([corpus], settings=make_settings(ner={"gold_list": smaller}))
+    statuses = {s.stage: s.status for s in changed.stages}
+    assert statuses == {"documents": "skipped", "chunks": "skipped", "mentions": "skipped", "entities": "succeeded",
+                        "cooccurrences": "skipped", "graph": "skipped"}
+    new_report = next(s for s in changed.stages if s.stage == "entities").details["gold"]
+    assert new_report["gold_aliases"] == 7
+    assert new_report["found_aliases"] == _independent_score(lake, smaller).found_aliases
+    # No gold list: no report.
+    plain = ingest([corpus])
+    assert next(s for s in plain.stages if s.stage == "entities").details == {}
+    assert {s.stage: s.status for s in plain.stages}["graph"] == "skipped"
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "cannot read gold list"),
+    ("{not json", "is not valid JSON"),
+    ('{"entities": [{"canonical_name": "Vance"}]}', "entity 1: expected"),
+    ('{"entities": [{"canonical_name": "A", "aliases": ["Pryor"]}, {"canonical_name": "B", "aliases": ["Pryor"]}]}',
+     "listed under both"),
+])
+def test_bad_gold_list_fails_clearly_before_any_work(
+    ingest: Any, make_settings: Any, tmp_path: Path, content: str | None, message: str
+) -> None:
+    gold = tmp_path / "gold.json"
+    if content is not None:
+        gold.write_text(content, encoding="utf-8")
+    result = ingest([_corpus(tmp_path, "harbour_notes.txt")], settings=make_settings(ner={"gold_list": gold}))
+    assert result.status == "failed"
+    assert str(gold) in result.reason and message in result.reason
+    assert not (tmp_path / "lake").exists()
+
+
 # -- other input formats --------------------------------------------------------------------------------------------
 
 STORY = (SAMPLES / "en" / "harbour_notes.txt").read_text(encoding="utf-8")

@@ -228,6 +228,12 @@ def test_alias_table_rejects_unknown_format_and_bad_values(tmp_path: Path) -> No
     bad.write_text("only-one-column\n")
     with pytest.raises(AliasTableError, match="line 1"):
         AliasTable.from_file(bad)
+    with pytest.raises(AliasTableError, match=r"cannot read alias table '.*missing\.json'"):
+        AliasTable.from_file(tmp_path / "missing.json")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    with pytest.raises(AliasTableError, match=r"broken\.json' is not valid JSON"):
+        AliasTable.from_file(broken)
 
 
 def test_entity_id_is_sha1_of_family_and_folded_canonical_name() -> None:
@@ -368,7 +374,7 @@ def test_resolve_entity_label_is_majority_raw_label_of_family() -> None:
 
 _DEFAULT_CORPORA = Path(__file__).resolve().parents[3].parent / "shared" / "corpora"
 CORPORA = Path(os.environ.get("CSILLAG_CORPORA_DIR", _DEFAULT_CORPORA))
-GOLD_DIR = Path(__file__).resolve().parents[2] / "data"
+GOLD_DIR = Path(__file__).resolve().parents[3] / "conf" / "domains"  # the domains' hand-made gold lists
 
 
 def _corpus_text(name: str) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ingestion.resolution import ResolvedEntity
-from ingestion.resolution_eval import GoldEntity, load_gold, score_against_gold, score_details
+from ingestion.resolution_eval import GoldEntity, GoldListError, load_gold, score_against_gold, score_details
 
 
 def _entity(*aliases: str) -> ResolvedEntity:
@@ -73,3 +73,27 @@ def test_load_gold_reads_entities(tmp_path: Path) -> None:
     path = tmp_path / "gold.json"
     path.write_text(json.dumps({"entities": [{"canonical_name": "Dobó István", "aliases": ["Dobó", "Dobónak"]}]}))
     assert load_gold(path) == [GoldEntity("Dobó István", ("Dobó", "Dobónak"), "PERSON")]
+
+
+def test_load_gold_errors_name_the_file(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.json"
+    with pytest.raises(GoldListError, match=f"cannot read gold list '{missing}'"):
+        load_gold(missing)
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps({"entities": [{"canonical_name": "A", "aliases": ["Rostov"]},
+                                              {"canonical_name": "B", "aliases": ["Rostov"]}]}))
+    with pytest.raises(GoldListError, match=r"twice\.json.*'rostov' is listed under both 'A' and 'B'"):
+        load_gold(twice)
+    no_list = tmp_path / "no_list.json"
+    no_list.write_text(json.dumps([{"canonical_name": "A", "aliases": []}]))
+    with pytest.raises(GoldListError, match='no_list.json.*"entities" list'):
+        load_gold(no_list)
+
+
+def test_score_summary_and_details_for_reports() -> None:
+    # found: Pierre, Count Bezukhov (2 of the 5 gold aliases); merged together, as gold has them: 1 pair, right
+    score = score_details([_entity("Pierre", "Count Bezukhov")], GOLD)
+    assert score.summary() == "precision 1.000 recall 1.000 (2/5 gold aliases found)"
+    details = score.details("gold.json")
+    assert details["path"] == "gold.json" and details["gold_aliases"] == 5 and details["found_aliases"] == 2
+    assert json.loads(json.dumps(details)) == details  # marker-ready

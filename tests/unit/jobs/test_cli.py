@@ -94,6 +94,30 @@ def test_cli_ingest_runs_the_tool_prints_the_table_and_exits_3_when_partial(monk
     assert lines[-1] == "status: partial — 1 document(s) rejected; see the rejects table"
 
 
+def test_cli_ingest_tool_defaults_to_the_setting_then_ner_ingestion(monkeypatch, tmp_path):
+    monkeypatch.setattr("jobs.cli.configure_logging", lambda quiet: None)
+    monkeypatch.delenv("CSILLAG_INGESTION_TOOL", raising=False)
+    seen = []
+    monkeypatch.setattr("jobs.cli.build_tool", lambda name, settings: seen.append(name) or FakeTool(PARTIAL))
+    egri = Path(__file__).resolve().parents[3] / "conf" / "domains" / "egri_csillagok.toml"
+    run("--config", str(egri), "ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake"))
+    run("ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake"))
+    run("--config", str(egri), "ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake"), "--tool", "x")
+    assert seen == ["egri_csillagok_ner_ingestion", "ner_ingestion", "x"]
+
+
+def test_cli_ingest_prints_the_gold_score(monkeypatch, tmp_path):
+    monkeypatch.setattr("jobs.cli.configure_logging", lambda quiet: None)
+    gold = {"path": "conf/domains/gold.json", "precision": 1.0, "recall": 0.95, "found_aliases": 19,
+            "gold_aliases": 20}
+    result = IngestionResult(run_id="r", status="succeeded", stages=[
+        StageReport(stage="entities", status="succeeded", counts={"entities": 3}, details={"gold": gold})])
+    monkeypatch.setattr("jobs.cli.build_tool", lambda name, settings: FakeTool(result))
+    output = run("ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake")).output
+    assert "entity resolution vs gold conf/domains/gold.json: precision 1.000 recall 0.950 (19/20 gold aliases " \
+           "found)" in output.splitlines()
+
+
 def test_cli_ingest_json_and_exit_codes_per_status(monkeypatch, tmp_path):
     monkeypatch.setattr("jobs.cli.configure_logging", lambda quiet: None)
     for status, code in (("succeeded", 0), ("skipped", 0), ("failed", 1)):

@@ -42,6 +42,15 @@ def test_pipeline_job_unknown_tool_lists_ingestion_tools(capsys: pytest.CaptureF
     assert "no_such_tool" in err
 
 
+def test_pipeline_job_tool_defaults_to_the_ingestion_tool_setting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("CSILLAG_INGESTION_TOOL", "tool_from_settings")
+    assert pipeline.main([str(tmp_path), "--lakehouse", str(tmp_path / "lake")]) == EXIT_USAGE
+    assert "'tool_from_settings'" in capsys.readouterr().err
+    assert not (tmp_path / "lake").exists()
+
+
 def test_pipeline_job_without_inputs_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert pipeline.main([]) == EXIT_USAGE
     assert "no inputs" in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from tools.domains.egri_csillagok import (
     EgriCsillagokContextSearchTool,
     EgriCsillagokRAGTool,
 )
-from tools.errors import ToolError
+from tools.errors import ConfigError, ToolError
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
@@ -225,6 +226,62 @@ def test_r_plug_2_init_wires_every_injected_collaborator(platform: ChatPlatform,
     assert tool.graph is graph
     assert tool.get_domain() == "tiny"
     assert tool.ner_ingestion_tool is None and tool.assistant is None  # optional, none provided
+
+
+def _ingestion_tools_wired(graph: EmbeddedGraphStore, domain: DomainSettings) -> dict[str, Any]:
+    """Each chat tool's wired ingestion tool, in a platform holding both shipped ingestion tools (as the entry
+    points register them)."""
+    from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.config import load_settings
+
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in [*TOOLS, GenericNERIngestionTool, EgriCsillagokNERIngestionTool]:
+        registry.register(cls)
+    services = [domain, *_services(graph, domain.language)[1:], load_settings()]
+    platform = ChatPlatform(registry, services=services).start()
+    names = [cls.name for cls in TOOLS if cls.name != "book_orchestrator"]
+    return {name: platform.container.get(name).ner_ingestion_tool for name in names}
+
+
+def test_r_plug_2_war_and_peace_configuration_wires_the_generic_ingestion_tool(graph: EmbeddedGraphStore) -> None:
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.config import PROJECT_ROOT, load_settings
+
+    settings = load_settings(PROJECT_ROOT / "conf" / "domains" / "war_and_peace.toml")
+    domain = DomainSettings.from_settings(settings, "war_and_peace")
+    assert domain.ingestion_tool == settings.ingestion.tool == "ner_ingestion"
+    wired = _ingestion_tools_wired(graph, domain)
+    assert all(isinstance(tool, GenericNERIngestionTool) for tool in wired.values()), wired
+    assert {tool.get_domain() for tool in wired.values()} <= {None, "war_and_peace"}
+
+
+def test_r_plug_2_egri_csillagok_keeps_its_own_ingestion_tool(graph: EmbeddedGraphStore) -> None:
+    from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
+    from tools.config import load_settings
+
+    domain = DomainSettings.from_settings(load_settings(), "egri_csillagok")
+    assert domain.ingestion_tool == "egri_csillagok_ner_ingestion"
+    wired = _ingestion_tools_wired(graph, domain)
+    assert all(isinstance(tool, EgriCsillagokNERIngestionTool) for tool in wired.values()), wired
+    assert {tool.get_domain() for tool in wired.values()} == {"egri_csillagok"}
+
+
+def test_r_plug_2_ingestion_tool_of_another_domain_is_a_config_error(graph: EmbeddedGraphStore) -> None:
+    wrong = DomainSettings.for_domain("war_and_peace", lakehouse=Path("lakehouse"),
+                                      ingestion_tool="egri_csillagok_ner_ingestion")
+    with pytest.raises(ConfigError, match="'egri_csillagok_ner_ingestion' serves domain 'egri_csillagok'"):
+        _ingestion_tools_wired(graph, wrong)
+    not_ingestion = DomainSettings.for_domain("war_and_peace", lakehouse=Path("lakehouse"), ingestion_tool="summary")
+    with pytest.raises(ConfigError, match="'summary' of domain 'war_and_peace' is not an ingestion tool"):
+        _ingestion_tools_wired(graph, not_ingestion)
+
+
+def test_r_plug_2_unregistered_ingestion_tool_leaves_none_wired(graph: EmbeddedGraphStore,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    domain = DomainSettings.for_domain("war_and_peace", lakehouse=Path("lakehouse"), ingestion_tool="no_such_tool")
+    assert set(_ingestion_tools_wired(graph, domain).values()) == {None}
+    assert "'no_such_tool' of domain war_and_peace is not registered" in caplog.text
 
 
 def test_find_names_skips_question_words_and_splits_runs(graph: EmbeddedGraphStore) -> None:

