@@ -47,9 +47,18 @@ export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PY}"
 export PYSPARK_DRIVER_PYTHON="${PYSPARK_DRIVER_PYTHON:-$PY}"
 export CSILLAG_CONFIG="${CSILLAG_CONFIG:-$ROOT/conf/csillag.toml}"
 HAS_MASTER=0
-for a in "${SPARK_ARGS[@]:-}"; do [ "$a" = "--master" ] && HAS_MASTER=1; done
+MASTER="${CSILLAG_SPARK_MASTER:-local[*]}"
+PREV=""
+for a in "${SPARK_ARGS[@]:-}"; do
+  if [ "$PREV" = "--master" ]; then HAS_MASTER=1; MASTER="$a"; fi
+  PREV="$a"
+done
 MASTER_ARGS=()
-[ "$HAS_MASTER" = 1 ] || MASTER_ARGS=(--master "${CSILLAG_SPARK_MASTER:-local[*]}")
+[ "$HAS_MASTER" = 1 ] || MASTER_ARGS=(--master "$MASTER")
+DRIVER_JAVA_OPTIONS="-Dlog4j2.configurationFile=file:$ROOT/conf/log4j2.properties"
+# In local mode the driver JVM shares the cores with the Python workers running spaCy: a JIT that stops at C1 and
+# a serial GC leave them the CPU (ingestion/spark.py, LOCAL_JVM_OPTIONS; docs/benchmarks.md).
+case "$MASTER" in local*) DRIVER_JAVA_OPTIONS="$DRIVER_JAVA_OPTIONS -XX:TieredStopAtLevel=1 -XX:+UseSerialGC" ;; esac
 
 exec "$VENV/bin/spark-submit" \
   "${MASTER_ARGS[@]}" \
@@ -58,7 +67,7 @@ exec "$VENV/bin/spark-submit" \
   --conf "spark.pyspark.python=$PYSPARK_PYTHON" \
   --conf "spark.pyspark.driver.python=$PYSPARK_DRIVER_PYTHON" \
   --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON" \
-  --driver-java-options "-Dlog4j2.configurationFile=file:$ROOT/conf/log4j2.properties" \
+  --driver-java-options "$DRIVER_JAVA_OPTIONS" \
   --py-files "$ZIP" \
   "${SPARK_ARGS[@]}" \
   "$ROOT/jobs/$JOB.py" "$@"

@@ -59,6 +59,20 @@ class Lakehouse:
         """Append rows in one Delta commit."""
         df.write.format("delta").mode("append").save(self.path(table))
 
+    def write_arrow(self, data: Any, table: str, *, overwrite: bool = False) -> None:
+        """Commit a small driver-side Arrow table in-process (delta-rs), without a Spark job.
+
+        For the mentions stage's per-batch commits: a Spark write job would wait for a core behind the NER tasks of
+        the next batch and take JVM time from them. The commit is as atomic as Spark's; both engines read and write
+        the same Delta protocol (reader 1, writer 2), and Spark sees the new version on its next read.
+        """
+        from deltalake import write_deltalake
+
+        if overwrite:
+            write_deltalake(self.path(table), data, mode="overwrite", schema_mode="overwrite")
+        else:
+            write_deltalake(self.path(table), data, mode="append")
+
     def delete_docs(self, table: str, doc_ids: list[str]) -> None:
         """Delete every row of the given documents in one Delta commit (used by incremental runs)."""
         if not doc_ids or not self.exists(table):

@@ -6,10 +6,11 @@ then a row per chunk in ``mention_chunks`` (the record of which chunks are done)
 mentions of chunks not recorded as done (a half-committed batch) and goes on from there, so no mention is ever
 written twice.
 
-Throughput: NER is the only work that needs the cores, so nothing else waits in front of it. Each batch's NER result
-is cached and handed to a committer thread, which writes it while the cores already run the next batch. Commits stay
-strictly in batch order, and a batch's progress rows are committed only after its mentions, which is all that
-resuming relies on.
+Throughput: NER is the only work that needs the cores, so nothing else waits in front of it. Each batch's mentions
+come back to the driver as Arrow (they are few: about one per 25 words), and a committer thread writes them
+in-process with delta-rs while the cores already run the next batch: a Spark write job would wait for a core behind
+the NER tasks and take JVM time from them. Commits stay strictly in batch order, and a batch's progress rows are
+committed only after its mentions, which is all that resuming relies on.
 """
 
 from __future__ import annotations
@@ -19,33 +20,53 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ingestion.markers import fingerprint
 from ingestion.nlp import MENTION_COLUMNS, NlpSpec, extract_mentions, get_nlp
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
 
     from ingestion.context import RunContext
 
 logger = logging.getLogger(__name__)
 
-MENTION_SCHEMA = (
-    "mention_id string, doc_id string, chunk_id string, sentence_index int, sentence_id string, start long, "
-    "end long, text string, label string, ent_id string, model string, model_version string"
+_TYPES = {"string": pa.string(), "int": pa.int32(), "long": pa.int64()}
+MENTION_FIELDS = (
+    ("mention_id", "string"),
+    ("doc_id", "string"),
+    ("chunk_id", "string"),
+    ("sentence_index", "int"),
+    ("sentence_id", "string"),
+    ("start", "long"),
+    ("end", "long"),
+    ("text", "string"),
+    ("label", "string"),
+    ("ent_id", "string"),
+    ("model", "string"),
+    ("model_version", "string"),
 )
-DONE_SCHEMA = "chunk_id string, doc_id string, n_mentions long, n_words long"
+DONE_FIELDS = (("chunk_id", "string"), ("doc_id", "string"), ("n_mentions", "long"), ("n_words", "long"))
+# The same columns for Spark (the NER job's output) and for Arrow (the in-process commits).
+MENTION_SCHEMA = ", ".join(f"{name} {kind}" for name, kind in MENTION_FIELDS)
+DONE_SCHEMA = ", ".join(f"{name} {kind}" for name, kind in DONE_FIELDS)
+MENTION_ARROW = pa.schema([(name, _TYPES[kind]) for name, kind in MENTION_FIELDS])
+DONE_ARROW = pa.schema([(name, _TYPES[kind]) for name, kind in DONE_FIELDS])
 PROGRESS_TABLE = "mention_chunks"
-# Tasks per core and batch: enough that a long chapter does not leave a core idle at the end of a batch.
-PARTITIONS_PER_CORE = 4
+# Tasks per core and batch. One: each task costs its Python worker ~0.1 s of set-up, and with two batches in flight
+# the next batch's task takes a core the moment the current batch's task leaves it (chunks are paragraph-sized, so
+# hashing them over the cores balances the words to a few per cent).
+PARTITIONS_PER_CORE = 1
 # Batches whose NER result waits for the committer: one in commit while the next runs keeps the cores busy; more
-# would only hold more cached results.
+# would only hold more results in the driver.
 MAX_WAITING_COMMITS = 1
-COMMIT_POOL = "csillag-commit"
+BATCHES_IN_FLIGHT = 2
 
 
 def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[pd.DataFrame]:
@@ -80,18 +101,14 @@ class _Committer:
     raises the error after every earlier batch is committed.
     """
 
-    def __init__(self, commit: Callable[[Any], None], spark: SparkSession) -> None:
+    def __init__(self, commit: Callable[[Any], None]) -> None:
         self._commit = commit
-        self._spark = spark
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=MAX_WAITING_COMMITS)
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="mentions-committer", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        # Under the FAIR scheduler (conf/spark-defaults.conf) the commits' short tasks take the next free core
-        # instead of queueing behind every NER task of the next batch, as they would in one FIFO queue.
-        self._spark.sparkContext.setLocalProperty("spark.scheduler.pool", COMMIT_POOL)
         while True:
             item = self._queue.get()
             if item is None:
@@ -101,13 +118,10 @@ class _Committer:
                     self._commit(item)
                 except BaseException as exc:  # noqa: BLE001 — handed to the stage's thread in close()
                     self.error = exc
-            if self.error is not None:
-                item.release()
 
     def submit(self, item: Any) -> None:
         """Queue a batch; raises the committer's error instead once it has one."""
         if self.error is not None:
-            item.release()
             raise self.error
         self._queue.put(item)
 
@@ -120,16 +134,12 @@ class _Committer:
 
 
 class _Batch:
-    """One batch's NER result, cached until it is committed."""
+    """One batch's NER result, held in the driver until it is committed."""
 
-    def __init__(self, number: int, chunk_ids: list[str], mentions: DataFrame, per_chunk: dict[str, int]) -> None:
+    def __init__(self, number: int, chunk_ids: list[str], mentions: pa.Table) -> None:
         self.number = number
         self.chunk_ids = chunk_ids
         self.mentions = mentions
-        self.per_chunk = per_chunk
-
-    def release(self) -> None:
-        self.mentions.unpersist()
 
 
 class MentionsStage(Stage):
@@ -155,7 +165,7 @@ class MentionsStage(Stage):
         if fresh:
             # The progress record is reset first: whatever a crash leaves after this, no old record of done chunks
             # can stand beside new mentions. The first batch then overwrites the mentions table.
-            lake.overwrite(spark.createDataFrame([], DONE_SCHEMA), PROGRESS_TABLE)
+            lake.write_arrow(DONE_ARROW.empty_table(), PROGRESS_TABLE, overwrite=True)
             done_ids: set[str] = set()
         else:
             removed = sorted(lake.doc_ids(PROGRESS_TABLE) - lake.doc_ids("chunks"))
@@ -187,52 +197,61 @@ class MentionsStage(Stage):
             return ner_batches(batches, spec=spec)
 
         def run_ner(number: int, batch: list[str]) -> _Batch:
-            """NER over one batch into a cached result (the cores' work); committing is the committer's."""
-            # Spread the batch over every core in several tasks each, so the batch ends on all cores at once.
+            """NER over one batch, its mentions brought to the driver (the cores' work; committing is not)."""
+            began = time.perf_counter()
+            # Spread the batch over every core.
             parts = min(parallelism * PARTITIONS_PER_CORE, len(batch))
             source = chunks.where(F.col("batch") == number).drop("batch").repartition(parts, "chunk_id")
-            mentions = source.mapInPandas(transform, MENTION_SCHEMA).persist()
-            # One job runs the NER (filling the cache) and counts mentions per chunk for the progress rows.
-            per_chunk = {row[0]: int(row[1]) for row in mentions.groupBy("chunk_id").count().collect()}
-            return _Batch(number, batch, mentions, per_chunk)
+            # A batch's mentions are few (about one per 25 words) and bounded by ingestion.mentions_batch_words.
+            mentions = source.mapInPandas(transform, MENTION_SCHEMA).toArrow().cast(MENTION_ARROW)
+            logger.debug("mentions: batch %d NER done in %.2fs", number, time.perf_counter() - began)
+            return _Batch(number, batch, mentions)
 
         def commit(item: _Batch) -> None:
-            """Mentions first, then the batch's chunks as done: the resume point."""
-            try:
-                # A file per core, not per NER task: the batch's mentions are few, and small files slow every reader.
-                mentions = item.mentions.coalesce(parallelism)
-                if fresh and item.number == 0:
-                    lake.overwrite(mentions, self.name)
-                else:
-                    lake.append(mentions, self.name)
-                done_rows = pd.DataFrame(
-                    {
-                        "chunk_id": item.chunk_ids,
-                        "doc_id": [doc_of[cid] for cid in item.chunk_ids],
-                        "n_mentions": [item.per_chunk.get(cid, 0) for cid in item.chunk_ids],
-                        "n_words": [words_of[cid] for cid in item.chunk_ids],
-                    }
-                )
-                lake.append(spark.createDataFrame(done_rows, DONE_SCHEMA).coalesce(1), PROGRESS_TABLE)
-            finally:
-                item.release()
+            """Mentions first, then the batch's chunks as done (the resume point); in-process, no core taken."""
+            began = time.perf_counter()
+            lake.write_arrow(item.mentions, self.name, overwrite=fresh and item.number == 0)
+            counted = pc.value_counts(item.mentions.column("chunk_id")).to_pylist()
+            per_chunk = {entry["values"]: entry["counts"] for entry in counted}
+            done = pa.table(
+                {
+                    "chunk_id": item.chunk_ids,
+                    "doc_id": [doc_of[cid] for cid in item.chunk_ids],
+                    "n_mentions": [per_chunk.get(cid, 0) for cid in item.chunk_ids],
+                    "n_words": [words_of[cid] for cid in item.chunk_ids],
+                },
+                schema=DONE_ARROW,
+            )
+            lake.write_arrow(done, PROGRESS_TABLE)
+            logger.debug("mentions: batch %d committed in %.2fs", item.number, time.perf_counter() - began)
             ctx.progress.advance(self.name, sum(words_of[cid] for cid in item.chunk_ids))
 
         ctx.progress.start(self.name, total_words, "words")
         try:
-            committer = _Committer(commit, spark)
-            try:
-                for number, batch in enumerate(plan):
-                    committer.submit(run_ner(number, batch))
-            finally:
-                # Every batch whose NER finished is committed before an error goes up: it is work a rerun keeps.
-                committer.close()
+            committer = _Committer(commit)
+            # Two batches' jobs in flight: the next batch's tasks take each core as soon as the current batch's last
+            # task leaves it, instead of after the whole batch (and its read of the chunks) is done.
+            with ThreadPoolExecutor(max_workers=BATCHES_IN_FLIGHT, thread_name_prefix="mentions-ner") as pool:
+                try:
+                    running = [pool.submit(run_ner, n, b) for n, b in enumerate(plan[:BATCHES_IN_FLIGHT])]
+                    for number in range(len(plan)):
+                        item = running.pop(0).result()
+                        following = number + BATCHES_IN_FLIGHT
+                        if following < len(plan):
+                            running.append(pool.submit(run_ner, following, plan[following]))
+                        committer.submit(item)
+                except BaseException:
+                    for future in running:
+                        future.cancel()
+                    raise
+                finally:
+                    # Every batch whose NER finished in order is committed before an error goes up: work a rerun
+                    # keeps.
+                    committer.close()
             if fresh and not plan:
-                lake.overwrite(spark.createDataFrame([], MENTION_SCHEMA), self.name)
+                lake.write_arrow(MENTION_ARROW.empty_table(), self.name, overwrite=True)
         finally:
             ctx.progress.finish(self.name)
-        import pyarrow.compute as pc
-
         texts = lake.columns(self.name, ["text"]).column("text")
         elapsed = time.perf_counter() - started
         counts: dict[str, Any] = {
