@@ -48,7 +48,7 @@ def test_build_reports_resolution_against_gold_meeting_the_targets(novel: str, r
     assert run.result.status == "succeeded", run.result
     reported = next(s for s in run.result.stages if s.stage == "entities").details["gold"]
     assert MarkerStore(run.lake).read("entities").details["gold"] == reported  # `csillag status` shows the same
-    assert reported["path"] == str(run.settings.ner.gold_list) == f"conf/domains/gold_{novel}.json"
+    assert reported["path"] == str(run.settings.ner.gold_list) == f"tests/data/gold_{novel}.json"
     score = gold_score(run.lake, novel)
     assert (reported["precision"], reported["recall"]) == (score.precision, score.recall)
     assert (reported["found_aliases"], reported["correct_pairs"], reported["gold_pairs"]) == (

@@ -374,7 +374,7 @@ def test_resolve_entity_label_is_majority_raw_label_of_family() -> None:
 
 _DEFAULT_CORPORA = Path(__file__).resolve().parents[3].parent / "shared" / "corpora"
 CORPORA = Path(os.environ.get("CSILLAG_CORPORA_DIR", _DEFAULT_CORPORA))
-GOLD_DIR = Path(__file__).resolve().parents[3] / "conf" / "domains"  # the domains' hand-made gold lists
+GOLD_DIR = Path(__file__).resolve().parents[3] / "tests" / "data"  # the hand-made gold lists (issue 5)
 
 
 def _corpus_text(name: str) -> str:
