@@ -14,6 +14,7 @@ from ingestion.stages.cooccurrences import CooccurrencesStage
 from ingestion.stages.documents import DocumentsStage
 from ingestion.stages.entities import EntitiesStage
 from ingestion.stages.graph import GraphStage
+from ingestion.stages.index import IndexStage
 from ingestion.stages.mentions import MentionsStage
 from tools.ingestion import STAGE_NAMES as CONTRACT_STAGE_NAMES
 from tools.ingestion import StageReport
@@ -23,6 +24,7 @@ logger = logging.getLogger(__name__)
 STAGES: tuple[type[Stage], ...] = (
     DocumentsStage,
     ChunksStage,
+    IndexStage,
     MentionsStage,
     EntitiesStage,
     CooccurrencesStage,

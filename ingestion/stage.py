@@ -34,7 +34,8 @@ class StageOutput:
 
 
 class Stage(ABC):
-    """One pipeline stage writing one or more Delta tables; see the module docstring for the contract."""
+    """One pipeline stage writing one or more Delta tables (or, overriding ``outputs_exist``, other files); see the
+    module docstring for the contract."""
 
     name: ClassVar[str]
     tables: ClassVar[tuple[str, ...]]
@@ -48,8 +49,17 @@ class Stage(ABC):
         if not isinstance(getattr(cls, "name", None), str):
             raise TypeError(f"stage class {cls.__name__} must set the class attribute 'name' to a string")
         tables = getattr(cls, "tables", None)
-        if not tables or not isinstance(tables, tuple) or not all(isinstance(t, str) for t in tables):
-            raise TypeError(f"stage class {cls.__name__} must set 'tables' to a non-empty tuple of table names")
+        # A stage without tables must say how its output is found, or the skip check would find it always there.
+        own_check = cls.outputs_exist is not Stage.outputs_exist
+        if (
+            not isinstance(tables, tuple)
+            or not all(isinstance(t, str) for t in tables)
+            or not (tables or own_check)
+        ):
+            raise TypeError(
+                f"stage class {cls.__name__} must set 'tables' to a non-empty tuple of table names "
+                "(or to () and override outputs_exist)"
+            )
 
     def config_fingerprint(self, ctx: RunContext) -> str:
         """The settings this stage's output depends on; a change redoes the stage. Override to add more."""
@@ -62,6 +72,10 @@ class Stage(ABC):
             marker = ctx.lakehouse.markers.read(stage)
             upstream[stage] = marker.output_fingerprint if marker else None
         return fingerprint(upstream)
+
+    def outputs_exist(self, ctx: RunContext) -> bool:
+        """Whether what the stage wrote is still there: by default its tables. A stage writing files overrides it."""
+        return all(ctx.lakehouse.exists(table) for table in self.tables)
 
     @abstractmethod
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
@@ -85,7 +99,7 @@ class Stage(ABC):
             previous is not None
             and previous.config_fingerprint == config_fp
             and previous.input_fingerprint == input_fp
-            and all(ctx.lakehouse.exists(table) for table in self.tables)
+            and self.outputs_exist(ctx)
         )
         if done and not ctx.force:
             assert previous is not None
@@ -97,7 +111,7 @@ class Stage(ABC):
         incremental = (
             not ctx.force
             and store.started_config(self.name) == config_fp
-            and all(ctx.lakehouse.exists(table) for table in self.tables)
+            and self.outputs_exist(ctx)
         )
         store.clear(self.name)
         store.mark_started(self.name, run_id=ctx.run_id, config_fingerprint=config_fp)

@@ -1,4 +1,7 @@
-"""Entry point: the whole ingestion pipeline (documents → chunks → mentions → entities → cooccurrences → graph)."""
+"""Entry point: the whole ingestion pipeline.
+
+documents → chunks → index → mentions → entities → cooccurrences → graph.
+"""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 
 # The pipeline's stages in order: part of the contract, so callers (the REST API) can validate a request's stage list
 # without importing the batch side. ingestion.pipeline checks at import time that its stages match.
-STAGE_NAMES: tuple[str, ...] = ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph")
+STAGE_NAMES: tuple[str, ...] = ("documents", "chunks", "index", "mentions", "entities", "cooccurrences", "graph")
 
 
 class IngestionRequest(BaseModel):

@@ -1,4 +1,4 @@
-"""Stage 5, ``cooccurrences``: which entities occur together, how often, and where — the graph's edge list.
+"""Stage 6, ``cooccurrences``: which entities occur together, how often, and where — the graph's edge list.
 
 A pair co-occurs once per window (sentence or chunk, from the settings) in which both are mentioned. The weight
 normalises the count by the entities' mention counts (count / sqrt(m_a · m_b)), so a minor character who appears only

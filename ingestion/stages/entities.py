@@ -1,4 +1,4 @@
-"""Stage 4, ``entities``: canonical entities from the mentions, and each mention's entity.
+"""Stage 5, ``entities``: canonical entities from the mentions, and each mention's entity.
 
 Spark aggregates the mentions into distinct (surface text, label) forms with counts — a few thousand rows even for a
 long novel — and the driver resolves them (``ingestion.resolution``: the domain's alias table first, then

@@ -1,4 +1,4 @@
-"""Stage 6, ``graph``: the entity graph's node and edge tables, with centrality and communities.
+"""Stage 7, ``graph``: the entity graph's node and edge tables, with centrality and communities.
 
 The metrics are computed by ``graph.metrics`` (networkx) in the driver: the edge list of a novel is tens of thousands
 of rows. ``graph.metrics`` states the size up to which that holds; beyond it, ``spark_degrees`` gives degree and

@@ -1,4 +1,4 @@
-"""Stage 3, ``mentions``: spaCy NER inside Spark, resumable batch by batch.
+"""Stage 4, ``mentions``: spaCy NER inside Spark, resumable batch by batch.
 
 Each Python worker loads the pipeline once (``ingestion.nlp.get_nlp``) and runs ``nlp.pipe`` over Arrow batches of
 chunks inside ``mapInPandas``. The stage works in batches of chunks. A batch is committed in two steps: its mentions,

@@ -39,7 +39,9 @@ logger = logging.getLogger(__name__)
 ROOT = Path(os.environ.get("CSILLAG_ROOT", Path(__file__).resolve().parents[2]))
 VENV = Path(os.environ.get("CSILLAG_VENV", ROOT / ".venv"))
 PYTHON = str(VENV / "bin" / "python")
-STAGES = ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph")  # = ingestion.pipeline.STAGE_NAMES
+# = ingestion.pipeline.STAGE_NAMES, run as a chain: index (after chunks) needs no Spark, and on two cores a parallel
+# branch would only take them from the NER of mentions.
+STAGES = ("documents", "chunks", "index", "mentions", "entities", "cooccurrences", "graph")
 INPUTS = [p for p in os.environ.get("CSILLAG_AIRFLOW_INPUTS", str(ROOT / "ingestion" / "samples" / "en")).split(
     os.pathsep) if p]
 LAKEHOUSE = os.environ.get("CSILLAG_AIRFLOW_LAKEHOUSE", str(ROOT / "lakehouse"))
@@ -94,7 +96,7 @@ def stage_args(stage: str) -> list[str]:
 
 with DAG(
     dag_id="csillag_ingestion",
-    description="csillag ingestion: documents → chunks → mentions → entities → co-occurrences → graph",
+    description="csillag ingestion: documents → chunks → index → mentions → entities → co-occurrences → graph",
     schedule=SCHEDULE,
     start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
     catchup=False,

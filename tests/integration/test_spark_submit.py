@@ -58,6 +58,7 @@ def test_spark_submit_runs_the_pipeline_and_reports_json(tmp_path: Path) -> None
     assert [s["stage"] for s in result["stages"]] == [
         "documents",
         "chunks",
+        "index",
         "mentions",
         "entities",
         "cooccurrences",

@@ -10,6 +10,10 @@ sentence-transformers model in numpy, set by ``retrieval.dense_model``) and BM25
 fusion with the ranking of every chunk by cosine similarity to the query. The chunk vectors are computed once: an
 encoder with a ``model_id`` has them persisted beside the BM25 index as
 ``<lakehouse>/_index/dense-<model_id>-f<format>-v<chunks table version>.npz``, so a question encodes only itself.
+
+The ingestion pipeline's ``index`` stage builds both files right after the ``chunks`` stage with ``build_index`` —
+the same code path as ``from_lakehouse`` — so the chat side normally finds them and builds nothing; building at
+start-up remains for a lakehouse written before that stage existed, or a dense model turned on only on the chat side.
 """
 
 from __future__ import annotations
@@ -50,6 +54,9 @@ PROGRESS_EVERY_S = 10.0
 DenseEncoder = Callable[[list[str]], "Sequence[Sequence[float]] | np.ndarray"]
 """Texts → one vector per text: the optional dense half of hybrid ranking. An encoder with a ``model_id``
 attribute (a string naming the model and its weights) has its chunk vectors persisted in the lakehouse."""
+
+EmbedProgress = Callable[[int, int], None]
+"""Called with (chunks embedded so far, chunks to embed): once with 0 before the first block, then after each."""
 
 
 class RetrievalError(ToolError):
@@ -125,27 +132,7 @@ class ChunkRetriever:
     def from_lakehouse(cls, root: Path, language: str, *, dense: DenseEncoder | None = None,
                        index_dir: Path | None = None) -> ChunkRetriever:
         """Load the lakehouse's chunks and the BM25 index for their table version (built and saved if missing)."""
-        root = Path(root)
-        rows, version = _read(root, "chunks", CHUNK_COLUMNS)
-        try:
-            titles = {r["doc_id"]: r["title"] or "" for r in _read(root, "documents", ["doc_id", "title"])[0]}
-        except RetrievalError:
-            titles = {}
-        rows.sort(key=lambda r: (r["doc_id"], r["chunk_index"]))
-        chunks = [_chunk(r, titles.get(r["doc_id"], "")) for r in rows]
-        analyzer = Analyzer(language)
-        folder = Path(index_dir) if index_dir else root / INDEX_DIR
-        path = folder / f"bm25-{language}-f{INDEX_FORMAT}-v{version}.json"
-        index = _load_index(path, len(chunks))
-        if index is None:
-            index = BM25Index.build(analyzer.terms(c.text) for c in chunks)
-            _save_index(path, index, [c.chunk_id for c in chunks])
-            logger.info("BM25 index of %d chunks written to %s", len(chunks), path)
-        vectors = None
-        if dense is not None and chunks:
-            # embedding a novel takes minutes: done here, at start-up, never within a question's time limit
-            vectors = _dense_vectors(folder, version, dense, chunks)
-        return cls(chunks, index, analyzer, dense, vectors)
+        return _load(Path(root), language, dense=dense, index_dir=index_dir)[0]
 
     def get(self, chunk_id: str) -> Chunk:
         """The chunk with this id."""
@@ -185,6 +172,85 @@ class ChunkRetriever:
         return reciprocal_rank_fusion([[n for n, _ in ranked[:FUSION_DEPTH]], by_dense])
 
 
+@dataclass(frozen=True, slots=True)
+class IndexSummary:
+    """What ``build_index`` left in the lakehouse: for the ingestion stage's counts and output check."""
+
+    chunks: int
+    terms: int  # distinct index terms
+    vectors: int  # persisted chunk vectors; 0 without a dense encoder
+    version: int  # the chunks table version the files belong to
+    paths: tuple[Path, ...]
+
+
+def index_paths(root: Path, language: str, version: int, model_id: str | None = None,
+                index_dir: Path | None = None) -> tuple[Path, ...]:
+    """The files ``from_lakehouse`` looks for: the BM25 index, and the chunk vectors of ``model_id`` if given."""
+    folder = Path(index_dir) if index_dir else Path(root) / INDEX_DIR
+    paths = [_bm25_path(folder, language, version)]
+    if model_id:
+        paths.append(_dense_path(folder, model_id, version))
+    return tuple(paths)
+
+
+def _bm25_path(folder: Path, language: str, version: int) -> Path:
+    return folder / f"bm25-{language}-f{INDEX_FORMAT}-v{version}.json"
+
+
+def _dense_path(folder: Path, model_id: str, version: int) -> Path:
+    return folder / f"dense-{model_id}-f{DENSE_FORMAT}-v{version}.npz"
+
+
+def chunks_version(root: Path) -> int | None:
+    """The version of the lakehouse's chunks table (its index files are named after it); None if it is missing."""
+    try:
+        return int(DeltaTable(str(Path(root) / "chunks")).version())
+    except TableNotFoundError:
+        return None
+
+
+def build_index(root: Path, language: str, *, dense: DenseEncoder | None = None, rebuild: bool = False,
+                progress: EmbedProgress | None = None, index_dir: Path | None = None) -> IndexSummary:
+    """Build and persist the index files ``from_lakehouse`` loads (the ingestion pipeline's ``index`` stage).
+
+    Files already present for this chunks version are reused unless ``rebuild``. The chunk vectors are persisted
+    only for an encoder with a ``model_id``, as at chat start-up.
+    """
+    model_id = getattr(dense, "model_id", None) if dense is not None else None
+    if dense is not None and not model_id:
+        raise RetrievalError("build_index needs a dense encoder with a model_id: its vectors are saved under it")
+    retriever, version = _load(Path(root), language, dense=dense, index_dir=index_dir, rebuild=rebuild,
+                               progress=progress)
+    paths = index_paths(root, language, version, model_id if retriever.chunks else None, index_dir)
+    vectors = 0 if retriever._vectors is None else int(retriever._vectors.shape[0])
+    return IndexSummary(chunks=len(retriever.chunks), terms=len(retriever.index.postings), vectors=vectors,
+                        version=version, paths=paths)
+
+
+def _load(root: Path, language: str, *, dense: DenseEncoder | None, index_dir: Path | None, rebuild: bool = False,
+          progress: EmbedProgress | None = None) -> tuple[ChunkRetriever, int]:
+    """The retriever over the chunks table's current version, its index files read, or built and written."""
+    rows, version = _read(root, "chunks", CHUNK_COLUMNS)
+    try:
+        titles = {r["doc_id"]: r["title"] or "" for r in _read(root, "documents", ["doc_id", "title"])[0]}
+    except RetrievalError:
+        titles = {}
+    rows.sort(key=lambda r: (r["doc_id"], r["chunk_index"]))
+    chunks = [_chunk(r, titles.get(r["doc_id"], "")) for r in rows]
+    analyzer = Analyzer(language)
+    path = _bm25_path(Path(index_dir) if index_dir else root / INDEX_DIR, language, version)
+    index = None if rebuild else _load_index(path, len(chunks))
+    if index is None:
+        index = BM25Index.build(analyzer.terms(c.text) for c in chunks)
+        _save_index(path, index, [c.chunk_id for c in chunks])
+        logger.info("BM25 index of %d chunks written to %s", len(chunks), path)
+    vectors = None
+    if dense is not None and chunks:
+        # embedding a novel takes minutes: done here (ingestion, or chat start-up), never within a question's limit
+        vectors = _dense_vectors(path.parent, version, dense, chunks, rebuild=rebuild, progress=progress)
+    return ChunkRetriever(chunks, index, analyzer, dense, vectors), version
+
+
 def _chunk(row: dict[str, Any], doc_title: str) -> Chunk:
     return Chunk(
         chunk_id=row["chunk_id"], doc_id=row["doc_id"], chunk_index=int(row["chunk_index"]), unit_id=row["unit_id"],
@@ -205,13 +271,15 @@ def _unit_rows(vectors: Any) -> np.ndarray:
     return matrix / np.where(norms > 0, norms, 1.0)
 
 
-def _embed(dense: DenseEncoder, texts: list[str]) -> np.ndarray:
+def _embed(dense: DenseEncoder, texts: list[str], progress: EmbedProgress | None = None) -> np.ndarray:
     """Encode ``texts`` in blocks of similar length (less padding for an encoder that pads), logging progress."""
     import numpy as np
 
     order = sorted(range(len(texts)), key=lambda n: len(texts[n]))
     rows: np.ndarray | None = None
     started = last = time.perf_counter()
+    if progress is not None:
+        progress(0, len(texts))
     for begin in range(0, len(order), EMBED_BLOCK):
         block = order[begin:begin + EMBED_BLOCK]
         vectors = np.asarray(dense([texts[n] for n in block]), dtype=np.float32)
@@ -220,6 +288,8 @@ def _embed(dense: DenseEncoder, texts: list[str]) -> np.ndarray:
         rows[block] = vectors
         now = time.perf_counter()
         done = begin + len(block)
+        if progress is not None:
+            progress(done, len(texts))
         if now - last >= PROGRESS_EVERY_S or (done == len(order) and now - started >= PROGRESS_EVERY_S):
             last = now
             logger.info("embedding chunks: %d/%d (%.1f chunks/s)", done, len(order), done / (now - started))
@@ -227,19 +297,20 @@ def _embed(dense: DenseEncoder, texts: list[str]) -> np.ndarray:
     return rows
 
 
-def _dense_vectors(folder: Path, version: int, dense: DenseEncoder, chunks: Sequence[Chunk]) -> np.ndarray:
+def _dense_vectors(folder: Path, version: int, dense: DenseEncoder, chunks: Sequence[Chunk], *,
+                   rebuild: bool = False, progress: EmbedProgress | None = None) -> np.ndarray:
     """The chunk vectors of this chunks table version: read from their file, or computed (and saved if the
     encoder names its model)."""
     model_id = getattr(dense, "model_id", None)
     chunk_ids = [c.chunk_id for c in chunks]
-    path = folder / f"dense-{model_id}-f{DENSE_FORMAT}-v{version}.npz" if model_id else None
-    if path is not None:
+    path = _dense_path(folder, model_id, version) if model_id else None
+    if path is not None and not rebuild:
         vectors = _load_vectors(path, chunk_ids)
         if vectors is not None:
             return vectors
     logger.info("embedding %d chunks with %s (once per chunks table version)", len(chunks), model_id or dense)
     started = time.perf_counter()
-    vectors = _unit_rows(_embed(dense, [c.text for c in chunks]))
+    vectors = _unit_rows(_embed(dense, [c.text for c in chunks], progress))
     logger.info("embedded %d chunks in %.1f s", len(chunks), time.perf_counter() - started)
     if path is not None:
         _save_vectors(path, vectors, chunk_ids, f"dense-{model_id}-f{DENSE_FORMAT}-v")

@@ -172,7 +172,7 @@ class BertEncoder:
         # overrides them with max_seq_length (and pads per batch, where we pack: see _forward)
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=config.max_tokens)
-        model_id = f"{_slug(value)}-{_fingerprint(folder, config)}"
+        model_id = _model_id(value, folder, config)
         try:
             return cls(folder, config, tokenizer, weights, model_id, batch_size, threads)
         except KeyError as exc:
@@ -284,6 +284,18 @@ class BertEncoder:
         return pooled
 
 
+def model_id(value: str) -> str:
+    """The ``model_id`` that ``BertEncoder.load(value)`` would get, without loading the weights.
+
+    For the ingestion pipeline's skip check: the chunk vectors depend on it (the model's files, not its name).
+
+    Raises:
+        ConfigError: naming ``value``, as ``BertEncoder.load``, when the model cannot be found or is not BERT.
+    """
+    folder = resolve_model_dir(value)
+    return _model_id(value, folder, BertConfig.read(folder, value))
+
+
 def load_encoder(value: str, *, batch_size: int = 16, threads: int = 0) -> BertEncoder | None:
     """``BertEncoder.load(value)``, or None when ``value`` is empty (dense ranking off)."""
     value = value.strip()
@@ -388,6 +400,10 @@ def _json(path: Path, value: str, *, optional: bool = False, default: Any = None
         raise ConfigError(f"{FIELD}={value!r}: {path} is missing", field=FIELD) from None
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{FIELD}={value!r}: cannot read {path}: {exc}", field=FIELD) from exc
+
+
+def _model_id(value: str, folder: Path, config: BertConfig) -> str:
+    return f"{_slug(value)}-{_fingerprint(folder, config)}"
 
 
 def _slug(value: str) -> str:

@@ -181,7 +181,7 @@ def test_run_manager_refuses_unknown_tool_and_stage(manager):
     assert tool.value.status == 422 and "ner_ingestion" in tool.value.detail and "'nope'" in tool.value.detail
     with pytest.raises(ProblemError) as stage:
         manager.start(RunRequest(inputs=["book.txt"], stages=["chunks", "parsing"]))
-    assert "parsing" in stage.value.detail and "documents, chunks, mentions" in stage.value.detail
+    assert "parsing" in stage.value.detail and "documents, chunks, index, mentions" in stage.value.detail
 
 
 def test_run_manager_restart_marks_active_runs_interrupted(api_settings):

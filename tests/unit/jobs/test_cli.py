@@ -134,8 +134,8 @@ def test_cli_ingest_unknown_tool_and_stage_are_one_line_exit_2(tmp_path, capsys)
     assert len(err) == 1 and err[0].startswith("csillag: ") and "'nope'" in err[0] and "ner_ingestion" in err[0]
     assert main(["ingest", str(tmp_path), "--stages", "documents,parse"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["csillag: unknown stage(s) parse; valid stages: documents, chunks, mentions, entities, "
-                   "cooccurrences, graph"]
+    assert err == ["csillag: unknown stage(s) parse; valid stages: documents, chunks, index, mentions, "
+                   "entities, cooccurrences, graph"]
 
 
 @pytest.fixture
@@ -156,7 +156,8 @@ def test_cli_status_json_reports_markers_and_table_rows(small_lake):
     result = run("status", "--lakehouse", str(small_lake), "--json")
     assert result.exit_code == 0
     report = json.loads(result.output)
-    assert list(report["stages"]) == ["documents", "chunks", "mentions", "entities", "cooccurrences", "graph"]
+    assert list(report["stages"]) == ["documents", "chunks", "index", "mentions", "entities", "cooccurrences",
+                                      "graph"]
     assert report["stages"]["documents"]["run_id"] == "run-42"
     assert report["stages"]["documents"]["counts"] == {"documents": 2}
     assert report["stages"]["chunks"] is None
@@ -169,7 +170,7 @@ def test_cli_status_table(small_lake):
     lines = result.output.splitlines()
     assert lines[1].split() == ["documents", "done", "2026-11-30T10:00:00", "run-42", "documents=2"]
     assert lines[2].split() == ["chunks", "pending", "—", "—"]
-    assert "1/6 stages done" in lines
+    assert "1/7 stages done" in lines
     assert "  documents             2 rows" in lines
 
 

@@ -1,0 +1,141 @@
+"""Stage 3, ``index``: the chat side's chunk index — BM25 and, with ``retrieval.dense_model``, the chunk vectors.
+
+Written to ``<lakehouse>/_index/`` by ``tools.retrieval.chunks.build_index``, the very code ``ChunkRetriever``
+runs at chat start-up when the files are missing: the chat side then finds them and builds nothing. The files are
+named after the chunks table version they index, so this stage writes no Delta table and its skip check
+(``outputs_exist``) looks for the files of the current version instead. Everything runs in the driver with delta-rs,
+no Spark job: BM25 over a novel takes seconds, the dense vectors minutes (War and Peace: ~2.5 min on 2 cores),
+reported through the run's progress in chunks.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from ingestion.markers import fingerprint
+from ingestion.stage import Stage, StageOutput
+from tools.retrieval.analyzer import STEMMER_LANGUAGES, STOP_WORDS
+from tools.retrieval.chunks import DENSE_FORMAT, INDEX_FORMAT, build_index, chunks_version, index_paths
+
+if TYPE_CHECKING:
+    from ingestion.context import RunContext
+
+logger = logging.getLogger(__name__)
+
+
+class IndexStage(Stage):
+    """Builds the retrieval index files of the ``chunks`` table; writes no table."""
+
+    name = "index"
+    tables = ()
+    requires = ("chunks",)
+
+    def __init__(self) -> None:
+        self._model_ids: dict[str, str] = {}  # hashing the weights once per run is enough
+
+    def _dense_model_id(self, ctx: RunContext) -> str | None:
+        """The identity of the dense model's files (None when dense ranking is off)."""
+        value = ctx.settings.retrieval.dense_model.strip()
+        if not value:
+            return None
+        if value not in self._model_ids:
+            from tools.retrieval.dense import model_id
+
+            self._model_ids[value] = model_id(value)
+        return self._model_ids[value]
+
+    def config_fingerprint(self, ctx: RunContext) -> str:
+        """The analyser (language, stemmer, stop words), the file formats and the dense model's identity."""
+        language = ctx.domain.language
+        dense = self._dense_model_id(ctx)
+        return fingerprint(
+            {
+                "stage": self.name,
+                "version": 1,
+                "language": language,
+                "stemmer": STEMMER_LANGUAGES.get(language),
+                "stop_words": sorted(STOP_WORDS.get(language, ())),
+                "index_format": INDEX_FORMAT,
+                "dense": dense,
+                "dense_format": DENSE_FORMAT if dense else None,
+            }
+        )
+
+    def input_fingerprint(self, ctx: RunContext) -> str:
+        """The chunks marker, and the chunks table version: the index files are named after it."""
+        return fingerprint([super().input_fingerprint(ctx), chunks_version(ctx.lakehouse.root)])
+
+    def outputs_exist(self, ctx: RunContext) -> bool:
+        """The index files of the current chunks version are there (the dense ones only when dense is on)."""
+        root, language = ctx.lakehouse.root, ctx.domain.language
+        version = chunks_version(root)
+        if version is None:
+            return False
+        if language not in STEMMER_LANGUAGES:
+            return True  # nothing is written for a language without an analyser (see compute)
+        # build_index embeds nothing for an empty chunks table, so there is no vector file to expect then
+        model = self._dense_model_id(ctx) if ctx.lakehouse.count("chunks") else None
+        return all(path.is_file() for path in index_paths(root, language, version, model))
+
+    def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
+        """Build (or, for files of this chunks version already written by the chat side, reuse) the index files."""
+        language = ctx.domain.language
+        if language not in STEMMER_LANGUAGES:
+            # Not a failure: the graph needs no retrieval; the chat side would refuse the language anyway.
+            reason = f"no retrieval analyser for language {language!r} (valid: {', '.join(sorted(STEMMER_LANGUAGES))})"
+            logger.warning("stage %s: %s; no index written", self.name, reason)
+            return StageOutput(
+                counts={"chunks": 0, "terms": 0, "vectors": 0},
+                output_fingerprint=self.derived_fingerprint(ctx),
+                details={"not_indexed": reason},
+            )
+        dense = None
+        retrieval = ctx.settings.retrieval
+        if retrieval.dense_model.strip():
+            from tools.retrieval.dense import load_encoder
+
+            dense = load_encoder(
+                retrieval.dense_model, batch_size=retrieval.dense_batch_size, threads=retrieval.dense_threads
+            )
+        progress = _EmbedProgress(ctx, self.name)
+        started = time.perf_counter()
+        try:
+            # force rebuilds; otherwise files of this chunks version are reused: their names carry every setting
+            summary = build_index(ctx.lakehouse.root, language, dense=dense, rebuild=ctx.force, progress=progress)
+        finally:
+            progress.finish()
+        details: dict[str, Any] = {"chunks_version": summary.version, "files": [p.name for p in summary.paths]}
+        if dense is not None:
+            details.update(dense_model=retrieval.dense_model, dense_seconds=round(progress.seconds, 3))
+        logger.info("stage %s: %d chunks, %d terms, %d vectors in %.1f s", self.name, summary.chunks, summary.terms,
+                    summary.vectors, time.perf_counter() - started)
+        return StageOutput(
+            counts={"chunks": summary.chunks, "terms": summary.terms, "vectors": summary.vectors},
+            output_fingerprint=self.derived_fingerprint(ctx),
+            details=details,
+        )
+
+
+class _EmbedProgress:
+    """``tools.retrieval.chunks.EmbedProgress`` → the run's ``ProgressReporter`` (started only if embedding runs)."""
+
+    def __init__(self, ctx: RunContext, stage: str) -> None:
+        self._reporter, self._stage = ctx.progress, stage
+        self._done = 0
+        self._started: float | None = None
+        self.seconds = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._started is None:
+            self._started = time.perf_counter()
+            self._reporter.start(self._stage, total, "chunks")
+        if done > self._done:
+            self._reporter.advance(self._stage, done - self._done)
+            self._done = done
+        self.seconds = time.perf_counter() - self._started
+
+    def finish(self) -> None:
+        if self._started is not None:
+            self._reporter.finish(self._stage)
