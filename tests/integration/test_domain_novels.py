@@ -26,7 +26,7 @@ from tools.request import ChatRequest
 pytestmark = [pytest.mark.spark, pytest.mark.corpus, pytest.mark.integration]
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLD = ROOT / "conf" / "domains"
+GOLD = ROOT / "tests" / "data"
 RUNS = {"egri_csillagok": "egri_run", "war_and_peace": "war_and_peace_run"}
 
 
