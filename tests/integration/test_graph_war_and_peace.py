@@ -21,11 +21,11 @@ import pytest
 from deltalake import DeltaTable
 
 from graph.embedded import EmbeddedGraphStore
-from graph.errors import GraphStoreError
 from graph.model import GraphData
 from graph.neo4j_store import Neo4jGraphStore
 from graph.settings import Neo4jSettings
 from graph.store import GraphStore
+from tests.unit.graph.contract import comparable_answer as _answer
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.integration, pytest.mark.corpus, pytest.mark.spark]
 
@@ -60,17 +60,6 @@ def wp_stores(wp_graph: GraphData, neo4j_settings: Neo4jSettings) -> Iterator[tu
     yield embedded, neo
     neo.clear()
     neo.close()
-
-
-def _answer(call: Any) -> Any:
-    """A query's answer in comparable form: the dumped models, or the error's type and message."""
-    try:
-        result = call()
-    except GraphStoreError as exc:
-        return (type(exc).__name__, str(exc))
-    if isinstance(result, list):
-        return [item.model_dump() for item in result]
-    return None if result is None else result.model_dump()
 
 
 def _same(stores: tuple[GraphStore, GraphStore], query: Any) -> Any:

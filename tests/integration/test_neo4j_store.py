@@ -13,11 +13,12 @@ import pytest
 from pydantic import SecretStr
 
 from graph.embedded import EmbeddedGraphStore
-from graph.errors import GraphAuthError, GraphStoreError, GraphUnavailableError
+from graph.errors import GraphAuthError, GraphUnavailableError
 from graph.neo4j_store import Neo4jGraphStore
 from graph.settings import Neo4jSettings
 from graph.store import GraphStore
 from tests.unit.graph.contract import GraphStoreContract
+from tests.unit.graph.contract import comparable_answer as _answer
 from tests.unit.graph.fixtures import ENTITIES, random_graph, small_graph
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.integration]
@@ -169,17 +170,6 @@ def test_neo4j_server_lost_mid_load_then_rerun_completes(
     assert partial.get("Entity", 0) == 0  # the load stopped before entities
     loaded_neo4j.load(small_graph())  # the rerun, through the healthy connection
     assert _raw_counts(neo4j_settings) == expected
-
-
-def _answer(call: Any) -> Any:
-    """A query's answer in comparable form: the dumped models, or the error's type and message."""
-    try:
-        result = call()
-    except GraphStoreError as exc:
-        return (type(exc).__name__, str(exc))
-    if isinstance(result, list):
-        return [item.model_dump() for item in result]
-    return None if result is None else result.model_dump()
 
 
 def _all_queries(store: GraphStore) -> dict[str, Any]:

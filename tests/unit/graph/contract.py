@@ -7,11 +7,28 @@ the working is in the comments. Ids are written short (``E1`` = ``ent_01``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from graph.errors import EntityNotFoundError, GraphStoreError
 from graph.store import GraphStore
 from tests.unit.graph.fixtures import CHUNK_IDS, UNITS, small_graph
+
+
+def comparable_answer(call: Callable[[], Any]) -> Any:
+    """A query's answer in comparable form: the dumped models, or the error's type and message.
+
+    How the integration tests compare the embedded store with Neo4j, query by query.
+    """
+    try:
+        result = call()
+    except GraphStoreError as exc:
+        return (type(exc).__name__, str(exc))
+    if isinstance(result, list):
+        return [item.model_dump() for item in result]
+    return None if result is None else result.model_dump()
 
 
 def E(n: int) -> str:  # noqa: N802 - reads like the E1…E12 of the comments
