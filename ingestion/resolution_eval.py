@@ -70,8 +70,10 @@ class GoldScore:
 
 def describe_gold_report(report: Mapping[str, Any]) -> str:
     """The one-line form of a stored report (``GoldScore.details``, e.g. from the entities stage's marker)."""
-    return (f"precision {report['precision']:.3f} recall {report['recall']:.3f} "
-            f"({report['found_aliases']}/{report['gold_aliases']} gold aliases found)")
+    return (
+        f"precision {report['precision']:.3f} recall {report['recall']:.3f} "
+        f"({report['found_aliases']}/{report['gold_aliases']} gold aliases found)"
+    )
 
 
 def alias_key(text: str) -> str:
@@ -101,8 +103,13 @@ def load_gold(path: str | Path) -> list[GoldEntity]:
         name = item.get("canonical_name") if isinstance(item, dict) else None
         aliases = item.get("aliases") if isinstance(item, dict) else None
         label = item.get("label", "PERSON") if isinstance(item, dict) else None
-        if (not isinstance(name, str) or not name or not isinstance(aliases, list)
-                or not all(isinstance(a, str) for a in aliases) or not isinstance(label, str)):
+        if (
+            not isinstance(name, str)
+            or not name
+            or not isinstance(aliases, list)
+            or not all(isinstance(a, str) for a in aliases)
+            or not isinstance(label, str)
+        ):
             raise GoldListError(
                 f'gold list {where!r} entity {number}: expected {{"canonical_name": str, "aliases": [str, ...], '
                 f'"label": str}}, got {item!r}',

@@ -109,8 +109,14 @@ class IndexStage(Stage):
         details: dict[str, Any] = {"chunks_version": summary.version, "files": [p.name for p in summary.paths]}
         if dense is not None:
             details.update(dense_model=retrieval.dense_model, dense_seconds=round(progress.seconds, 3))
-        logger.info("stage %s: %d chunks, %d terms, %d vectors in %.1f s", self.name, summary.chunks, summary.terms,
-                    summary.vectors, time.perf_counter() - started)
+        logger.info(
+            "stage %s: %d chunks, %d terms, %d vectors in %.1f s",
+            self.name,
+            summary.chunks,
+            summary.terms,
+            summary.vectors,
+            time.perf_counter() - started,
+        )
         return StageOutput(
             counts={"chunks": summary.chunks, "terms": summary.terms, "vectors": summary.vectors},
             output_fingerprint=self.derived_fingerprint(ctx),
