@@ -58,7 +58,15 @@ MASTER_ARGS=()
 DRIVER_JAVA_OPTIONS="-Dlog4j2.configurationFile=file:$ROOT/conf/log4j2.properties"
 # In local mode the driver JVM shares the cores with the Python workers running spaCy: a JIT that stops at C1 and
 # a serial GC leave them the CPU (ingestion/spark.py, LOCAL_JVM_OPTIONS; docs/benchmarks.md).
-case "$MASTER" in local*) DRIVER_JAVA_OPTIONS="$DRIVER_JAVA_OPTIONS -XX:TieredStopAtLevel=1 -XX:+UseSerialGC" ;; esac
+# Local workers also come from csillag's Python daemon, which loads the NER pipeline once before forking them
+# (ingestion/worker_daemon.py); a cluster's executors may lack csillag in their Python, so there it stays opt-in.
+LOCAL_ARGS=()
+case "$MASTER" in
+  local*)
+    DRIVER_JAVA_OPTIONS="$DRIVER_JAVA_OPTIONS -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+    LOCAL_ARGS=(--conf "spark.python.daemon.module=ingestion.worker_daemon")
+    ;;
+esac
 
 exec "$VENV/bin/spark-submit" \
   "${MASTER_ARGS[@]}" \
@@ -68,6 +76,7 @@ exec "$VENV/bin/spark-submit" \
   --conf "spark.pyspark.driver.python=$PYSPARK_DRIVER_PYTHON" \
   --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON" \
   --driver-java-options "$DRIVER_JAVA_OPTIONS" \
+  "${LOCAL_ARGS[@]}" \
   --py-files "$ZIP" \
   "${SPARK_ARGS[@]}" \
   "$ROOT/jobs/$JOB.py" "$@"

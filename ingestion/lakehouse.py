@@ -96,9 +96,16 @@ class Lakehouse:
 
     def columns(self, table: str, columns: list[str]) -> Any:
         """A pyarrow Table of some columns of the current snapshot, read in-process (for counts and small lookups)."""
+        return self.snapshot(table).to_table(columns=columns)
+
+    def snapshot(self, table: str) -> Any:
+        """The table's current version as a ``pyarrow.dataset.Dataset``, read in-process with delta-rs.
+
+        Every read of the returned dataset sees that one version, whatever is committed meanwhile.
+        """
         from deltalake import DeltaTable
 
-        return DeltaTable(self.path(table)).to_pyarrow_dataset().to_table(columns=columns)
+        return DeltaTable(self.path(table)).to_pyarrow_dataset()
 
     def count(self, table: str) -> int:
         """Rows in the table's current snapshot, from the Delta log's file statistics (no data is read)."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
+import weakref
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -68,6 +70,9 @@ class NlpSpec:
     batch_size: int = 64
     # "LOWER" makes phrase patterns case-insensitive (spaCy's EntityRuler ``phrase_matcher_attr``).
     phrase_matcher_attr: str | None = None
+    # How many lexemes a worker's vocabulary may add for good before every call runs in a memory_zone
+    # (see ``vocabulary_zone``). Changes memory and speed, never the mentions, so it is not part of ``key``.
+    cached_words: int = 100_000
     extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
@@ -147,6 +152,27 @@ def get_nlp(spec: NlpSpec) -> Language:
     return nlp
 
 
+# The vocabulary size of each pipeline when it first ran, so ``vocabulary_zone`` can tell how much it has grown.
+_vocab_base: weakref.WeakKeyDictionary[Language, int] = weakref.WeakKeyDictionary()
+
+
+def vocabulary_zone(nlp: Language, cached_words: int) -> AbstractContextManager[Any]:
+    """What to run one call's ``nlp.pipe`` in: nothing while the vocabulary is small, then ``nlp.memory_zone()``.
+
+    Why not a memory zone from the start: inside one, spaCy's tokenizer caches nothing (``Tokenizer._save_cached``)
+    and every lexeme is transient, so each call re-tokenizes every word with the prefix/suffix/infix rules — 7 % more
+    CPU per word on War and Peace (docs/benchmarks.md). Outside a zone the words stay cached; a whole novel adds
+    ~20,000 lexemes (~3 MiB). Once the pipeline has added ``cached_words`` lexemes (~15 MiB at the default), every
+    later call runs in a zone that frees what it added, so memory stays flat however long the run (numbers, URLs and
+    OCR noise would otherwise grow it without end). The vocabulary's length only grows (transient lexemes count
+    too), so a pipeline never leaves zone mode once in it.
+    """
+    base = _vocab_base.setdefault(nlp, len(nlp.vocab))
+    if len(nlp.vocab) - base < cached_words:
+        return nullcontext()
+    return nlp.memory_zone()
+
+
 def model_identity(nlp: Language, spec: NlpSpec) -> tuple[str, str]:
     """(model name, version) written on every mention row."""
     meta = nlp.meta
@@ -164,7 +190,7 @@ def extract_mentions(
     keep = set(spec.labels)
     items = list(chunks)
     texts = (text for _, _, _, text in items)
-    with nlp.memory_zone():  # frees the strings each batch adds, so memory stays flat over a whole book
+    with vocabulary_zone(nlp, spec.cached_words):  # bounded memory over any length of run
         for (doc_id, chunk_id, chunk_start, _), doc in zip(
             items, nlp.pipe(texts, batch_size=spec.batch_size), strict=True
         ):

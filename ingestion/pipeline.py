@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ingestion.context import RunContext
 from ingestion.errors import UnknownStageError
+from ingestion.spark import python_worker_environment
 from ingestion.stage import Stage
 from ingestion.stages.chunks import ChunksStage
 from ingestion.stages.cooccurrences import CooccurrencesStage
@@ -59,6 +60,15 @@ class PipelineOutcome:
 def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
     """Run the stages in order; the first failure stops the run and the later stages are reported not run."""
     outcome = PipelineOutcome()
+    environment: dict[str, str] = {}
+    for stage in stages:
+        environment.update(stage.worker_environment(ctx))
+    with python_worker_environment(ctx.spark, environment):
+        _run_in_order(ctx, stages, outcome)
+    return outcome
+
+
+def _run_in_order(ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) -> None:
     for index, stage in enumerate(stages):
         try:
             outcome.reports.append(stage.run(ctx))
@@ -71,7 +81,6 @@ def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
                 for later in stages[index + 1 :]
             )
             break
-    return outcome
 
 
 def _reason(exc: Exception) -> str:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ingestion.worker_daemon import MODULE as WORKER_DAEMON
 from tools.config import PROJECT_ROOT, SparkSettings
 
 if TYPE_CHECKING:
@@ -68,6 +71,7 @@ def get_spark(settings: SparkSettings) -> SparkSession:
         logger.info("starting Spark session under spark-submit")
         return SparkSession.builder.appName(settings.app_name).getOrCreate()
     builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
+    local = settings.master.startswith("local")
     conf = {
         **LOCAL_DEFAULTS,
         **DELTA_CONF,
@@ -75,7 +79,10 @@ def get_spark(settings: SparkSettings) -> SparkSession:
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.jars.ivy": str(settings.ivy_dir or default_ivy_dir()),
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J_CONF}"
-        + (f" {LOCAL_JVM_OPTIONS}" if settings.master.startswith("local") else ""),
+        + (f" {LOCAL_JVM_OPTIONS}" if local else ""),
+        # Local workers run this interpreter, where csillag is importable before any task starts: the daemon that
+        # preloads the NER pipeline can fork them (a cluster's executors may not have csillag installed).
+        **({"spark.python.daemon.module": WORKER_DAEMON} if local else {}),
         **settings.extra_conf,
     }
     jars_dir = os.environ.get("CSILLAG_DELTA_JARS")
@@ -89,3 +96,23 @@ def get_spark(settings: SparkSettings) -> SparkSession:
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     return session
+
+
+@contextmanager
+def python_worker_environment(spark: SparkSession, variables: Mapping[str, str]) -> Iterator[None]:
+    """Add ``variables`` to the environment of the Python workers of the jobs created inside; restore it after.
+
+    pyspark copies ``SparkContext.environment`` into each Python function when the function is created (e.g. by
+    ``mapInPandas``), and Spark starts the daemon of a function's workers with that environment.
+    """
+    environment = spark.sparkContext.environment
+    saved = {key: environment.get(key) for key in variables}
+    environment.update(variables)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                environment.pop(key, None)
+            else:
+                environment[key] = value

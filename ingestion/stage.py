@@ -51,11 +51,7 @@ class Stage(ABC):
         tables = getattr(cls, "tables", None)
         # A stage without tables must say how its output is found, or the skip check would find it always there.
         own_check = cls.outputs_exist is not Stage.outputs_exist
-        if (
-            not isinstance(tables, tuple)
-            or not all(isinstance(t, str) for t in tables)
-            or not (tables or own_check)
-        ):
+        if not isinstance(tables, tuple) or not all(isinstance(t, str) for t in tables) or not (tables or own_check):
             raise TypeError(
                 f"stage class {cls.__name__} must set 'tables' to a non-empty tuple of table names "
                 "(or to () and override outputs_exist)"
@@ -76,6 +72,14 @@ class Stage(ABC):
     def outputs_exist(self, ctx: RunContext) -> bool:
         """Whether what the stage wrote is still there: by default its tables. A stage writing files overrides it."""
         return all(ctx.lakehouse.exists(table) for table in self.tables)
+
+    def worker_environment(self, ctx: RunContext) -> dict[str, str]:
+        """Variables for the Python workers of the run (e.g. a pipeline for the daemon to preload); default none.
+
+        The pipeline sets them for the whole run, not only for this stage's jobs: Spark starts one daemon per worker
+        environment, so every stage's workers then come from the same daemon, started by the run's first Python task.
+        """
+        return {}
 
     @abstractmethod
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
@@ -108,11 +112,7 @@ class Stage(ABC):
                 stage=self.name, status="skipped", reason="up to date", counts=previous.counts, details=previous.details
             )
         # Tables written with other settings must be rebuilt: updating them would mix two configurations.
-        incremental = (
-            not ctx.force
-            and store.started_config(self.name) == config_fp
-            and self.outputs_exist(ctx)
-        )
+        incremental = not ctx.force and store.started_config(self.name) == config_fp and self.outputs_exist(ctx)
         store.clear(self.name)
         store.mark_started(self.name, run_id=ctx.run_id, config_fingerprint=config_fp)
         started = time.perf_counter()

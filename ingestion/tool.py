@@ -94,6 +94,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             patterns=tuple(self.entity_patterns()),
             labels=labels,
             batch_size=ner.batch_size,
+            cached_words=ner.cached_words,
             phrase_matcher_attr=self.phrase_matcher_attr,
         )
         gold = None

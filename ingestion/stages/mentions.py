@@ -6,16 +6,23 @@ then a row per chunk in ``mention_chunks`` (the record of which chunks are done)
 mentions of chunks not recorded as done (a half-committed batch) and goes on from there, so no mention is ever
 written twice.
 
-Throughput: NER is the only work that needs the cores, so nothing else waits in front of it. Each batch's mentions
-come back to the driver as Arrow (they are few: about one per 25 words), and a committer thread writes them
-in-process with delta-rs while the cores already run the next batch: a Spark write job would wait for a core behind
-the NER tasks and take JVM time from them. Commits stay strictly in batch order, and a batch's progress rows are
-committed only after its mentions, which is all that resuming relies on.
+Throughput: NER is the only work that needs the cores, so nothing else waits in front of it.
+- The driver reads each batch's texts in-process (delta-rs, one scan of one table version) and hands them to Spark
+  as local relations dealt out by words, one task per core: no Delta scan, join or shuffle job before each batch.
+- Each batch's mentions come back to the driver as Arrow (they are few: about one per 25 words), and a committer
+  thread writes them in-process with delta-rs while the cores already run the next batch: a Spark write job would
+  wait for a core behind the NER tasks and take JVM time from them. Commits stay strictly in batch order, and a
+  batch's progress rows are committed only after its mentions, which is all that resuming relies on.
+- The workers come with the pipeline loaded: ``worker_environment`` hands the spec to the run's Python daemon
+  (``ingestion.worker_daemon``), which builds it once before it forks them.
 """
 
 from __future__ import annotations
 
+import functools
+import heapq
 import logging
+import math
 import queue
 import threading
 import time
@@ -30,9 +37,9 @@ import pyarrow.compute as pc
 from ingestion.markers import fingerprint
 from ingestion.nlp import MENTION_COLUMNS, NlpSpec, extract_mentions, get_nlp
 from ingestion.stage import Stage, StageOutput
+from ingestion.worker_daemon import preload_environment
 
 if TYPE_CHECKING:
-
     from ingestion.context import RunContext
 
 logger = logging.getLogger(__name__)
@@ -59,10 +66,10 @@ DONE_SCHEMA = ", ".join(f"{name} {kind}" for name, kind in DONE_FIELDS)
 MENTION_ARROW = pa.schema([(name, _TYPES[kind]) for name, kind in MENTION_FIELDS])
 DONE_ARROW = pa.schema([(name, _TYPES[kind]) for name, kind in DONE_FIELDS])
 PROGRESS_TABLE = "mention_chunks"
-# Tasks per core and batch. One: each task costs its Python worker ~0.1 s of set-up, and with two batches in flight
-# the next batch's task takes a core the moment the current batch's task leaves it (chunks are paragraph-sized, so
-# hashing them over the cores balances the words to a few per cent).
-PARTITIONS_PER_CORE = 1
+CHUNK_COLUMNS = ("doc_id", "chunk_id", "start", "text", "n_words")
+# A batch's texts travel inside its tasks; Spark warns about tasks over 1,000 KiB (they slow its scheduler on a
+# cluster), so a batch whose texts exceed this per core gets more tasks per core (see ``task_count``).
+MAX_TASK_TEXT_BYTES = 900 * 1024
 # Batches whose NER result waits for the committer: one in commit while the next runs keeps the cores busy; more
 # would only hold more results in the driver.
 MAX_WAITING_COMMITS = 1
@@ -76,6 +83,23 @@ def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[p
         items = zip(batch["doc_id"], batch["chunk_id"], batch["start"], batch["text"], strict=True)
         rows = list(extract_mentions(nlp, spec, items))
         yield pd.DataFrame(rows, columns=list(MENTION_COLUMNS))
+
+
+def _start_workers(spark: Any, spec: NlpSpec) -> None:
+    """One trivial task with the NER function's environment: the executor starts its Python daemon for it.
+
+    Run beside the driver's planning of the first batch, so the daemon's start (and the preloading of the pipeline,
+    ~1.3 s) overlaps it instead of following it. Never fails the stage: the NER tasks start the daemon themselves.
+    """
+
+    def touch(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        get_nlp(spec)  # already there when the daemon preloaded it
+        yield from batches
+
+    try:
+        spark.range(1, numPartitions=1).mapInPandas(touch, "id long").collect()
+    except Exception:  # noqa: BLE001 — only a head start; the stage's own jobs report real problems
+        logger.debug("mentions: starting the Python workers early failed", exc_info=True)
 
 
 def plan_batches(pending: list[tuple[str, int]], batch_words: int) -> list[list[str]]:
@@ -92,6 +116,63 @@ def plan_batches(pending: list[tuple[str, int]], batch_words: int) -> list[list[
     if current:
         batches.append(current)
     return batches
+
+
+def batch_rows(snapshot: Any, plan: list[list[str]]) -> Iterator[pa.Table]:
+    """Each planned batch's chunk rows (doc_id, chunk_id, start, text, n_words), in plan order, from one scan.
+
+    The texts are read in-process (delta-rs, Arrow) rather than by a Spark job per batch: a Delta scan, a join
+    and a shuffle before every batch cost the JVM ~0.6 s and the cores their first NER task's start (docs/
+    benchmarks.md). Rows are routed to their batch by chunk id; the plan follows the table's order, so a batch is
+    complete when the scan has passed it and only the batch being read is held (any other order stays correct,
+    it only holds more).
+    """
+    number_of = {cid: number for number, ids in enumerate(plan) for cid in ids}
+    held: dict[int, list[pa.Table]] = {}
+    seen = [0] * len(plan)
+    ready = 0
+    for record_batch in snapshot.to_batches(columns=list(CHUNK_COLUMNS)):
+        table = pa.Table.from_batches([record_batch])
+        numbers = pa.array([number_of.get(cid, -1) for cid in table.column("chunk_id").to_pylist()], pa.int64())
+        for number in pc.unique(numbers).to_pylist():
+            if number < 0:  # done before (a resumed run)
+                continue
+            part = table.filter(pc.equal(numbers, number))
+            held.setdefault(number, []).append(part)
+            seen[number] += part.num_rows
+        while ready < len(plan) and seen[ready] == len(plan[ready]):
+            yield pa.concat_tables(held.pop(ready))
+            ready += 1
+    if ready < len(plan):
+        raise RuntimeError(f"mentions: the chunks table lost rows of batch {ready} while it was read")
+
+
+def task_count(rows: pa.Table, cores: int) -> int:
+    """Tasks for one batch: one per core, or a multiple of the cores when the texts would make tasks too large.
+
+    One per core: each task costs its worker some set-up, and with two batches in flight the next batch's task
+    takes a core the moment the current batch's task leaves it. A whole multiple of the cores, so the cores still
+    end a batch together.
+    """
+    per_core = max(1, math.ceil(rows.column("text").nbytes / (cores * MAX_TASK_TEXT_BYTES)))
+    return max(1, min(cores * per_core, rows.num_rows))
+
+
+def spread(spark: Any, rows: pa.Table, parts: int) -> Any:
+    """A DataFrame of ``rows`` in ``parts`` partitions of about equal words, one NER task each.
+
+    Chunks are dealt to the partitions largest first, each to the lightest so far; each partition is a local
+    relation of its own, coalesced to one partition, and the union keeps them apart (one task per partition).
+    """
+    loads = [(0, slot) for slot in range(parts)]
+    members: list[list[int]] = [[] for _ in range(parts)]
+    for index, words in sorted(enumerate(rows.column("n_words").to_pylist()), key=lambda item: (-item[1], item[0])):
+        load, slot = heapq.heappop(loads)
+        members[slot].append(index)
+        heapq.heappush(loads, (load + words, slot))
+    columns = rows.select(["doc_id", "chunk_id", "start", "text"])
+    frames = [spark.createDataFrame(columns.take(sorted(indices))).coalesce(1) for indices in members]
+    return functools.reduce(lambda left, right: left.union(right), frames)
 
 
 class _Committer:
@@ -155,12 +236,25 @@ class MentionsStage(Stage):
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """NER over the chunks not yet done, in committed batches, with progress in the log."""
-        from pyspark.sql import functions as F
+        spark, spec = ctx.spark, ctx.domain.nlp
+        started = time.perf_counter()
+        # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
+        # while the driver plans the first batch, not after.
+        starter = threading.Thread(target=_start_workers, args=(spark, spec), name="mentions-workers", daemon=True)
+        starter.start()
+        try:
+            return self._run_batches(ctx, incremental, started)
+        finally:
+            starter.join()
 
+    def worker_environment(self, ctx: RunContext) -> dict[str, str]:
+        """The pipeline's spec, so the workers' daemon (``ingestion.worker_daemon``) loads it before forking them."""
+        return preload_environment(ctx.domain.nlp)
+
+    def _run_batches(self, ctx: RunContext, incremental: bool, started: float) -> StageOutput:
         lake, spark = ctx.lakehouse, ctx.spark
         spec = ctx.domain.nlp
         parallelism = max(spark.sparkContext.defaultParallelism, 1)
-        started = time.perf_counter()
         fresh = not incremental
         if fresh:
             # The progress record is reset first: whatever a crash leaves after this, no old record of done chunks
@@ -174,38 +268,33 @@ class MentionsStage(Stage):
             # Which chunks are left is decided in-process from two small columns, without a Spark job.
             done_ids = set(lake.columns(PROGRESS_TABLE, ["chunk_id"]).column("chunk_id").to_pylist())
 
-        listing = lake.columns("chunks", ["chunk_id", "doc_id", "n_words"]).to_pydict()
+        # One version of the chunks table for the listing and the texts: what is planned is what is read.
+        snapshot = lake.snapshot("chunks")
+        listing = snapshot.to_table(columns=["chunk_id", "doc_id", "n_words"]).to_pydict()
         doc_of = dict(zip(listing["chunk_id"], listing["doc_id"], strict=True))
-        pending = sorted(
+        # In the table's own order, so the texts, read in that order, arrive batch after batch.
+        pending = [
             (cid, int(n)) for cid, n in zip(listing["chunk_id"], listing["n_words"], strict=True) if cid not in done_ids
-        )
+        ]
         words_of = dict(pending)
         if pending and not fresh:
             # Mentions of chunks not recorded as done are left over from a crashed batch.
             self._delete_chunks(ctx, [cid for cid, _ in pending])
         plan = plan_batches(pending, ctx.settings.ingestion.mentions_batch_words)
         total_words = sum(n for _, n in pending)
-        # Each pending chunk's batch number, joined once: a batch is then a filter on a number, not on a list of
-        # thousands of ids.
-        batch_of = spark.createDataFrame(
-            [(cid, number) for number, batch in enumerate(plan) for cid in batch], "chunk_id string, batch int"
-        )
-        chunks = lake.read("chunks").select("doc_id", "chunk_id", "start", "text")
-        chunks = chunks.join(F.broadcast(batch_of), "chunk_id").select("doc_id", "chunk_id", "start", "text", "batch")
+        texts = batch_rows(snapshot, plan)
 
         def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             return ner_batches(batches, spec=spec)
 
-        def run_ner(number: int, batch: list[str]) -> _Batch:
+        def run_ner(number: int, rows: pa.Table) -> _Batch:
             """NER over one batch, its mentions brought to the driver (the cores' work; committing is not)."""
             began = time.perf_counter()
-            # Spread the batch over every core.
-            parts = min(parallelism * PARTITIONS_PER_CORE, len(batch))
-            source = chunks.where(F.col("batch") == number).drop("batch").repartition(parts, "chunk_id")
+            source = spread(spark, rows, task_count(rows, parallelism))
             # A batch's mentions are few (about one per 25 words) and bounded by ingestion.mentions_batch_words.
             mentions = source.mapInPandas(transform, MENTION_SCHEMA).toArrow().cast(MENTION_ARROW)
             logger.debug("mentions: batch %d NER done in %.2fs", number, time.perf_counter() - began)
-            return _Batch(number, batch, mentions)
+            return _Batch(number, plan[number], mentions)
 
         def commit(item: _Batch) -> None:
             """Mentions first, then the batch's chunks as done (the resume point); in-process, no core taken."""
@@ -233,12 +322,13 @@ class MentionsStage(Stage):
             # task leaves it, instead of after the whole batch (and its read of the chunks) is done.
             with ThreadPoolExecutor(max_workers=BATCHES_IN_FLIGHT, thread_name_prefix="mentions-ner") as pool:
                 try:
-                    running = [pool.submit(run_ner, n, b) for n, b in enumerate(plan[:BATCHES_IN_FLIGHT])]
+                    # The texts are read one batch ahead of the batches in flight, no further.
+                    running = [pool.submit(run_ner, n, next(texts)) for n in range(min(BATCHES_IN_FLIGHT, len(plan)))]
                     for number in range(len(plan)):
                         item = running.pop(0).result()
                         following = number + BATCHES_IN_FLIGHT
                         if following < len(plan):
-                            running.append(pool.submit(run_ner, following, plan[following]))
+                            running.append(pool.submit(run_ner, following, next(texts)))
                         committer.submit(item)
                 except BaseException:
                     for future in running:
