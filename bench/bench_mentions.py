@@ -36,11 +36,11 @@ DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "war_and_peace.txt"
 
 
 class WorkerSampler(threading.Thread):
-    """Samples the RSS of every Spark Python worker (children of this process's JVM) twice a second."""
+    """Samples RSS and CPU time of every Spark Python process (children of this process's JVM) twice a second."""
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
-        self.samples: dict[int, list[tuple[float, int]]] = {}
+        self.samples: dict[int, list[tuple[float, int, float]]] = {}
         self.stop = threading.Event()
 
     def run(self) -> None:
@@ -51,7 +51,9 @@ class WorkerSampler(threading.Thread):
                 try:
                     cmd = " ".join(proc.cmdline())
                     if "pyspark.daemon" in cmd or "pyspark.worker" in cmd:
-                        self.samples.setdefault(proc.pid, []).append((now, proc.memory_info().rss))
+                        cpu = proc.cpu_times()
+                        rss = proc.memory_info().rss
+                        self.samples.setdefault(proc.pid, []).append((now, rss, cpu.user + cpu.system))
                 except (psutil.NoSuchProcess, psutil.AccessDenied):
                     continue
             self.stop.wait(0.5)
@@ -233,17 +235,25 @@ def main() -> int:
     )
     # Only the samples taken while the mentions stage ran.
     for pid in list(sampler.samples):
-        sampler.samples[pid] = [(t, r) for t, r in sampler.samples[pid] if t >= stage_began]
-    # The NER workers are those that ran for a while; growth compares the peak RSS of the first fifth of a worker's
-    # life with the peak of its last fifth (peaks, not single samples: RSS swings by tens of MiB within a batch).
-    busy = {pid: s for pid, s in sampler.samples.items() if len(s) >= 10}
-    for pid, samples in sorted(busy.items()):
-        rss = [r for _, r in samples]
+        sampler.samples[pid] = [sample for sample in sampler.samples[pid] if sample[0] >= stage_began]
+    # The NER workers are the processes that spent CPU during the stage; the others are the daemon the workers were
+    # forked from and spare workers (their RSS counts the pipeline pages they share with the workers). Growth compares
+    # the peak RSS of the first fifth of the stage with the peak of its last fifth (peaks, not single samples: RSS
+    # swings by tens of MiB within a batch).
+    for pid, samples in sorted(sampler.samples.items()):
+        if len(samples) < 10:
+            continue
+        rss = [r for _, r, _ in samples]
+        cpu = samples[-1][2] - samples[0][2]
+        if cpu < 2.0:
+            print(f"process {pid}: {max(rss) / 2**20:6.0f} MiB, {cpu:4.1f} CPU-s (the daemon or an idle worker)")
+            continue
         fifth = max(len(rss) // 5, 1)
         first, last = max(rss[:fifth]), max(rss[-fifth:])
         print(
-            f"worker {pid}: peak {max(rss) / 2**20:6.0f} MiB, peak of first fifth {first / 2**20:6.0f} MiB, "
-            f"peak of last fifth {last / 2**20:6.0f} MiB, growth {100 * (last - first) / first:+.1f}%  (target <= +10%)"
+            f"worker {pid}: {cpu:4.1f} CPU-s, peak {max(rss) / 2**20:6.0f} MiB, peak of first fifth "
+            f"{first / 2**20:6.0f} MiB, peak of last fifth {last / 2**20:6.0f} MiB, growth "
+            f"{100 * (last - first) / first:+.1f}%  (target <= +10%)"
         )
     return 0
 

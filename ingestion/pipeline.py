@@ -58,20 +58,20 @@ class PipelineOutcome:
 
 
 def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
-    """Run the stages in order; the first failure stops the run and the later stages are reported not run."""
+    """Run the stages in order; the first failure stops the run and the later stages are reported not run.
+
+    Each stage's Python workers get the environment every stage still to come asks for (``worker_environment``),
+    so the mentions stage's pipeline is loaded by the daemon the run's first Python task starts, and not by the
+    daemons of the stages after it.
+    """
     outcome = PipelineOutcome()
-    environment: dict[str, str] = {}
-    for stage in stages:
-        environment.update(stage.worker_environment(ctx))
-    with python_worker_environment(ctx.spark, environment):
-        _run_in_order(ctx, stages, outcome)
-    return outcome
-
-
-def _run_in_order(ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) -> None:
     for index, stage in enumerate(stages):
+        environment: dict[str, str] = {}
+        for coming in stages[index:]:
+            environment.update(coming.worker_environment(ctx))
         try:
-            outcome.reports.append(stage.run(ctx))
+            with python_worker_environment(ctx.spark, environment):
+                outcome.reports.append(stage.run(ctx))
         except Exception as exc:  # noqa: BLE001 - any failure must become a report (R-ING-3); logged with context
             logger.exception("stage %s failed (run %s): %s", stage.name, ctx.run_id, exc)
             outcome.failed_stage, outcome.error = stage.name, exc
@@ -81,6 +81,7 @@ def _run_in_order(ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome
                 for later in stages[index + 1 :]
             )
             break
+    return outcome
 
 
 def _reason(exc: Exception) -> str:

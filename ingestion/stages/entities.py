@@ -18,6 +18,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+
 from ingestion.markers import fingerprint
 from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, resolve_entities
 from ingestion.resolution_eval import score_details
@@ -29,9 +31,6 @@ if TYPE_CHECKING:
     from ingestion.context import RunContext
 
 logger = logging.getLogger(__name__)
-
-MAPPING_SCHEMA = "text string, label string, entity_id string"
-ENTITY_SCHEMA = "entity_id string, canonical_name string, label string, aliases array<string>"
 
 
 def surface_forms(mentions: DataFrame) -> list[SurfaceForm]:
@@ -119,9 +118,26 @@ class EntitiesStage(Stage):
         table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
         resolved, mapping = resolve_entities(forms, language=ctx.domain.language, alias_table=table)
         logger.info("entities: %d surface forms resolved into %d entities", len(forms), len(resolved))
-        mapping_df = spark.createDataFrame([(t, lab, eid) for (t, lab), eid in mapping.items()], MAPPING_SCHEMA)
+        # From Arrow: the JVM builds these without a Python job (rows as tuples would start a Python daemon and
+        # workers only to convert them).
+        mapping_df = spark.createDataFrame(
+            pa.table(
+                {
+                    "text": pa.array([t for t, _ in mapping], pa.string()),
+                    "label": pa.array([lab for _, lab in mapping], pa.string()),
+                    "entity_id": pa.array(list(mapping.values()), pa.string()),
+                }
+            )
+        )
         entities_df = spark.createDataFrame(
-            [(e.entity_id, e.canonical_name, e.label, list(e.aliases)) for e in resolved], ENTITY_SCHEMA
+            pa.table(
+                {
+                    "entity_id": pa.array([e.entity_id for e in resolved], pa.string()),
+                    "canonical_name": pa.array([e.canonical_name for e in resolved], pa.string()),
+                    "label": pa.array([e.label for e in resolved], pa.string()),
+                    "aliases": pa.array([list(e.aliases) for e in resolved], pa.list_(pa.string())),
+                }
+            )
         )
         mention_entities = attach_entities(mentions, mapping_df)
         table_df = entity_table(

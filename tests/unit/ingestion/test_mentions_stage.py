@@ -269,3 +269,34 @@ def test_a_daemon_that_cannot_preload_still_serves_its_workers(spark: Any) -> No
     spec = NlpSpec(language="en", patterns=({"label": "PERSON", "pattern": "Never Loaded"},))
     report = _worker_report(spark, spec, {PRELOAD_ENV: "garbage"})
     assert report["preloaded"] is False  # the worker would load it on its first use, as under pyspark's daemon
+
+
+def test_the_run_gives_the_pipeline_to_the_workers_of_every_stage_up_to_mentions_and_no_later(spark: Any) -> None:
+    from types import SimpleNamespace
+
+    from ingestion.pipeline import run_stages
+    from tools.ingestion import StageReport
+
+    class Recording:
+        """Stands in for a stage: records the workers' environment while it runs."""
+
+        def __init__(self, name: str, environment: dict[str, str]) -> None:
+            self.name, self.environment, self.seen = name, environment, None
+
+        def worker_environment(self, ctx: Any) -> dict[str, str]:
+            return self.environment
+
+        def run(self, ctx: Any) -> StageReport:
+            self.seen = ctx.spark.sparkContext.environment.get(PRELOAD_ENV)
+            return StageReport(stage=self.name, status="succeeded")
+
+    stages = [
+        Recording("documents", {}),
+        Recording("chunks", {}),
+        Recording("mentions", {PRELOAD_ENV: "spec"}),
+        Recording("entities", {}),
+    ]
+    outcome = run_stages(SimpleNamespace(spark=spark, run_id="test"), stages)  # type: ignore[arg-type]
+    assert [r.status for r in outcome.reports] == ["succeeded"] * 4
+    assert [s.seen for s in stages] == ["spec", "spec", "spec", None]
+    assert PRELOAD_ENV not in spark.sparkContext.environment
