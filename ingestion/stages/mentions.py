@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -236,22 +237,15 @@ class MentionsStage(Stage):
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """NER over the chunks not yet done, in committed batches, with progress in the log."""
-        spark, spec = ctx.spark, ctx.domain.nlp
         started = time.perf_counter()
-        # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
-        # while the driver plans the first batch, not after.
-        starter = threading.Thread(target=_start_workers, args=(spark, spec), name="mentions-workers", daemon=True)
-        starter.start()
-        try:
-            return self._run_batches(ctx, incremental, started)
-        finally:
-            starter.join()
+        with ExitStack() as stack:  # holds the early start of the workers (``_run_batches``) until the stage ends
+            return self._run_batches(ctx, incremental, started, stack)
 
     def worker_environment(self, ctx: RunContext) -> dict[str, str]:
         """The pipeline's spec, so the workers' daemon (``ingestion.worker_daemon``) loads it before forking them."""
         return preload_environment(ctx.domain.nlp)
 
-    def _run_batches(self, ctx: RunContext, incremental: bool, started: float) -> StageOutput:
+    def _run_batches(self, ctx: RunContext, incremental: bool, started: float, stack: ExitStack) -> StageOutput:
         lake, spark = ctx.lakehouse, ctx.spark
         spec = ctx.domain.nlp
         parallelism = max(spark.sparkContext.defaultParallelism, 1)
@@ -282,6 +276,12 @@ class MentionsStage(Stage):
             self._delete_chunks(ctx, [cid for cid, _ in pending])
         plan = plan_batches(pending, ctx.settings.ingestion.mentions_batch_words)
         total_words = sum(n for _, n in pending)
+        if plan:
+            # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
+            # while the driver plans the first batch, not after it.
+            starter = threading.Thread(target=_start_workers, args=(spark, spec), name="mentions-workers", daemon=True)
+            starter.start()
+            stack.callback(starter.join)
         texts = batch_rows(snapshot, plan)
 
         def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -322,7 +322,7 @@ class MentionsStage(Stage):
             # task leaves it, instead of after the whole batch (and its read of the chunks) is done.
             with ThreadPoolExecutor(max_workers=BATCHES_IN_FLIGHT, thread_name_prefix="mentions-ner") as pool:
                 try:
-                    # The texts are read one batch ahead of the batches in flight, no further.
+                    # A batch's texts are read when it is submitted: the driver holds those of the batches in flight.
                     running = [pool.submit(run_ner, n, next(texts)) for n in range(min(BATCHES_IN_FLIGHT, len(plan)))]
                     for number in range(len(plan)):
                         item = running.pop(0).result()
