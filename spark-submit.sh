@@ -64,7 +64,10 @@ LOCAL_ARGS=()
 case "$MASTER" in
   local*)
     DRIVER_JAVA_OPTIONS="$DRIVER_JAVA_OPTIONS -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-    LOCAL_ARGS=(--conf "spark.python.daemon.module=ingestion.worker_daemon")
+    # From /, so that only an installed csillag counts (the daemon starts before --py-files are on the path).
+    if (cd / && "$PYSPARK_PYTHON" -c "import ingestion.worker_daemon" 2>/dev/null); then
+      LOCAL_ARGS=(--conf "spark.python.daemon.module=ingestion.worker_daemon")
+    fi
     ;;
 esac
 

@@ -51,6 +51,20 @@ def default_ivy_dir() -> Path:
     return PROJECT_ROOT / ".cache" / "ivy"
 
 
+def _workers_can_import_csillag() -> bool:
+    """Whether the local workers' Python is this one and has csillag installed (the daemon must import it)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    # Paths, not their targets: a venv's python links to a base interpreter that lacks the venv's packages.
+    if os.path.abspath(os.environ.get("PYSPARK_PYTHON", sys.executable)) != os.path.abspath(sys.executable):
+        return False
+    try:
+        distribution("csillag")
+    except PackageNotFoundError:
+        return False
+    return True
+
+
 def get_spark(settings: SparkSettings) -> SparkSession:
     """Return the active session (spark-submit made one) or build one from the settings.
 
@@ -80,9 +94,9 @@ def get_spark(settings: SparkSettings) -> SparkSession:
         "spark.jars.ivy": str(settings.ivy_dir or default_ivy_dir()),
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J_CONF}"
         + (f" {LOCAL_JVM_OPTIONS}" if local else ""),
-        # Local workers run this interpreter, where csillag is importable before any task starts: the daemon that
+        # Local workers run on this interpreter, where csillag is importable before any task starts: the daemon that
         # preloads the NER pipeline can fork them (a cluster's executors may not have csillag installed).
-        **({"spark.python.daemon.module": WORKER_DAEMON} if local else {}),
+        **({"spark.python.daemon.module": WORKER_DAEMON} if local and _workers_can_import_csillag() else {}),
         **settings.extra_conf,
     }
     jars_dir = os.environ.get("CSILLAG_DELTA_JARS")

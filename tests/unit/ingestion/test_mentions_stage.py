@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -300,3 +301,13 @@ def test_the_run_gives_the_pipeline_to_the_workers_of_every_stage_up_to_mentions
     assert [r.status for r in outcome.reports] == ["succeeded"] * 4
     assert [s.seen for s in stages] == ["spec", "spec", "spec", None]
     assert PRELOAD_ENV not in spark.sparkContext.environment
+
+
+def test_the_daemon_is_chosen_only_for_workers_that_can_import_csillag(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ingestion.spark import _workers_can_import_csillag
+
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    assert _workers_can_import_csillag()  # the venv the tests run in has csillag installed
+    # Workers on another interpreter may lack csillag: a daemon they cannot import would fail every Python task.
+    monkeypatch.setenv("PYSPARK_PYTHON", "/usr/bin/python3")
+    assert not _workers_can_import_csillag()
