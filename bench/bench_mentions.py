@@ -11,6 +11,7 @@ workers' memory during the stage: the growth of each worker's peak RSS (the kern
 fifth of the stage to its end (the vocabulary cache is bounded, ``ner.cached_words``, so it stays flat).
 
     .venv/bin/python bench/bench_mentions.py [--corpus ../shared/corpora/war_and_peace.txt] [--limit-words N]
+        [--memory-trace FILE]
 
 Never a test: it measures and prints. Record the figures in docs/benchmarks.md.
 """
