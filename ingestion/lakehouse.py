@@ -89,10 +89,7 @@ class Lakehouse:
         """
         if not self.exists(table):
             return set()
-        from deltalake import DeltaTable
-
-        column = DeltaTable(self.path(table)).to_pyarrow_dataset().to_table(columns=["doc_id"]).column("doc_id")
-        return set(column.unique().to_pylist())
+        return set(self.columns(table, ["doc_id"]).column("doc_id").unique().to_pylist())
 
     def columns(self, table: str, columns: list[str]) -> Any:
         """A pyarrow Table of some columns of the current snapshot, read in-process (for counts and small lookups)."""

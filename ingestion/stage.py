@@ -74,10 +74,11 @@ class Stage(ABC):
         return all(ctx.lakehouse.exists(table) for table in self.tables)
 
     def worker_environment(self, ctx: RunContext) -> dict[str, str]:
-        """Variables for the Python workers of the run (e.g. a pipeline for the daemon to preload); default none.
+        """Variables for the Python workers (e.g. a pipeline for the daemon to preload); default none.
 
-        The pipeline sets them for the whole run, not only for this stage's jobs: Spark starts one daemon per worker
-        environment, so every stage's workers then come from the same daemon, started by the run's first Python task.
+        The pipeline sets them for this stage and every stage before it in the run, not only for this stage's jobs:
+        Spark starts one daemon per worker environment, so those stages' workers come from the same daemon, started
+        by the run's first Python task (``ingestion.pipeline.run_stages``).
         """
         return {}
 

@@ -61,13 +61,13 @@ MENTION_FIELDS = (
     ("model_version", "string"),
 )
 DONE_FIELDS = (("chunk_id", "string"), ("doc_id", "string"), ("n_mentions", "long"), ("n_words", "long"))
-# The same columns for Spark (the NER job's output) and for Arrow (the in-process commits).
+# The mentions' columns for Spark (the NER job's output) and both tables' for Arrow (the in-process commits).
 MENTION_SCHEMA = ", ".join(f"{name} {kind}" for name, kind in MENTION_FIELDS)
-DONE_SCHEMA = ", ".join(f"{name} {kind}" for name, kind in DONE_FIELDS)
 MENTION_ARROW = pa.schema([(name, _TYPES[kind]) for name, kind in MENTION_FIELDS])
 DONE_ARROW = pa.schema([(name, _TYPES[kind]) for name, kind in DONE_FIELDS])
 PROGRESS_TABLE = "mention_chunks"
-CHUNK_COLUMNS = ("doc_id", "chunk_id", "start", "text", "n_words")
+# What ``batch_rows`` reads of the chunks table for each batch.
+BATCH_COLUMNS = ("doc_id", "chunk_id", "start", "text", "n_words")
 # A batch's texts travel inside its tasks; Spark warns about tasks over 1,000 KiB (they slow its scheduler on a
 # cluster), so a batch whose texts exceed this per core gets more tasks per core (see ``task_count``).
 MAX_TASK_TEXT_BYTES = 900 * 1024
@@ -132,7 +132,7 @@ def batch_rows(snapshot: Any, plan: list[list[str]]) -> Iterator[pa.Table]:
     held: dict[int, list[pa.Table]] = {}
     seen = [0] * len(plan)
     ready = 0
-    for record_batch in snapshot.to_batches(columns=list(CHUNK_COLUMNS)):
+    for record_batch in snapshot.to_batches(columns=list(BATCH_COLUMNS)):
         table = pa.Table.from_batches([record_batch])
         numbers = pa.array([number_of.get(cid, -1) for cid in table.column("chunk_id").to_pylist()], pa.int64())
         for number in pc.unique(numbers).to_pylist():
