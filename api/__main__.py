@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from api.server import serve
-from tools.config import load_settings
+from settings.config import load_settings
 from tools.errors import ConfigError
 
 

@@ -25,7 +25,7 @@ from api.runs import RunManager, RunRecord, RunRequest
 from api.security import BodySizeLimit, require_api_key, resolve_roots
 from api.state import StateStore
 from api.tasks import PersistentTaskRunner
-from tools.config import CsillagSettings, load_settings
+from settings.config import CsillagSettings, load_settings
 from tools.contracts import AsyncTaskTool
 from tools.errors import TaskError
 from tools.platform import ChatPlatform
@@ -111,7 +111,7 @@ def create_app(settings: CsillagSettings | None = None, *, registry: ToolRegistr
         "/health needs the API key (X-API-Key header or Authorization: Bearer). Errors are RFC 7807 problem details.",
         lifespan=lifespan,
     )
-    app.state.api_key = api.api_key
+    app.state.api_key = api.api_key.get_secret_value()
     app.state.store = store
     app.state.settings, app.state.runs, app.state.tasks, app.state.platform = settings, runs, tasks, platform
     app.add_middleware(BodySizeLimit, max_bytes=api.max_body_bytes)

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tools.config import PROJECT_ROOT, load_settings
+from settings.config import PROJECT_ROOT, load_settings
 
 logger = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.problems import ProblemError
 from api.security import confine_path
 from api.state import INTERRUPTED, StateStore
-from tools.config import PROJECT_ROOT, CsillagSettings
+from settings.config import PROJECT_ROOT, CsillagSettings
 from tools.ingestion import IngestionResult, StageReport
 
 logger = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from tools.config import CsillagSettings
+from settings.config import CsillagSettings
 from tools.errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -19,7 +19,7 @@ def check_serving_settings(settings: CsillagSettings) -> None:
     Raises:
         ConfigError: no API key in the environment.
     """
-    if not settings.api.api_key:
+    if not settings.api.api_key.get_secret_value():
         raise ConfigError(
             "no API key: set the environment variable CSILLAG_API_API_KEY before starting the API", field="api.api_key"
         )

@@ -83,7 +83,7 @@ def create_bench_app() -> Any:
     """
     from api.app import create_app
     from api.server import check_serving_settings
-    from tools.config import load_settings
+    from settings.config import load_settings
     from tools.plugins import ToolRegistry
 
     settings = load_settings()

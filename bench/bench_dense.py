@@ -37,7 +37,7 @@ DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "war_and_peace.txt"
 from ingestion.chunking import UnitPatterns  # noqa: E402
 from ingestion.stages.chunks import split_document  # noqa: E402
 from ingestion.text import decode_document, strip_gutenberg  # noqa: E402
-from tools.config import IngestionSettings  # noqa: E402
+from settings.config import IngestionSettings  # noqa: E402
 from tools.retrieval.analyzer import Analyzer  # noqa: E402
 from tools.retrieval.bm25 import BM25Index  # noqa: E402
 from tools.retrieval.chunks import Chunk, ChunkRetriever  # noqa: E402

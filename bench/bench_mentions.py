@@ -146,7 +146,7 @@ def independent_pair(chunks: list[str], batch_size: int) -> tuple[float, int]:
 
 def _tool(lake: Path) -> Any:
     from ingestion.domains.generic import GenericNERIngestionTool
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     settings = load_settings(
         lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2, "driver_memory": "4g"}

@@ -1,7 +1,7 @@
 """Settings of the graph stores (Neo4j connection, embedded store cache).
 
 Plain pydantic models: the composed, file- and environment-aware settings object lives in
-``tools.config``; ``graph`` imports none of our packages, so it only defines its own components here.
+``settings.config``; ``graph`` imports none of our packages, so it only defines its own components here.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ingestion.chunking import UnitPatterns
     from ingestion.lakehouse import Lakehouse
     from ingestion.resolution_eval import GoldEntity
-    from tools.config import CsillagSettings
+    from settings.config import CsillagSettings
 
 
 @dataclass(frozen=True)

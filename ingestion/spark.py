@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ingestion.worker_daemon import MODULE as WORKER_DAEMON
-from tools.config import PROJECT_ROOT, SparkSettings
+from settings.config import PROJECT_ROOT, SparkSettings
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -20,7 +20,7 @@ from ingestion.context import DomainSpec, RunContext
 from ingestion.errors import IngestionError
 from ingestion.nlp import NlpSpec
 from ingestion.progress import LoggingProgress, ProgressReporter
-from tools.config import CsillagSettings, load_settings
+from settings.config import CsillagSettings, load_settings
 from tools.ingestion import IngestionRequest, IngestionResult, IngestionTool, StageReport
 from tools.plugins import Injected
 

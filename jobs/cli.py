@@ -20,7 +20,7 @@ import click
 from jobs.cli_support import Group, fail
 from jobs.cli_tasks import tasks
 from jobs.common import DEFAULT_TOOL, EXIT_CODES, EXIT_FAILED, build_tool, configure_logging, render_result
-from tools.config import CsillagSettings, load_settings
+from settings.config import CsillagSettings, load_settings
 from tools.errors import ConfigError, ToolError
 
 logger = logging.getLogger(__name__)

@@ -63,7 +63,7 @@ def tasks(ctx: click.Context, url: str | None, api_key: str | None) -> None:
             fail("no API key: set CSILLAG_API_API_KEY or pass --api-key")
         base = url
         if not base:
-            from tools.config import load_settings
+            from settings.config import load_settings
 
             settings = load_settings(ctx.obj.get("config"))
             base = f"http://{settings.api.host}:{settings.api.port}"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from jobs.summary import gold_line
-from tools.config import PROJECT_ROOT, CsillagSettings, load_settings
+from settings.config import PROJECT_ROOT, CsillagSettings, load_settings
 from tools.errors import ConfigError, ToolError
 from tools.ingestion import IngestionRequest, IngestionResult, IngestionTool
 

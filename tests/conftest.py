@@ -47,7 +47,7 @@ def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from ingestion.spark import get_spark
-    from tools.config import SparkSettings
+    from settings.config import SparkSettings
 
     session = get_spark(
         SparkSettings(master="local[2]", shuffle_partitions=2, driver_memory="2g", app_name="csillag-tests")
@@ -59,7 +59,7 @@ def spark() -> Iterator[Any]:
 @pytest.fixture
 def make_settings(tmp_path: Path) -> Any:
     """Settings whose lakehouse lives in the test's tmp_path; keyword overrides go to load_settings."""
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     def build(**overrides: Any) -> Any:
         overrides.setdefault("lakehouse", {"root": tmp_path / "lake"})

@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, inp: Text
         sys.stderr.write("csillag ask: a question is required (or --interactive)\n")
         return 2
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, stream=sys.stderr)
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     try:
         overrides = {"lakehouse": {"root": args.lakehouse}} if args.lakehouse else {}

@@ -5,6 +5,8 @@ One root per concern (style guide): ``ToolError`` for tools and the orchestrator
 
 from __future__ import annotations
 
+from settings.errors import ConfigError as ConfigError  # the chat side raises it for its own settings too
+
 
 class ToolError(Exception):
     """Raised when a tool, the registry or the orchestrator cannot do what was asked."""
@@ -12,15 +14,6 @@ class ToolError(Exception):
     def __init__(self, message: str, *, tool_name: str | None = None) -> None:
         super().__init__(message)
         self.tool_name = tool_name
-
-
-class ConfigError(Exception):
-    """Raised when a setting is invalid, or a settings file is missing or malformed; names the field and value."""
-
-    def __init__(self, message: str, *, field: str | None = None, path: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-        self.path = path
 
 
 class ToolContractError(ToolError, TypeError):

@@ -41,7 +41,7 @@ from tools.llm.composer import AnswerComposer, ExtractiveComposer
 from tools.llm.router import Router, ToolCandidate
 from tools.plugins import Injected, ToolContainer
 from tools.request import ChatRequest
-from tools.settings import OrchestratorSettings
+from settings.chat import OrchestratorSettings
 from tools.streaming import CollectingCallback, FinalCallback, OpenAIResponse, ResponseEmitter
 
 logger = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from tools.llm.router import EmbeddingRouter, LexicalRouter, LlmRouter, Router
 from tools.orchestrator import AbstractOrchestratorTool, DefaultOrchestrator, call_tool_method, never_activated
 from tools.plugins import ToolContainer, ToolRegistry
 from tools.request import ChatRequest
-from tools.settings import LlmSettings, OrchestratorSettings
+from settings.chat import LlmSettings, OrchestratorSettings
 from tools.streaming import CollectingCallback, FinalCallback, OpenAIResponse, ResponseEmitter
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class ChatPlatform:
 
     @classmethod
     def from_settings(cls, settings: Any, registry: ToolRegistry | None = None, **kwargs: Any) -> ChatPlatform:
-        """Build from the composed ``tools.config.CsillagSettings`` (``settings.llm``, ``settings.orchestrator``)."""
+        """Build from the composed ``settings.config.CsillagSettings`` (``settings.llm``, ``settings.orchestrator``)."""
         return cls(registry, orchestrator_settings=settings.orchestrator, llm_settings=settings.llm, **kwargs)
 
     def start(self) -> ChatPlatform:

@@ -40,7 +40,7 @@ def _run_domain(spark: Any, config: str, corpus: Path, lake: Path) -> SimpleName
     (alias table, gold list) are read from the root."""
     from ingestion.tool import AbstractNERIngestionTool
     from jobs.common import DEFAULT_TOOL, build_tool
-    from tools.config import load_settings
+    from settings.config import load_settings
     from tools.ingestion import IngestionRequest
 
     settings = load_settings(ROOT / "conf" / "domains" / config, lakehouse={"root": lake},

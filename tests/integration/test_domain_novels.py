@@ -82,7 +82,7 @@ def test_egri_how_dobo_and_gergely_are_connected(egri_run: SimpleNamespace) -> N
 def test_egri_chapter_question_asks_for_the_part_then_answers(egri_run: SimpleNamespace) -> None:
     from tools.analysis.domain import DomainSettings
     from tools.ask import build_platform
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     settings = load_settings(lakehouse={"root": egri_run.lake})
     platform, _ = build_platform(settings, DomainSettings.from_settings(settings, "egri_csillagok"))

@@ -37,7 +37,7 @@ def _table(lake: Path, name: str) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def wp_lake(request: pytest.FixtureRequest) -> Path:
     """The session's War and Peace lakehouse; WAR_AND_PEACE_LAKEHOUSE names a ready one instead (saves the ingest;
-    not CSILLAG_-prefixed, which tools.config would read as a setting)."""
+    not CSILLAG_-prefixed, which settings.config would read as a setting)."""
     ready = os.environ.get("WAR_AND_PEACE_LAKEHOUSE")
     if ready:
         return Path(ready)

@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 import httpx
 
 from tools.errors import LlmError
-from tools.settings import LlmSettings
+from settings.chat import LlmSettings
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ AUTH = {"X-API-Key": KEY}
 @pytest.fixture
 def api_settings(tmp_path: Path) -> Callable[..., Any]:
     """Settings whose state and allowed root live in tmp_path; keyword overrides go to the ``api`` section."""
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     def build(**api: Any) -> Any:
         (tmp_path / "data").mkdir(exist_ok=True)

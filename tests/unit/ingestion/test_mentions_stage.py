@@ -73,7 +73,7 @@ def test_the_cache_policy_never_changes_the_mentions() -> None:
 
 
 def test_cached_words_is_a_setting_and_not_part_of_the_pipeline_key() -> None:
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     assert load_settings(ner={"cached_words": 0}).ner.cached_words == 0
     with pytest.raises(Exception, match="cached_words"):

@@ -35,7 +35,7 @@ def test_r_plug_1_domain_tool_needs_no_constructor_arguments() -> None:
 
 
 def test_r_plug_2_settings_arrive_through_injection_and_init(tmp_path: Path) -> None:
-    from tools.config import load_settings
+    from settings.config import load_settings
     from tools.plugins import ToolContainer, ToolRegistry
 
     registry = ToolRegistry(entry_point_group=None)

@@ -33,7 +33,7 @@ ALL_TABLES = [
 def sample_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     """The English sample corpus ingested once, then ingested again unchanged."""
     from ingestion.domains.generic import GenericNERIngestionTool
-    from tools.config import load_settings
+    from settings.config import load_settings
     from tools.ingestion import IngestionRequest
 
     lake = tmp_path_factory.mktemp("sample") / "lake"

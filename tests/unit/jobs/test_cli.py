@@ -210,7 +210,7 @@ def api_url(tmp_path: Path):
 
     from api.app import create_app
     from tests.unit.api.apitest_tools import make_registry
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

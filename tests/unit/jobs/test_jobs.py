@@ -59,7 +59,7 @@ def test_pipeline_job_without_inputs_is_a_usage_error(capsys: pytest.CaptureFixt
 def test_pipeline_job_builds_the_named_tool_with_injected_settings(tmp_path: Path) -> None:
     from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
     from jobs.common import build_tool
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     settings = load_settings(lakehouse={"root": tmp_path})
     tool = build_tool("egri_csillagok_ner_ingestion", settings)

@@ -233,7 +233,7 @@ def _ingestion_tools_wired(graph: EmbeddedGraphStore, domain: DomainSettings) ->
     points register them)."""
     from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
     from ingestion.domains.generic import GenericNERIngestionTool
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     registry = ToolRegistry(entry_point_group=None)
     for cls in [*TOOLS, GenericNERIngestionTool, EgriCsillagokNERIngestionTool]:
@@ -246,7 +246,7 @@ def _ingestion_tools_wired(graph: EmbeddedGraphStore, domain: DomainSettings) ->
 
 def test_r_plug_2_war_and_peace_configuration_wires_the_generic_ingestion_tool(graph: EmbeddedGraphStore) -> None:
     from ingestion.domains.generic import GenericNERIngestionTool
-    from tools.config import PROJECT_ROOT, load_settings
+    from settings.config import PROJECT_ROOT, load_settings
 
     settings = load_settings(PROJECT_ROOT / "conf" / "domains" / "war_and_peace.toml")
     domain = DomainSettings.from_settings(settings, "war_and_peace")
@@ -258,7 +258,7 @@ def test_r_plug_2_war_and_peace_configuration_wires_the_generic_ingestion_tool(g
 
 def test_r_plug_2_egri_csillagok_keeps_its_own_ingestion_tool(graph: EmbeddedGraphStore) -> None:
     from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     domain = DomainSettings.from_settings(load_settings(), "egri_csillagok")
     assert domain.ingestion_tool == "egri_csillagok_ner_ingestion"
@@ -327,7 +327,7 @@ def test_find_names_trusts_a_prefix_only_when_it_covers_most_of_the_name(graph: 
 
 def test_openai_compatible_endpoint_writes_the_fallback_answer(graph: EmbeddedGraphStore) -> None:
     from tests.unit.tools.llm_test_server import FakeLlm
-    from tools.settings import LlmSettings
+    from settings.chat import LlmSettings
 
     def reply(body: dict[str, Any]) -> str:
         system = body["messages"][0]["content"]

@@ -24,10 +24,10 @@ from ingestion.stages.chunks import split_document
 from ingestion.text import decode_document, strip_gutenberg
 from tests.conftest import DENSE_MODEL, dense_unavailable
 from tools.analysis.domain import DomainServices, DomainSettings
-from tools.config import load_settings
+from settings.config import load_settings
 from tools.errors import ConfigError
 from tools.retrieval.chunks import Chunk, ChunkRetriever
-from tools.settings import RetrievalSettings
+from settings.chat import RetrievalSettings
 
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "tests" / "data" / "minilm_reference.json"

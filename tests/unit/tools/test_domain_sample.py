@@ -29,7 +29,7 @@ PERSONS = {"PERSON", "PER"}
 
 
 def _ingest(spark: Any, tool_class: type, inputs: Path, lake: Path) -> SimpleNamespace:
-    from tools.config import load_settings
+    from settings.config import load_settings
     from tools.ingestion import IngestionRequest
 
     tool = tool_class()
@@ -118,7 +118,7 @@ def test_ask_wires_the_domain_settings_ingestion_tool(english: SimpleNamespace) 
     from ingestion.domains.generic import GenericNERIngestionTool
     from tools.analysis.domain import DomainSettings
     from tools.ask import build_platform
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     settings = load_settings(lakehouse={"root": english.lake})
     platform, _ = build_platform(settings, DomainSettings.from_settings(settings, "war_and_peace"))
@@ -138,7 +138,7 @@ def test_english_dense_model_setting_makes_the_retrieval_hybrid(english: SimpleN
 
     from tools.analysis.domain import DomainSettings
     from tools.ask import build_platform
-    from tools.config import load_settings
+    from settings.config import load_settings
 
     try:
         from tools.retrieval.dense import BertEncoder

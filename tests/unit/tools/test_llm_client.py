@@ -15,7 +15,7 @@ from tools.llm.router import LexicalRouter, LlmRouter, ToolCandidate
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
-from tools.settings import LlmSettings
+from settings.chat import LlmSettings
 from tools.streaming import ResponseEmitter
 
 SECRET = "SECRET-INTERNAL-4242"

@@ -104,7 +104,7 @@ def test_r_ot_5_plugin_orchestrator_is_built_without_arguments_and_injected():
 
 
 def test_platform_from_settings_picks_the_llm_pieces_when_an_endpoint_is_set():
-    from tools.config import CsillagSettings
+    from settings.config import CsillagSettings
     from tools.llm.composer import ExtractiveComposer, LlmComposer
     from tools.llm.router import LexicalRouter, LlmRouter
     from tools.platform import ChatPlatform

@@ -9,7 +9,7 @@ from tools.contracts import ChatbotTool, OrchestratorActivatedTool, ToolDependen
 from tools.documents import TextAnswer, ToolExecutionResult
 from tools.errors import DuplicateToolError, MissingDependencyError, ToolError, UnknownToolError
 from tools.plugins import Injected, ToolContainer, ToolRegistry
-from tools.settings import OrchestratorSettings
+from settings.chat import OrchestratorSettings
 
 
 class GraphStore:

@@ -10,7 +10,7 @@ from tools.llm.router import ToolCandidate
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
-from tools.settings import OrchestratorSettings
+from settings.chat import OrchestratorSettings
 from tools.streaming import OpenAIResponse, ResponseEmitter
 
 

@@ -15,12 +15,12 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from graph.settings import GraphSettings, Neo4jSettings
-from tools.errors import ConfigError
-from tools.settings import LlmSettings, OrchestratorSettings, RetrievalSettings
+from settings.chat import LlmSettings, OrchestratorSettings, RetrievalSettings
+from settings.errors import ConfigError
 
 logger = logging.getLogger(__name__)
 
@@ -121,7 +121,9 @@ class ApiSettings(BaseModel):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=1, le=65535)
-    api_key: str = Field(default="", description="Required by every endpoint but /health; environment only.")
+    api_key: SecretStr = Field(
+        default=SecretStr(""), description="Required by every endpoint but /health; environment only."
+    )
     runner: Literal["spark-submit", "python"] = Field(
         default="spark-submit",
         description="How an ingestion run is started: ./spark-submit.sh pipeline, or python -m jobs.pipeline.",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.config import load_settings
+from settings.config import load_settings
 from tools.errors import ConfigError
 
 

@@ -1,6 +1,6 @@
 """Settings of the chat side: the LLM endpoint, the orchestrator and the chunk retrieval.
 
-Plain pydantic models, composed with the other components' models by ``tools.config.CsillagSettings``.
+Plain pydantic models, composed with the other components' models by ``settings.config.CsillagSettings``.
 """
 
 from __future__ import annotations
