@@ -55,6 +55,28 @@ for a in "${SPARK_ARGS[@]:-}"; do
 done
 MASTER_ARGS=()
 [ "$HAS_MASTER" = 1 ] || MASTER_ARGS=(--master "$MASTER")
+
+# Bad values fail here with one line and exit code 2, not as a JVM error or a table after Spark started (issue 11).
+MEMORY_RE='^[1-9][0-9]*([kKmMgGtTpP][bB]?|[bB])?$'
+PREV=""
+for a in "${SPARK_ARGS[@]:-}" ; do
+  if [ "$PREV" = "--driver-memory" ] && ! [[ "$a" =~ $MEMORY_RE ]]; then
+    echo "csillag: --driver-memory '$a' is not a memory size; accepted: a whole number with a unit, e.g. 512m or 2g" >&2
+    exit 2
+  fi
+  PREV="$a"
+done
+if [ -n "${SPARK_DRIVER_MEMORY:-}" ] && ! [[ "$SPARK_DRIVER_MEMORY" =~ $MEMORY_RE ]]; then
+  echo "csillag: SPARK_DRIVER_MEMORY='$SPARK_DRIVER_MEMORY' is not a memory size; accepted: a whole number with a unit, e.g. 512m or 2g" >&2
+  exit 2
+fi
+# The job's own check (settings, the master, every input exists) in a plain Python: about a second, no JVM. A master
+# from CSILLAG_SPARK_MASTER is left to the settings, so that the message names the variable.
+case " $* " in
+  *" --help "*|*" -h "*) ;;
+  *) CHECK_MASTER=(); [ "$HAS_MASTER" = 1 ] && CHECK_MASTER=(--master "$MASTER")
+     PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" "${CHECK_MASTER[@]}" --check || exit $? ;;
+esac
 DRIVER_JAVA_OPTIONS="-Dlog4j2.configurationFile=file:$ROOT/conf/log4j2.properties"
 # In local mode the driver JVM shares the cores with the Python workers running spaCy: a JIT that stops at C1 and
 # a serial GC leave them the CPU (ingestion/spark.py, LOCAL_JVM_OPTIONS; docs/benchmarks.md).

@@ -2,7 +2,8 @@
 
 ``create_app(settings)`` builds the FastAPI application with its services: the SQLite ``StateStore``, the
 ``RunManager`` (ingestion as job subprocesses), the ``PersistentTaskRunner`` over every ``AsyncTaskTool`` of the
-chat platform's container, and the ``ChatPlatform``. ``create_app_from_env`` is the uvicorn factory
+chat platform's container, and the chat platform (``api.chat.ChatService``: the books of ``lakehouse.root``; ``/chat``
+answers 503 until that lakehouse is built). ``create_app_from_env`` is the uvicorn factory
 (``uvicorn api.app:create_app_from_env --factory``); ``csillag serve`` runs it. Every route but ``/health``
 requires the API key; see docs/api.md.
 """
@@ -19,17 +20,24 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.chat import ChatTurn, stream_turn
-from api.problems import PROBLEM_RESPONSES, ProblemError, install_problem_handlers
+from api.chat import ChatService, ChatTurn, stream_turn
+from api.problems import (
+    PROBLEM_JSON,
+    PROBLEM_RESPONSES,
+    Problem,
+    ProblemError,
+    install_problem_handlers,
+    problem_responses,
+)
 from api.runs import RunManager, RunRecord, RunRequest
-from api.security import BodySizeLimit, require_api_key, resolve_roots
+from api.security import AccessLogRedaction, BodySizeLimit, require_api_key, require_json, resolve_roots
 from api.state import StateStore
 from api.tasks import PersistentTaskRunner
 from settings.config import CsillagSettings, load_settings
 from tools.contracts import AsyncTaskTool
 from tools.errors import TaskError
 from tools.platform import ChatPlatform
-from tools.plugins import ToolRegistry
+from tools.plugins import ToolRegistry, default_registry
 
 logger = logging.getLogger(__name__)
 
@@ -91,18 +99,28 @@ def create_app(settings: CsillagSettings | None = None, *, registry: ToolRegistr
     api = settings.api
     store = StateStore(api.state_dir / "state.sqlite3")
     roots = resolve_roots(api.allowed_roots)
-    platform = ChatPlatform.from_settings(settings, registry).start()
+    chat = ChatService(settings, registry)
+    # Tasks run in the chat platform's container; while the lakehouse is not ready, in one of the task tools alone.
+    platform = chat.load() or ChatPlatform.from_settings(settings, _task_registry(registry))
     task_tools = [t for t in platform.container.tools() if isinstance(t, AsyncTaskTool)]
     tasks = PersistentTaskRunner(store, task_tools, max_concurrent=api.max_concurrent_tasks)
     runs = RunManager(settings, store, roots)
 
+    redaction = AccessLogRedaction([api.api_key.get_secret_value()])
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # installed here, after the server configured logging, so that every way of serving the app gets it
+        access_log = logging.getLogger("uvicorn.access")
+        access_log.addFilter(redaction)
         logger.info("csillag API up: state in %s, allowed roots %s, runner %s", api.state_dir, roots, api.runner)
-        yield
-        await runs.shutdown()
-        tasks.shutdown()
-        store.close()
+        try:
+            yield
+        finally:
+            access_log.removeFilter(redaction)
+            await runs.shutdown()
+            tasks.shutdown()
+            store.close()
 
     app = FastAPI(
         title="csillag API",
@@ -113,7 +131,7 @@ def create_app(settings: CsillagSettings | None = None, *, registry: ToolRegistr
     )
     app.state.api_key = api.api_key.get_secret_value()
     app.state.store = store
-    app.state.settings, app.state.runs, app.state.tasks, app.state.platform = settings, runs, tasks, platform
+    app.state.settings, app.state.runs, app.state.tasks, app.state.chat = settings, runs, tasks, chat
     app.add_middleware(BodySizeLimit, max_bytes=api.max_body_bytes)
     install_problem_handlers(app)
 
@@ -124,8 +142,17 @@ def create_app(settings: CsillagSettings | None = None, *, registry: ToolRegistr
 
     app.include_router(_runs_router(runs))
     app.include_router(_tasks_router(tasks))
-    app.include_router(_chat_router(platform))
+    app.include_router(_chat_router(chat))
     return app
+
+
+def _task_registry(registry: ToolRegistry | None) -> ToolRegistry:
+    """The async task tools of ``registry`` (default: the installed plugins) alone."""
+    tasks_only = ToolRegistry(entry_point_group=None)
+    for cls in (registry or default_registry).classes().values():
+        if issubclass(cls, AsyncTaskTool):
+            tasks_only.register(cls)
+    return tasks_only
 
 
 def _protected(tag: str) -> APIRouter:
@@ -135,7 +162,10 @@ def _protected(tag: str) -> APIRouter:
 def _runs_router(runs: RunManager) -> APIRouter:
     router = _protected("ingestion")
 
-    @router.post("/runs", status_code=202, responses={200: {"model": RunRecord, "description": "The identical run"}})
+    @router.post(
+        "/runs", status_code=202, dependencies=[Depends(require_json)],
+        responses={200: {"model": RunRecord, "description": "The identical run"}, **problem_responses(415, 429)},
+    )
     async def start_run(body: RunRequest, request: Request, response: Response) -> RunRecord:
         """Start an ingestion run in the background (202); an identical queued/running run is returned instead (200)."""
         record, created = runs.start(body)
@@ -175,7 +205,7 @@ def _tasks_router(tasks: PersistentTaskRunner) -> APIRouter:
         """Every task type id with the JSON schema of its input (R-ASYNC-1)."""
         return tasks.task_types()
 
-    @router.post("/tasks", status_code=202)
+    @router.post("/tasks", status_code=202, dependencies=[Depends(require_json)], responses=problem_responses(415))
     async def start_task(body: TaskStart, request: Request, response: Response) -> TaskView:
         """Start a task by type id; invalid input is a 422 naming the field (R-ASYNC-1)."""
         known = tasks.task_types()
@@ -217,17 +247,21 @@ def _tasks_router(tasks: PersistentTaskRunner) -> APIRouter:
     return router
 
 
-def _chat_router(platform: ChatPlatform) -> APIRouter:
+def _chat_router(service: ChatService) -> APIRouter:
     router = _protected("chat")
 
     @router.post(
         "/chat",
         response_class=StreamingResponse,
+        dependencies=[Depends(require_json)],
         responses={200: {"description": "Server-sent events: progress, delta, clarification, final | error",
-                         "content": {"text/event-stream": {"schema": SSE_EVENT_SCHEMA}}}},
+                         "content": {"text/event-stream": {"schema": SSE_EVENT_SCHEMA}}},
+                   503: {"model": Problem, "description": "The lakehouse is not ready (missing, empty or half-built)",
+                         "content": {PROBLEM_JSON: {}}}, **problem_responses(415)},
     )
     async def chat(turn: ChatTurn) -> StreamingResponse:
-        """Answer one chat turn as a stream of server-sent events (see api.chat)."""
+        """Answer one chat turn as a stream of server-sent events (see api.chat); 503 until the lakehouse is built."""
+        platform = await service.platform()
         return StreamingResponse(
             stream_turn(platform, turn), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
         )

@@ -10,6 +10,10 @@ Events, each ``event: <name>`` with a JSON ``data`` line:
 * ``error`` — a problem document (``status``, ``detail``) when nothing could answer; the last event then.
 
 Sessions belong to the ``user_id`` that opened them: an unknown, used or foreign session id ends in ``error``.
+
+``ChatService`` holds the platform, built with ``ChatPlatform.from_settings`` (the one way in): at start-up, or — when
+the lakehouse was not ready then — at the first turn after it became ready. Until then a turn is a 503 problem naming
+the lakehouse and what is missing, never an empty answer; the rest of the API (ingestion runs, tasks) keeps serving.
 """
 
 from __future__ import annotations
@@ -22,8 +26,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.problems import ProblemError
+from graph.errors import GraphStoreError
+from settings.errors import ConfigError
 from tools.errors import ClarificationError, NoOrchestratorError, ToolError, UnknownToolError
 from tools.platform import ChatPlatform
+from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
 from tools.streaming import ResponseEmitter
 
@@ -51,6 +59,46 @@ class ChatTurn(BaseModel):
             user_lang=self.user_lang, important_words=tuple(self.important_words), session_id=self.session_id,
             answer=self.answer,
         )
+
+
+class ChatService:
+    """The API's chat platform, built from the settings once the lakehouse is ready (503 problems until then)."""
+
+    def __init__(self, settings: Any, registry: ToolRegistry | None = None) -> None:
+        self._settings = settings
+        self._registry = registry  # given: the caller's tools, nothing loaded from the lakehouse (tests)
+        self._platform: ChatPlatform | None = None
+        self._unavailable = "not loaded yet"
+        self._lock = asyncio.Lock()
+
+    @property
+    def loaded(self) -> ChatPlatform | None:
+        """The platform if it is built, else None."""
+        return self._platform
+
+    def load(self) -> ChatPlatform | None:
+        """Build the platform now (blocking: it reads the lakehouse); None, with the reason logged, if it cannot be."""
+        try:
+            self._platform = ChatPlatform.from_settings(self._settings, self._registry)
+        except (ToolError, GraphStoreError, ConfigError) as exc:
+            self._unavailable = str(exc)
+            logger.warning("chat is unavailable until this is fixed: %s", exc)
+            return None
+        return self._platform
+
+    async def platform(self) -> ChatPlatform:
+        """The platform, built now if the lakehouse has become ready since the last try.
+
+        Raises:
+            ProblemError: 503 naming the lakehouse and what is missing (or why it cannot be read).
+        """
+        if self._platform is None:
+            async with self._lock:  # one load at a time; the others wait for its outcome
+                if self._platform is None:
+                    await asyncio.to_thread(self.load)
+        if self._platform is None:
+            raise ProblemError(503, f"chat is unavailable: {self._unavailable}", headers={"Retry-After": "60"})
+        return self._platform
 
 
 def sse(event: str, data: Any) -> str:

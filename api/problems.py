@@ -31,6 +31,7 @@ _TITLES = {
     413: "Content Too Large",
     415: "Unsupported Media Type",
     422: "Unprocessable Content",
+    429: "Too Many Requests",
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
@@ -134,8 +135,12 @@ def install_problem_handlers(app: FastAPI) -> None:
         )
 
 
-PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
-    status: {"model": Problem, "description": _TITLES[status], "content": {PROBLEM_JSON: {}}}
-    for status in (400, 401, 403, 404, 413, 422)
-}
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` entries documenting problem answers with these status codes."""
+    return {
+        status: {"model": Problem, "description": _TITLES[status], "content": {PROBLEM_JSON: {}}} for status in statuses
+    }
+
+
+PROBLEM_RESPONSES = problem_responses(400, 401, 403, 404, 413, 422)
 """OpenAPI ``responses=`` entries documenting the problem answers of a protected endpoint."""

@@ -4,7 +4,9 @@ A run executes ``./spark-submit.sh pipeline …`` (``api.runner = "spark-submit"
 ``python -m jobs.pipeline …`` (``"python"``) — a subprocess either way, so the API process never imports pyspark.
 The job writes its ``IngestionResult`` to ``<state_dir>/runs/<run_id>.json`` (``--result-file``; the JSON at the end
 of its stdout, ``--json``, is the fallback); its log goes to ``<state_dir>/runs/<run_id>.log``. The exit code
-(jobs.common: 0 ok/skipped, 3 partial, 1 failed, 2 usage) decides the status when the job left no result.
+(jobs.common: 0 ok/skipped, 3 partial, 1 failed, 2 usage, 4 busy) decides the status when the job left no result.
+A job that found its lakehouse locked by another run (result ``busy``, exit 4) is reported ``failed`` with the
+job's reason, which names the run holding the lakehouse.
 At most ``api.max_concurrent_runs`` execute at once; the rest queue.
 Starting a request identical to a queued or running one returns that run instead of a duplicate.
 """
@@ -36,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 RunStatus = Literal["queued", "running", "succeeded", "partial", "failed", "skipped", "cancelled"]
 ACTIVE = frozenset({"queued", "running"})
-_EXIT_STATUS = {0: "succeeded", 3: "partial", 1: "failed", 2: "failed"}
+_EXIT_STATUS = {0: "succeeded", 3: "partial", 1: "failed", 2: "failed", 4: "failed"}
 
 
 class RunRequest(BaseModel):
@@ -156,17 +158,28 @@ class RunManager:
         """Queue a run, or return the queued/running identical one; ``(record, created)``.
 
         Raises:
-            ProblemError: 422 unknown tool or stage, or missing input; 403 a path outside the allowed roots.
+            ProblemError: 422 unknown tool or stage, or missing input; 403 a path outside the allowed roots; 429 when
+                ``api.max_queued_runs`` runs already wait beyond the ``api.max_concurrent_runs`` executing.
         """
         inputs, lakehouse, stages = self._validate(request)
         identity = {"tool": request.tool, "inputs": sorted(inputs), "lakehouse": str(lakehouse), "force": request.force,
                     "stages": stages}
         key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()[:32]
         self._tasks = {run_id: task for run_id, task in self._tasks.items() if not task.done()}
+        active = 0
         for run_id in self._tasks:  # no await until the new run is registered: no race in the loop
             record = self.get(run_id)
             if record.key == key and record.status in ACTIVE:
                 return record, False
+            active += record.status in ACTIVE
+        # queued + running, not queued alone: a run counts as queued until its task first runs, which a burst of
+        # requests does not wait for
+        limit = self.settings.api.max_queued_runs + self.settings.api.max_concurrent_runs
+        if active >= limit:
+            raise ProblemError(
+                429, f"{active} ingestion runs are already queued or running, the limit (api.max_concurrent_runs + "
+                f"api.max_queued_runs = {limit}); try again when one has finished",
+            )
         run_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
         record = RunRecord(
             run_id=run_id, tool=request.tool, inputs=inputs, lakehouse=str(lakehouse), force=request.force,
@@ -191,6 +204,16 @@ class RunManager:
             return [sys.executable, "-m", "jobs.pipeline", *job_args, "--master", master]
         return [str(PROJECT_ROOT / "spark-submit.sh"), "--master", master, "pipeline", *job_args]
 
+    def job_environment(self) -> dict[str, str]:
+        """The job's environment: ours without the API secret, confined to the API's allowed roots.
+
+        ``CSILLAG_INGESTION_ALLOWED_ROOTS`` makes the job's own scan reject every file that resolves outside the
+        roots (a symlink inside an allowed folder), which the API's check of the named inputs cannot see.
+        """
+        env = {k: v for k, v in os.environ.items() if k != "CSILLAG_API_API_KEY"}  # the job needs no API secret
+        env["CSILLAG_INGESTION_ALLOWED_ROOTS"] = json.dumps([str(root) for root in self.roots])
+        return env
+
     def result_file(self, run_id: str) -> Path:
         """Where the job writes its IngestionResult (``--result-file``)."""
         return self.log_dir / f"{run_id}.json"
@@ -214,7 +237,7 @@ class RunManager:
                 return
             record.status, record.started_at = "running", time.time()
             self._save(record)
-            env = {k: v for k, v in os.environ.items() if k != "CSILLAG_API_API_KEY"}  # the job needs no API secret
+            env = self.job_environment()
             self.log_dir.mkdir(parents=True, exist_ok=True)
             try:
                 with open(record.log_file or os.devnull, "ab") as log:
@@ -238,7 +261,9 @@ class RunManager:
             return
         record.exit_code, record.finished_at, record.result = code, time.time(), result
         if result is not None:
-            record.status, record.reason, record.stage_reports = result.status, result.reason, list(result.stages)
+            # "busy" (another run holds the lakehouse) is not a run status: this run did not happen
+            status = "failed" if result.status == "busy" else result.status
+            record.status, record.reason, record.stage_reports = status, result.reason, list(result.stages)
         else:
             record.status = "failed"
             record.reason = reason or f"the job exited with code {code} and printed no result; see {record.log_file}"

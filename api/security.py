@@ -1,17 +1,21 @@
-"""The API's guards: the API key, confinement of paths to the allowed roots, and the request body size limit.
+"""The API's guards: the API key, confinement of paths to the allowed roots, JSON bodies, the body size limit, and
+keeping secrets out of the access log.
 
 The key comes from ``CSILLAG_API_API_KEY`` (settings refuse it in a file). With no key configured every protected
 endpoint answers 401 — the service fails closed instead of open. Paths are resolved (symlinks followed) before they
-are compared with the roots, so neither ``../`` nor a symlink can lead out of them.
+are compared with the roots, so neither ``../`` nor a symlink can lead out of them; a refusal names the path as the
+client gave it, never what it resolved to (that would tell the client about the server's folders and links).
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote, quote_plus, unquote_plus
 
 from fastapi import Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
@@ -51,11 +55,18 @@ def confine_path(raw: str, roots: Sequence[Path], *, field: str, must_exist: boo
     """``raw`` as an absolute path inside one of ``roots`` (already resolved); relative paths start at the first root.
 
     Raises:
-        ProblemError: 422 for an empty or non-existent path, 403 for a path outside every root (``../``, symlinks).
+        ProblemError: 422 for an empty or non-existent path or the bare root (``"."``: it would take in everything
+            under the root, ``.venv`` included), 403 for a path outside every root (``../``, symlinks).
     """
-    if not raw or "\x00" in raw:
+    if not raw.strip() or "\x00" in raw:
         raise ProblemError(
-            422, f"{field}: {raw!r} is not a path", errors=[{"loc": field.split("."), "msg": "not a path"}]
+            422, f"{field}: {raw!r} is not a path; name a file or folder inside the allowed roots",
+            errors=[{"loc": field.split("."), "msg": "not a path"}],
+        )
+    if not Path(raw).parts:  # ".", "./", "./.": the first root itself, named by accident more often than not
+        raise ProblemError(
+            422, f"{field}: {raw!r} names the whole allowed root; name a file or folder inside it",
+            errors=[{"loc": field.split("."), "msg": "the whole allowed root"}],
         )
     if not roots:
         raise ProblemError(403, f"{field}: {raw!r} refused: no allowed roots are configured (api.allowed_roots)")
@@ -66,13 +77,68 @@ def confine_path(raw: str, roots: Sequence[Path], *, field: str, must_exist: boo
         candidate = roots[0] / candidate
     resolved = candidate.resolve()
     if not any(resolved == root or resolved.is_relative_to(root) for root in roots):
-        shown = ", ".join(str(r) for r in roots)
-        raise ProblemError(403, f"{field}: {raw!r} resolves to {resolved}, outside the allowed roots ({shown})")
+        raise ProblemError(403, f"{field}: {raw!r} refused: it lies outside the allowed roots (api.allowed_roots)")
     if must_exist and not resolved.exists():
         raise ProblemError(
             422, f"{field}: {raw!r} does not exist", errors=[{"loc": field.split("."), "msg": "path does not exist"}]
         )
     return resolved
+
+
+_JSON_TYPE = re.compile(r"^application/([\w.+-]+\+)?json$", re.IGNORECASE)
+
+
+async def require_json(request: Request) -> None:
+    """FastAPI dependency of the endpoints that read a JSON body: another declared media type is a 415.
+
+    Without it a ``text/plain`` body reaches validation and comes back as a 422 about the body's shape. A request
+    without ``Content-Type`` is read as JSON (FastAPI's rule), so ``curl --data-binary @file.json`` still works.
+    """
+    declared = request.headers.get("content-type")
+    if declared is None:
+        return
+    media_type = declared.split(";", 1)[0].strip()
+    if not _JSON_TYPE.match(media_type):
+        raise ProblemError(415, f"Content-Type {media_type!r} is not accepted; send the body as application/json")
+
+
+# Query parameters whose value is a credential by name; their values never reach the access log.
+_SECRET_PARAMETER = re.compile(r"key|token|secret|passw|auth|credential|signature", re.IGNORECASE)
+REDACTED = "***"
+
+
+def redact_target(target: str, secrets: Sequence[str] = ()) -> str:
+    """``target`` (path and query) with credential-like query values and every occurrence of ``secrets`` masked."""
+    path, sep, query = target.partition("?")
+    if sep:
+        pairs = []
+        for pair in query.split("&"):
+            name, eq, value = pair.partition("=")
+            pairs.append(f"{name}={REDACTED}" if eq and _SECRET_PARAMETER.search(unquote_plus(name)) else pair)
+        target = f"{path}?{'&'.join(pairs)}"
+    for secret in secrets:
+        for form in {secret, quote(secret, safe=""), quote_plus(secret)} if secret else ():
+            target = target.replace(form, REDACTED)
+    return target
+
+
+class AccessLogRedaction(logging.Filter):
+    """Filter for uvicorn's access logger: the request target is logged with :func:`redact_target`.
+
+    A client that sends the key as ``?api_key=…`` is refused (401), but uvicorn logs the request line as it came;
+    this filter masks the key there before any handler writes it.
+    """
+
+    def __init__(self, secrets: Sequence[str] = ()) -> None:
+        super().__init__("csillag.redaction")
+        self.secrets = [s for s in secrets if s]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the target argument of an access record (uvicorn: client, method, target, version, status)."""
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
+            record.args = (*args[:2], redact_target(args[2], self.secrets), *args[3:])
+        return True
 
 
 class BodySizeLimit:

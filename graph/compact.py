@@ -11,7 +11,6 @@ Layout (entity, chunk and unit indexes are positions in the id-sorted ``entities
   (``edge_chunk[edge_chunk_off[e]:edge_chunk_off[e + 1]]``)
 - adjacency: for entity ``i``, ``adj_nbr`` / ``adj_edge`` between ``adj_off[i]`` and ``adj_off[i + 1]``
 - mentions: grouped by entity (CSR on ``mention_off``), in book order (chunk index, then start)
-- ``strongest``: all edges pre-sorted by the strongest-relations rule
 """
 
 from __future__ import annotations
@@ -60,7 +59,6 @@ class CompactGraph:
     adj_off: np.ndarray = field(default_factory=lambda: np.zeros(1, _I64))
     adj_nbr: np.ndarray = field(default_factory=lambda: np.zeros(0, _I32))
     adj_edge: np.ndarray = field(default_factory=lambda: np.zeros(0, _I32))
-    strongest: np.ndarray = field(default_factory=lambda: np.zeros(0, _I32))
     mention_off: np.ndarray = field(default_factory=lambda: np.zeros(1, _I64))
     mention_chunk: np.ndarray = field(default_factory=lambda: np.zeros(0, _I32))
     mention_start: np.ndarray = field(default_factory=lambda: np.zeros(0, _I64))
@@ -123,7 +121,6 @@ class CompactGraph:
             src=src, dst=dst, count=count, weight=weight, window=[e[2].window for e in edges],
             edge_chunk_off=edge_chunk_off, edge_chunk=edge_chunk, edge_unit_off=edge_unit_off, edge_unit=edge_unit,
             adj_off=adj_off, adj_nbr=adj_nbr, adj_edge=adj_edge,
-            strongest=np.lexsort((dst, src, -count, -weight)).astype(_I32),
             mention_off=mention_off,
             mention_chunk=np.array([m[1] for m in mentions], dtype=_I32),
             mention_start=np.array([m[2] for m in mentions], dtype=_I64),

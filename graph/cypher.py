@@ -4,7 +4,10 @@ Rules: values always travel as parameters (``$rows``, ``$id``, ``$probes`` …);
 statement. The only parts built in Python are fixed vocabulary — labels, relationship types and property names
 from the constants below — and the hop bound of a variable-length pattern, which Cypher cannot parameterise and
 which is validated as a small positive ``int`` first. Loads are ``UNWIND $rows AS row MERGE … SET …`` on stable
-ids, so sending the same rows twice changes nothing.
+ids, so sending the same rows twice changes nothing; ``SET n = row`` replaces every property, so a node ends up as a
+fresh load would write it. What a new graph no longer has is removed by key (``DELETE_*``): the store reads the keys
+it holds (``KEYS``), diffs them against the new graph in Python and deletes the difference — never ``CREATE`` then
+clean up.
 """
 
 from __future__ import annotations
@@ -35,17 +38,17 @@ RETIRED_SCHEMA: tuple[str, ...] = ("DROP INDEX mentioned_in_id IF EXISTS",)
 
 # -- loading: one statement per node / relationship kind, each run once per batch of rows --
 
-MERGE_DOCUMENTS = f"UNWIND $rows AS row MERGE (d:{DOCUMENT} {{doc_id: row.doc_id}}) SET d += row RETURN count(d) AS n"
+MERGE_DOCUMENTS = f"UNWIND $rows AS row MERGE (d:{DOCUMENT} {{doc_id: row.doc_id}}) SET d = row RETURN count(d) AS n"
 MERGE_UNITS = (
-    f"UNWIND $rows AS row MERGE (u:{UNIT} {{unit_id: row.unit_id}}) SET u += row "
+    f"UNWIND $rows AS row MERGE (u:{UNIT} {{unit_id: row.unit_id}}) SET u = row "
     f"WITH u, row MATCH (d:{DOCUMENT} {{doc_id: row.doc_id}}) MERGE (d)-[:{HAS_UNIT}]->(u) RETURN count(u) AS n"
 )
 MERGE_CHUNKS = (
-    f"UNWIND $rows AS row MERGE (c:{CHUNK} {{chunk_id: row.chunk_id}}) SET c += row "
+    f"UNWIND $rows AS row MERGE (c:{CHUNK} {{chunk_id: row.chunk_id}}) SET c = row "
     f"WITH c, row MATCH (u:{UNIT} {{unit_id: row.unit_id}}) MERGE (u)-[:{HAS_CHUNK}]->(c) RETURN count(c) AS n"
 )
 MERGE_ENTITIES = (
-    f"UNWIND $rows AS row MERGE (e:{ENTITY} {{entity_id: row.entity_id}}) SET e += row RETURN count(e) AS n"
+    f"UNWIND $rows AS row MERGE (e:{ENTITY} {{entity_id: row.entity_id}}) SET e = row RETURN count(e) AS n"
 )
 # Relationship rows travel as lists (``row[0]`` …), not maps: the bulk of a load is relationships, and a list of
 # values packs and unpacks at about twice the speed of a map repeating its keys in every row (measured on War and
@@ -77,26 +80,48 @@ MERGE_MENTIONS = (
     f"SET {_set_from_row('m', _M, ('start', 'end', 'text'))} RETURN count(m) AS n"
 )
 
-# -- the naive loader: one MERGE per row, one transaction each; only for the loader benchmark in ``bench/`` --
+# -- removing what a new graph no longer has: read every key, diff in Python, delete the difference by key --
 
-MERGE_ONE_DOCUMENT = f"MERGE (d:{DOCUMENT} {{doc_id: $row.doc_id}}) SET d += $row"
-MERGE_ONE_UNIT = (
-    f"MERGE (u:{UNIT} {{unit_id: $row.unit_id}}) SET u += $row "
-    f"WITH u MATCH (d:{DOCUMENT} {{doc_id: $row.doc_id}}) MERGE (d)-[:{HAS_UNIT}]->(u)"
+#: kind -> the statement returning the keys the server holds, one row per item, in the shape ``graph.sync`` uses.
+KEYS: dict[str, str] = {
+    "documents": f"MATCH (d:{DOCUMENT}) RETURN [d.doc_id] AS key",
+    "units": f"MATCH (u:{UNIT}) RETURN [u.unit_id] AS key",
+    "chunks": f"MATCH (c:{CHUNK}) RETURN [c.chunk_id] AS key",
+    "entities": f"MATCH (e:{ENTITY}) RETURN [e.entity_id] AS key",
+    "relations": f"MATCH (a:{ENTITY})-[:{CO_OCCURS_WITH}]->(b:{ENTITY}) RETURN [a.entity_id, b.entity_id] AS key",
+    # a mention is keyed by its whole identity: re-resolved to another entity it is another relationship
+    "mentions": (
+        f"MATCH (e:{ENTITY})-[m:{MENTIONED_IN}]->(c:{CHUNK}) RETURN [m.mention_id, e.entity_id, c.chunk_id] AS key"
+    ),
+}
+DELETE_MENTIONS = (
+    f"UNWIND $rows AS row MATCH (:{ENTITY} {{entity_id: row[1]}})-[m:{MENTIONED_IN} {{mention_id: row[0]}}]->"
+    f"(:{CHUNK} {{chunk_id: row[2]}}) DELETE m RETURN count(m) AS n"
 )
-MERGE_ONE_CHUNK = (
-    f"MERGE (c:{CHUNK} {{chunk_id: $row.chunk_id}}) SET c += $row "
-    f"WITH c MATCH (u:{UNIT} {{unit_id: $row.unit_id}}) MERGE (u)-[:{HAS_CHUNK}]->(c)"
+DELETE_CO_OCCURRENCES = (
+    f"UNWIND $rows AS row MATCH (:{ENTITY} {{entity_id: row[0]}})-[r:{CO_OCCURS_WITH}]->"
+    f"(:{ENTITY} {{entity_id: row[1]}}) DELETE r RETURN count(r) AS n"
 )
-MERGE_ONE_ENTITY = f"MERGE (e:{ENTITY} {{entity_id: $row.entity_id}}) SET e += $row"
-MERGE_ONE_CO_OCCURRENCE = (
-    f"MATCH (a:{ENTITY} {{entity_id: $src_id}}) MATCH (b:{ENTITY} {{entity_id: $dst_id}}) "
-    f"MERGE (a)-[r:{CO_OCCURS_WITH}]->(b) SET r.count = $count, r.weight = $weight, r.chunk_ids = $chunk_ids, "
-    f"r.unit_ids = $unit_ids, r.window = $window"
+DELETE_DOCUMENTS = f"UNWIND $rows AS row MATCH (d:{DOCUMENT} {{doc_id: row[0]}}) DETACH DELETE d RETURN count(d) AS n"
+DELETE_UNITS = f"UNWIND $rows AS row MATCH (u:{UNIT} {{unit_id: row[0]}}) DETACH DELETE u RETURN count(u) AS n"
+DELETE_CHUNKS = f"UNWIND $rows AS row MATCH (c:{CHUNK} {{chunk_id: row[0]}}) DETACH DELETE c RETURN count(c) AS n"
+DELETE_ENTITIES = (
+    f"UNWIND $rows AS row MATCH (e:{ENTITY} {{entity_id: row[0]}}) DETACH DELETE e RETURN count(e) AS n"
 )
-MERGE_ONE_MENTION = (
-    f"MATCH (e:{ENTITY} {{entity_id: $entity_id}}) MATCH (c:{CHUNK} {{chunk_id: $chunk_id}}) "
-    f"MERGE (e)-[m:{MENTIONED_IN} {{mention_id: $mention_id}}]->(c) SET m.start = $start, m.end = $end, m.text = $text"
+#: kind -> the statement deleting items of that kind by the keys ``KEYS`` returns.
+DELETE: dict[str, str] = {
+    "mentions": DELETE_MENTIONS,
+    "relations": DELETE_CO_OCCURRENCES,
+    "chunks": DELETE_CHUNKS,
+    "units": DELETE_UNITS,
+    "documents": DELETE_DOCUMENTS,
+    "entities": DELETE_ENTITIES,
+}
+# A chunk that moved to another unit (or a unit to another document) keeps its id; MERGE then adds the new
+# structural link beside the old one, which these remove.
+PRUNE_STRUCTURE: tuple[str, ...] = (
+    f"MATCH (d:{DOCUMENT})-[h:{HAS_UNIT}]->(u:{UNIT}) WHERE d.doc_id <> u.doc_id DELETE h RETURN count(h) AS n",
+    f"MATCH (u:{UNIT})-[h:{HAS_CHUNK}]->(c:{CHUNK}) WHERE u.unit_id <> c.unit_id DELETE h RETURN count(h) AS n",
 )
 
 CLEAR = (
@@ -122,13 +147,6 @@ NEIGHBOURS = (
     "r.chunk_ids AS chunk_ids, r.unit_ids AS unit_ids "
     "ORDER BY weight DESC, count DESC, id LIMIT $limit"
 )
-STRONGEST = (
-    f"MATCH (a:{ENTITY})-[r:{CO_OCCURS_WITH}]->(b:{ENTITY}) "
-    "RETURN a.entity_id AS a_id, a.canonical_name AS a_name, a.label AS a_label, "
-    "b.entity_id AS b_id, b.canonical_name AS b_name, b.label AS b_label, r.count AS count, r.weight AS weight, "
-    "r.chunk_ids AS chunk_ids, r.unit_ids AS unit_ids "
-    "ORDER BY weight DESC, count DESC, a_id, b_id LIMIT $limit"
-)
 HOPS = (
     f"UNWIND $pairs AS pair MATCH (a:{ENTITY} {{entity_id: pair[0]}})-[r:{CO_OCCURS_WITH}]-"
     f"(b:{ENTITY} {{entity_id: pair[1]}}) RETURN pair[0] AS u, pair[1] AS v, r.count AS count, r.weight AS weight, "
@@ -147,7 +165,6 @@ MENTIONS = (
     "RETURN c.chunk_id AS chunk_id, c.doc_id AS doc_id, c.unit_id AS unit_id, u.unit_title AS unit_title, "
     "c.start AS start, c.end AS end, c.text AS text, spans"
 )
-COMMUNITY_MEMBERS = f"MATCH (e:{ENTITY}) WHERE e.community = $community RETURN properties(e) AS e"
 TIMELINE_MENTIONS = (
     f"MATCH (:{ENTITY} {{entity_id: $id}})-[:{MENTIONED_IN}]->(c:{CHUNK}) RETURN c.unit_id AS unit_id, count(*) AS n"
 )

@@ -2,17 +2,18 @@
 
 Loading reads the Delta tables with ``deltalake`` (no JVM), validates them into ``GraphData`` and indexes them into
 a ``CompactGraph`` (numpy arrays; see ``graph.compact`` for why not a networkx graph). That takes seconds on a novel,
-so ``from_settings`` caches the ``CompactGraph`` as a pickle under ``<lakehouse>/_cache/`` (or
-``GraphSettings.cache_dir``), keyed by the Delta versions of the tables it reads: a new commit to any of them changes
-the key, the cache is rebuilt and stale files are removed. The cache is our own file inside the lakehouse, so
-unpickling it is trusted; an unreadable one is only a lost speed-up and gets rebuilt.
+so ``from_settings`` caches the ``CompactGraph`` (``graph.cache``: plain arrays, no pickle) under
+``<lakehouse>/_cache/`` (or ``GraphSettings.cache_dir``), keyed by the Delta versions of the tables it reads — the
+versions the last completed run published (``graph.published``), so a run in progress changes nothing here: once
+it is published the key changes, the cache is rebuilt and stale files are removed. An unreadable cache is only a
+lost speed-up and gets rebuilt.
 
 Measured on the shared 2-core box with a synthetic lakehouse of War and Peace size (3,000 entities, 100,000 edges
 with 3 chunk ids each, 10,000 chunks of 1,000 characters, 120,000 mentions; cache file 28 MB):
 ``from_settings`` cold (read + validate + index + write cache) 5.3 s; warm, from the cache, 0.18 s at 269 MB peak
-RSS. Queries, warm: neighbours 0.7 ms, strongest relations 0.2 ms, shortest path 7 ms, mentions 0.2 ms, timeline of
-the busiest entity 27–95 ms, find_entity up to 0.27 s in the worst case where every entity passes the name
-pre-filter (synthetic names sharing their first letters), milliseconds for distinctive names.
+RSS (measured with the pickle cache of cache format 2). Queries, warm: neighbours 0.7 ms, shortest path 7 ms,
+mentions 0.2 ms, timeline of the busiest entity 27–95 ms, find_entity up to 0.27 s in the worst case where every
+entity passes the name pre-filter (synthetic names sharing their first letters), milliseconds for distinctive names.
 """
 
 from __future__ import annotations
@@ -21,9 +22,6 @@ import hashlib
 import heapq
 import json
 import logging
-import os
-import pickle
-import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,7 +30,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from graph import matching, ranking
+from graph import matching, ranking, sync
+from graph.cache import CACHE_FORMAT, cache_name, read_cache, write_cache
 from graph.compact import CompactGraph
 from graph.errors import EntityNotFoundError
 from graph.model import EntityNode, GraphData, table_versions
@@ -53,8 +52,6 @@ from graph.store import TopMetric
 
 logger = logging.getLogger(__name__)
 
-CACHE_FORMAT = 2  # bump when CompactGraph changes shape, so old pickles are ignored
-_CACHE_PREFIX = "graph-"
 
 
 class EmbeddedGraphStore:
@@ -83,14 +80,19 @@ class EmbeddedGraphStore:
             json.dumps({"format": CACHE_FORMAT, "root": str(root.resolve()), "versions": versions}, sort_keys=True)
             .encode()
         ).hexdigest()[:16]
-        cache_file = cache_dir / f"{_CACHE_PREFIX}{key}.pkl"
-        compact = _read_cache(cache_file)
+        cache_file = cache_dir / cache_name(key)
+        compact = read_cache(cache_file)
         if compact is not None:
             store = cls(compact)
             logger.info("graph loaded from cache %s in %.3f s", cache_file, time.perf_counter() - started)
             return store
         store = cls.from_graph(GraphData.from_lakehouse(root))
-        _write_cache(cache_dir, cache_file, store._graph)
+        if table_versions(root) != versions:
+            # A run was published while we read: the graph is the new one, the key names the old one.
+            logger.info("graph loaded from %s in %.3f s (a run was published meanwhile; cache not written)",
+                        root, time.perf_counter() - started)
+            return store
+        write_cache(cache_file, store._graph)
         logger.info("graph loaded from %s in %.3f s (cache written)", root, time.perf_counter() - started)
         return store
 
@@ -107,13 +109,17 @@ class EmbeddedGraphStore:
     # -- loading --
 
     def load(self, graph: GraphData) -> LoadReport:
-        """Upsert ``graph`` by stable ids (the later row wins), then rebuild the compact arrays."""
+        """Hold exactly ``graph`` from now on (``graph.store.GraphWriter``); the report says what changed."""
         started = time.perf_counter()
         held = self._graph.entities or self._graph.chunks or self._graph.documents
-        # merging into an empty GraphData still collapses duplicate ids inside ``graph`` the way MERGE does
-        self._graph = CompactGraph.build(_merge(self.to_graph_data() if held else GraphData(), graph))
+        before = sync.graph_keys(self.to_graph_data()) if held else {}
+        # merging into an empty GraphData collapses duplicate ids inside ``graph`` the way MERGE does
+        self._graph = CompactGraph.build(_merge(GraphData(), graph))
         self._reindex()
-        return _report("embedded", graph, time.perf_counter() - started)
+        change = sync.diff(before, sync.graph_keys(graph))
+        return _report("embedded", graph, time.perf_counter() - started).model_copy(
+            update={"added": change.added, "removed": change.removed_counts()}
+        )
 
     def to_graph_data(self) -> GraphData:
         """Everything the store holds, as ``GraphData``."""
@@ -172,13 +178,6 @@ class EmbeddedGraphStore:
         # neighbour indexes follow id order, so this is: weight desc, count desc, neighbour id
         order = np.lexsort((nbrs, -graph.count[edges], -graph.weight[edges]))[:limit]
         return ranking.sort_neighbours(self._relation(source, int(nbrs[k]), int(edges[k])) for k in order.tolist())
-
-    def strongest_relations(self, limit: int = 10) -> list[Relation]:
-        """The strongest co-occurrences overall."""
-        ranking.check_limit(limit)
-        graph = self._graph
-        top = graph.strongest[:limit].tolist()
-        return ranking.sort_strongest(self._relation(int(graph.src[e]), int(graph.dst[e]), e) for e in top)
 
     def _distances(self, origin: int, cutoff: int) -> np.ndarray:
         """Hop distances from ``origin`` up to ``cutoff`` (-1 beyond), breadth-first over the adjacency arrays."""
@@ -259,10 +258,6 @@ class EmbeddedGraphStore:
             )
         return [self._passage(chunk, spans) for chunk, spans in grouped.items()]
 
-    def community_members(self, community: int) -> list[EntityNode]:
-        """The entities of a community."""
-        return ranking.sort_members(e for e in self._graph.entities if e.community == community)
-
     def top_entities(
         self, *, by: TopMetric = "pagerank", label: str | None = None, limit: int = 10
     ) -> list[EntityNode]:
@@ -327,30 +322,3 @@ def _report(store: str, graph: GraphData, seconds: float) -> LoadReport:
         store=store, entities=len(graph.entities), relations=len(graph.relations), documents=len(graph.documents),
         units=len(graph.units), chunks=len(graph.chunks), mentions=len(graph.mentions), seconds=round(seconds, 3),
     )
-
-
-def _read_cache(cache_file: Path) -> CompactGraph | None:
-    if not cache_file.is_file():
-        return None
-    try:
-        with cache_file.open("rb") as handle:
-            state = pickle.load(handle)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
-        # A truncated or outdated cache is only a lost speed-up: rebuild it from the tables.
-        logger.warning("ignoring unreadable graph cache %s: %s", cache_file, exc)
-        return None
-    return state if isinstance(state, CompactGraph) else None
-
-
-def _write_cache(cache_dir: Path, cache_file: Path, state: CompactGraph) -> None:
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("wb", dir=cache_dir, prefix=".tmp-", delete=False) as handle:
-            pickle.dump(state, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(handle.name, cache_file)  # atomic: a reader never sees half a cache
-        for stale in cache_dir.glob(f"{_CACHE_PREFIX}*.pkl"):
-            if stale != cache_file:
-                stale.unlink(missing_ok=True)
-    except OSError as exc:
-        # A read-only lakehouse still serves queries; it just starts slowly every time.
-        logger.warning("could not write the graph cache to %s: %s", cache_dir, exc)

@@ -30,6 +30,15 @@ class GraphAuthError(GraphStoreError):
         self.user = user
 
 
+class GraphLoadError(GraphStoreError):
+    """Raised when the graph cannot be loaded into a server: one line naming the URI and the user, not the password."""
+
+    def __init__(self, message: str, *, uri: str, user: str) -> None:
+        super().__init__(message)
+        self.uri = uri
+        self.user = user
+
+
 class EntityNotFoundError(GraphStoreError):
     """Raised when no entity matches a name or an id; names the query and the closest candidates, if any."""
 

@@ -5,6 +5,12 @@ colour follows community, edge width follows weight. The layout is networkx's sp
 the same graph always gives the same picture. The HTML page is one self-contained file with an inline SVG (no
 script, no network): open it in any browser; hovering a node or an edge shows its numbers.
 
+Names come from the books and may hold anything. XML 1.0 forbids most control characters (and lone surrogates,
+U+FFFE, U+FFFF) even escaped, so GraphML and GEXF get them replaced by U+FFFD — otherwise networkx and Gephi cannot
+read the file back. Bidi controls are legal XML and stay. The PNG's labels get the same replacement (the font
+renderer refuses lone surrogates) and matplotlib's mathtext (``$…$``) is switched off, so a ``$`` in a name is a
+dollar sign and not a parse error.
+
 matplotlib is imported only by ``draw_png`` (an optional dependency: ``pip install matplotlib``).
 """
 
@@ -12,6 +18,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +34,8 @@ _PALETTE = [  # colour-blind-friendly (Okabe–Ito, then Tol's muted), by commun
     "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499",
 ]
 _OTHER = "#BBBBBB"  # entities without a community (-1)
+# Characters XML 1.0 does not allow (its Char production), escaped or not.
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def community_colour(community: int) -> str:
@@ -56,19 +65,43 @@ def _scalars(values: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def xml_text(value: str) -> str:
+    """``value`` with every character XML 1.0 forbids replaced by U+FFFD."""
+    return _NOT_XML.sub("\ufffd", value)
+
+
+def _xml_safe(graph: nx.Graph) -> nx.Graph:
+    """A copy of ``graph`` whose node ids and string attributes are all legal XML text."""
+    def clean(values: dict[str, Any]) -> dict[str, Any]:
+        return {key: xml_text(v) if isinstance(v, str) else v for key, v in values.items()}
+
+    safe = nx.Graph()
+    safe.add_nodes_from((xml_text(str(n)), clean(attrs)) for n, attrs in graph.nodes(data=True))
+    safe.add_edges_from((xml_text(str(u)), xml_text(str(v)), clean(attrs)) for u, v, attrs in graph.edges(data=True))
+    return safe
+
+
 def write_graphml(graph: GraphData, path: Path) -> Path:
-    """Write the entity graph as GraphML; returns the path."""
+    """Write the entity graph as GraphML; returns the path.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    nx.write_graphml(to_networkx(graph), path)
+    nx.write_graphml(_xml_safe(to_networkx(graph)), path)
     return path
 
 
 def write_gexf(graph: GraphData, path: Path) -> Path:
-    """Write the entity graph as GEXF (Gephi's format); returns the path."""
+    """Write the entity graph as GEXF (Gephi's format); returns the path.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    nx.write_gexf(to_networkx(graph), path)
+    nx.write_gexf(_xml_safe(to_networkx(graph)), path)
     return path
 
 
@@ -131,9 +164,12 @@ def draw_png(graph: GraphData, path: Path, *, top_n: int = 40, title: str = "") 
             linewidths=1.0, zorder=2,
         )
         for n in nodes:
-            axes.annotate(sub.nodes[n].get("canonical_name", n), positions[n], fontsize=8, ha="center", va="bottom",
-                          xytext=(0, 7), textcoords="offset points", zorder=3)
-        axes.set_title(title or f"Top {len(nodes)} entities (size: PageRank, colour: community)")
+            # the font renderer takes no lone surrogates and draws no control characters: the XML-safe text
+            axes.annotate(xml_text(str(sub.nodes[n].get("canonical_name", n))), positions[n], fontsize=8,
+                          ha="center", va="bottom", xytext=(0, 7), textcoords="offset points", zorder=3,
+                          parse_math=False)
+        heading = xml_text(title) or f"Top {len(nodes)} entities (size: PageRank, colour: community)"
+        axes.set_title(heading, parse_math=False)
         axes.set_axis_off()
         axes.margins(0.08)
         path = Path(path)

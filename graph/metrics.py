@@ -9,7 +9,7 @@ PageRank is a weighted power iteration in numpy with networkx's semantics (``alp
 dangling mass spread uniformly, stop when the L1 change < N × 1e-6): ``networkx.pagerank`` itself needs scipy,
 which is not a dependency of this project, and its pure-Python fallback is private (the tests compare against it).
 
-Where the driver stops being the right place — measured with ``python -m graph.metrics <nodes> <edges>`` (random
+Where the driver stops being the right place — measured with ``bench/bench_metrics.py <nodes> <edges>`` (random
 graph with skewed degrees) on the project's 2-core box, shared with other jobs at the time (wall times):
 
 ================  ===========  ========  ===========================  ========
@@ -30,8 +30,6 @@ communities to a graph engine (GraphFrames or Neo4j GDS); this module does not t
 from __future__ import annotations
 
 import logging
-import resource
-import sys
 import time
 
 import networkx as nx
@@ -131,42 +129,3 @@ def compute_metrics(nodes: pd.DataFrame, edges: pd.DataFrame, *, seed: int = LOU
         graph.number_of_nodes(), graph.number_of_edges(), time.perf_counter() - started, len(set(groups.values())),
     )
     return result
-
-
-def _synthetic(n_nodes: int, n_edges: int, seed: int = 7) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A random graph with skewed degrees (for the size measurement in the module docstring)."""
-    rng = np.random.default_rng(seed)
-    ids = np.array([f"ent_{i:07d}" for i in range(n_nodes)])
-    popularity = 1.0 / np.arange(1, n_nodes + 1) ** 0.8
-    popularity /= popularity.sum()
-    a = rng.choice(n_nodes, size=int(n_edges * 1.3), p=popularity)
-    b = rng.integers(0, n_nodes, size=a.size)
-    pairs = pd.DataFrame({"u": np.minimum(a, b), "v": np.maximum(a, b)})
-    pairs = pairs[pairs.u != pairs.v].drop_duplicates().head(n_edges)
-    edges = pd.DataFrame({
-        "src_id": ids[pairs.u.to_numpy()], "dst_id": ids[pairs.v.to_numpy()],
-        "weight": rng.random(len(pairs)), "count": rng.integers(1, 20, len(pairs)),
-    })
-    return pd.DataFrame({"entity_id": ids}), edges
-
-
-def _measure(argv: list[str]) -> int:
-    n_nodes, n_edges = (int(a) for a in argv[:2])
-    nodes, edges = _synthetic(n_nodes, n_edges)
-    t0 = time.perf_counter()
-    graph = build_graph(nodes, edges)
-    t1 = time.perf_counter()
-    pagerank(graph)
-    t2 = time.perf_counter()
-    communities(graph)
-    t3 = time.perf_counter()
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        f"{n_nodes} nodes / {graph.number_of_edges()} edges: build {t1 - t0:.1f} s, pagerank {t2 - t1:.1f} s, "
-        f"louvain {t3 - t2:.1f} s, peak RSS {peak_mb:.0f} MB"
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(_measure(sys.argv[1:]))

@@ -22,6 +22,7 @@ import pyarrow as pa
 from pydantic import BaseModel, Field, TypeAdapter
 
 from graph.errors import GraphDataError
+from graph.published import PublishedRun, open_table, read_published
 
 logger = logging.getLogger(__name__)
 
@@ -214,9 +215,14 @@ class GraphData(BaseModel):
     def from_lakehouse(cls, root: Path) -> GraphData:
         """Read the graph from the Delta tables under ``root`` with ``deltalake`` (no JVM).
 
+        Every table is read at the version the last completed run published (``graph.published``), so a run in
+        progress is never seen half-written; a lakehouse without a manifest is read at the latest versions.
         Raises ``GraphDataError`` naming the table's path when a table is missing or lacks a column.
         """
-        records = {table: read_table(root, table, columns) for table, columns in LAKEHOUSE_TABLES.items()}
+        manifest = read_published(root)
+        records = {
+            table: read_table(root, table, columns, manifest=manifest) for table, columns in LAKEHOUSE_TABLES.items()
+        }
         graph = cls.from_records(
             nodes=records["graph_nodes"],
             edges=records["graph_edges"],
@@ -251,14 +257,17 @@ def missing_table_error(root: Path, table: str, reason: str) -> GraphDataError:
     )
 
 
-def read_table(root: Path, table: str, columns: list[str]) -> list[dict[str, Any]]:
-    """Read ``columns`` of one Delta table as a list of dicts; a missing table or column is a ``GraphDataError``."""
-    from deltalake import DeltaTable
+def read_table(
+    root: Path, table: str, columns: list[str], *, manifest: PublishedRun | None = None
+) -> list[dict[str, Any]]:
+    """Read ``columns`` of one Delta table at its published version as a list of dicts (``manifest``: the one
+    already read, so that every table of one load comes from the same manifest); a missing table or column is a
+    ``GraphDataError``."""
     from deltalake.exceptions import DeltaError, TableNotFoundError
 
     path = table_path(root, table)
     try:
-        delta = DeltaTable(str(path))
+        delta = open_table(root, table, manifest)
     except TableNotFoundError as exc:
         raise missing_table_error(root, table, "not a Delta table") from exc
     present = set(delta.schema().to_arrow().names)
@@ -276,14 +285,15 @@ def read_table(root: Path, table: str, columns: list[str]) -> list[dict[str, Any
 
 
 def table_versions(root: Path) -> dict[str, int]:
-    """The current Delta version of every table the graph reads: the key of the embedded store's cache."""
-    from deltalake import DeltaTable
+    """The Delta version of every table the graph reads — the published one, else the latest: the key of the
+    embedded store's cache, so a run in progress does not change it and its completion does."""
     from deltalake.exceptions import TableNotFoundError
 
+    manifest = read_published(root)
     versions = {}
     for table in LAKEHOUSE_TABLES:
         try:
-            versions[table] = DeltaTable(str(table_path(root, table))).version()
+            versions[table] = open_table(root, table, manifest).version()
         except TableNotFoundError as exc:
             raise missing_table_error(root, table, "not a Delta table") from exc
     return versions

@@ -1,9 +1,11 @@
 """``Neo4jGraphStore``: the ``GraphStore`` on a Neo4j 5 server through the official driver.
 
-Loading is batched ``UNWIND $rows … MERGE`` (``graph.cypher``), ``batch_size`` rows per managed write transaction
-(the driver retries transient failures); ids are stable, so a load repeated after a failure completes the graph
-without duplicating anything. Nodes are merged first, then relationships between nodes found through the
-unique-constraint indexes; relationship rows travel as lists of values, co-occurrences one way round only.
+A load makes the server hold exactly the new graph (``graph.sync``): ``UNWIND $rows … MERGE`` on stable ids
+(``graph.cypher``), then deletion by key of what the new graph no longer has. A small graph is written in one
+transaction; a bigger one in managed write transactions of ``batch_size`` rows (the driver retries transient
+failures); ids are stable, so a load repeated after a failure completes the graph without duplicating anything.
+Nodes are merged first, then relationships between nodes found through the unique-constraint indexes; relationship
+rows travel as lists of values, co-occurrences one way round only.
 Throughput on War and Peace is in ``docs/benchmarks.md`` (``bench/bench_graph.py``).
 
 Queries fetch with Cypher and leave matching and tie-breaks to ``graph.matching`` and ``graph.ranking`` — the same
@@ -27,7 +29,7 @@ from neo4j import Driver, GraphDatabase, ManagedTransaction
 from neo4j import exceptions as neo4j_errors
 from pydantic import BaseModel
 
-from graph import cypher, matching, ranking
+from graph import cypher, matching, ranking, sync
 from graph.errors import EntityNotFoundError, GraphAuthError, GraphStoreError, GraphUnavailableError
 from graph.model import EntityNode, GraphData, UnitNode
 from graph.results import (
@@ -48,6 +50,8 @@ from graph.store import TopMetric
 logger = logging.getLogger(__name__)
 
 _ENTITY_FIELDS = set(EntityNode.model_fields)
+#: One step of a load: what it does (for messages), its statement, and its rows (None: a statement without rows).
+_Step = tuple[str, str, Sequence[Any] | None]
 
 
 def _values(model: BaseModel, columns: Sequence[str]) -> list[Any]:
@@ -138,21 +142,51 @@ class Neo4jGraphStore:
 
     # -- loading --
 
-    def _load_rows(self, kind: str, query: str, rows: Sequence[dict[str, Any] | list[Any]]) -> int:
+    def _held_keys(self) -> dict[str, set[sync.Key]]:
+        """The key of every item the server holds, by kind (``graph.sync``)."""
+        return {
+            kind: {tuple(r["key"]) for r in self._read(f"read the {kind} keys", query)}
+            for kind, query in cypher.KEYS.items()
+        }
+
+    def _load_rows(self, step: _Step) -> int:
+        """Run one step in batches of ``batch_size`` rows, one managed transaction each."""
+        kind, query, rows = step
+        if rows is None:
+            return self._write(kind, query)
         written = 0
         for offset in range(0, len(rows), self._batch_size):
             batch = list(rows[offset : offset + self._batch_size])
-            written += self._write(f"load {kind} rows {offset}..{offset + len(batch) - 1}", query, rows=batch)
-        if written < len(rows):
-            logger.warning("%s: %d of %d rows had no matching end nodes and were skipped", kind,
-                           len(rows) - written, len(rows))
+            written += self._write(f"write {kind} rows {offset}..{offset + len(batch) - 1}", query, rows=batch)
         return written
 
+    def _write_in_one_transaction(self, steps: list[_Step]) -> list[int]:
+        """Run every step in one managed transaction: a reader sees the old graph or the new one, nothing between."""
+
+        def work(tx: ManagedTransaction) -> list[int]:
+            written = []
+            for _, query, rows in steps:
+                record = tx.run(query, {} if rows is None else {"rows": list(rows)}).single()
+                written.append(int(record["n"]) if record else 0)
+            return written
+
+        with self._translated("load the graph"), self._driver.session(database=self._database) as session:
+            return session.execute_write(work)
+
     def load(self, graph: GraphData) -> LoadReport:
-        """Upsert ``graph`` in batches; raises ``GraphUnavailableError`` if the server goes away (rerun to finish)."""
+        """Make the server hold exactly ``graph``, as a load into an empty database would (``graph.sync``).
+
+        Every item is upserted (``UNWIND … MERGE`` on stable ids), then what the server holds beyond ``graph`` is
+        deleted by key. A graph of at most ``batch_size`` rows (counting the deletions) is written in one
+        transaction, so a chat reader never sees it half-loaded; a bigger one in transactions of ``batch_size``
+        rows, upserts first and deletions last, so that while it loads a reader sees old and new items side by side
+        but never misses one that both graphs hold. Raises ``GraphUnavailableError`` if the server goes away: the
+        load is idempotent, rerun it.
+        """
         started = time.perf_counter()
         if not self._schema_ready:
             self.ensure_schema()
+        change = sync.diff(self._held_keys(), sync.graph_keys(graph))
         documents = [
             d.model_dump(exclude={"metadata"}) | {"metadata_json": json.dumps(d.metadata, sort_keys=True)}
             for d in graph.documents
@@ -160,24 +194,47 @@ class Neo4jGraphStore:
         entities = [
             e.model_dump() | {"search_keys": matching.search_keys(e.canonical_name, e.aliases)} for e in graph.entities
         ]
-        self._load_rows("documents", cypher.MERGE_DOCUMENTS, documents)
-        self._load_rows("units", cypher.MERGE_UNITS, [u.model_dump() for u in graph.units])
-        self._load_rows("chunks", cypher.MERGE_CHUNKS, [c.model_dump() for c in graph.chunks])
-        self._load_rows("entities", cypher.MERGE_ENTITIES, entities)
         pairs = [  # MERGE on a directed pattern: always store the pair one way round, src_id < dst_id
             [min(r.src_id, r.dst_id), max(r.src_id, r.dst_id), *_values(r, cypher.CO_OCCURRENCE_COLUMNS[2:])]
             for r in graph.relations
         ]
-        self._load_rows("co-occurrences", cypher.MERGE_CO_OCCURRENCES, pairs)
-        mentions = [_values(m, cypher.MENTION_COLUMNS) for m in graph.mentions]
-        self._load_rows("mentions", cypher.MERGE_MENTIONS, mentions)
+        upserts: list[_Step] = [
+            ("documents", cypher.MERGE_DOCUMENTS, documents),
+            ("units", cypher.MERGE_UNITS, [u.model_dump() for u in graph.units]),
+            ("chunks", cypher.MERGE_CHUNKS, [c.model_dump() for c in graph.chunks]),
+            ("entities", cypher.MERGE_ENTITIES, entities),
+            ("co-occurrences", cypher.MERGE_CO_OCCURRENCES, pairs),
+            ("mentions", cypher.MERGE_MENTIONS, [_values(m, cypher.MENTION_COLUMNS) for m in graph.mentions]),
+        ]
+        removed = {kind: [list(key) for key in keys] for kind, keys in change.removed.items()}
+
+        def deletion(kind: str) -> _Step:
+            return f"delete stale {kind}", cypher.DELETE[kind], removed[kind]
+
+        # relationships before the nodes they hang on; DETACH DELETE of a node takes what is left on it anyway
+        steps = [
+            *upserts, deletion("mentions"), deletion("relations"),
+            *[("prune moved structure", query, None) for query in cypher.PRUNE_STRUCTURE],
+            deletion("chunks"), deletion("units"), deletion("documents"), deletion("entities"),
+        ]
+        steps = [step for step in steps if step[2] is None or step[2]]
+        rows = sum(len(step[2] or ()) for step in steps)
+        if rows <= self._batch_size:
+            written = self._write_in_one_transaction(steps)
+        else:
+            written = [self._load_rows(step) for step in steps]
+        for (kind, _, sent), n in zip(steps, written, strict=True):
+            if sent and not kind.startswith("delete") and n < len(sent):
+                logger.warning("%s: %d of %d rows had no matching end nodes and were skipped", kind, len(sent) - n,
+                               len(sent))
         seconds = time.perf_counter() - started
-        logger.info("loaded %d entities and %d relations into Neo4j at %s in %.1f s",
-                    len(graph.entities), len(graph.relations), self._uri, seconds)
+        logger.info("loaded %d entities and %d relations into Neo4j at %s in %.1f s (removed %s)",
+                    len(graph.entities), len(graph.relations), self._uri, seconds, change.removed_counts())
         return LoadReport(
             store="neo4j", entities=len(graph.entities), relations=len(graph.relations),
             documents=len(graph.documents), units=len(graph.units), chunks=len(graph.chunks),
-            mentions=len(graph.mentions), seconds=round(seconds, 3),
+            mentions=len(graph.mentions), seconds=round(seconds, 3), added=change.added,
+            removed=change.removed_counts(),
         )
 
     def clear(self) -> None:
@@ -226,19 +283,6 @@ class Neo4jGraphStore:
         return ranking.sort_neighbours(
             Relation(
                 source=source, target=EntityRef(entity_id=r["id"], canonical_name=r["name"], label=r["label"]),
-                count=r["count"], weight=r["weight"], chunk_ids=r["chunk_ids"], unit_ids=r["unit_ids"],
-            )
-            for r in rows
-        )
-
-    def strongest_relations(self, limit: int = 10) -> list[Relation]:
-        """The strongest co-occurrences overall."""
-        ranking.check_limit(limit)
-        rows = self._read("list the strongest relations", cypher.STRONGEST, limit=limit)
-        return ranking.sort_strongest(
-            Relation(
-                source=EntityRef(entity_id=r["a_id"], canonical_name=r["a_name"], label=r["a_label"]),
-                target=EntityRef(entity_id=r["b_id"], canonical_name=r["b_name"], label=r["b_label"]),
                 count=r["count"], weight=r["weight"], chunk_ids=r["chunk_ids"], unit_ids=r["unit_ids"],
             )
             for r in rows
@@ -293,11 +337,6 @@ class Neo4jGraphStore:
             )
             for r in rows
         ]
-
-    def community_members(self, community: int) -> list[EntityNode]:
-        """The entities of a community."""
-        rows = self._read("list community members", cypher.COMMUNITY_MEMBERS, community=community)
-        return ranking.sort_members(self._node(r["e"]) for r in rows)
 
     def top_entities(
         self, *, by: TopMetric = "pagerank", label: str | None = None, limit: int = 10

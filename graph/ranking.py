@@ -3,9 +3,7 @@
 Stores may fetch in any order (Cypher ``ORDER BY`` is used only to cut work); the final order is always made here:
 
 - neighbours: weight desc, count desc, neighbour id asc
-- strongest relations: weight desc, count desc, (src_id, dst_id) asc
 - top entities: the metric desc (``pagerank``, ``degree`` or ``mention_count``), entity id asc
-- community members: pagerank desc, entity id asc
 - shortest path: fewest hops; among those the highest total weight (summed as exact fractions, so the float does
   not depend on summation order), then the lexically smallest list of entity ids from ``a`` to ``b``
 - mentions: chunks in book order (doc id, chunk index), mentions inside a chunk by start offset
@@ -59,19 +57,9 @@ def sort_neighbours(relations: Iterable[Relation]) -> list[Relation]:
     return sorted(relations, key=lambda r: (-r.weight, -r.count, r.target.entity_id))
 
 
-def sort_strongest(relations: Iterable[Relation]) -> list[Relation]:
-    """Strongest relations in answer order (``source`` is the pair's ``src_id``)."""
-    return sorted(relations, key=lambda r: (-r.weight, -r.count, r.source.entity_id, r.target.entity_id))
-
-
 def sort_top(entities: Iterable[EntityNode], field: str) -> list[EntityNode]:
     """Entities by a metric field desc, then id."""
     return sorted(entities, key=lambda e: (-getattr(e, field), e.entity_id))
-
-
-def sort_members(entities: Iterable[EntityNode]) -> list[EntityNode]:
-    """Community members in answer order."""
-    return sorted(entities, key=lambda e: (-e.pagerank, e.entity_id))
 
 
 def sort_related(counts: Iterable[RelatedCount]) -> list[RelatedCount]:

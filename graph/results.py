@@ -134,3 +134,6 @@ class LoadReport(BaseModel):
     chunks: int
     mentions: int
     seconds: float
+    # What the load changed, by kind (``graph.sync.KINDS``): items new to the store, and items it no longer has.
+    added: dict[str, int] = Field(default_factory=dict)
+    removed: dict[str, int] = Field(default_factory=dict)

@@ -1,9 +1,11 @@
-"""The ``GraphStore`` protocol: the queries the chat tools run against the entity graph.
+"""The graph store protocols: ``GraphReader`` (the queries the chat tools run) and ``GraphWriter`` (loading).
 
 Platform context (``spec/platform-tools.md``, R-NER-1): the graph built by the ingestion side is what the chat-side
-retrieval tools query; both stores — ``EmbeddedGraphStore`` (networkx, the default) and ``Neo4jGraphStore`` — implement
-this protocol and must give the same answer to every query for the same loaded graph. Name matching lives in
-``graph.matching`` and every ordering / tie-break rule in ``graph.ranking``; stores only fetch.
+retrieval tools query; both stores — ``EmbeddedGraphStore`` (numpy arrays, the default) and ``Neo4jGraphStore`` —
+implement ``GraphStore`` (reader and writer) and must give the same answer to every query for the same loaded graph.
+The chat side needs only a ``GraphReader``; the ingestion side (the pipeline's ``neo4j`` stage, ``csillag graph
+load``) only a ``GraphWriter``. Name matching lives in ``graph.matching`` and every ordering / tie-break rule in
+``graph.ranking``; stores only fetch. The contract suite any store can be checked with is ``graph.testing``.
 
 Errors: an unknown entity id raises ``EntityNotFoundError``; an invalid argument (a ``limit`` < 1, an unknown
 ``top_entities`` metric) raises ``GraphStoreError`` naming the value and the valid options; server trouble raises
@@ -24,7 +26,7 @@ TopMetric = Literal["pagerank", "degree", "mentions"]
 
 
 @runtime_checkable
-class GraphStore(Protocol):
+class GraphReader(Protocol):
     """A loaded entity graph that answers the chat tools' queries (R-NER-1); see the module docstring for rules."""
 
     def find_entity(self, name: str, *, label: str | None = None, limit: int = 5) -> EntityMatch:
@@ -42,20 +44,12 @@ class GraphStore(Protocol):
         """The entity's co-occurrences, strongest first (weight, then count, then neighbour id)."""
         ...
 
-    def strongest_relations(self, limit: int = 10) -> list[Relation]:
-        """The strongest co-occurrences of the whole graph (weight, count, then ids)."""
-        ...
-
     def shortest_path(self, a_id: str, b_id: str, *, max_hops: int = 4) -> PathResult | None:
         """A shortest path of at most ``max_hops`` hops with the evidence of each hop, or None if there is none."""
         ...
 
     def mentions(self, entity_id: str, *, limit: int = 20) -> list[Passage]:
         """The first ``limit`` chunks (book order) mentioning the entity, with the mentions' offsets and text."""
-        ...
-
-    def community_members(self, community: int) -> list[EntityNode]:
-        """The entities of a community, by pagerank desc then id; empty for an unknown community."""
         ...
 
     def top_entities(
@@ -72,8 +66,19 @@ class GraphStore(Protocol):
         """Sizes of the loaded graph."""
         ...
 
+    def close(self) -> None:
+        """Release connections and resources; the store is unusable afterwards."""
+        ...
+
+
+@runtime_checkable
+class GraphWriter(Protocol):
+    """Where the ingestion side writes the graph (R-NER-1); see the module docstring."""
+
     def load(self, graph: GraphData) -> LoadReport:
-        """Load (upsert) a graph; loading the same graph twice changes nothing."""
+        """Make the store hold exactly ``graph``, as a load into an empty store would: items are upserted by stable
+        ids and what ``graph`` no longer has is removed (``graph.sync``); loading the same graph twice changes
+        nothing. The report says what was added and removed."""
         ...
 
     def clear(self) -> None:
@@ -83,3 +88,8 @@ class GraphStore(Protocol):
     def close(self) -> None:
         """Release connections and resources; the store is unusable afterwards."""
         ...
+
+
+@runtime_checkable
+class GraphStore(GraphReader, GraphWriter, Protocol):
+    """A store that is both: what ``EmbeddedGraphStore`` and ``Neo4jGraphStore`` implement."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import platform
 from datetime import UTC, datetime
 from importlib import metadata
@@ -17,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from graph.files import atomic_write_text
 
 logger = logging.getLogger(__name__)
 
@@ -81,9 +82,7 @@ class MarkerStore:
         """Write the marker atomically: a reader sees the old file, no file, or the whole new one."""
         path = self.path(marker.stage)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{MARKER_FILE}.{os.getpid()}.tmp")
-        tmp.write_text(marker.model_dump_json(indent=2), encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write_text(path, marker.model_dump_json(indent=2))
 
     def started_config(self, stage: str) -> str | None:
         """The config fingerprint of the last attempt that started the stage (finished or not)."""
@@ -96,9 +95,7 @@ class MarkerStore:
         """Record which settings the tables are being written with, so a crashed attempt can be resumed."""
         path = self.root / stage / STARTED_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{STARTED_FILE}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"run_id": run_id, "config_fingerprint": config_fingerprint}), encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write_text(path, json.dumps({"run_id": run_id, "config_fingerprint": config_fingerprint}))
 
     def clear(self, stage: str) -> None:
         """Remove the stage's marker before its work starts, so a crash cannot leave a stale one behind."""

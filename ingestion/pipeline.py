@@ -17,6 +17,7 @@ from ingestion.stages.entities import EntitiesStage
 from ingestion.stages.graph import GraphStage
 from ingestion.stages.index import IndexStage
 from ingestion.stages.mentions import MentionsStage
+from ingestion.stages.neo4j import Neo4jStage
 from tools.ingestion import STAGE_NAMES as CONTRACT_STAGE_NAMES
 from tools.ingestion import StageReport
 
@@ -30,6 +31,7 @@ STAGES: tuple[type[Stage], ...] = (
     EntitiesStage,
     CooccurrencesStage,
     GraphStage,
+    Neo4jStage,
 )
 STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in STAGES)
 if STAGE_NAMES != CONTRACT_STAGE_NAMES:  # the contract's list is what the API validates against

@@ -18,8 +18,24 @@ from ingestion.errors import IngestionError
 
 logger = logging.getLogger(__name__)
 
+# Content checks (this module), then reading and scanning (ingestion.records, ingestion.scan) and the documents
+# stage's duplicate-id rule. docs/tables.md lists exactly these.
 REJECT_REASONS: frozenset[str] = frozenset(
-    {"binary", "undecodable", "empty", "line_too_long", "wrong_language", "too_large"}
+    {
+        "binary",
+        "undecodable",
+        "empty",
+        "line_too_long",
+        "wrong_language",
+        "too_large",
+        "unreadable",
+        "outside_allowed_roots",
+        "symlink_loop",
+        "malformed_json",
+        "missing_id",
+        "text_not_string",
+        "duplicate_id",
+    }
 )
 
 

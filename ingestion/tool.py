@@ -6,6 +6,11 @@ A domain subclass sets class attributes (``name``, ``language``, ``spacy_model``
 through the protected setters (R-PLUG-2). ``execute_ingestion`` is idempotent through the stage markers (R-ING-2) and
 never raises: every failure is logged with its stage and cause and returned as a ``failed``/``partial`` result
 (R-ING-3). The chat methods are the contract's stubs (R-ING-4).
+
+A run owns the lakehouse it writes: it takes ``ingestion.lock.LakehouseLock`` before its first stage (a lakehouse
+held by another run gives a ``busy`` result naming the holder, after waiting ``request.wait_seconds``) and releases
+it at the end, failed or not. A run that completed publishes its table versions (``ingestion.publish``): readers see
+the tables only as the last completed run left them.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ingestion.context import DomainSpec, RunContext
 from ingestion.errors import IngestionError
+from ingestion.lock import LakehouseBusyError, LakehouseLock
 from ingestion.nlp import NlpSpec
 from ingestion.progress import LoggingProgress, ProgressReporter
 from settings.config import CsillagSettings, load_settings
@@ -28,6 +34,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from ingestion.chunking import UnitPatterns
+    from ingestion.stage import Stage
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +125,9 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         run_id = request.run_id or time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
         try:
             return self._execute(request, run_id)
+        except LakehouseBusyError as exc:  # not a failure of this run: it did not start
+            logger.warning("ingestion run %s not started: %s", run_id, exc)
+            return IngestionResult(run_id=run_id, status="busy", reason=str(exc))
         except Exception as exc:  # noqa: BLE001 - R-ING-3: nothing may escape to the ingestion pipeline
             stage = exc.stage if isinstance(exc, IngestionError) else None
             # Our own errors explain themselves; anything else gets its traceback in the log.
@@ -133,8 +143,8 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             return IngestionResult(run_id=run_id, status="failed", reason=reason, stages=reports)
 
     def _execute(self, request: IngestionRequest, run_id: str) -> IngestionResult:
-        from ingestion.lakehouse import Lakehouse
-        from ingestion.pipeline import run_stages, select_stages
+        from ingestion.pipeline import select_stages
+        from ingestion.publish import ensure_baseline
         from ingestion.spark import get_spark
 
         settings = self._require_settings()
@@ -144,7 +154,23 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             from ingestion.nlp import resolve_model_name
 
             resolve_model_name(domain.nlp.model)
-        spark = self._spark or get_spark(settings.spark)
+        # Locked before Spark starts: a busy lakehouse is reported in a second, not after the JVM's start-up.
+        lock = LakehouseLock(
+            settings.lakehouse.root, run_id=run_id, tool=self.get_name(), wait_seconds=request.wait_seconds
+        )
+        with lock:
+            ensure_baseline(lock.root)
+            spark = self._spark or get_spark(settings.spark)
+            return self._run_locked(request, run_id, stages, domain, spark)
+
+    def _run_locked(
+        self, request: IngestionRequest, run_id: str, stages: list[Stage], domain: DomainSpec, spark: SparkSession
+    ) -> IngestionResult:
+        from ingestion.lakehouse import Lakehouse
+        from ingestion.pipeline import STAGE_NAMES, run_stages
+        from ingestion.publish import publish
+
+        settings = self._require_settings()
         lakehouse = Lakehouse(settings.lakehouse.root, spark)
         lakehouse.check_writable()
         ctx = RunContext(
@@ -173,6 +199,9 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             status, reason = "partial", f"{rejects} document(s) rejected; see the rejects table"
         else:
             status, reason = "succeeded", None
+        if status != "failed":
+            whole = [stage.name for stage in stages] == list(STAGE_NAMES)
+            publish(ctx, stages, tool=self.get_name(), whole_pipeline=whole)
         return IngestionResult(
             run_id=run_id, status=status, reason=reason, stages=outcome.reports, counts=counts, rejects=rejects
         )

@@ -16,7 +16,7 @@ from typing import Any
 import click
 import httpx
 
-from jobs.cli_support import EXIT_FAILED, EXIT_UNAVAILABLE, Group, fail
+from tools.cli import EXIT_FAILED, EXIT_UNAVAILABLE, EXIT_USAGE, Group, fail
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ class ApiClient:
                 detail = response.json().get("detail") or response.reason_phrase
             except ValueError:
                 detail = response.text[:200] or response.reason_phrase
-            code = 2 if response.status_code == 422 else EXIT_UNAVAILABLE
+            code = EXIT_USAGE if response.status_code == 422 else EXIT_UNAVAILABLE
             fail(f"the API answered {response.status_code}: {detail}", code)
         return response.json()
 

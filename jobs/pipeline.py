@@ -1,22 +1,20 @@
-"""Entry point: the whole ingestion pipeline.
-
-documents → chunks → index → mentions → entities → cooccurrences → graph.
+"""``jobs/pipeline.py``: the ``csillag pipeline`` command as a script, for ``spark-submit`` (``spark-submit.sh
+pipeline …``) and ``python -m jobs.pipeline``. Every stage that is not up to date:
+documents → chunks → index → mentions → entities → cooccurrences → graph → neo4j.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
-from jobs.common import base_parser, run_job
+from jobs.cli_ingest import pipeline
+from tools.cli import run
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run every stage that is not already up to date; see ``jobs.common`` for the exit codes."""
-    parser = base_parser("Ingest documents into the csillag lakehouse: every stage, skipping those up to date.")
-    parser.add_argument("--stages", help="comma-separated subset of stages to run, in pipeline order")
-    args = parser.parse_args(argv)
-    stages = [s.strip() for s in args.stages.split(",") if s.strip()] if args.stages else None
-    return run_job(args, stages)
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``csillag pipeline`` with ``argv`` (default ``sys.argv[1:]``); the exit codes are the command's."""
+    return run(pipeline, argv, prog_name="csillag pipeline")
 
 
 if __name__ == "__main__":

@@ -1,22 +1,18 @@
-"""Entry point: one stage of the pipeline (what Airflow runs task by task). ``python -m jobs.stage STAGE INPUT…``."""
+"""``jobs/stage.py``: the ``csillag stage STAGE INPUT…`` command as a script, for ``spark-submit`` (``spark-submit.sh
+stage …``, the Airflow DAG's tasks) and ``python -m jobs.stage``."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
-from jobs.common import EXIT_USAGE, base_parser, run_job
+from jobs.cli_ingest import stage
+from tools.cli import run
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run a single stage; an unknown stage name fails listing the valid ones."""
-    from ingestion.pipeline import STAGE_NAMES
-
-    parser = base_parser("Run one csillag ingestion stage (its upstream stages must be done).", with_stage=True)
-    args = parser.parse_args(argv)
-    if args.stage not in STAGE_NAMES:
-        print(f"csillag: unknown stage {args.stage!r}; valid stages: {', '.join(STAGE_NAMES)}", file=sys.stderr)
-        return EXIT_USAGE
-    return run_job(args, [args.stage])
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``csillag stage`` with ``argv`` (default ``sys.argv[1:]``); an unknown stage fails listing the valid ones."""
+    return run(stage, argv, prog_name="csillag stage")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,10 @@
-"""What ``csillag status`` reports about a lakehouse: every stage's ``_SUCCESS`` marker and every table's size.
+"""What ``csillag status`` reports about a lakehouse: the published run, the run writing it now (if any), every
+stage's ``_SUCCESS`` marker and every table's size.
 
-Reads the marker files and the Delta logs only (delta-rs, no Spark), so it answers at once, even mid-run.
+Readers see the lakehouse as the last completed run published it (``graph.published``): the stage markers and table
+sizes shown are those of the published run, not the half-written state of a run in progress, which is shown apart
+from its lock (``ingestion.lock``). A lakehouse without a manifest is shown at its latest versions. Reads the marker
+files, the manifest, the lock and the Delta logs only (delta-rs, no Spark), so it answers at once, even mid-run.
 """
 
 from __future__ import annotations
@@ -9,6 +13,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from graph.published import PublishedRun, open_table, read_published
+from ingestion.errors import LakehouseError
+from ingestion.lock import is_stale, read_holder
 from ingestion.markers import MarkerStore
 from ingestion.pipeline import STAGE_NAMES
 from jobs.summary import TABLES, summarize
@@ -16,32 +23,56 @@ from jobs.summary import TABLES, summarize
 logger = logging.getLogger(__name__)
 
 
-def table_rows(root: Path) -> dict[str, int | None]:
-    """Rows per table of ``jobs.summary.TABLES``; None for a table not written yet."""
-    from deltalake import DeltaTable
+def table_rows(root: Path, manifest: PublishedRun | None = None) -> dict[str, int | None]:
+    """Rows per table of ``jobs.summary.TABLES`` at the published versions; None for a table not published."""
     from deltalake.exceptions import TableNotFoundError
 
     rows: dict[str, int | None] = {}
     for table in TABLES:
         try:
-            rows[table] = DeltaTable(str(root / table)).to_pyarrow_dataset().count_rows()
+            rows[table] = open_table(root, table, manifest).to_pyarrow_dataset().count_rows()
         except TableNotFoundError:
             rows[table] = None
     return rows
 
 
-def lakehouse_status(root: Path) -> dict[str, Any]:
-    """``{"lakehouse", "stages": {stage: marker dict | None}, "tables": {table: rows | None}}``, stages in order."""
+def running_run(root: Path) -> dict[str, Any] | None:
+    """The lock's holder with ``stale`` (its process is gone) and the stages it has finished so far; None if the
+    lakehouse is not locked."""
+    try:
+        holder = read_holder(root)
+    except LakehouseError as exc:
+        return {"error": str(exc)}
+    if holder is None:
+        return None
     markers = MarkerStore(root)
-    stages: dict[str, Any] = {}
-    for stage in STAGE_NAMES:
-        marker = markers.read(stage)
-        stages[stage] = marker.model_dump() if marker is not None else None
-    return {"lakehouse": str(root.resolve()), "stages": stages, "tables": table_rows(root)}
+    done = [stage for stage in STAGE_NAMES if (m := markers.read(stage)) is not None and m.run_id == holder.run_id]
+    return holder.model_dump() | {"stale": is_stale(holder), "stages_done": done}
+
+
+def lakehouse_status(root: Path) -> dict[str, Any]:
+    """``{"lakehouse", "published", "running", "stages": {stage: marker dict | None}, "tables": {table: rows |
+    None}}``, stages in order; ``stages`` and ``tables`` as published (latest without a manifest)."""
+    manifest = read_published(root)
+    if manifest is not None:
+        stages = {stage: manifest.markers.get(stage) for stage in STAGE_NAMES}
+        published = manifest.model_dump(include={"run_id", "tool", "finished_at", "tables", "index_files"})
+    else:
+        markers = MarkerStore(root)
+        stages = {stage: (m.model_dump(mode="json") if (m := markers.read(stage)) else None) for stage in STAGE_NAMES}
+        published = None
+    return {
+        "lakehouse": str(root.resolve()),
+        "published": published,
+        "running": running_run(root),
+        "stages": stages,
+        "tables": table_rows(root, manifest),
+    }
 
 
 def render_status(report: dict[str, Any], root: Path, top: int = 10) -> str:
-    """The stage table, then ``jobs.summary``'s table sizes, top entities and strongest relations."""
+    """The stage table, the published and the running run, then ``jobs.summary``'s table sizes, top entities and
+    strongest relations (as published)."""
     lines = [f"{'stage':<15}{'state':<9}{'finished':<27}{'run':<26}counts"]
     for stage, marker in report["stages"].items():
         if marker is None:
@@ -50,5 +81,28 @@ def render_status(report: dict[str, Any], root: Path, top: int = 10) -> str:
         counts = ", ".join(f"{k}={v}" for k, v in marker["counts"].items())
         lines.append(f"{stage:<15}{'done':<9}{marker['finished_at']:<27}{marker['run_id']:<26}{counts}")
     done = sum(marker is not None for marker in report["stages"].values())
-    lines += [f"{done}/{len(report['stages'])} stages done", "", summarize(root, top)]
+    lines += [f"{done}/{len(report['stages'])} stages done", *run_lines(report), "", summarize(root, top)]
     return "\n".join(lines)
+
+
+def run_lines(report: dict[str, Any]) -> list[str]:
+    """``published: …`` and ``running: …``, one line each."""
+    published, running = report.get("published"), report.get("running")
+    if published is None:
+        lines = ["published: no manifest (lakehouse written before publishing): the latest versions are shown"]
+    elif published["run_id"] is None:
+        lines = [f"published: the tables as found on {published['finished_at']} (no run completed since)"]
+    else:
+        lines = [f"published: run {published['run_id']} ({published['tool']}), finished {published['finished_at']}"]
+    if running is None:
+        lines.append("running: —")
+    elif "error" in running:
+        lines.append(f"running: {running['error']}")
+    else:
+        state = "STALE, its process is gone: the next run takes it over" if running["stale"] else "running"
+        done = ", ".join(running["stages_done"]) or "none yet"
+        lines.append(
+            f"running: run {running['run_id']} ({running['tool']}, pid {running['pid']} on host {running['host']} "
+            f"since {running['started_at']}; {state}); stages done: {done}"
+        )
+    return lines

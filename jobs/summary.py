@@ -1,29 +1,40 @@
 """Prints what a lakehouse holds: table sizes, the entity-resolution score against the gold list (when the entities
 stage made one), the main entities and the strongest relations.
 
-Reads the Delta tables with delta-rs (no Spark), so it is instant after a run: ``python -m jobs.summary LAKEHOUSE``.
+Reads the Delta tables with delta-rs (no Spark), so it is instant after a run: ``csillag summary LAKEHOUSE``, or
+``python -m jobs.summary LAKEHOUSE`` (the same command).
 """
 
 from __future__ import annotations
 
-import argparse
+import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import click
+
+from tools.cli import Command, fail, run
+
+logger = logging.getLogger(__name__)
 
 TABLES = ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph_nodes", "rejects")
 
 
 def summarize(lake: Path, top: int = 10) -> str:
-    """The summary as text; a missing table is reported, not raised."""
-    from deltalake import DeltaTable
+    """The summary as text, of the tables as the last completed run published them; a missing table is reported,
+    not raised."""
     from deltalake.exceptions import TableNotFoundError
+
+    from graph.published import open_table, read_published
 
     lines = [f"lakehouse {lake.resolve()}", ""]
     frames = {}
+    manifest = read_published(lake)
     for table in TABLES:
         try:
-            frames[table] = DeltaTable(str(lake / table)).to_pandas()
+            frames[table] = open_table(lake, table, manifest).to_pandas()
             lines.append(f"  {table:<15}{len(frames[table]):>8} rows")
         except TableNotFoundError:
             lines.append(f"  {table:<15}{'—':>8} (not written yet)")
@@ -67,17 +78,24 @@ def _gold_report(lake: Path) -> dict[str, Any] | None:
     return marker.details.get("gold") if marker is not None else None
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m jobs.summary LAKEHOUSE [--top N]``."""
-    parser = argparse.ArgumentParser(description="Summarise a csillag lakehouse.")
-    parser.add_argument("lakehouse", type=Path)
-    parser.add_argument("--top", type=int, default=10)
-    args = parser.parse_args(argv)
-    if not args.lakehouse.exists():
-        print(f"csillag: lakehouse {args.lakehouse} does not exist; run the pipeline first", file=sys.stderr)
-        return 2
-    print(summarize(args.lakehouse, args.top))
-    return 0
+@click.command("summary", cls=Command)
+@click.argument("lakehouse", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Entities and relations listed.")
+def summary(lakehouse: Path, top: int) -> None:
+    """What LAKEHOUSE holds as its last completed run published it: table sizes, the score against the gold list,
+    the main entities and the strongest relations. Reads Delta with delta-rs (no Spark), so it answers at once.
+
+    Exit code 2 when LAKEHOUSE does not exist.
+    """
+    if not lakehouse.exists():
+        fail(f"lakehouse {lakehouse} does not exist; run the pipeline first")
+    click.echo(summarize(lakehouse, top))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m jobs.summary LAKEHOUSE [--top N]``: the ``csillag summary`` command."""
+    return run(summary, argv, prog_name="csillag summary")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,9 @@ class OrchestratorSettings(BaseModel):
     clarification_ttl_s: float = Field(default=900.0, gt=0, description="How long a clarification question waits.")
     max_clarification_rounds: int = Field(default=3, ge=1, le=20, description="Questions per tool per request.")
     max_sessions: int = Field(default=10_000, ge=1, description="Open clarification sessions kept at most.")
-    routed_tool_priority: int = Field(default=1, ge=1, description="Group in which LLM-routed ChatbotTools run.")
+    # Below Java's Integer.MAX_VALUE (2147483647, tools.contracts.PRIORITY_MAX): that slot is the fallback's.
+    routed_tool_priority: int = Field(default=1, ge=1, le=2147483646,
+                                      description="Group in which LLM-routed ChatbotTools run (1..2147483646).")
     router_min_score: float = Field(default=0.15, ge=0, le=1, description="Offline router: lowest score activating.")
     max_subtasks: int = Field(default=64, ge=1, description="Sub-steps one agent coordinator may plan.")
     answer_max_quotes: int = Field(default=5, ge=1, description="Extractive composer: passages quoted at most.")

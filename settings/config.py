@@ -15,11 +15,12 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from graph.settings import GraphSettings, Neo4jSettings
 from settings.chat import LlmSettings, OrchestratorSettings, RetrievalSettings
+from settings.environment import environment_json_error, warn_unknown_variables
 from settings.errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -31,6 +32,9 @@ DEFAULT_CONFIG_FILE = PROJECT_ROOT / "conf" / "csillag.toml"
 SECRET_FIELDS = {("neo4j", "password"), ("llm", "api_key"), ("api", "api_key")}
 
 _MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://[^\s]+|yarn|k8s://[^\s]+)$")
+# What the JVM's -Xmx and Spark's *.memory settings accept: a whole number, optionally with a unit (b, k, m, g, t, p).
+MEMORY_RE = re.compile(r"^[1-9][0-9]*([kmgtp]b?|b)?$", re.IGNORECASE)
+MEMORY_ACCEPTED = "a whole number with a unit, e.g. 512m or 2g"
 
 
 class LakehouseSettings(BaseModel):
@@ -39,6 +43,12 @@ class LakehouseSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     root: Path = Field(default=Path("lakehouse"), description="Folder (or URI) under which every table is written.")
+    retention_hours: int = Field(
+        default=168,
+        ge=0,
+        description="`csillag vacuum` deletes data files that no table version of the last N hours needs; older "
+        "versions can then no longer be read (time travel). Delta's default: 168 (7 days).",
+    )
 
 
 class SparkSettings(BaseModel):
@@ -64,6 +74,14 @@ class SparkSettings(BaseModel):
                 f"unknown Spark master {value!r}; accepted: local, local[N], local[*], spark://HOST:PORT, yarn, "
                 "k8s://HOST:PORT"
             )
+        return value
+
+    @field_validator("driver_memory")
+    @classmethod
+    def _check_memory(cls, value: str) -> str:
+        # checked here: a bad size otherwise stops the JVM before pyspark can say why (JAVA_GATEWAY_EXITED)
+        if not MEMORY_RE.match(value):
+            raise ValueError(f"not a memory size; accepted: {MEMORY_ACCEPTED}")
         return value
 
 
@@ -107,11 +125,25 @@ class IngestionSettings(BaseModel):
     max_document_bytes: int = Field(default=50_000_000, ge=1)
     max_line_chars: int = Field(default=100_000, ge=100)
     check_language: bool = True
+    allowed_roots: list[Path] | None = Field(
+        default=None,
+        description="Folders every input file must resolve into (symlinks followed); a file that resolves elsewhere "
+        "is rejected (outside_allowed_roots), never read. None = no confinement. API runs set it to api.allowed_roots.",
+    )
     tool: str | None = Field(
         default=None,
         description="Registered name of the ingestion tool that builds this lakehouse (jobs' default --tool, and "
         "the one wired to the domain's chat tools); None = ner_ingestion for jobs, the domain's own for chat.",
     )
+
+    @field_validator("chunk_min_chars")
+    @classmethod
+    def _check_chunk_sizes(cls, value: int, info: ValidationInfo) -> int:
+        # checked here: the chunks stage would find it only after the documents table was written
+        top = info.data.get("chunk_max_chars")
+        if top is not None and value > top:
+            raise ValueError(f"must not exceed ingestion.chunk_max_chars ({top})")
+        return value
 
 
 class ApiSettings(BaseModel):
@@ -137,6 +169,9 @@ class ApiSettings(BaseModel):
     )
     max_body_bytes: int = Field(default=1_000_000, ge=1024, description="Larger request bodies are refused (413).")
     max_concurrent_runs: int = Field(default=1, ge=1, description="Ingestion runs executing at once; others queue.")
+    max_queued_runs: int = Field(
+        default=20, ge=1, description="Runs waiting to execute at most; POST /runs beyond it is refused (429)."
+    )
     max_concurrent_tasks: int = Field(default=4, ge=1, description="Async tasks running at once; others queue.")
 
 
@@ -168,7 +203,11 @@ class _KnownEnvSource(PydanticBaseSettingsSource):
         return self._env.get_field_value(field, field_name)
 
     def __call__(self) -> dict[str, Any]:
-        return _known(self._env(), self.settings_cls)
+        try:
+            data = self._env()
+        except SettingsError as exc:  # names only the section ("api"); find the variable and say what it needs
+            raise environment_json_error(self.settings_cls) or ConfigError(str(exc)) from None
+        return _known(data, self.settings_cls)
 
 
 def _known(data: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
@@ -264,7 +303,7 @@ def _describe(error: Any) -> str:
     shown = "" if isinstance(value, dict) else f" = {value!r}"
     if error["type"] == "extra_forbidden":
         return f"unknown setting {where!r}"
-    return f"invalid setting {where}{shown}: {error['msg']}"
+    return f"invalid setting {where}{shown}: {error['msg'].removeprefix('Value error, ')}"
 
 
 def load_settings(path: str | Path | None = None, **overrides: Any) -> CsillagSettings:
@@ -279,6 +318,7 @@ def load_settings(path: str | Path | None = None, **overrides: Any) -> CsillagSe
     if chosen and not Path(chosen).exists():
         raise ConfigError(f"settings file {chosen} does not exist", path=str(chosen))
     data = read_settings_file(file_path) if file_path else {}
+    warn_unknown_variables(CsillagSettings, os.environ)
     token = _file_data.set(data)
     try:
         return CsillagSettings(**overrides)
@@ -287,7 +327,11 @@ def load_settings(path: str | Path | None = None, **overrides: Any) -> CsillagSe
         message = "; ".join(_describe(e) for e in errors[:3])
         loc = [str(part) for part in errors[0]["loc"]]
         env_name = "CSILLAG_" + "_".join(loc).upper()
-        if env_name in os.environ and not overrides.get(loc[0]):
+        section = overrides.get(loc[0])
+        explicit = section is not None and (not isinstance(section, dict) or len(loc) < 2 or loc[1] in section)
+        if explicit:  # a command-line flag or the caller's value: the caller names it
+            source = ""
+        elif env_name in os.environ:
             source = f" (from the environment variable {env_name})"
         elif file_path and loc[0] in data:
             source = f" (from settings file {file_path})"

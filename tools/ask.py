@@ -1,34 +1,37 @@
-"""Ask the knowledge graph a question from the command line: ``python -m tools.ask "Ki Gergely legközelebbi társa?"``.
+"""``csillag ask``: ask the books a question from the command line — ``csillag ask "Ki Gergely legközelebbi társa?"``.
 
-Loads the domain's services from the lakehouse (graph, chunk index, units), registers the domain tools, and runs the
-question through ``ChatPlatform`` — the same path as the REST API — streaming the answer and its citations to
-stdout. Offline by default (lexical routing, extractive or tool-written answers); with ``llm.base_url`` set, routing
-and composition use that OpenAI-compatible endpoint. ``--interactive`` keeps asking, and answers the tools'
+The command is defined once, here in ``tools`` (``jobs.cli`` adds it to the ``csillag`` application, and
+``python -m tools.ask`` runs the same command). It builds the platform with ``ChatPlatform.from_settings`` — the one
+way in, shared with the REST API: it loads the lakehouse's book (graph, chunk index, units) and chooses the domain and
+its language from the settings and the documents — and runs the question through it, streaming the answer and its
+citations to stdout. A lakehouse that is missing, empty or half-built ends with one line naming the path and what is
+missing, exit 1. Offline by default (lexical routing, extractive or tool-written answers); with ``llm.base_url`` set,
+routing and composition use that OpenAI-compatible endpoint. ``--interactive`` keeps asking, and answers the tools'
 clarification questions ("Which Rostov do you mean?") in the same session.
 
-Exit codes: 0 answered (or asked back), 1 a csillag error (settings, lakehouse, tools), 2 bad usage.
+Exit codes: 0 answered (or asked back), 1 the lakehouse or a tool failed, 2 bad usage or settings.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+import click
+
 from graph.errors import GraphStoreError
 from tools.analysis.domain import KNOWN_DOMAINS, DomainServices, DomainSettings
-from tools.domains.egri_csillagok import TOOLS
+from tools.cli import EXIT_FAILED, Command, cli_settings, config_option, configure_logging, fail, run
 from tools.errors import ConfigError, ToolError
 from tools.platform import ChatPlatform
-from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
 from tools.retrieval.analyzer import STOP_WORDS
-from tools.streaming import OpenAIResponse, ResponseEmitter, TextGenerationResponse
+from tools.streaming import ResponseEmitter, TextGenerationResponse
 
 logger = logging.getLogger(__name__)
 
@@ -48,99 +51,100 @@ def guess_language(text: str) -> str:
     return "hu" if hungarian > english else "en"
 
 
-def build_platform(settings: object, domain: DomainSettings) -> tuple[ChatPlatform, DomainServices]:
-    """The chat platform with the domain tools and the domain's services loaded from its lakehouse."""
-    registry = ToolRegistry(entry_point_group=None)
-    for tool_class in TOOLS:
-        registry.register(tool_class)
-    if domain.ingestion_tool:
-        # The domain's ingestion tool (a csillag.tools plugin) is wired to the chat tools; it gets these settings.
-        registry.register(ToolRegistry().get_class(domain.ingestion_tool))
-    services = DomainServices.load(domain, getattr(settings, "graph", None),
-                                   neo4j_settings=getattr(settings, "neo4j", None),
-                                   retrieval_settings=getattr(settings, "retrieval", None))
-    platform = ChatPlatform.from_settings(settings, registry, services=[*services.as_list(), settings])
-    return platform.start(), services
+def build_platform(settings: object, domain: DomainSettings | str | None = None) -> tuple[ChatPlatform, DomainServices]:
+    """``ChatPlatform.from_settings`` (the one way in) and the book's services it loaded.
+
+    Raises:
+        LakehouseNotReadyError: the lakehouse is missing, empty or half-built.
+    """
+    platform = ChatPlatform.from_settings(settings, domain=domain)
+    if platform.book is None:  # cannot happen: without a registry from_settings loads the book or raises
+        raise ToolError("the chat platform was built without a book")
+    return platform, platform.book
 
 
-def _printer(out: TextIO) -> Callable[[TextGenerationResponse], None]:
-    def sink(event: TextGenerationResponse) -> None:
+@click.command("ask", cls=Command)
+@click.argument("question", required=False)
+@click.option("--lakehouse", type=click.Path(file_okay=False), help="Lakehouse root (overrides lakehouse.root).")
+@click.option("--domain", help="The books' domain (default: the ingestion tool's, else the lakehouse folder's name; "
+              f"known: {', '.join(sorted(KNOWN_DOMAINS))}).")
+@config_option
+@click.option("--lang", help="The user's language (default: guessed from the question, hu or en).")
+@click.option("--user", default="cli", show_default=True, help="User id (clarification sessions belong to one user).")
+@click.option("--session", "session_id", help="Answer the clarification question of this session.")
+@click.option("--interactive", is_flag=True, help="Keep asking; answer clarification questions in the same session.")
+@click.option("--quiet", is_flag=True, help="Log warnings only, and no progress lines.")
+@click.pass_context
+def ask_command(ctx: click.Context, question: str | None, lakehouse: str | None, domain: str | None,
+                config: str | None, lang: str | None, user: str, session_id: str | None, interactive: bool,
+                quiet: bool) -> None:
+    """Ask the books of a lakehouse QUESTION in this process and print the cited answer.
+
+    Progress goes to stderr. Exit code 0 answered (or asked back), 1 the lakehouse is missing, empty or half-built
+    (one line naming it and what is missing) or a tool failed, 2 bad usage or settings.
+    """
+    if not question and not interactive:
+        fail("a question is required (or --interactive)")
+    streams = ctx.find_object(dict) or {}
+    out: TextIO = streams.get("out") or sys.stdout
+    inp: TextIO = streams.get("inp") or sys.stdin
+    settings = cli_settings(ctx, config, **({"lakehouse": {"root": Path(lakehouse)}} if lakehouse else {}))
+    try:
+        platform, services = build_platform(settings, domain)
+    except ConfigError as exc:
+        fail(str(exc))
+    except (ToolError, GraphStoreError) as exc:
+        fail(str(exc), EXIT_FAILED)
+    configure_logging(quiet)  # after loading the book, so that its errors stay one line
+    turn = Turn(platform, services.domain, user=user, lang=lang, out=out, progress=not quiet)
+    try:
+        asyncio.run(turn.converse(question, session_id, inp if interactive else None))
+    except ToolError as exc:
+        fail(str(exc), EXIT_FAILED)
+
+
+class Turn:
+    """The conversation of one ``ask`` command: one question, or (``inp``) questions until an empty line."""
+
+    def __init__(self, platform: ChatPlatform, domain: DomainSettings, *, user: str, lang: str | None, out: TextIO,
+                 progress: bool) -> None:
+        self.platform, self.domain, self.user, self.lang, self.out = platform, domain, user, lang, out
+        self.progress = progress
+
+    def _sink(self, event: TextGenerationResponse) -> None:
         if event.kind == "delta":
-            out.write(event.text)
-            out.flush()
-    return sink
+            self.out.write(event.text)
+            self.out.flush()
+        elif event.kind == "progress" and self.progress:
+            click.echo(f"… {event.text}", err=True)
 
-
-async def ask(platform: ChatPlatform, request: ChatRequest, out: TextIO) -> OpenAIResponse:
-    """Run one turn, streaming the answer text to ``out``."""
-    emitter = ResponseEmitter(_printer(out))
-    response = await platform.handle(request, emitter)
-    out.write("\n")
-    return response
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="csillag ask", description="Ask the book graph a question.")
-    parser.add_argument("question", nargs="?", help="the question (omit with --interactive)")
-    parser.add_argument("--lakehouse", type=Path, help="lakehouse root (overrides lakehouse.root)")
-    parser.add_argument("--domain", default="egri_csillagok",
-                        help=f"domain name (known: {', '.join(sorted(KNOWN_DOMAINS))}; others need ner.language)")
-    parser.add_argument("--config", help="settings file (TOML/YAML); default conf/csillag.toml or $CSILLAG_CONFIG")
-    parser.add_argument("--lang", help="the user's language (default: guessed from the question)")
-    parser.add_argument("--user", default="cli", help="user id (clarification sessions belong to one user)")
-    parser.add_argument("--interactive", action="store_true", help="keep asking; answer clarification questions")
-    parser.add_argument("--quiet", action="store_true", help="log warnings only")
-    return parser
+    async def converse(self, question: str | None, session_id: str | None, inp: TextIO | None) -> None:
+        """Answer ``question``; with ``inp``, keep reading questions (and answers to clarification questions)."""
+        while True:
+            if question is None:
+                if inp is None:
+                    return
+                self.out.write("? ")
+                self.out.flush()
+                line = inp.readline()
+                if not line or line.strip().casefold() in {"", "quit", "exit", "kilép"}:
+                    return
+                question = line.strip()
+            request = ChatRequest(question, user_id=self.user, domain=self.domain.name,
+                                  user_lang=self.lang or guess_language(question), session_id=session_id,
+                                  answer=question if session_id is not None else None)
+            response = await self.platform.handle(request, ResponseEmitter(self._sink))
+            self.out.write("\n")
+            asked_back = response.finish_reason == "clarification" and response.clarification is not None
+            session_id = response.clarification["session_id"] if asked_back and response.clarification else None
+            if session_id is not None and inp is None:
+                click.echo(f"(answer with: csillag ask --session {session_id} \"…\")", err=True)
+            question = None
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, inp: TextIO | None = None) -> int:
-    """Parse the arguments, load the domain and answer; see the module docstring for exit codes."""
-    out = out or sys.stdout
-    inp = inp or sys.stdin
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if not args.question and not args.interactive:
-        parser.print_usage(sys.stderr)
-        sys.stderr.write("csillag ask: a question is required (or --interactive)\n")
-        return 2
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, stream=sys.stderr)
-    from settings.config import load_settings
-
-    try:
-        overrides = {"lakehouse": {"root": args.lakehouse}} if args.lakehouse else {}
-        settings = load_settings(args.config, **overrides)
-        domain = DomainSettings.from_settings(settings, args.domain)
-        platform, _ = build_platform(settings, domain)
-        return asyncio.run(_session(platform, domain, args, out, inp))
-    except (ConfigError, ToolError, GraphStoreError) as exc:
-        sys.stderr.write(f"csillag ask: {exc}\n")
-        return 1
-
-
-async def _session(platform: ChatPlatform, domain: DomainSettings, args: argparse.Namespace, out: TextIO,
-                   inp: TextIO) -> int:
-    question = args.question
-    session_id: str | None = None
-    while True:
-        if question is None:
-            out.write("? ")
-            out.flush()
-            line = inp.readline()
-            if not line or line.strip().casefold() in {"", "quit", "exit", "kilép"}:
-                return 0
-            question = line.strip()
-        lang = args.lang or guess_language(question)
-        if session_id is not None:
-            request = ChatRequest(question, user_id=args.user, domain=domain.name, user_lang=lang,
-                                  session_id=session_id, answer=question)
-        else:
-            request = ChatRequest(question, user_id=args.user, domain=domain.name, user_lang=lang)
-        response = await ask(platform, request, out)
-        asked_back = response.finish_reason == "clarification" and response.clarification is not None
-        session_id = response.clarification["session_id"] if asked_back and response.clarification else None
-        if not args.interactive:
-            return 0
-        question = None
+    """``python -m tools.ask``: the ``csillag ask`` command; ``out``/``inp`` replace stdout/stdin (tests)."""
+    return run(ask_command, argv, prog_name="csillag ask", obj={"out": out, "inp": inp})
 
 
 if __name__ == "__main__":

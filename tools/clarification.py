@@ -42,7 +42,14 @@ class ClarificationSession:
 
 @dataclass(slots=True)
 class PendingRequest:
-    """Everything needed to resume a request: stored by the orchestrator, opaque to the store."""
+    """Everything needed to resume a request: stored by the orchestrator, opaque to the store.
+
+    Besides the context buffer it keeps everything else the request had produced before the question — direct
+    answers, failures, the tools that ran, the answer order and whether usable context exists — so the resumed
+    answer equals the one the request would have given had the user's answer been known from the start (R-CLAR-1).
+    ``resume_priority`` is the priority of the group that asked; ``resume_rank`` its full rank in the schedule
+    (``tools.scheduling``).
+    """
 
     session_id: str
     user_id: str
@@ -55,6 +62,12 @@ class PendingRequest:
     task_no: str = "1"
     extra: dict[str, Any] = field(default_factory=dict)
     expires_at: float = 0.0
+    resume_rank: tuple[int, ...] = ()
+    direct: list[Any] = field(default_factory=list)
+    failures: dict[str, BaseException] = field(default_factory=dict)
+    tools_run: list[str] = field(default_factory=list)
+    order: dict[str, Any] = field(default_factory=dict)
+    usable: bool = False
 
 
 class SessionStore:

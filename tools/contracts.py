@@ -7,7 +7,8 @@ awaits coroutines and runs plain functions in a worker thread, so its event loop
 Definition-time checks (``ChatbotTool.__init_subclass__``, as neo4j-graphrag checks components): a class is concrete
 unless it declares ``abstract=True`` in its class keywords or defines abstract methods of its own; a concrete class
 must name itself (``name``), implement every abstract method (e.g. ``get_priority``, R-PRIO-1) and take no required
-constructor argument. A violation raises ``ToolContractError`` (a ``TypeError``) naming the class.
+constructor argument; any class that writes a clarification continuation must be a ``ClarifiableTool`` (R-TYPE-1).
+A violation raises ``ToolContractError`` (a ``TypeError``) naming the class.
 """
 
 from __future__ import annotations
@@ -36,6 +37,26 @@ ToolContexts = Mapping[str, Sequence[PromptAndContext]]
 
 def _abstract_names(cls: type) -> list[str]:
     return sorted(name for name in dir(cls) if getattr(getattr(cls, name, None), "__isabstractmethod__", False))
+
+
+_CLARIFICATION_METHODS = ("execute_with_clarification", "execute_with_clarification_and_prior_context")
+
+
+def _check_only_clarifiable_asks(cls: type) -> None:
+    """R-TYPE-1 where it is visible at definition: a class writing a continuation must be a ClarifiableTool.
+
+    (A tool that merely returns a question is only visible when it runs: the orchestrator isolates it then.)
+    """
+    clarifiable = globals().get("ClarifiableTool")
+    if clarifiable is None or issubclass(cls, clarifiable):  # None: ClarifiableTool itself is being defined
+        return
+    written = [name for name in _CLARIFICATION_METHODS if callable(getattr(cls, name, None))]
+    if written:
+        raise ToolContractError(
+            f"tool class {cls.__qualname__} defines {written} but is not a ClarifiableTool; only a ClarifiableTool "
+            "may ask the user (R-TYPE-1) — inherit ClarifiableTool (or ClarifiableContextConsumerTool)",
+            tool_name=cls.__qualname__,
+        )
 
 
 def _required_init_params(cls: type) -> list[str]:
@@ -68,6 +89,7 @@ class ChatbotTool(ABC):
 
     def __init_subclass__(cls, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        _check_only_clarifiable_asks(cls)
         own_abstract = any(getattr(v, "__isabstractmethod__", False) for v in vars(cls).values())
         cls.is_abstract_contract = abstract or own_abstract
         required = _required_init_params(cls)

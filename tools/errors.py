@@ -5,6 +5,8 @@ One root per concern (style guide): ``ToolError`` for tools and the orchestrator
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from settings.errors import ConfigError as ConfigError  # the chat side raises it for its own settings too
 
 
@@ -14,6 +16,15 @@ class ToolError(Exception):
     def __init__(self, message: str, *, tool_name: str | None = None) -> None:
         super().__init__(message)
         self.tool_name = tool_name
+
+
+class LakehouseNotReadyError(ToolError):
+    """Raised when the chat side's lakehouse is missing, empty or half-built; names the path and what is missing."""
+
+    def __init__(self, message: str, *, path: Path, missing: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.missing = list(missing or [])
 
 
 class ToolContractError(ToolError, TypeError):

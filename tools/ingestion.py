@@ -21,7 +21,9 @@ logger = logging.getLogger(__name__)
 
 # The pipeline's stages in order: part of the contract, so callers (the REST API) can validate a request's stage list
 # without importing the batch side. ingestion.pipeline checks at import time that its stages match.
-STAGE_NAMES: tuple[str, ...] = ("documents", "chunks", "index", "mentions", "entities", "cooccurrences", "graph")
+STAGE_NAMES: tuple[str, ...] = (
+    "documents", "chunks", "index", "mentions", "entities", "cooccurrences", "graph", "neo4j"
+)
 
 
 class IngestionRequest(BaseModel):
@@ -32,6 +34,7 @@ class IngestionRequest(BaseModel):
     stages: list[str] | None = None  # None = all
     run_id: str | None = None
     options: dict[str, Any] = {}
+    wait_seconds: float = 0  # how long to wait for another run's lock on the lakehouse before answering "busy"
 
 
 class StageReport(BaseModel):
@@ -47,10 +50,11 @@ class StageReport(BaseModel):
 
 
 class IngestionResult(BaseModel):
-    """The outcome of one ingestion run; a failure is reported here, never raised (R-ING-3)."""
+    """The outcome of one ingestion run; a failure is reported here, never raised (R-ING-3). ``busy``: the run did
+    not start because another run holds the lakehouse's lock; ``reason`` names that run."""
 
     run_id: str
-    status: Literal["succeeded", "partial", "failed", "skipped"]
+    status: Literal["succeeded", "partial", "failed", "skipped", "busy"]
     reason: str | None = None
     stages: list[StageReport] = []
     counts: dict[str, int] = {}

@@ -1,8 +1,9 @@
 """The orchestrator: one fresh instance per request runs the tools in priority groups and answers.
 
-Per request (docs/orchestrator.md): routing over the eligible plain ChatbotTools and the suitability test over the
-orchestrator's own tools (one router call); required tools added transitively (R-DEP-2); groups run in ascending
-priority, each group concurrently, ``PRIORITY_MAX`` last (R-PRIO-1..5); every tool's documents go into a per-request
+Per request (docs/orchestrator.md): routing over the eligible plain ChatbotTools and, as a separate call, the
+suitability test over the orchestrator's own tools (R-CHAT-1, R-ORCH-1, R-CLAR-2); required tools added transitively
+(R-DEP-2, ``tools.scheduling``); groups run in ascending priority, each group concurrently, the ``PRIORITY_MAX``
+fallback last (R-PRIO-1..5); every tool's documents go into a per-request
 context buffer under ``taskNo:toolName`` and consumers receive read-only snapshots (R-CC-1, R-DEP-4); questions stop
 the run until the user answers (R-CLAR-1); internal documents are stripped before the RAG fallback and the answer
 (R-INT-2); a failing or slow tool is isolated. Tools are singletons shared by concurrent requests: all per-request
@@ -19,6 +20,7 @@ import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, cast
 
+from settings.chat import OrchestratorSettings
 from tools.clarification import ClarificationSession, PendingRequest, SessionStore, split_answers
 from tools.contracts import (
     PRIORITY_MAX,
@@ -41,7 +43,7 @@ from tools.llm.composer import AnswerComposer, ExtractiveComposer
 from tools.llm.router import Router, ToolCandidate
 from tools.plugins import Injected, ToolContainer
 from tools.request import ChatRequest
-from settings.chat import OrchestratorSettings
+from tools.scheduling import FALLBACK_PHASE, Rank, Schedule, describe, schedule
 from tools.streaming import CollectingCallback, FinalCallback, OpenAIResponse, ResponseEmitter
 
 logger = logging.getLogger(__name__)
@@ -57,14 +59,21 @@ def execution_mode(tool: ChatbotTool) -> str:
     if mode is None:
         if isinstance(tool, AgentCoordinator):
             mode = "coordinator"
+        elif isinstance(tool, ContextConsumerTool):  # R-CC-1 "always", also when the tool is ToolDependent too
+            mode = "consumer"
         elif isinstance(tool, ToolDependent):
             mode = "dependent"
-        elif isinstance(tool, ContextConsumerTool):
-            mode = "consumer"
         else:
             mode = "plain"
         mode = _MODES[cls] = mode
     return mode
+
+
+def _task_key(task_no: str) -> tuple[int, ...]:
+    """``"1.10.2"`` → ``(1, 10, 2)``: task numbers in natural order."""
+    return tuple(int(part) for part in task_no.split(".") if part.isdigit())
+
+
 _EMPTY: Mapping[str, Sequence[PromptAndContext]] = types.MappingProxyType({})
 
 
@@ -107,9 +116,13 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         self._buffer: dict[str, list[PromptAndContext]] = {}
         self._by_tool: dict[str, list[PromptAndContext]] = {}
         self._failures: dict[str, BaseException] = {}
-        self._direct: list[ToolExecutionResult] = []
+        self._direct: list[tuple[tuple[Any, ...], ToolExecutionResult]] = []
         self._usable = False
         self._ran: list[str] = []
+        # Answer order: (group rank, task number, tool) per completion key, so that the answer does not depend on
+        # which tool of a concurrent group finished first, nor on a clarification pause (R-CLAR-1).
+        self._order: dict[str, tuple[Any, ...]] = {}
+        self._rank: Rank = (0, 0, 0)
 
     # -- which tools -------------------------------------------------------------------------------------------
     def _domain_matches(self, tool: ChatbotTool, request: ChatRequest) -> bool:
@@ -124,7 +137,9 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
 
     def _orchestrated_tools(self, request: ChatRequest) -> list[OrchestratorActivatedTool]:
         if self.tool_names is not None:
-            tools = [self.container.get(name) for name in self.tool_names]
+            # A listed tool that is disabled or missing is left out: the rest still runs (logged at start-up).
+            found = [(name, self.container.find(name)) for name in self.tool_names]
+            tools = [t for name, t in found if t is not None and name not in self.container.disabled]
         else:
             tools = [t for t in self.container.tools() if self._domain_matches(t, request)]
         return [t for t in tools if isinstance(t, OrchestratorActivatedTool) and not never_activated(t)]
@@ -134,22 +149,53 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         plain = self.container.memo(("routable", type(self)), lambda: [
             t for t in self.container.tools() if not isinstance(t, OrchestratorActivatedTool) and not never_activated(t)
         ])
-        return [t for t in plain if t.is_eligible(request)]
+        return [t for t in plain if self._eligible(t, request)]
+
+    @staticmethod
+    def _eligible(tool: ChatbotTool, request: ChatRequest) -> bool:
+        try:
+            return bool(tool.is_eligible(request))
+        except Exception as exc:  # noqa: BLE001 - one tool's broken check must not fail the request
+            logger.error("is_eligible of tool %s failed (%r); the tool is not offered this time", tool.get_name(), exc)
+            return False
+
+    async def _choose(self, request: ChatRequest, tools: Sequence[ChatbotTool]) -> set[str]:
+        if not tools:
+            return set()
+        candidates = [ToolCandidate(t.get_name(), t.get_executable_instruction()) for t in tools]
+        return set(await self.router.select(request.user_prompt, candidates, important_words=request.important_words))
+
+    async def route(self, request: ChatRequest, routable: Sequence[ChatbotTool]) -> set[str]:
+        """LLM routing (R-CHAT-1): which plain ChatbotTools fit, decided from their executable instructions.
+
+        Only ever offered plain, eligible ChatbotTools — never an orchestrator-activated one (R-ORCH-1, R-CLAR-2).
+        """
+        return await self._choose(request, routable)
+
+    async def check_suitability(self, request: ChatRequest, tools: Sequence[OrchestratorActivatedTool]) -> set[str]:
+        """The orchestrator's own suitability test over its tools (the "LLM suitability test" of R-DEP-2).
+
+        A separate call from routing: this is the orchestrator deciding what it starts (R-ORCH-1). The default asks
+        the same router about the given tools' instructions; override it for another test.
+        """
+        return await self._choose(request, tools)
 
     async def plan(self, request: ChatRequest) -> dict[int, list[ChatbotTool]]:
         """Priority → tools to run: routed tools, suitable orchestrator tools, their requirements, the fallback."""
         orchestrated = self.get_orchestrated_tools(request)
         routable = self.get_routable_tools(request)
         testable = [t for t in orchestrated if t.get_priority() != PRIORITY_MAX]
-        candidates = [ToolCandidate(t.get_name(), t.get_executable_instruction()) for t in [*routable, *testable]]
-        chosen = set(await self.router.select(request.user_prompt, candidates, important_words=request.important_words))
+        routed, suitable = await asyncio.gather(self.route(request, routable), self.check_suitability(request, testable))
         selected: dict[str, ChatbotTool] = {}
-        for tool in [*routable, *testable]:
-            if tool.get_name() in chosen:
+        for tool in routable:
+            if tool.get_name() in routed:
                 self._add_with_requirements(tool, selected)
-        for tool in orchestrated:
-            if tool.get_priority() == PRIORITY_MAX:
-                selected[tool.get_name()] = tool
+        for tool in testable:
+            if tool.get_name() in suitable:
+                self._add_with_requirements(tool, selected)
+        for tool in orchestrated:  # the fallback; its required tools join its phase (tools.scheduling)
+            if tool.get_priority() == PRIORITY_MAX and tool.get_name() not in self.container.disabled:
+                selected.setdefault(tool.get_name(), tool)
         groups: dict[int, list[ChatbotTool]] = {}
         for tool in selected.values():
             priority = (
@@ -186,23 +232,32 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 public[key] = kept
         return types.MappingProxyType(public)
 
-    def required_contexts(self, tool: ToolDependent) -> ToolContexts:
-        """The required tools' contexts keyed by their names; a key per required tool, possibly empty (R-DEP-4)."""
-        return types.MappingProxyType(
-            {req.get_name(): tuple(self._by_tool.get(req.get_name(), ())) for req in tool.get_required_tools()}
-        )
+    def required_contexts(self, tool: ToolDependent, task_no: str | None = None) -> ToolContexts:
+        """The required tools' contexts keyed by their names; a key per required tool, possibly empty (R-DEP-4).
+
+        ``task_no`` limits them to one plan step's (its requirements run for that step, under its number).
+        """
+        def of(name: str) -> tuple[PromptAndContext, ...]:
+            contexts = self._by_tool.get(name, ())
+            return tuple(c for c in contexts if task_no is None or c.task_no == task_no)
+
+        return types.MappingProxyType({req.get_name(): of(req.get_name()) for req in tool.get_required_tools()})
 
     def public_contexts(self) -> list[PromptAndContext]:
-        """Every context without internal documents: what the answer step may see (R-INT-2)."""
-        return [ctx for contexts in self.snapshot(public_only=True).values() for ctx in contexts]
+        """Every context without internal documents, in run order: what the answer step may see (R-INT-2)."""
+        public = self.snapshot(public_only=True)
+        keys = sorted(public, key=lambda key: self._order.get(key, ()))
+        return [ctx for key in keys for ctx in public[key]]
 
     def _record(self, result: ToolExecutionResult, prompt: str, task_no: str) -> None:
+        order = (self._rank, _task_key(task_no), result.tool_name)
         if result.documents:
             context = PromptAndContext(prompt, result.sorted_documents(), result.tool_name, task_no)
             self._buffer.setdefault(context.completion_key, []).append(context)
             self._by_tool.setdefault(result.tool_name, []).append(context)
+            self._order.setdefault(context.completion_key, order)
         if result.kind is ResultKind.DIRECT_ANSWER:
-            self._direct.append(result)
+            self._direct.append((order, result))
             self._usable = True
         elif result.kind is ResultKind.GUARANTEED_CONTEXT and any(not d.is_internal for d in result.documents):
             self._usable = True
@@ -250,7 +305,8 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
             elif mode == "dependent":
                 dependent = cast(ToolDependent, tool)
                 fn = dependent.execute_with_required_context
-                args = (*common, self.required_contexts(dependent), emitter, callback)
+                step_no = None if task_no == MAIN_TASK else task_no
+                args = (*common, self.required_contexts(dependent, step_no), emitter, callback)
             elif mode == "consumer":
                 fn = cast(ContextConsumerTool, tool).execute_with_prior_context
                 args = (*common, prior, emitter, callback)
@@ -277,6 +333,13 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         if result.tool_name != name:  # keys and clarification routing follow the tool that actually ran
             logger.warning("tool %s labelled its result %r; recorded under %s", name, result.tool_name, name)
             result = dataclasses.replace(result, tool_name=name)
+        if result.kind is ResultKind.CLARIFICATION and not isinstance(tool, ClarifiableTool):
+            # R-TYPE-1: only a ClarifiableTool may ask; anything else asking is that tool's failure, never a loop.
+            logger.error("tool %s asked the user a question but is not a ClarifiableTool (R-TYPE-1); isolated", name)
+            self._failures[f"{task_no}:{name}"] = ToolError(
+                f"tool {name!r} returned a clarification question but is not a ClarifiableTool (R-TYPE-1)",
+                tool_name=name)
+            return None
         self._record(result, prompt, task_no)
         return result
 
@@ -295,7 +358,22 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 raise UnknownToolError(f"tool {name!r} cannot be a plan step ({type(tool).__name__})", tool_name=name)
             return tool
 
+        async def run_requirements(tool: ChatbotTool, prompt: str, number: str, words: Sequence[str],
+                                   done: set[str]) -> None:
+            # R-DEP-2 for a plan step: its required tools run first, on the step's prompt, under its number.
+            if not isinstance(tool, ToolDependent):
+                return
+            for required in tool.get_required_tools():
+                name = required.get_name()
+                if name in done or name in self.container.disabled or isinstance(required, AgentCoordinator):
+                    continue
+                done.add(name)
+                await run_requirements(required, prompt, number, words, done)
+                await self.run_tool(required, request, emitter, callback, prompt=prompt, task_no=number,
+                                    important_words=list(words) or None)
+
         async def run_step(tool: ChatbotTool, prompt: str, number: str, words: Sequence[str]) -> None:
+            await run_requirements(tool, prompt, number, words, {tool.get_name()})
             result = await self.run_tool(tool, request, emitter, callback, prompt=prompt, task_no=number,
                                          important_words=list(words) or None)
             if result is not None and result.kind is ResultKind.CLARIFICATION:
@@ -307,17 +385,33 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         self._failures.update(executor.failures)
 
     # -- the request -------------------------------------------------------------------------------------------
+    def schedule(self, groups: dict[int, list[ChatbotTool]]) -> Schedule:
+        """The plan's groups in run order, every required tool included (``tools.scheduling``; R-DEP-2, R-PRIO-5)."""
+        return schedule(groups, self.container.disabled)
+
     async def handle(
         self, request: ChatRequest, emitter: ResponseEmitter, callback: FinalCallback
     ) -> None:
         """Answer ``request``: the outcome (answer, question or error) goes to ``callback``, text to ``emitter``."""
         guard = callback if isinstance(callback, CollectingCallback) else CollectingCallback(callback)
         try:
-            groups = await self.plan(request)
-            await self._run_groups(request, groups, emitter, guard, after=-1)
+            ranked = self.schedule(await self.plan(request))
+            await self._run_groups(request, ranked, emitter, guard, after=None)
         except ToolError as exc:
             logger.error("request failed: %s", exc)
             guard.on_error(exc)
+
+    def _restore(self, pending: PendingRequest) -> None:
+        """Everything the request had produced before its question (R-CLAR-1): contexts, answers, failures."""
+        self._buffer = {k: list(v) for k, v in pending.buffer.items()}
+        for contexts in self._buffer.values():
+            for context in contexts:
+                self._by_tool.setdefault(context.tool_name, []).append(context)
+        self._direct = list(pending.direct)
+        self._failures = dict(pending.failures)
+        self._ran = list(pending.tools_run)
+        self._order = dict(pending.order)
+        self._usable = pending.usable
 
     async def resume(
         self, pending: PendingRequest, answer_turn: ChatRequest, emitter: ResponseEmitter, callback: FinalCallback
@@ -326,15 +420,16 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         guard = callback if isinstance(callback, CollectingCallback) else CollectingCallback(callback)
         try:
             request = pending.request
-            self._buffer = {k: list(v) for k, v in pending.buffer.items()}
-            for contexts in self._buffer.values():
-                for context in contexts:
-                    self._by_tool.setdefault(context.tool_name, []).append(context)
-            self._usable = bool(pending.extra.get("usable"))
+            self._restore(pending)
             answers = split_answers(answer_turn.answer or answer_turn.user_prompt, list(pending.questions))
             snapshot = self.snapshot()
             tools = {name: self.container.get(name) for name in pending.questions}
             rounds = dict(pending.rounds)
+            ranked: Schedule = [
+                (cast(Rank, tuple(rank)), [self.container.get(n) for n in names])
+                for rank, names in pending.extra["plan"]
+            ]
+            self._rank = cast(Rank, tuple(pending.resume_rank))
             results = await asyncio.gather(*(
                 self.run_tool(
                     tools[name], request, emitter, guard, snapshot=snapshot,
@@ -343,32 +438,41 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 )
                 for name, question in pending.questions.items()
             ))
-            groups = {int(p): [self.container.get(n) for n in names] for p, names in pending.extra["plan"].items()}
-            if await self._ask_if_needed(request, results, groups, pending.resume_priority, rounds, emitter, guard):
+            if await self._ask_if_needed(request, results, ranked, self._rank, rounds, emitter, guard):
                 return
-            await self._run_groups(request, groups, emitter, guard, after=pending.resume_priority)
+            await self._run_groups(request, ranked, emitter, guard, after=self._rank)
         except ToolError as exc:
             logger.error("resumed request failed: %s", exc)
             guard.on_error(exc)
 
+    def _fallback_needed(self) -> bool:
+        """R-PRIO-5 as docs/orchestrator.md reads it: the fallback phase runs when on and nothing usable exists."""
+        needed = self.settings.rag_fallback and not self.has_usable_context
+        if not needed:
+            logger.debug("fallback skipped (enabled=%s, usable context=%s)", self.settings.rag_fallback,
+                         self.has_usable_context)
+        return needed
+
     async def _run_groups(
         self,
         request: ChatRequest,
-        groups: dict[int, list[ChatbotTool]],
+        ranked: Schedule,
         emitter: ResponseEmitter,
         guard: CollectingCallback,
         *,
-        after: int,
+        after: Rank | None,
     ) -> None:
-        for priority, tools in groups.items():
-            if priority <= after:
+        fallback_decided = after is not None and after[0] == FALLBACK_PHASE
+        for rank, tools in ranked:
+            if after is not None and rank <= after:
                 continue
-            if priority == PRIORITY_MAX and (not self.settings.rag_fallback or self.has_usable_context):
-                logger.debug("fallback group skipped (enabled=%s, usable context=%s)", self.settings.rag_fallback,
-                             self.has_usable_context)
-                continue
+            if rank[0] == FALLBACK_PHASE and not fallback_decided:
+                fallback_decided = True
+                if not self._fallback_needed():
+                    break
+            self._rank = rank
             # One snapshot per group: tools of a group run concurrently and must not see each other (R-PRIO-3).
-            snapshot = self.snapshot(public_only=priority == PRIORITY_MAX)
+            snapshot = self.snapshot(public_only=rank[1] == PRIORITY_MAX)
             if len(tools) == 1:
                 results = [await self.run_tool(tools[0], request, emitter, guard, snapshot=snapshot)]
             else:
@@ -378,7 +482,7 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
             if guard.done:  # a tool answered the user itself through the final callback
                 emitter.complete()
                 return
-            if await self._ask_if_needed(request, results, groups, priority, {}, emitter, guard):
+            if await self._ask_if_needed(request, results, ranked, rank, {}, emitter, guard):
                 return
         await self._finish(request, emitter, guard)
 
@@ -386,8 +490,8 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         self,
         request: ChatRequest,
         results: Sequence[ToolExecutionResult | None],
-        groups: dict[int, list[ChatbotTool]],
-        priority: int,
+        ranked: Schedule,
+        rank: Rank,
         rounds: dict[str, int],
         emitter: ResponseEmitter,
         guard: CollectingCallback,
@@ -415,9 +519,15 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
             orchestrator_name=self.get_name(),
             questions=questions,
             buffer={k: list(v) for k, v in self._buffer.items()},
-            resume_priority=priority,
+            resume_priority=rank[1],
             rounds={name: rounds[name] for name in questions},
-            extra={"plan": {p: [t.get_name() for t in ts] for p, ts in groups.items()}, "usable": self._usable},
+            extra={"plan": describe(ranked)},
+            resume_rank=rank,
+            direct=list(self._direct),
+            failures=dict(self._failures),
+            tools_run=list(self._ran),
+            order=dict(self._order),
+            usable=self._usable,
         )
         self.sessions.put(pending)
         texts = [q.text for q in questions.values()]
@@ -440,9 +550,10 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
     async def _finish(self, request: ChatRequest, emitter: ResponseEmitter, guard: CollectingCallback) -> None:
         failures = {key: repr(exc) for key, exc in self._failures.items()}
         if self._direct:
-            content = "\n\n".join(r.answer or "" for r in self._direct)
+            direct = [result for _, result in sorted(self._direct, key=lambda pair: pair[0])]
+            content = "\n\n".join(r.answer or "" for r in direct)
             emitter.emit_text(content)
-            sources = sorted({d.source or r.tool_name for r in self._direct for d in r.documents if not d.is_internal})
+            sources = sorted({d.source or r.tool_name for r in direct for d in r.documents if not d.is_internal})
             response = OpenAIResponse(content, sources=sources, tools_run=list(self._ran), failures=failures)
         else:
             contexts = self.public_contexts()  # R-INT-2: nothing internal reaches the composer

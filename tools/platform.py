@@ -1,16 +1,20 @@
 """The chat platform: picks exactly one orchestrator per request and runs it (R-OT-1, R-OT-3, R-OT-4).
 
-``ChatPlatform`` is what the REST API (and tests, and the benchmark) talk to. It owns the tool container, the
-clarification session store and the LLM pieces, chosen from settings: with ``llm.base_url`` set the router and the
-composer use the chat-completions endpoint, otherwise the offline lexical router and extractive composer.
+``ChatPlatform`` is what the REST API, ``csillag ask``, ``python -m tools.ask`` and a host importing the module talk
+to, and ``ChatPlatform.from_settings(settings)`` is the one way they build it: it loads the lakehouse's book (or
+fails with one line naming what is missing). It owns the tool container, the clarification session store and the
+LLM pieces, chosen from settings: with ``llm.base_url`` set the router and the composer use the chat-completions
+endpoint, otherwise the offline lexical router and extractive composer.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
+from settings.chat import LlmSettings, OrchestratorSettings
 from tools.clarification import SessionStore
 from tools.contracts import ChatbotTool, OrchestratorTool
 from tools.documents import ToolExecutionResult
@@ -21,8 +25,10 @@ from tools.llm.router import EmbeddingRouter, LexicalRouter, LlmRouter, Router
 from tools.orchestrator import AbstractOrchestratorTool, DefaultOrchestrator, call_tool_method, never_activated
 from tools.plugins import ToolContainer, ToolRegistry
 from tools.request import ChatRequest
-from settings.chat import LlmSettings, OrchestratorSettings
 from tools.streaming import CollectingCallback, FinalCallback, OpenAIResponse, ResponseEmitter
+
+if TYPE_CHECKING:  # the book's modules read Delta tables: imported only when from_settings() loads a lakehouse
+    from tools.analysis.domain import DomainServices, DomainSettings
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +63,7 @@ class ChatPlatform:
         if client is not None:
             base.append(client)
         self.container = ToolContainer(registry, [*base, *services])
+        self.book: DomainServices | None = None  # the loaded book, when from_settings() loaded it from a lakehouse
 
     def _default_router(self, client: LlmClient | None) -> Router:
         lexical = LexicalRouter(self.orchestrator_settings.router_min_score)
@@ -71,9 +78,50 @@ class ChatPlatform:
         return lexical
 
     @classmethod
-    def from_settings(cls, settings: Any, registry: ToolRegistry | None = None, **kwargs: Any) -> ChatPlatform:
-        """Build from the composed ``settings.config.CsillagSettings`` (``settings.llm``, ``settings.orchestrator``)."""
-        return cls(registry, orchestrator_settings=settings.orchestrator, llm_settings=settings.llm, **kwargs)
+    def from_settings(
+        cls,
+        settings: Any,
+        registry: ToolRegistry | None = None,
+        *,
+        domain: DomainSettings | str | None = None,
+        services: Sequence[object] | None = None,
+        **kwargs: Any,
+    ) -> ChatPlatform:
+        """The one way in: a started platform from the composed ``settings.config.CsillagSettings``.
+
+        Without ``registry`` and ``services`` it serves the books of ``settings.lakehouse.root`` (``domain`` given:
+        that domain's lakehouse): it checks that the lakehouse is built, chooses the domain — ``domain`` (a name or
+        full settings), else ``DomainSettings.for_lakehouse`` from the settings and the documents' language — loads
+        its services (the graph store ``graph.store`` names, the chunk retriever, the unit catalogue) and runs the
+        book tools beside the installed plugins; ``book`` then holds those ``DomainServices``. With an explicit
+        ``registry`` or ``services`` (tests, a host composing its own tools) nothing is loaded: exactly those.
+
+        Raises:
+            LakehouseNotReadyError: the lakehouse is missing, empty or half-built (names the path and what is missing).
+            ConfigError: the domain has no language, or a retrieval setting is unusable.
+            GraphStoreError: the graph cannot be read or its server reached.
+        """
+        chosen = {"orchestrator_settings": settings.orchestrator, "llm_settings": settings.llm} | kwargs
+        if registry is not None or services is not None:
+            return cls(registry, services=services or (), **chosen).start()
+        from tools.analysis.domain import DomainServices, DomainSettings
+        from tools.analysis.lakehouse import check_lakehouse
+        from tools.domains.egri_csillagok import TOOLS
+        from tools.plugins import default_registry
+
+        if isinstance(domain, DomainSettings):
+            check_lakehouse(domain.lakehouse)
+        else:
+            domain = DomainSettings.for_lakehouse(settings, check_lakehouse(Path(settings.lakehouse.root)), domain)
+        book = DomainServices.load(domain, settings.graph, neo4j_settings=settings.neo4j,
+                                   retrieval_settings=settings.retrieval)
+        for tool_class in TOOLS:  # the book tools, also when csillag's entry points are not installed
+            default_registry.register(tool_class)
+        # The settings are a service too: the ingestion tool the domain names is wired with these, not a second load.
+        platform = cls(default_registry, services=[*book.as_list(), settings], **chosen).start()
+        platform.book = book
+        logger.info("chat platform serves domain %s (%s) from %s", domain.name, domain.language, domain.lakehouse)
+        return platform
 
     def start(self) -> ChatPlatform:
         """Load plugins, build and validate the tools; call once at start-up (handle() does it lazily otherwise)."""
@@ -83,25 +131,17 @@ class ChatPlatform:
     def select_orchestrator(self, request: ChatRequest) -> type[AbstractOrchestratorTool]:
         """Exactly one orchestrator class for the request: by domain, then by eligible system (R-OT-1, R-OT-4).
 
-        Orchestrators of the request's domain win over domain-independent ones; within them, one whose
-        ``eligible_system`` is among ``request.systems`` wins over one without a system. No match falls back to
-        ``DefaultOrchestrator``; two equally good matches are an error naming both.
+        Domain and system are what each orchestrator's ``get_domain()`` / ``get_eligible_system()`` report (read
+        once at start-up, where two orchestrators for the same pair are refused). Orchestrators of the request's
+        domain win over domain-independent ones; within them, the one serving the first of ``request.systems`` that
+        has one wins over one without a system. No match falls back to ``DefaultOrchestrator``.
         """
-        classes = [c for c in self.container.orchestrator_classes() if issubclass(c, AbstractOrchestratorTool)]
+        index = [row for row in self.container.orchestrator_index() if issubclass(row[0], AbstractOrchestratorTool)]
         for domain in (request.domain, None):
-            in_domain = [c for c in classes if c.domain == domain]
-            if not in_domain:
-                continue
-            by_system = [c for c in in_domain if c.eligible_system is not None and c.eligible_system in request.systems]
-            generic = [c for c in in_domain if c.eligible_system is None]
-            for tier in (by_system, generic):
-                if len(tier) == 1:
-                    return tier[0]
-                if len(tier) > 1:
-                    raise NoOrchestratorError(
-                        f"several orchestrators match domain {domain!r} and systems {list(request.systems)}: "
-                        f"{sorted(c.name for c in tier)}; give each its own eligible_system"
-                    )
+            in_domain = {system: cls for cls, d, system in index if d == domain}
+            for system in (*request.systems, None):
+                if system in in_domain:
+                    return cast(type[AbstractOrchestratorTool], in_domain[system])
         return DefaultOrchestrator
 
     def _orchestrator_by_name(self, name: str) -> type[AbstractOrchestratorTool]:

@@ -1,4 +1,4 @@
-"""Tool discovery, the registry and dependency injection (R-PLUG-1, R-PLUG-2, R-OT-3, R-OT-5, R-DEP-3).
+"""Tool discovery, the registry and dependency injection (R-PLUG-1, R-PLUG-2, R-OT-3, R-OT-4, R-OT-5, R-DEP-3).
 
 The platform's Spring pattern in Python: every tool class has a no-argument constructor; its dependencies are
 typed fields marked ``Injected[...]``; after construction the container fills them and calls ``init()``
@@ -136,8 +136,12 @@ class ToolContainer:
     """Builds, injects and holds the tools; builds a fresh orchestrator per request.
 
     ``start()`` loads the plugins, constructs one instance per tool class, fills injected fields, calls ``init()``
-    and validates the tool set (R-DEP-3): a dependant whose required tool has no strictly smaller priority is logged
-    as an error naming both and disabled; the platform keeps running.
+    and validates the tool set: a dependant whose required tool has no strictly smaller priority is logged as an
+    error naming both and keeps running — the orchestrator still runs the requirement first (R-DEP-3, R-DEP-2); a
+    priority outside 0..PRIORITY_MAX, a requirement that is no tool instance (R-DEP-1) or disabled, and a dependency
+    cycle disable the tool. An orchestrator listing a disabled or unknown tool is logged and runs without it. Each
+    orchestrator's domain and eligible system are read from an instance (``get_domain()``,
+    ``get_eligible_system()``); two orchestrators for the same pair fail start-up naming both (R-OT-4).
     """
 
     def __init__(self, registry: ToolRegistry | None = None, services: Iterable[object] = ()) -> None:
@@ -146,6 +150,7 @@ class ToolContainer:
         self._services.extend(services)
         self._tools: dict[str, ChatbotTool] = {}
         self._orchestrators: dict[str, type[ChatbotTool]] = {}
+        self._orchestrator_keys: list[tuple[type[ChatbotTool], str | None, str | None]] = []
         self.disabled: dict[str, str] = {}
         self._plans: dict[type, _Plan] = {}
         self._resolved: dict[Any, Any] = {}
@@ -174,6 +179,7 @@ class ToolContainer:
             for tool in self._tools.values():
                 tool.init()
             self._validate()
+            self._orchestrator_keys = self._index_orchestrators()
             self._started = True
         logger.info("tool container started: %d tools, %d orchestrators, %d disabled", len(self._tools),
                     len(self._orchestrators), len(self.disabled))
@@ -243,6 +249,7 @@ class ToolContainer:
                 priority = tool.get_priority()
                 if not isinstance(priority, int) or not 0 <= priority <= PRIORITY_MAX:
                     self._disable(tool, f"priority {priority!r} is not an int in 0..{PRIORITY_MAX} (R-PRIO-1)")
+        self._disable_cycles()
         changed = True
         while changed:  # a dependant of a disabled tool is disabled too
             changed = False
@@ -260,12 +267,70 @@ class ToolContainer:
                 return f"required tool {required!r} is not an OrchestratorActivatedTool instance (R-DEP-1)"
             if required.get_name() in self.disabled:
                 return f"required tool {required.get_name()!r} is disabled"
+        for required in tool.get_required_tools():
             if required.get_priority() >= tool.get_priority():
-                return (
-                    f"required tool {required.get_name()!r} has priority {required.get_priority()}, not strictly "
-                    f"lower than {tool.get_name()!r}'s {tool.get_priority()} (R-DEP-3)"
-                )
+                # R-DEP-3 as the original words it: the platform logs an error; the tool is not disabled, and the
+                # orchestrator still runs the requirement before it (tools.scheduling, R-DEP-2).
+                logger.error(
+                    "tool %s: required tool %r has priority %s, not strictly lower than its own %s (R-DEP-3); "
+                    "it runs after its requirement, outside its priority group",
+                    tool.get_name(), required.get_name(), required.get_priority(), tool.get_priority())
         return None
+
+    def _disable_cycles(self) -> None:
+        # Strict priorities made cycles impossible; a misordered dependency (R-DEP-3, logged only) makes them
+        # possible, and a cycle cannot run its requirements first: every tool on one is disabled.
+        graph = {name: [r.get_name() for r in tool.get_required_tools() if isinstance(r, ChatbotTool)]
+                 for name, tool in self._tools.items() if isinstance(tool, ToolDependent)}
+        state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+        path: list[str] = []
+
+        def visit(name: str) -> None:
+            state[name] = 1
+            path.append(name)
+            for required in graph.get(name, ()):
+                if state.get(required) == 1:
+                    cycle = path[path.index(required):]
+                    for member in cycle:
+                        if member not in self.disabled:
+                            self._disable(self._tools[member], f"dependency cycle {' -> '.join([*cycle, required])}")
+                elif required not in state:
+                    visit(required)
+            path.pop()
+            state[name] = 2
+
+        for name in graph:
+            if name not in state:
+                visit(name)
+
+    def _index_orchestrators(self) -> list[tuple[type[ChatbotTool], str | None, str | None]]:
+        """Each orchestrator class with the domain and system its instance reports (R-OT-4); refuses ambiguity."""
+        index: list[tuple[type[ChatbotTool], str | None, str | None]] = []
+        seen: dict[tuple[str | None, str | None], type[ChatbotTool]] = {}
+        for cls in self._orchestrators.values():
+            probe = self.inject(cls())  # built like a request's instance, so overridden getters see their fields
+            key = (probe.get_domain(), typing.cast(OrchestratorTool, probe).get_eligible_system())
+            taken = seen.get(key)
+            if taken is not None:
+                raise ToolContractError(
+                    f"orchestrators {taken.__qualname__} ({taken.name!r}) and {cls.__qualname__} ({cls.name!r}) "
+                    f"both serve domain {key[0]!r} and eligible system {key[1]!r}; exactly one may (R-OT-4) — "
+                    "give each its own get_eligible_system()",
+                    tool_name=cls.name,
+                )
+            seen[key] = cls
+            index.append((cls, *key))
+            for name in getattr(cls, "tool_names", None) or ():
+                if name in self.disabled:
+                    logger.error("orchestrator %s lost tool %s: %s", cls.name, name, self.disabled[name])
+                elif name not in self._tools:
+                    logger.error("orchestrator %s lost tool %s: no such tool is registered", cls.name, name)
+        return index
+
+    def orchestrator_index(self) -> list[tuple[type[ChatbotTool], str | None, str | None]]:
+        """``(class, domain, eligible system)`` of every registered orchestrator, as its instances report them."""
+        self.start()
+        return list(self._orchestrator_keys)
 
     def _disable(self, tool: ChatbotTool, reason: str) -> None:
         self.disabled[tool.get_name()] = reason

@@ -2,203 +2,264 @@
 
 The inputs define the corpus: a rerun with a file removed removes that document (and, downstream, everything derived
 from it); a file added is the only new work. ``doc_id`` is the content hash, so the same text under two names is
-one document.
+one document; a renamed file keeps its ``doc_id`` and gets its new ``source`` and ``title``.
+
+Every input the scan sees ends in exactly one place: a ``documents`` row (or the document of the same content) or a
+``rejects`` row whose reason is one of ``ingestion.text.REJECT_REASONS`` and whose source or detail names the file
+or the JSONL line. The scan (``ingestion.scan``) lists files and rejects what must not be opened; the Spark workers
+read each file themselves (``ingestion.records.read_file``), so one unreadable file is one reject, not a failed job.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ingestion.errors import InputNotFoundError
 from ingestion.markers import fingerprint
+from ingestion.records import parse_jsonl_line, read_file
+from ingestion.scan import InputSource, Scan, listing_fingerprint, resolve_roots, scan_inputs
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import RejectedDocument, check_document, content_id, count_words, decode_document, strip_gutenberg
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
     from ingestion.context import RunContext
 
 logger = logging.getLogger(__name__)
 
-TEXT_SUFFIXES = (".txt", ".md")
-RAW_SCHEMA = "source string, title string, content binary, text string, metadata map<string,string>"
+# kind: file (read by the worker from path), jsonl (one line: line, value), table (record_id, text), reject (scan).
+RAW_SCHEMA = (
+    "kind string, source string, title string, path string, line long, value string, record_id string, "
+    "text string, metadata map<string,string>, reject_reason string, reject_detail string"
+)
+PREPARED_COLUMNS = [
+    "doc_id", "source", "title", "language", "text", "n_chars", "n_words", "metadata",
+    "reject_reason", "reject_detail", "input", "line", "record_id", "rank_key",
+]
 PREPARED_SCHEMA = (
     "doc_id string, source string, title string, language string, text string, n_chars long, n_words long, "
-    "metadata map<string,string>, reject_reason string, reject_detail string"
+    "metadata map<string,string>, reject_reason string, reject_detail string, input string, line long, "
+    "record_id string, rank_key string"
 )
 DOCUMENT_COLUMNS = ["doc_id", "source", "title", "language", "text", "n_chars", "n_words", "metadata"]
 REJECT_SCHEMA = "source string, doc_id string, stage string, reason string, detail string"
-
-
-@dataclass(frozen=True)
-class InputSource:
-    """One resolved input: ``kind`` is ``files``, ``jsonl``, ``delta`` or ``parquet``."""
-
-    kind: str
-    path: Path
-    files: tuple[Path, ...] = ()
-
-
-def resolve_inputs(inputs: list[str]) -> list[InputSource]:
-    """Expand the request's inputs; a path that does not exist, or a folder with no documents, is an error."""
-    if not inputs:
-        raise InputNotFoundError(
-            "the request names no inputs; give files, folders, JSONL files or tables", stage="documents"
-        )
-    sources: list[InputSource] = []
-    for raw in inputs:
-        path = Path(raw).expanduser().resolve()
-        if not path.exists():
-            raise InputNotFoundError(f"input {raw!r} does not exist", stage="documents", path=raw)
-        if path.is_dir() and (path / "_delta_log").is_dir():
-            sources.append(InputSource("delta", path))
-        elif path.suffix == ".parquet" or (path.is_dir() and any(path.glob("*.parquet"))):
-            sources.append(InputSource("parquet", path))
-        elif path.suffix == ".jsonl":
-            sources.append(InputSource("jsonl", path))
-        elif path.is_dir():
-            files = tuple(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES))
-            if not files:
-                raise InputNotFoundError(
-                    f"folder {raw!r} holds no {'/'.join(TEXT_SUFFIXES)} documents", stage="documents", path=raw
-                )
-            sources.append(InputSource("files", path, files))
-        else:
-            sources.append(InputSource("files", path, (path,)))
-    return sources
-
-
-def listing_fingerprint(sources: list[InputSource]) -> str:
-    """Cheap change detection (like make): every input file's path, size and modification time; tables' versions."""
-    entries: list[Any] = []
-    for source in sources:
-        if source.kind == "files":
-            entries.extend((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in source.files)
-        elif source.kind == "delta":
-            log = sorted((source.path / "_delta_log").glob("*.json"))
-            entries.append((str(source.path), log[-1].name if log else ""))
-        else:
-            files = [source.path] if source.path.is_file() else sorted(source.path.rglob("*.parquet"))
-            entries.extend((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
-    return fingerprint(entries)
+# What a rename or a metadata fix changes in place: the content (doc_id) and everything derived from it stay.
+DESCRIPTIVE_COLUMNS = ("source", "title", "metadata")
 
 
 def prepare_documents(
-    batches: Iterable[pd.DataFrame], *, language: str, check_language: bool, max_line_chars: int, max_bytes: int
+    batches: Iterable[pd.DataFrame],
+    *,
+    language: str,
+    check_language: bool,
+    max_line_chars: int,
+    max_bytes: int,
+    roots: tuple[str, ...] | None = None,
 ) -> Iterator[pd.DataFrame]:
     """``mapInPandas`` transform: raw rows → prepared rows, each either a document or a reject with its reason."""
     for batch in batches:
-        rows = []
-        for record in batch.itertuples(index=False):
-            rows.append(
-                _prepare_one(
-                    record._asdict(),
-                    language=language,
-                    check_language=check_language,
-                    max_line_chars=max_line_chars,
-                    max_bytes=max_bytes,
-                )
+        rows = [
+            _prepare_one(
+                record._asdict(),
+                language=language,
+                check_language=check_language,
+                max_line_chars=max_line_chars,
+                max_bytes=max_bytes,
+                roots=roots,
             )
-        yield pd.DataFrame(rows, columns=PREPARED_SCHEMA_COLUMNS)
-
-
-PREPARED_SCHEMA_COLUMNS = [
-    "doc_id",
-    "source",
-    "title",
-    "language",
-    "text",
-    "n_chars",
-    "n_words",
-    "metadata",
-    "reject_reason",
-    "reject_detail",
-]
+            for record in batch.itertuples(index=False)
+        ]
+        frame = pd.DataFrame(rows, columns=PREPARED_COLUMNS)
+        frame["line"] = frame["line"].astype("Int64")
+        yield frame
 
 
 def _prepare_one(
-    record: dict[str, Any], *, language: str, check_language: bool, max_line_chars: int, max_bytes: int
+    record: dict[str, Any],
+    *,
+    language: str,
+    check_language: bool,
+    max_line_chars: int,
+    max_bytes: int,
+    roots: tuple[str, ...] | None,
 ) -> dict[str, Any]:
-    source = record["source"]
-    row: dict[str, Any] = dict.fromkeys(PREPARED_SCHEMA_COLUMNS)
-    row.update(source=source, title=record["title"], language=language, metadata=record["metadata"] or {})
+    row: dict[str, Any] = dict.fromkeys(PREPARED_COLUMNS)
+    line = None if pd.isna(record["line"]) else int(record["line"])
+    row.update(source=record["source"], title=record["title"], language=language, input=record["path"], line=line,
+               metadata=record["metadata"] if record["metadata"] is not None else {})
+    kind, prefix = record["kind"], ""
     try:
-        content = record["content"]
-        if content is not None:
-            if len(content) > max_bytes:
-                raise RejectedDocument("too_large", f"{len(content)} bytes (limit {max_bytes})")
-            text = decode_document(bytes(content), source=source)
+        if kind == "reject":
+            raise RejectedDocument(record["reject_reason"], record["reject_detail"])
+        if kind == "file":
+            text = decode_document(read_file(record["path"], roots=roots, max_bytes=max_bytes), source=row["source"])
         else:
-            raw_text = record["text"] or ""
+            if kind == "jsonl":
+                assert line is not None
+                row["source"] = f"{record['path']}:{line}"  # until the line's id is known
+                parsed = parse_jsonl_line(record["value"] or "", line)
+                row.update(source=f"{record['path']}#{parsed.record_id}", title=parsed.title, metadata=parsed.metadata,
+                           record_id=parsed.record_id, rank_key=f"{line:012d}")
+                raw_text, prefix = parsed.text, f"line {line}: "
+            else:
+                raw_text = record["text"]
+                if record["record_id"] is None or not record["record_id"].strip():
+                    shown = f"text begins {raw_text[:40]!r}" if raw_text is not None else "no text"
+                    raise RejectedDocument("missing_id", f"a row with a null or blank id ({shown})")
+                row.update(record_id=record["record_id"])
+                if raw_text is None:
+                    raise RejectedDocument("text_not_string", f"id {record['record_id']!r}: 'text' is null")
+                row["rank_key"] = hashlib.sha256(raw_text.encode("utf-8")).hexdigest()
             if len(raw_text.encode("utf-8")) > max_bytes:
                 raise RejectedDocument("too_large", f"{len(raw_text)} characters (limit {max_bytes} bytes)")
-            text = decode_document(raw_text.encode("utf-8"), source=source)
+            text = decode_document(raw_text.encode("utf-8"), source=row["source"])
         text, _ = strip_gutenberg(text)
         check_document(text, max_line_chars=max_line_chars, expected_language=language if check_language else None)
     except RejectedDocument as exc:
-        row.update(reject_reason=exc.reason, reject_detail=exc.detail)
+        row.update(reject_reason=exc.reason, reject_detail=prefix + exc.detail)
         return row
     row.update(doc_id=content_id(text), text=text, n_chars=len(text), n_words=count_words(text))
     return row
 
 
-def read_raw(ctx: RunContext, sources: list[InputSource]) -> DataFrame:
-    """All inputs as one DataFrame of RAW_SCHEMA rows."""
-    from pyspark.sql import functions as F
-
-    spark = ctx.spark
-    frames = []
-    for source in sources:
+def read_raw(spark: SparkSession, scan: Scan) -> DataFrame:
+    """Every input as RAW_SCHEMA rows: file paths and scan rejects from the driver, JSONL lines and table rows."""
+    local: list[tuple[Any, ...]] = []
+    frames: list[DataFrame] = []
+    for source in scan.sources:
         if source.kind == "files":
-            df = spark.read.format("binaryFile").load([str(f) for f in source.files])
-            frames.append(
-                df.select(
-                    F.col("path").alias("source"),
-                    F.regexp_extract("path", r"([^/]+?)(\.[^./]+)?$", 1).alias("title"),
-                    F.col("content"),
-                    F.lit(None).cast("string").alias("text"),
-                    F.create_map().cast("map<string,string>").alias("metadata"),
-                )
-            )
+            local.extend(("file", str(f), f.stem, str(f), None, None, None, None, {}, None, None) for f in source.files)
+        elif source.kind == "jsonl":
+            frames.append(_jsonl_rows(spark, source.path))
         else:
-            if source.kind == "jsonl":
-                df = spark.read.json(str(source.path))
+            frame = _table_rows(spark, source)
+            if isinstance(frame, tuple):
+                local.append(frame)
             else:
-                df = spark.read.format(source.kind).load(str(source.path))
-            if "text" not in df.columns:
-                raise InputNotFoundError(
-                    f"input {source.path} has no 'text' column (columns: {', '.join(df.columns)})",
-                    stage="documents",
-                    path=str(source.path),
-                )
-            key = F.col("id").cast("string") if "id" in df.columns else F.monotonically_increasing_id().cast("string")
-            extra = [c for c in df.columns if c not in {"id", "text"}]
-            metadata = (
-                F.create_map(*[x for c in extra for x in (F.lit(c), F.col(c).cast("string"))])
-                if extra
-                else F.create_map().cast("map<string,string>")
-            )
-            title = F.col("title").cast("string") if "title" in df.columns else key
-            frames.append(
-                df.select(
-                    F.concat(F.lit(f"{source.path}#"), key).alias("source"),
-                    title.alias("title"),
-                    F.lit(None).cast("binary").alias("content"),
-                    F.col("text").cast("string").alias("text"),
-                    metadata.alias("metadata"),
-                )
-            )
-    result = frames[0]
-    for frame in frames[1:]:
+                frames.append(frame)
+    local.extend(("reject", r.source, None, None, None, None, None, None, {}, r.reason, r.detail) for r in scan.rejects)
+    result = spark.createDataFrame(local, RAW_SCHEMA)
+    for frame in frames:
         result = result.unionByName(frame)
     return result
+
+
+def _jsonl_rows(spark: SparkSession, path: Path) -> DataFrame:
+    """One row per non-blank line with its 1-based line number, read in parallel.
+
+    A line's number is its index within its file block (``monotonically_increasing_id`` counts up within a task)
+    plus the lines of the blocks before it: one small job counts the lines per block first.
+    """
+    from pyspark.sql import functions as F
+
+    lines = spark.read.text(str(path)).select(
+        "value", F.input_file_block_start().alias("_block"), F.monotonically_increasing_id().alias("_mid")
+    )
+    blocks = lines.groupBy("_block").agg(F.min("_mid").alias("_first"), F.count("*").alias("_n")).collect()
+    offsets, seen = [], 0
+    for block in sorted(blocks, key=lambda b: b["_block"]):
+        offsets.append((block["_block"], seen + 1 - block["_first"]))
+        seen += block["_n"]
+    shift = spark.createDataFrame(offsets, "_block long, _shift long")
+    numbered = lines.join(F.broadcast(shift), "_block").where(F.trim("value") != "")  # blank lines are no records
+    return numbered.select(
+        F.lit("jsonl").alias("kind"),
+        F.lit(str(path)).alias("source"),
+        F.lit(None).cast("string").alias("title"),
+        F.lit(str(path)).alias("path"),
+        (F.col("_mid") + F.col("_shift")).alias("line"),
+        F.col("value"),
+        F.lit(None).cast("string").alias("record_id"),
+        F.lit(None).cast("string").alias("text"),
+        F.create_map().cast("map<string,string>").alias("metadata"),
+        F.lit(None).cast("string").alias("reject_reason"),
+        F.lit(None).cast("string").alias("reject_detail"),
+    )
+
+
+def _table_rows(spark: SparkSession, source: InputSource) -> DataFrame | tuple[Any, ...]:
+    """A Delta/Parquet table's rows, or one reject row for a table that cannot be read or lacks id/text."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    def reject(reason: str, detail: str) -> tuple[Any, ...]:
+        return ("reject", str(source.path), None, None, None, None, None, None, {}, reason, detail)
+
+    try:
+        df = spark.read.format(source.kind).load(str(source.path))
+    except PySparkException as exc:
+        return reject("unreadable", f"cannot read the {source.kind} table: {str(exc).splitlines()[0][:300]}")
+    columns = ", ".join(df.columns)
+    if "text" not in df.columns or not isinstance(df.schema["text"].dataType, StringType):
+        kind = df.schema["text"].dataType.simpleString() if "text" in df.columns else None
+        shown = f"'text' of type {kind}" if kind else "no 'text' column"
+        return reject("text_not_string", f"the table has {shown}, expected strings (columns: {columns})")
+    if "id" not in df.columns:
+        return reject("missing_id", f"the table has no 'id' column (columns: {columns})")
+    key = F.col("id").cast("string")
+    extra = [c for c in df.columns if c not in {"id", "text"}]
+    metadata = (
+        F.create_map(*[x for c in extra for x in (F.lit(c), F.col(c).cast("string"))])
+        if extra
+        else F.create_map().cast("map<string,string>")
+    )
+    title = F.coalesce(F.col("title").cast("string"), key) if "title" in df.columns else key
+    return df.select(
+        F.lit("table").alias("kind"),
+        F.coalesce(F.concat(F.lit(f"{source.path}#"), key), F.lit(str(source.path))).alias("source"),
+        title.alias("title"),
+        F.lit(str(source.path)).alias("path"),
+        F.lit(None).cast("long").alias("line"),
+        F.lit(None).cast("string").alias("value"),
+        key.alias("record_id"),
+        F.col("text"),
+        metadata.alias("metadata"),
+        F.lit(None).cast("string").alias("reject_reason"),
+        F.lit(None).cast("string").alias("reject_detail"),
+    )
+
+
+def reject_duplicate_ids(prepared: DataFrame) -> DataFrame:
+    """The first record of an id within one input (lowest line) stands; every later one is a ``duplicate_id``.
+
+    A later JSONL record's source becomes ``<file>:<line>``, so that no two outcomes share a source.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+
+    keyed = F.col("record_id").isNotNull()
+    order = Window.partitionBy("source", "record_id").orderBy("rank_key")
+    later = keyed & (F.row_number().over(order) > 1)
+    first_line = F.first("line").over(order)
+    detail = F.when(
+        F.col("line").isNotNull(),
+        F.concat(F.lit("line "), F.col("line").cast("string"), F.lit(": id '"), F.col("record_id"),
+                 F.lit("' repeats line "), first_line.cast("string"), F.lit("; the first is kept")),
+    ).otherwise(
+        F.concat(F.lit("id '"), F.col("record_id"), F.lit("' occurs more than once in the table; one row is kept"))
+    )
+    by_line = F.concat(F.col("input"), F.lit(":"), F.col("line").cast("string"))
+    return (
+        prepared.withColumn("_later", later)
+        .withColumn("reject_detail", F.when(F.col("_later"), detail).otherwise(F.col("reject_detail")))
+        .withColumn("reject_reason", F.when(F.col("_later"), F.lit("duplicate_id")).otherwise(F.col("reject_reason")))
+        .withColumn("doc_id", F.when(F.col("_later"), F.lit(None)).otherwise(F.col("doc_id")))
+        .withColumn("source", F.when(F.col("_later") & F.col("line").isNotNull(), by_line).otherwise(F.col("source")))
+        .drop("_later")
+    )
+
+
+def _descriptive(row: Any) -> tuple[Any, ...]:
+    """source, title and metadata of a documents row (a Spark Row, or a dict from Arrow), comparable."""
+    metadata = row["metadata"] or {}
+    return row["source"], row["title"], tuple(sorted(dict(metadata).items()))
 
 
 class DocumentsStage(Stage):
@@ -207,40 +268,49 @@ class DocumentsStage(Stage):
     name = "documents"
     tables = ("documents", "rejects")
 
+    @staticmethod
+    def roots(ctx: RunContext) -> tuple[Path, ...] | None:
+        """``ingestion.allowed_roots``, resolved; None = no confinement."""
+        return resolve_roots(ctx.settings.ingestion.allowed_roots)
+
     def config_fingerprint(self, ctx: RunContext) -> str:
-        """Normalisation rules and the checks that decide rejects."""
+        """Normalisation rules, the checks that decide rejects, and the allowed roots."""
         ing = ctx.settings.ingestion
+        roots = self.roots(ctx)
         return fingerprint(
             {
                 "stage": self.name,
-                "version": 1,
+                "version": 2,  # v2: workers read the files (plain paths as sources), line-level JSONL rejects
                 "language": ctx.domain.language,
                 "check_language": ing.check_language,
                 "max_line_chars": ing.max_line_chars,
                 "max_document_bytes": ing.max_document_bytes,
+                "allowed_roots": [str(r) for r in roots] if roots is not None else None,
             }
         )
 
     def input_fingerprint(self, ctx: RunContext) -> str:
-        """The listing of the input files (resolving them also fails fast on a missing input)."""
-        return listing_fingerprint(resolve_inputs(ctx.inputs))
+        """The listing of the input files and scan rejects (scanning also fails fast on a missing input)."""
+        return listing_fingerprint(scan_inputs(ctx.inputs, self.roots(ctx)))
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Prepare every input; append new documents, delete vanished ones; rewrite the rejects."""
+        """Prepare every input; append new documents, delete vanished ones, update renamed ones; rewrite rejects."""
         from pyspark.sql import functions as F
         from pyspark.sql.window import Window
 
         ing = ctx.settings.ingestion
-        sources = resolve_inputs(ctx.inputs)
+        roots = self.roots(ctx)
+        scan = scan_inputs(ctx.inputs, roots)
         language = ctx.domain.language
         check, max_line, max_bytes = ing.check_language, ing.max_line_chars, ing.max_document_bytes
+        worker_roots = tuple(str(r) for r in roots) if roots is not None else None
 
         def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-            return prepare_documents(
-                batches, language=language, check_language=check, max_line_chars=max_line, max_bytes=max_bytes
-            )
+            return prepare_documents(batches, language=language, check_language=check, max_line_chars=max_line,
+                                     max_bytes=max_bytes, roots=worker_roots)
 
-        prepared = read_raw(ctx, sources).mapInPandas(transform, PREPARED_SCHEMA).persist()
+        raw = read_raw(ctx.spark, scan)
+        prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
         try:
             rejects = prepared.where(F.col("reject_reason").isNotNull()).select(
                 "source",
@@ -257,35 +327,54 @@ class DocumentsStage(Stage):
                 .where("_rank = 1")
                 .select(*DOCUMENT_COLUMNS)
             )
-            current = {row.doc_id for row in docs.select("doc_id").collect()}
-            existing = ctx.lakehouse.doc_ids("documents") if incremental else set()
-            added, removed = sorted(current - existing), sorted(existing - current)
+            described = {row.doc_id: _descriptive(row) for row in docs.select("doc_id", *DESCRIPTIVE_COLUMNS).collect()}
+            current = set(described)
+            existing: dict[str, tuple[Any, ...]] = {}
+            if incremental and ctx.lakehouse.exists("documents"):
+                table = ctx.lakehouse.columns("documents", ["doc_id", *DESCRIPTIVE_COLUMNS])
+                existing = {row["doc_id"]: _descriptive(row) for row in table.to_pylist()}
+            added, removed = sorted(current - set(existing)), sorted(set(existing) - current)
+            updated = sorted(d for d in current & set(existing) if described[d] != existing[d])
             if not incremental:
                 ctx.lakehouse.overwrite(docs, "documents")
             else:
                 ctx.lakehouse.delete_docs("documents", removed)
                 if added:
                     ctx.lakehouse.append(docs.where(F.col("doc_id").isin(added)), "documents")
-            reject_rows = rejects.collect()
+                if updated:
+                    self._update_descriptions(ctx, docs.where(F.col("doc_id").isin(updated)))
+            reject_rows = rejects.orderBy("source", "detail").collect()
             ctx.lakehouse.overwrite(ctx.spark.createDataFrame(reject_rows, REJECT_SCHEMA), "rejects")
         finally:
             prepared.unpersist()
         for row in reject_rows:
             logger.warning("rejected %s: %s (%s)", row.source, row.reason, row.detail)
         logger.info(
-            "documents: %d in corpus, %d new, %d removed, %d rejected",
-            len(current),
-            len(added),
-            len(removed),
-            len(reject_rows),
+            "documents: %d in corpus, %d new, %d removed, %d renamed or re-described, %d rejected",
+            len(current), len(added), len(removed), len(updated), len(reject_rows),
         )
         return StageOutput(
             counts={
                 "documents": len(current),
                 "added": len(added),
                 "removed": len(removed),
+                "updated": len(updated),
                 "rejects": len(reject_rows),
             },
+            # Only the contents: a rename changes no chunk, mention or entity, so nothing downstream reruns.
             output_fingerprint=fingerprint(sorted(current)),
             details={"rejects": [{"source": r.source, "reason": r.reason, "detail": r.detail} for r in reject_rows]},
+        )
+
+    @staticmethod
+    def _update_descriptions(ctx: RunContext, rows: DataFrame) -> None:
+        """Set source, title and metadata of documents whose content is unchanged, in one Delta commit (MERGE)."""
+        from delta.tables import DeltaTable
+
+        target = DeltaTable.forPath(ctx.spark, ctx.lakehouse.path("documents"))
+        (
+            target.alias("t")
+            .merge(rows.select("doc_id", *DESCRIPTIVE_COLUMNS).alias("s"), "t.doc_id = s.doc_id")
+            .whenMatchedUpdate(set={c: f"s.{c}" for c in DESCRIPTIVE_COLUMNS})
+            .execute()
         )

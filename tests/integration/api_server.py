@@ -30,13 +30,14 @@ class ApiServer:
     log: Path
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    factory: str = "tests.integration.api_testapp:create"  # api.app:create_app_from_env serves the real tools
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> ApiServer:
-        command = [sys.executable, "-m", "uvicorn", "tests.integration.api_testapp:create", "--factory",
+        command = [sys.executable, "-m", "uvicorn", self.factory, "--factory",
                    "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "info"]
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=os.environ | self.env, stdout=log, stderr=log)

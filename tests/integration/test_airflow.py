@@ -18,7 +18,7 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "airflow.sh"
 VENV = Path(os.environ.get("CSILLAG_AIRFLOW_VENV", ROOT / ".cache" / "airflow-venv"))
-STAGES = ["documents", "chunks", "index", "mentions", "entities", "cooccurrences", "graph"]
+STAGES = ["documents", "chunks", "index", "mentions", "entities", "cooccurrences", "graph", "neo4j"]
 
 DAGBAG_PROBE = """
 import json, sys
@@ -91,7 +91,7 @@ def test_airflow_dags_test_runs_every_stage_on_the_samples(airflow_env, tmp_path
     # A manual run (what `dags test` makes) of a @daily DAG at 2026-11-29 00:00 covers the interval that ended
     # then: [2026-11-28 00:00, 2026-11-29 00:00) UTC.
     expected_run = "airflow-20261128T000000-20261129T000000"
-    for stage in STAGES:
+    for stage in STAGES[:-1]:  # neo4j is skipped without a marker: the DAG's settings use the embedded store
         marker = lake / "_markers" / stage / "_SUCCESS"
         assert marker.exists(), f"no marker for {stage}: {log[-3000:]}"
         assert json.loads(marker.read_text())["run_id"] == expected_run

@@ -25,7 +25,7 @@ from graph.model import GraphData
 from graph.neo4j_store import Neo4jGraphStore
 from graph.settings import Neo4jSettings
 from graph.store import GraphStore
-from tests.unit.graph.contract import comparable_answer as _answer
+from graph.testing.contract import comparable_answer as _answer
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.integration, pytest.mark.corpus, pytest.mark.spark]
 
@@ -103,13 +103,6 @@ def test_wp_neighbours_of_the_top_five_same_and_from_the_edge_table(
         assert [(r["target"]["entity_id"], r["count"]) for r in answer] == list(
             zip(touching["other"], touching["count"], strict=True)
         )
-
-
-def test_wp_strongest_relations_same_in_both_stores(wp_stores: tuple[GraphStore, GraphStore], wp_lake: Path) -> None:
-    edges = _table(wp_lake, "graph_edges")
-    answer = _same(wp_stores, lambda s: s.strongest_relations(limit=20))
-    strongest = edges.sort_values(["weight", "count", "src_id", "dst_id"], ascending=[False, False, True, True])
-    assert [r["count"] for r in answer] == strongest["count"].head(20).tolist()
 
 
 def test_wp_shortest_paths_between_main_characters_same(

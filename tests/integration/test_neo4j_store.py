@@ -16,10 +16,9 @@ from graph.embedded import EmbeddedGraphStore
 from graph.errors import GraphAuthError, GraphUnavailableError
 from graph.neo4j_store import Neo4jGraphStore
 from graph.settings import Neo4jSettings
-from graph.store import GraphStore
-from tests.unit.graph.contract import GraphStoreContract
-from tests.unit.graph.contract import comparable_answer as _answer
-from tests.unit.graph.fixtures import ENTITIES, random_graph, small_graph
+from graph.testing.contract import GraphStoreContract, all_answers
+from graph.testing.contract import comparable_answer as _answer
+from graph.testing.fixtures import changed_graph, random_graph, small_graph
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.integration]
 
@@ -172,44 +171,10 @@ def test_neo4j_server_lost_mid_load_then_rerun_completes(
     assert _raw_counts(neo4j_settings) == expected
 
 
-def _all_queries(store: GraphStore) -> dict[str, Any]:
-    ids = [e[0] for e in ENTITIES] + ["ent_99"]
-    names = [n for e in ENTITIES for n in [e[1], *e[3]]]
-    variants = ["rostov", "ROSTOV", "Dobó", "dobo", "Kutusov", "Bolkonski", "Pier", "natasa", "Egri", "zzz", "",
-                "Count", "Prince", "mosco", "Istvan", "katica dobo"]
-    answers: dict[str, Any] = {}
-    for name in names + variants:
-        for label in (None, "PERSON", "GPE", "ORG"):
-            answers[f"find {name!r} {label}"] = _answer(lambda n=name, lb=label: store.find_entity(n, label=lb))
-    for a in ids:
-        answers[f"get {a}"] = _answer(lambda a=a: store.get_entity(a))
-        answers[f"neighbours {a}"] = _answer(lambda a=a: store.neighbours(a, limit=50))
-        answers[f"neighbours3 {a}"] = _answer(lambda a=a: store.neighbours(a, limit=3))
-        answers[f"mentions {a}"] = _answer(lambda a=a: store.mentions(a, limit=50))
-        answers[f"mentions2 {a}"] = _answer(lambda a=a: store.mentions(a, limit=2))
-        answers[f"timeline {a}"] = _answer(lambda a=a: store.timeline(a))
-        for b in ids:
-            for hops in (1, 2, 4):
-                answers[f"path {a} {b} {hops}"] = _answer(
-                    lambda a=a, b=b, h=hops: store.shortest_path(a, b, max_hops=h)
-                )
-    for limit in (1, 5, 25):
-        answers[f"strongest {limit}"] = _answer(lambda n=limit: store.strongest_relations(limit=n))
-        for by in ("pagerank", "degree", "mentions"):
-            for label in (None, "PERSON", "GPE", "ORG"):
-                answers[f"top {by} {label} {limit}"] = _answer(
-                    lambda b=by, lb=label, n=limit: store.top_entities(by=b, label=lb, limit=n)
-                )
-    for community in (-1, 0, 1, 2, 3):
-        answers[f"community {community}"] = _answer(lambda c=community: store.community_members(c))
-    answers["stats"] = _answer(store.stats)
-    return answers
-
-
 def test_cross_store_every_query_same_answer(loaded_neo4j: Neo4jGraphStore) -> None:
     embedded = EmbeddedGraphStore.from_graph(small_graph())
-    expected = _all_queries(embedded)
-    actual = _all_queries(loaded_neo4j)
+    expected = all_answers(embedded)
+    actual = all_answers(loaded_neo4j)
     assert actual.keys() == expected.keys()
     differing = [key for key in expected if actual[key] != expected[key]]
     assert differing == [], f"{len(differing)} of {len(expected)} answers differ, e.g. {differing[:5]}"
@@ -223,8 +188,9 @@ def test_cross_store_random_graph_same_answers(loaded_neo4j: Neo4jGraphStore) ->
         loaded_neo4j.load(data)
         ids = sorted(e.entity_id for e in data.entities)
         rng = random.Random(5)
-        queries: list[tuple[str, Any]] = [("strongest", lambda s: s.strongest_relations(limit=200))]
-        queries += [(f"neighbours {i}", lambda s, i=i: s.neighbours(i, limit=100)) for i in ids[:15]]
+        queries: list[tuple[str, Any]] = [
+            (f"neighbours {i}", lambda s, i=i: s.neighbours(i, limit=100)) for i in ids[:15]
+        ]
         for a, b in (rng.sample(ids, 2) for _ in range(25)):
             queries.append((f"path {a} {b}", lambda s, a=a, b=b: s.shortest_path(a, b, max_hops=6)))
         differing = [
@@ -256,3 +222,43 @@ def test_neo4j_ensure_schema_drops_the_retired_mention_index(
     assert "mentioned_in_id" not in names
     assert {"entity_id", "chunk_id", "unit_id", "document_id"} <= names  # the constraints' indexes stay
     loaded_neo4j.ensure_schema()  # and a second run is a no-op, not an error
+
+
+def test_issue_12_a_small_graph_loads_in_one_transaction(
+    loaded_neo4j: Neo4jGraphStore, neo4j_settings: Neo4jSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = Neo4jGraphStore.from_settings(neo4j_settings.model_copy(update={"batch_size": 10_000}))
+
+    def no_batches(self: Neo4jGraphStore, action: str, query: str, **params: Any) -> int:
+        raise AssertionError(f"a batch transaction ran ({action}) although the graph fits in one")
+
+    monkeypatch.setattr(Neo4jGraphStore, "_write", no_batches)
+    try:
+        report = whole.load(changed_graph())
+        assert {k: v for k, v in report.removed.items() if v} == {"entities": 1, "relations": 1, "mentions": 2}
+        counts = _raw_counts(neo4j_settings)
+        assert (counts["Entity"], counts["CO_OCCURS_WITH"], counts["MENTIONED_IN"]) == (11, 19, 36)
+    finally:
+        monkeypatch.undo()
+        whole.close()
+        loaded_neo4j.load(small_graph())
+    assert _raw_counts(neo4j_settings)["MENTIONED_IN"] == 37
+
+
+def test_issue_12_a_chunk_moved_to_another_unit_loses_its_old_link(
+    loaded_neo4j: Neo4jGraphStore, neo4j_settings: Neo4jSettings
+) -> None:
+    graph = small_graph()
+    moved = graph.chunks[3].model_copy(update={"unit_id": graph.units[1].unit_id})  # chunk 3: chapter I -> II
+    try:
+        loaded_neo4j.load(graph.model_copy(update={"chunks": [*graph.chunks[:3], moved, *graph.chunks[4:]]}))
+        auth = (neo4j_settings.user, neo4j_settings.password.get_secret_value())
+        with neo4j.GraphDatabase.driver(neo4j_settings.uri, auth=auth) as driver:
+            rows, _, _ = driver.execute_query(
+                "MATCH (u:Unit)-[:HAS_CHUNK]->(c:Chunk {chunk_id: $id}) RETURN u.unit_id AS unit",
+                id=moved.chunk_id, database_=neo4j_settings.database,
+            )
+        assert [r["unit"] for r in rows] == [moved.unit_id]
+        assert _raw_counts(neo4j_settings)["HAS_CHUNK"] == 8
+    finally:
+        loaded_neo4j.load(small_graph())

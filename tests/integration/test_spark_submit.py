@@ -75,8 +75,13 @@ def test_spark_submit_unknown_job_and_missing_input_exit_codes(tmp_path: Path) -
     unknown = _submit("frobnicate")
     assert unknown.returncode == 2 and "unknown job 'frobnicate'" in unknown.stderr
     missing = _submit("--master", "local[1]", "pipeline", str(tmp_path / "nowhere"), "--lakehouse", str(tmp_path / "l"))
-    assert missing.returncode == 1
-    assert "nowhere" in missing.stdout and "does not exist" in missing.stdout
+    # issue 11: a usage error, one line, found before Spark starts and before any table is touched
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.strip() == (
+        f"csillag: input {str(tmp_path / 'nowhere')!r} does not exist; name files, folders, JSONL files or tables to "
+        "ingest"
+    )
+    assert not (tmp_path / "l").exists()
 
 
 @pytest.fixture(scope="module")

@@ -49,7 +49,7 @@ class AnalysisCollaborators:
 
     # -- protected setters (R-PLUG-2): called from a subclass's init() ----------------------------------------
     def set_graph_store(self, graph: Any) -> None:
-        """The ``graph.store.GraphStore`` the tool queries."""
+        """The ``graph.store.GraphReader`` the tool queries."""
         self._graph = graph
 
     def set_retriever(self, retriever: ChunkRetriever | None) -> None:

@@ -1,8 +1,9 @@
 """A domain as configuration: which book collection, in which language, from which lakehouse.
 
-The same tool classes serve Egri csillagok and War and Peace; only a ``DomainSettings`` differs. ``DomainServices``
-loads what the tools are injected with — the graph store, the chunk retriever and the unit catalogue — once per
-process, from the lakehouse.
+The same tool classes serve Egri csillagok, War and Peace and any other book; only a ``DomainSettings`` differs.
+``DomainSettings.for_lakehouse`` chooses it from the settings and from what the lakehouse holds (never a hard-coded
+default domain); ``DomainServices`` loads what the tools are injected with — the graph store, the chunk retriever and
+the unit catalogue — once per process, from the lakehouse. ``ChatPlatform.from_settings`` does both.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.errors import ConfigError
+from tools.analysis.lakehouse import LakehouseContents
+from tools.errors import ConfigError, ToolError
 from tools.retrieval.chunks import ChunkRetriever, DenseEncoder
 from tools.retrieval.units import UnitCatalog
 
@@ -32,9 +34,9 @@ class DomainSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = "egri_csillagok"
+    name: str = Field(min_length=1, description="The chat requests' domain; no default: see for_lakehouse().")
     title: str = ""
-    language: str = Field(default="hu", description="ISO code of the books and the default answer language.")
+    language: str = Field(min_length=2, description="ISO code of the books and the default answer language.")
     lakehouse: Path = Path("lakehouse")
     ingestion_tool: str | None = Field(
         default=None,
@@ -54,17 +56,51 @@ class DomainSettings(BaseModel):
         language = language or known.get("language")
         if not language:
             raise ConfigError(
-                f"domain {name!r} is not one of {sorted(KNOWN_DOMAINS)}; give its language (ner.language)",
+                f"domain {name!r} is not one of {sorted(KNOWN_DOMAINS)} and the documents of {lakehouse} record no "
+                "language; give its language (ner.language)",
                 field="domain",
             )
         return cls(name=name, title=title or known.get("title", name), language=language, lakehouse=lakehouse,
                    ingestion_tool=ingestion_tool or known.get("ingestion_tool"))
 
     @classmethod
+    def for_lakehouse(cls, settings: Any, contents: LakehouseContents, name: str | None = None) -> DomainSettings:
+        """The domain of a ready lakehouse (``check_lakehouse``'s result), chosen from settings and what it holds.
+
+        Name: ``name``, else the domain of the ingestion tool that ``ingestion.tool`` names (e.g.
+        ``egri_csillagok_ner_ingestion`` → ``egri_csillagok``), else the lakehouse folder's name — a generic domain,
+        with a known domain's title when the folder is named like one. Language: the documents' majority language
+        (what the books were analysed in), else ``ner.language``, else the known domain's.
+
+        Raises:
+            ConfigError: no language anywhere (documents without a language, no ``ner.language``, unknown domain).
+        """
+        name = name or _tool_domain(settings.ingestion.tool) or contents.root.resolve().name
+        configured = settings.ner.language
+        if contents.language and configured and configured != contents.language:
+            logger.warning("ner.language is %s but the documents of %s are %s; analysing questions as %s", configured,
+                           contents.root, contents.language, contents.language)
+        return cls.for_domain(name, lakehouse=contents.root, language=contents.language or configured,
+                              ingestion_tool=settings.ingestion.tool)
+
+    @classmethod
     def from_settings(cls, settings: Any, name: str) -> DomainSettings:
         """From the composed ``CsillagSettings``: ``lakehouse.root``, ``ner.language`` and ``ingestion.tool``."""
         return cls.for_domain(name, lakehouse=Path(settings.lakehouse.root), language=settings.ner.language,
                               ingestion_tool=settings.ingestion.tool)
+
+
+def _tool_domain(tool_name: str | None) -> str | None:
+    """The domain of the registered ingestion tool ``tool_name`` (its class's ``domain``); None if generic/unknown."""
+    if not tool_name:
+        return None
+    from tools.plugins import ToolRegistry
+
+    try:
+        return getattr(ToolRegistry().get_class(tool_name), "domain", None)
+    except ToolError as exc:  # an unknown name is the ingestion side's error to report, not the chat side's
+        logger.debug("ingestion tool %r names no domain: %s", tool_name, exc)
+        return None
 
 
 @dataclass

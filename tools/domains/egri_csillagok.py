@@ -3,10 +3,10 @@
 Every class has a no-argument constructor; its collaborators are ``Injected[...]`` fields that the container fills
 before ``init()`` wires them into the base class's setters (R-PLUG-1, R-PLUG-2). The domain itself is a service
 too — ``DomainSettings`` (name, language, lakehouse, ingestion tool) — so the same classes answer questions about
-War and Peace when the platform is given ``DomainSettings.for_domain("war_and_peace", ...)`` and that lakehouse's
-services (``DomainServices.load``). The ingestion tool wired to them is the one ``DomainSettings.ingestion_tool``
-names (``ner_ingestion`` for War and Peace, ``egri_csillagok_ner_ingestion`` for Egri csillagok), looked up among
-the registered tools. Entry points (group ``csillag.tools``)::
+War and Peace, or any book, when the platform is given that lakehouse's domain and services; ``TOOLS`` are the book
+tools ``ChatPlatform.from_settings`` runs over the lakehouse it loads. The ingestion tool wired to them is the one
+``DomainSettings.ingestion_tool`` names (``ner_ingestion`` for War and Peace, ``egri_csillagok_ner_ingestion`` for
+Egri csillagok), looked up among the registered tools. Entry points (group ``csillag.tools``)::
 
     egri_csillagok = "tools.domains.egri_csillagok:TOOLS"
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import ClassVar
 
-from graph.store import GraphStore
+from graph.store import GraphReader
 from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.context_search import AbstractContextSearchTool
 from tools.analysis.domain import DomainSettings
@@ -47,7 +47,7 @@ class _DomainWiring(AnalysisCollaborators):
     # Optional so that a platform loading every plugin through entry points, without this domain's services,
     # still starts: the tools then stay inactive (see ``deactivate``) instead of failing the container.
     domain_settings: Injected[DomainSettings | None]
-    graph_store: Injected[GraphStore | None]
+    graph_store: Injected[GraphReader | None]
     chunk_retriever: Injected[ChunkRetriever | None]
     unit_catalog: Injected[UnitCatalog | None]
     ner_tool: Injected[IngestionTool | None]

@@ -1,7 +1,7 @@
 """The LLM side of the chat pipeline: an OpenAI-compatible client, routers and answer composers.
 
 With no endpoint configured (``settings.llm.base_url`` unset) everything runs offline: the lexical router and the
-extractive composer need nothing but the standard library.
+extractive composer need no model: they stem with retrieval's Snowball analysers.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from typing import Any, TypedDict
 
 import httpx
 
-from tools.errors import LlmError
 from settings.chat import LlmSettings
+from tools.errors import LlmError
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,8 @@ from typing import Protocol, runtime_checkable
 
 from tools.documents import PromptAndContext, UniqueTextDocument
 from tools.llm.client import ChatMessage, LlmClient
-from tools.llm.text import overlap_score, sentences, stems
+from tools.llm.text import sentences
+from tools.retrieval.analyzer import MultilingualStems
 from tools.streaming import ResponseEmitter
 
 logger = logging.getLogger(__name__)
@@ -67,6 +68,7 @@ class ExtractiveComposer:
 
     def __init__(self, max_quotes: int = 5) -> None:
         self.max_quotes = max_quotes
+        self._stems = MultilingualStems()
 
     async def compose(
         self, prompt: str, contexts: Sequence[PromptAndContext], *, user_lang: str, emitter: ResponseEmitter
@@ -78,11 +80,11 @@ class ExtractiveComposer:
             text = NOTHING_FOUND[lang]
             emitter.emit_text(text)
             return ComposedAnswer(text)
-        query = stems(prompt)
+        query = self._stems(prompt)
         ranked: list[tuple[float, int, int, str]] = []  # (-score, doc index, sentence index, sentence)
         for d_index, (_, doc) in enumerate(docs):
             for s_index, sentence in enumerate(sentences(doc.text)):
-                ranked.append((-overlap_score(query, stems(sentence)), d_index, s_index, sentence))
+                ranked.append((-self._stems.similarity(query, self._stems(sentence)), d_index, s_index, sentence))
         ranked.sort()
         chosen = sorted(ranked[: self.max_quotes], key=lambda r: (r[1], r[2]))
         cited = sorted({r[1] for r in chosen})

@@ -1,6 +1,6 @@
 """Routing: which tools' executable instructions fit the user's prompt (R-CHAT-1).
 
-``LexicalRouter`` is the deterministic offline default (stem overlap between prompt and instruction);
+``LexicalRouter`` is the deterministic offline default (overlap of the Snowball stems of prompt and instruction);
 ``EmbeddingRouter`` adds embedding similarity when an embedding model is installed (``llm.embedding_model``).
 ``LlmRouter`` asks the chat-completions endpoint and falls back to the lexical router when the endpoint fails or
 answers something unreadable. Both only see the candidates they are given: eligibility (R-CHAT-2) is checked before.
@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from tools.errors import ConfigError, LlmError
 from tools.llm.client import ChatMessage, LlmClient
-from tools.llm.text import overlap_score, stems
+from tools.retrieval.analyzer import MultilingualStems, overlap_score
 
 logger = logging.getLogger(__name__)
 
@@ -45,28 +45,31 @@ class Router(Protocol):
 class LexicalRouter:
     """Offline router: a candidate is chosen when the stem overlap of prompt and instruction reaches ``min_score``.
 
-    Important words count twice, so the platform's keyword extraction can steer routing.
+    Stems come from retrieval's analysers in each of ``languages`` (``MultilingualStems``); a candidate's score is
+    its best over the languages. Important words count twice, so the platform's keyword extraction can steer routing.
     """
 
-    def __init__(self, min_score: float = 0.15) -> None:
+    def __init__(self, min_score: float = 0.15, languages: Sequence[str] = ("en", "hu")) -> None:
         self.min_score = min_score
-        self._instruction_stems: dict[str, set[str]] = {}
+        self._stems = MultilingualStems(languages)
+        self._instruction_stems: dict[str, tuple[frozenset[str], ...]] = {}
 
     def scores(
         self, prompt: str, candidates: Sequence[ToolCandidate], important_words: Sequence[str] = ()
     ) -> dict[str, float]:
         """The score of every candidate (0..1)."""
-        query = stems(prompt)
-        boost = stems(" ".join(important_words))
+        query = self._stems(prompt)
+        boost = self._stems(" ".join(important_words))
         result: dict[str, float] = {}
         for candidate in candidates:
-            target = self._instruction_stems.get(candidate.instruction)
-            if target is None:
-                target = self._instruction_stems[candidate.instruction] = stems(candidate.instruction)
-            score = overlap_score(query | boost, target)
-            if boost & target:
-                score = min(1.0, score * 2)
-            result[candidate.name] = score
+            targets = self._instruction_stems.get(candidate.instruction)
+            if targets is None:
+                targets = self._instruction_stems[candidate.instruction] = self._stems(candidate.instruction)
+            best = 0.0
+            for stems, boosted, target in zip(query, boost, targets, strict=True):
+                score = overlap_score(stems | boosted, target)
+                best = max(best, min(1.0, score * 2) if boosted & target else score)
+            result[candidate.name] = best
         return result
 
     async def select(

@@ -1,8 +1,10 @@
-"""Text analysis for retrieval: words, stop words and an offline Snowball stemmer per language.
+"""The one text analyser of the chat side: words, stop words and an offline Snowball stemmer per language.
 
 Hungarian is agglutinative: "Gergely", "Gergelyt", "Gergelynek" must meet in one index term, so both the chunks and
 the queries go through the same Snowball stemmer (PyPI ``snowballstemmer``, pure Python, no model files). Stems are
-computed once per distinct word (a cache), which makes indexing a novel a matter of seconds.
+computed once per distinct word (a cache), which makes indexing a novel a matter of seconds. Retrieval uses one
+language's ``Analyzer``; routing and extractive quoting, which do not know a text's language, use
+``MultilingualStems`` over the same analysers.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ from __future__ import annotations
 import functools
 import logging
 import re
-
-import snowballstemmer
+import threading
+from collections.abc import Sequence, Set
 
 from tools.errors import ConfigError
 
@@ -48,13 +50,70 @@ class Analyzer:
                 field="ner.language",
             )
         self.language = language
+        self.stop_words = STOP_WORDS.get(language, frozenset())
+        # Imported here: snowballstemmer loads every language's algorithm (~50 ms), which a chat start-up that
+        # routes nothing should not pay (tests/unit/tools/test_tools_import_time.py).
+        import snowballstemmer
+
         self._stemmer = snowballstemmer.stemmer(algorithm)
-        self._stop = STOP_WORDS.get(language, frozenset())
+        # A Snowball stemmer keeps the word being stemmed in itself: threads sharing an analyser take turns.
+        self._lock = threading.Lock()
         self.stem = functools.lru_cache(maxsize=200_000)(self._stem)
 
     def _stem(self, word: str) -> str:
-        return str(self._stemmer.stemWord(word))
+        with self._lock:
+            return str(self._stemmer.stemWord(word))
 
     def terms(self, text: str) -> list[str]:
         """The index terms of ``text`` in order (repeats kept: BM25 counts them)."""
-        return [self.stem(w) for w in (m.casefold() for m in _WORD.findall(text)) if w not in self._stop]
+        return [self.stem(w) for w in words(text) if w not in self.stop_words]
+
+
+def words(text: str) -> list[str]:
+    """The casefolded words of ``text``: runs of letters and digits."""
+    return [m.casefold() for m in _WORD.findall(text)]
+
+
+@functools.cache
+def analyzer_for(language: str) -> Analyzer:
+    """The shared ``Analyzer`` of ``language``, built once per process (its stem cache is shared too)."""
+    return Analyzer(language)
+
+
+def overlap_score(query: Set[str], target: Set[str]) -> float:
+    """Cosine similarity of two term sets (0..1)."""
+    if not query or not target:
+        return 0.0
+    return len(query & target) / (len(query) * len(target)) ** 0.5
+
+
+class MultilingualStems:
+    """A text's content stems under several languages' analysers, for matching texts of unknown language.
+
+    A tool's instruction may mix languages ("Tells what happens in a chapter. Mi történik egy fejezetben.") and a
+    prompt's language is not known, so a text is stemmed by each language's Snowball stemmer, after dropping the stop
+    words of all of them (a Hungarian view of an English text must not match on "the"). Two texts are as similar as
+    their best-matching language makes them (``similarity``).
+    """
+
+    def __init__(self, languages: Sequence[str] = ("en", "hu")) -> None:
+        unknown = sorted(set(languages) - set(STEMMER_LANGUAGES))
+        if unknown:
+            raise ConfigError(f"no analyser for languages {unknown}; valid: {sorted(STEMMER_LANGUAGES)}")
+        self.languages = tuple(languages)
+        self.stop_words = frozenset().union(*(STOP_WORDS.get(language, ()) for language in self.languages))
+
+    @functools.cached_property
+    def analyzers(self) -> tuple[Analyzer, ...]:
+        """The languages' analysers, built on first use (the stemmers load lazily, see ``Analyzer``)."""
+        return tuple(analyzer_for(language) for language in self.languages)
+
+    def __call__(self, text: str) -> tuple[frozenset[str], ...]:
+        """One stem set per language, in the order of ``languages`` (numbers are not content)."""
+        content = [w for w in words(text) if w not in self.stop_words and not w.isdigit()]
+        return tuple(frozenset(a.stem(w) for w in content) for a in self.analyzers)
+
+    @staticmethod
+    def similarity(query: Sequence[Set[str]], target: Sequence[Set[str]]) -> float:
+        """The best ``overlap_score`` of the two texts' stem sets over the languages (0..1)."""
+        return max((overlap_score(q, t) for q, t in zip(query, target, strict=True)), default=0.0)

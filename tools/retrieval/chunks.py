@@ -1,9 +1,11 @@
 """The chunk store of the chat side: chunks and units read from the lakehouse, a persisted BM25 index over them.
 
-``ChunkRetriever.from_lakehouse`` reads the ``chunks`` and ``documents`` Delta tables with ``deltalake`` (no JVM) and
+``ChunkRetriever.from_lakehouse`` reads the ``chunks`` and ``documents`` Delta tables with ``deltalake`` (no JVM) at
+the versions the last completed ingestion run published (``graph.published``; the latest without a manifest), and
 loads the BM25 index from ``<lakehouse>/_index/bm25-<language>-v<chunks table version>.json``; when that file is
-missing (first start, or the ingestion pipeline committed a new chunks version) it builds the index and writes it
-atomically, removing stale ones. Every hit cites its document, unit and chunk (``Hit.citation``).
+missing (first start, or a lakehouse written before the ``index`` stage) it builds the index and writes it
+atomically, removing the files of older chunks versions (never newer ones: they belong to a run in progress).
+Every hit cites its document, unit and chunk (``Hit.citation``).
 
 Hybrid ranking: pass a ``DenseEncoder`` (texts → vectors; ``tools.retrieval.dense.BertEncoder`` runs a
 sentence-transformers model in numpy, set by ``retrieval.dense_model``) and BM25's ranking is fused by reciprocal rank
@@ -20,11 +22,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
+import re
 import time
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,9 @@ from typing import TYPE_CHECKING, Any
 from deltalake import DeltaTable
 from deltalake.exceptions import TableNotFoundError
 
+from graph.errors import GraphDataError
+from graph.files import atomic_open, atomic_write_text
+from graph.published import open_table
 from tools.errors import ToolError
 from tools.retrieval.analyzer import Analyzer
 from tools.retrieval.bm25 import BM25Index, reciprocal_rank_fusion
@@ -47,6 +51,7 @@ CHUNK_COLUMNS = ["chunk_id", "doc_id", "chunk_index", "unit_id", "unit_index", "
                  "start", "end", "text"]
 
 DENSE_FORMAT = 1  # bump when the vector file layout changes
+_VERSIONED = re.compile(r"^(?:bm25|dense)-.*-v(\d+)\.(?:json|npz)$")  # an index file, by chunks version
 FUSION_DEPTH = 100  # the BM25 and the dense ranking each bring their best this many to the fusion
 EMBED_BLOCK = 128  # chunks handed to the encoder at once: a progress step when embedding a whole lakehouse
 PROGRESS_EVERY_S = 10.0
@@ -100,12 +105,15 @@ class Hit:
         return self.chunk.citation
 
 
-def _read(root: Path, table: str, columns: list[str]) -> tuple[list[dict[str, Any]], int]:
+def _read(root: Path, table: str, columns: list[str], *, published: bool = True) -> tuple[list[dict[str, Any]], int]:
+    """Rows and version of a table: the published version for the chat side, the latest for the ``index`` stage."""
     path = root / table
     try:
-        delta = DeltaTable(str(path))
+        delta = open_table(root, table) if published else DeltaTable(str(path))
     except TableNotFoundError as exc:
         raise RetrievalError(f"no Delta table {table!r} at {path}; run the ingestion pipeline first") from exc
+    except GraphDataError as exc:
+        raise RetrievalError(str(exc)) from exc
     frame = delta.to_pyarrow_table(columns=columns)
     return frame.to_pylist(), int(delta.version())
 
@@ -131,8 +139,9 @@ class ChunkRetriever:
     @classmethod
     def from_lakehouse(cls, root: Path, language: str, *, dense: DenseEncoder | None = None,
                        index_dir: Path | None = None) -> ChunkRetriever:
-        """Load the lakehouse's chunks and the BM25 index for their table version (built and saved if missing)."""
-        return _load(Path(root), language, dense=dense, index_dir=index_dir)[0]
+        """Load the lakehouse's published chunks and the BM25 index for their table version (built and saved if
+        missing)."""
+        return _load(Path(root), language, dense=dense, index_dir=index_dir, published=True)[0]
 
     def get(self, chunk_id: str) -> Chunk:
         """The chunk with this id."""
@@ -202,7 +211,7 @@ def _dense_path(folder: Path, model_id: str, version: int) -> Path:
 
 
 def chunks_version(root: Path) -> int | None:
-    """The version of the lakehouse's chunks table (its index files are named after it); None if it is missing."""
+    """The latest version of the lakehouse's chunks table (its index files are named after it); None if missing."""
     try:
         return int(DeltaTable(str(Path(root) / "chunks")).version())
     except TableNotFoundError:
@@ -211,28 +220,34 @@ def chunks_version(root: Path) -> int | None:
 
 def build_index(root: Path, language: str, *, dense: DenseEncoder | None = None, rebuild: bool = False,
                 progress: EmbedProgress | None = None, index_dir: Path | None = None) -> IndexSummary:
-    """Build and persist the index files ``from_lakehouse`` loads (the ingestion pipeline's ``index`` stage).
+    """Build and persist the index files ``from_lakehouse`` loads (the ingestion pipeline's ``index`` stage), for the
+    latest chunks version.
 
     Files already present for this chunks version are reused unless ``rebuild``. The chunk vectors are persisted
-    only for an encoder with a ``model_id``, as at chat start-up.
+    only for an encoder with a ``model_id``, as at chat start-up. No other version's file is removed: the chat side
+    reads the published version until this run is published, and publishing prunes them (``prune_index``).
     """
     model_id = getattr(dense, "model_id", None) if dense is not None else None
     if dense is not None and not model_id:
         raise RetrievalError("build_index needs a dense encoder with a model_id: its vectors are saved under it")
     retriever, version = _load(Path(root), language, dense=dense, index_dir=index_dir, rebuild=rebuild,
-                               progress=progress)
+                               progress=progress, published=False)
     paths = index_paths(root, language, version, model_id if retriever.chunks else None, index_dir)
     vectors = 0 if retriever._vectors is None else int(retriever._vectors.shape[0])
     return IndexSummary(chunks=len(retriever.chunks), terms=len(retriever.index.postings), vectors=vectors,
                         version=version, paths=paths)
 
 
-def _load(root: Path, language: str, *, dense: DenseEncoder | None, index_dir: Path | None, rebuild: bool = False,
-          progress: EmbedProgress | None = None) -> tuple[ChunkRetriever, int]:
-    """The retriever over the chunks table's current version, its index files read, or built and written."""
-    rows, version = _read(root, "chunks", CHUNK_COLUMNS)
+def _load(root: Path, language: str, *, dense: DenseEncoder | None, index_dir: Path | None, published: bool,
+          rebuild: bool = False, progress: EmbedProgress | None = None) -> tuple[ChunkRetriever, int]:
+    """The retriever over the chunks table's published (or, for the writer, latest) version, its index files read,
+    or built and written. The reader removes the files of older chunks versions; the writer removes none."""
+    rows, version = _read(root, "chunks", CHUNK_COLUMNS, published=published)
+    prune_below = version if published else None
     try:
-        titles = {r["doc_id"]: r["title"] or "" for r in _read(root, "documents", ["doc_id", "title"])[0]}
+        titles = {
+            r["doc_id"]: r["title"] or "" for r in _read(root, "documents", ["doc_id", "title"], published=published)[0]
+        }
     except RetrievalError:
         titles = {}
     rows.sort(key=lambda r: (r["doc_id"], r["chunk_index"]))
@@ -242,12 +257,13 @@ def _load(root: Path, language: str, *, dense: DenseEncoder | None, index_dir: P
     index = None if rebuild else _load_index(path, len(chunks))
     if index is None:
         index = BM25Index.build(analyzer.terms(c.text) for c in chunks)
-        _save_index(path, index, [c.chunk_id for c in chunks])
+        _save_index(path, index, [c.chunk_id for c in chunks], prune_below)
         logger.info("BM25 index of %d chunks written to %s", len(chunks), path)
     vectors = None
     if dense is not None and chunks:
         # embedding a novel takes minutes: done here (ingestion, or chat start-up), never within a question's limit
-        vectors = _dense_vectors(path.parent, version, dense, chunks, rebuild=rebuild, progress=progress)
+        vectors = _dense_vectors(path.parent, version, dense, chunks, rebuild=rebuild, progress=progress,
+                                 prune_below=prune_below)
     return ChunkRetriever(chunks, index, analyzer, dense, vectors), version
 
 
@@ -298,7 +314,8 @@ def _embed(dense: DenseEncoder, texts: list[str], progress: EmbedProgress | None
 
 
 def _dense_vectors(folder: Path, version: int, dense: DenseEncoder, chunks: Sequence[Chunk], *,
-                   rebuild: bool = False, progress: EmbedProgress | None = None) -> np.ndarray:
+                   rebuild: bool = False, progress: EmbedProgress | None = None,
+                   prune_below: int | None = None) -> np.ndarray:
     """The chunk vectors of this chunks table version: read from their file, or computed (and saved if the
     encoder names its model)."""
     model_id = getattr(dense, "model_id", None)
@@ -313,7 +330,7 @@ def _dense_vectors(folder: Path, version: int, dense: DenseEncoder, chunks: Sequ
     vectors = _unit_rows(_embed(dense, [c.text for c in chunks], progress))
     logger.info("embedded %d chunks in %.1f s", len(chunks), time.perf_counter() - started)
     if path is not None:
-        _save_vectors(path, vectors, chunk_ids, f"dense-{model_id}-f{DENSE_FORMAT}-v")
+        _save_vectors(path, vectors, chunk_ids, f"dense-{model_id}-f{DENSE_FORMAT}-v", prune_below)
     return vectors
 
 
@@ -334,17 +351,15 @@ def _load_vectors(path: Path, chunk_ids: list[str]) -> np.ndarray | None:
     return vectors
 
 
-def _save_vectors(path: Path, vectors: np.ndarray, chunk_ids: list[str], stale_prefix: str) -> None:
+def _save_vectors(path: Path, vectors: np.ndarray, chunk_ids: list[str], stale_prefix: str,
+                  prune_below: int | None) -> None:
     import numpy as np
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".dense-", suffix=".tmp")
-    with os.fdopen(handle, "wb") as out:
+    with atomic_open(path, "wb") as out:  # atomic, as the BM25 index
         np.savez(out, vectors=vectors, chunk_ids=np.array(chunk_ids, dtype=str))
-    os.replace(temp, path)  # atomic, as the BM25 index
-    for stale in path.parent.glob(stale_prefix + "*.npz"):
-        if stale != path:
-            stale.unlink(missing_ok=True)
+    if prune_below is not None:
+        _prune(path.parent.glob(stale_prefix + "*.npz"), prune_below)
     logger.info("chunk vectors written to %s", path)
 
 
@@ -360,13 +375,43 @@ def _load_index(path: Path, expected: int) -> BM25Index | None:
     return index if index.size == expected else None
 
 
-def _save_index(path: Path, index: BM25Index, chunk_ids: list[str]) -> None:
+def _save_index(path: Path, index: BM25Index, chunk_ids: list[str], prune_below: int | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = json.dumps({"format": INDEX_FORMAT, "chunk_ids": chunk_ids, "bm25": index.to_dict()})
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".bm25-", suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(payload)
-    os.replace(temp, path)  # atomic: a reader sees the old file or the whole new one
-    for stale in path.parent.glob(path.name.split("-v")[0] + "-v*.json"):
-        if stale != path:
+    atomic_write_text(path, payload)  # a reader sees the old file or the whole new one
+    if prune_below is not None:
+        _prune(path.parent.glob(path.name.split("-v")[0] + "-v*.json"), prune_below)
+
+
+def file_version(path: Path) -> int | None:
+    """The chunks table version an index file belongs to (``…-v<version>.json|npz``); None for another file."""
+    match = _VERSIONED.search(path.name)
+    return int(match.group(1)) if match else None
+
+
+def _prune(paths: Iterable[Path], below: int) -> None:
+    """Remove index files of chunks versions older than ``below``: nobody reads them any more."""
+    for stale in paths:
+        version = file_version(stale)
+        if version is not None and version < below:
             stale.unlink(missing_ok=True)
+
+
+def prune_index(root: Path, keep_version: int, index_dir: Path | None = None) -> list[str]:
+    """Remove every index file not of chunks version ``keep_version`` (at publish time); the names removed."""
+    folder = Path(index_dir) if index_dir else Path(root) / INDEX_DIR
+    removed = []
+    for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+        version = file_version(path)
+        if version is not None and version != keep_version:
+            path.unlink(missing_ok=True)
+            removed.append(path.name)
+    return removed
+
+
+def version_files(root: Path, version: int, index_dir: Path | None = None) -> list[str]:
+    """The names of the index files of chunks version ``version`` (what a publish manifest lists)."""
+    folder = Path(index_dir) if index_dir else Path(root) / INDEX_DIR
+    if not folder.is_dir():
+        return []
+    return sorted(path.name for path in folder.glob("*") if file_version(path) == version)

@@ -143,7 +143,7 @@ class UnitCatalog:
 
     @classmethod
     def from_lakehouse(cls, root: Path, chunks: Sequence[Chunk]) -> UnitCatalog:
-        """The catalogue of ``chunks`` with the resolved mentions of the lakehouse at ``root``."""
+        """The catalogue of ``chunks`` with the resolved mentions the lakehouse at ``root`` published."""
         try:
             rows, _ = _read(Path(root), "mention_entities", ["chunk_id", "entity_id"])
         except RetrievalError:

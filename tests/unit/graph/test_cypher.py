@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from graph import cypher
+from graph import cypher, sync
 from graph.model import CoOccurrence, Mention
 from graph.neo4j_store import _values
+from graph.testing.fixtures import changed_graph, small_graph
 
 
 def test_merge_mentions_reads_each_column_at_its_position() -> None:
@@ -48,3 +49,38 @@ def test_shortest_path_edges_rejects_a_bad_hop_bound(bad: object) -> None:
 def test_shortest_path_edges_splices_only_the_checked_bound() -> None:
     assert "[:CO_OCCURS_WITH*..4]" in cypher.shortest_path_edges(4)
     assert "$a" in cypher.shortest_path_edges(4) and "$b" in cypher.shortest_path_edges(4)
+
+
+def test_issue_12_no_naive_loader_in_the_product_module() -> None:
+    assert not [name for name in vars(cypher) if name.startswith("MERGE_ONE")]
+
+
+def test_issue_12_node_merges_replace_every_property() -> None:
+    # ``SET n = row``: a property the new row lacks (or sets to null) is gone, as after a fresh load
+    for statement in (cypher.MERGE_DOCUMENTS, cypher.MERGE_UNITS, cypher.MERGE_CHUNKS, cypher.MERGE_ENTITIES):
+        assert " = row " in statement and "+=" not in statement
+
+
+def test_issue_12_every_kind_has_a_key_query_and_a_delete_by_that_key() -> None:
+    assert set(cypher.KEYS) == set(cypher.DELETE) == set(sync.KINDS)
+    # the key shapes of graph.sync: [id] for nodes, [src, dst] for pairs, [mention, entity, chunk] for mentions
+    assert "RETURN [a.entity_id, b.entity_id] AS key" in cypher.KEYS["relations"]
+    assert "RETURN [m.mention_id, e.entity_id, c.chunk_id] AS key" in cypher.KEYS["mentions"]
+    for fragment in ("entity_id: row[1]", "mention_id: row[0]", "chunk_id: row[2]"):
+        assert fragment in cypher.DELETE["mentions"]
+    assert "entity_id: row[0]" in cypher.DELETE["relations"] and "entity_id: row[1]" in cypher.DELETE["relations"]
+    for kind in ("documents", "units", "chunks", "entities"):
+        assert cypher.DELETE[kind].startswith("UNWIND $rows AS row MATCH") and "DETACH DELETE" in cypher.DELETE[kind]
+        assert "row[0]" in cypher.DELETE[kind] and "row[1]" not in cypher.DELETE[kind]
+
+
+def test_issue_12_sync_diff_keys_mentions_by_their_entity_too() -> None:
+    before = sync.graph_keys(small_graph())
+    after = sync.graph_keys(changed_graph())
+    change = sync.diff(before, after)
+    assert change.removed["entities"] == [("ent_12",)]
+    assert change.removed["relations"] == [("ent_06", "ent_07")]
+    moved = [key for key in change.removed["mentions"] if key[1] == "ent_02"]
+    assert len(moved) == 1 and (moved[0][0], "ent_01", moved[0][2]) in after["mentions"]
+    assert change.added == {"documents": 0, "units": 0, "chunks": 0, "entities": 0, "relations": 0, "mentions": 1}
+    assert sync.diff(after, after).removed_counts() == dict.fromkeys(sync.KINDS, 0)

@@ -9,7 +9,7 @@ import networkx as nx
 import pytest
 
 from graph.export import draw_png, render_html, top_subgraph, write_gexf, write_graphml, write_html
-from tests.unit.graph.fixtures import small_graph
+from graph.testing.fixtures import small_graph
 
 
 def test_write_graphml_reads_back(tmp_path: Path) -> None:
@@ -57,3 +57,70 @@ def test_render_html_is_self_contained(tmp_path: Path) -> None:
     assert "<script" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     path = write_html(small_graph(), tmp_path / "top.html")
     assert "Dobó István" in path.read_text(encoding="utf-8")
+
+
+# Names a book could hold: XML specials, quotes, backticks, mathtext's $, an escape character (U+001B), a bell, bidi
+# overrides and isolates (legal XML: kept), and a lone surrogate.
+NASTY_NAMES = [
+    'Tom <& "Jerry"',
+    "O'Brien `rm -rf`",
+    "Cash $^_$ Bill",  # mathtext would fail to parse this
+    "Esc\x1b[31mRed\x1b[0m",
+    "Bell\x07 and\x0bform\x0cfeed",
+    "\u202eRTL override\u202c and \u2067isolate\u2069",
+    "Lone \ud800 surrogate and \ufffe\uffff",
+    "Tab\there\nnewline",
+]
+
+
+def nasty_graph():
+    graph = small_graph()
+    renamed = [
+        entity.model_copy(
+            update={"canonical_name": NASTY_NAMES[i % len(NASTY_NAMES)], "aliases": [NASTY_NAMES[-1 - i % 8]]}
+        )
+        for i, entity in enumerate(graph.entities)
+    ]
+    return graph.model_copy(update={"entities": renamed})
+
+
+def _expected_xml_text(name: str) -> str:
+    return "".join(
+        "\ufffd" if (ord(c) < 0x20 and c not in "\t\n\r") or 0xD800 <= ord(c) <= 0xDFFF or c in "\ufffe\uffff" else c
+        for c in name
+    )
+
+
+@pytest.mark.parametrize("fmt", ["graphml", "gexf"])
+def test_issue_11_exports_with_any_name_read_back(tmp_path: Path, fmt: str) -> None:
+    graph = nasty_graph()
+    if fmt == "graphml":
+        back = nx.read_graphml(write_graphml(graph, tmp_path / "g.graphml"))
+        names = {n: back.nodes[n]["canonical_name"] for n in back.nodes}
+    else:
+        back = nx.read_gexf(write_gexf(graph, tmp_path / "g.gexf"))
+        names = {n: back.nodes[n]["canonical_name"] for n in back.nodes}
+    assert (back.number_of_nodes(), back.number_of_edges()) == (12, 20)
+    for entity in graph.entities:
+        assert names[entity.entity_id] == _expected_xml_text(entity.canonical_name)
+    # what XML can carry arrives unchanged: specials, quotes, backticks, $ and the bidi controls
+    assert names["ent_01"] == 'Tom <& "Jerry"' and names["ent_03"] == "Cash $^_$ Bill"
+    assert names["ent_06"] == "\u202eRTL override\u202c and \u2067isolate\u2069"
+    assert names["ent_04"] == "Esc\ufffd[31mRed\ufffd[0m"
+
+
+def test_issue_11_png_draws_names_with_dollars_and_control_characters(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    path = draw_png(nasty_graph(), tmp_path / "nasty.png", top_n=12, title="Cost: $^_$ \x1b")
+    with Image.open(path) as image:
+        image.verify()
+        assert image.format == "PNG"
+
+
+def test_issue_11_html_escapes_every_name() -> None:
+    page = render_html(nasty_graph(), top_n=12, title="<b>&</b>")
+    assert "<b>&</b>" not in page and "&lt;b&gt;&amp;&lt;/b&gt;" in page
+    assert 'Tom &lt;&amp; &quot;Jerry&quot;' in page and "<&" not in page
+    assert "O&#x27;Brien `rm -rf`" in page

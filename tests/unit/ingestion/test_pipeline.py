@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import DENSE_MODEL, SAMPLES, dense_unavailable
 from tests.unit.ingestion.tables import comparable, read, version
+from tools.ingestion import STAGE_NAMES
 from tools.retrieval.chunks import INDEX_FORMAT
 
 pytestmark = pytest.mark.spark
@@ -96,8 +97,12 @@ def test_pipeline_writes_every_table(sample_run: SimpleNamespace) -> None:
         "entities",
         "cooccurrences",
         "graph",
+        "neo4j",
     ]
-    assert all(s.status == "succeeded" for s in sample_run.first.stages)
+    # the neo4j stage loads Neo4j only with graph.store = "neo4j"; here the embedded store reads the tables
+    assert all(s.status == "succeeded" for s in sample_run.first.stages if s.stage != "neo4j")
+    neo4j = sample_run.first.stages[-1]
+    assert neo4j.status == "skipped" and "graph.store" in (neo4j.reason or "")
     docs = read(sample_run.lake, "documents")
     assert sorted(Path(s).name for s in docs.source) == ["harbour_notes.txt", "the_lighthouse_keepers.md"]
     for table in ALL_TABLES:
@@ -209,8 +214,9 @@ def test_graph_nodes_carry_metrics(sample_run: SimpleNamespace) -> None:
 def test_r_ing_2_rerun_skips_finished_stages(sample_run: SimpleNamespace) -> None:
     second = sample_run.second
     assert second.status == "skipped"
-    assert [s.status for s in second.stages] == ["skipped"] * 7
-    assert all(s.reason == "up to date" for s in second.stages)
+    assert [s.status for s in second.stages] == ["skipped"] * len(STAGE_NAMES)
+    # the neo4j stage is skipped for its own reason: the sample run uses the embedded graph store
+    assert {s.stage: s.reason for s in second.stages if s.reason != "up to date"}.keys() == {"neo4j"}
     # Nothing was rewritten: every table is at the version the first run left, the index files are untouched.
     assert {t: version(sample_run.lake, t) for t in ALL_TABLES} == sample_run.versions
     assert _index_files(sample_run.lake) == sample_run.index_files
@@ -389,10 +395,11 @@ def test_r_ing_2_changed_setting_redoes_only_affected_stages(ingest: Any, make_s
         "entities": "skipped",
         "cooccurrences": "succeeded",
         "graph": "succeeded",
+        "neo4j": "skipped",
     }
     assert set(read(tmp_path / "lake", "cooccurrences").window) == {"chunk"}
     forced = ingest([corpus], settings=make_settings(ingestion={"cooccurrence_window": "chunk"}), force=True)
-    assert [s.status for s in forced.stages] == ["succeeded"] * 7
+    assert [s.status for s in forced.stages] == ["succeeded"] * 7 + ["skipped"]  # neo4j: the embedded store
 
 
 def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
@@ -476,7 +483,9 @@ def test_bad_documents_are_rejected_and_the_rest_completes(ingest: Any, tmp_path
     }
     assert all(r.detail for r in rejects.itertuples())
     assert len(read(tmp_path / "lake", "documents")) == 1
-    assert all(s.status == "succeeded" for s in result.stages)
+    assert {s.stage: s.status for s in result.stages} == {
+        name: "skipped" if name == "neo4j" else "succeeded" for name in STAGE_NAMES
+    }  # neo4j: the embedded graph store is configured
 
 
 def test_missing_input_fails_clearly_and_damages_nothing(ingest: Any, tmp_path: Path) -> None:
@@ -529,6 +538,7 @@ def test_r_ing_3_unexpected_failure_is_returned_not_raised(
         ("entities", "not_run"),
         ("cooccurrences", "not_run"),
         ("graph", "not_run"),
+        ("neo4j", "not_run"),
     ]
     assert any("stage chunks failed" in r.getMessage() for r in caplog.records)
     assert not (tmp_path / "lake" / "_markers" / "chunks" / "_SUCCESS").exists()
@@ -602,7 +612,7 @@ def test_gold_list_is_scored_by_the_entities_stage_and_reported(
     statuses = {s.stage: s.status for s in changed.stages}
     assert statuses == {"documents": "skipped", "chunks": "skipped", "index": "skipped", "mentions": "skipped",
                         "entities": "succeeded",
-                        "cooccurrences": "skipped", "graph": "skipped"}
+                        "cooccurrences": "skipped", "graph": "skipped", "neo4j": "skipped"}
     new_report = next(s for s in changed.stages if s.stage == "entities").details["gold"]
     assert new_report["gold_aliases"] == 7
     assert new_report["found_aliases"] == _independent_score(lake, smaller).found_aliases

@@ -155,7 +155,17 @@ def test_rejected_document_carries_reason_and_is_an_ingestion_error() -> None:
     error = RejectedDocument("empty", "nothing there", path="a.txt")
     assert isinstance(error, IngestionError)
     assert (error.reason, error.detail, error.path) == ("empty", "nothing there", "a.txt")
-    assert REJECT_REASONS == {"binary", "undecodable", "empty", "line_too_long", "wrong_language", "too_large"}
+    assert error.reason in REJECT_REASONS
+
+
+def test_issue_11_docs_tables_lists_every_reject_reason_and_no_other() -> None:
+    import re
+
+    from tests.conftest import ROOT
+
+    section = (ROOT / "docs" / "tables.md").read_text(encoding="utf-8").split("## Where every input goes")[1]
+    documented = set(re.findall(r"^\| `(\w+)` \|", section, flags=re.MULTILINE))
+    assert documented == REJECT_REASONS
 
 
 def test_rejected_document_refuses_unknown_reason() -> None:

@@ -31,6 +31,7 @@ def all_command_paths(group=cli, prefix=()):
 def test_cli_help_on_every_command():
     paths = list(all_command_paths())
     assert ("ingest",) in paths and ("tasks", "cancel") in paths and ("graph", "draw") in paths
+    assert {("pipeline",), ("stage",), ("summary",), ("ask",), ("serve",), ("vacuum",)} <= set(paths)
     for path in paths:
         result = run(*path, "--help")
         assert result.exit_code == 0, path
@@ -38,9 +39,11 @@ def test_cli_help_on_every_command():
 
 
 def test_cli_usage_error_is_one_line_exit_2(capsys):
-    assert main(["ingest"]) == 2
+    assert main(["ingest", "--zzz"]) == 2
     err = capsys.readouterr().err
-    assert err == "csillag: Missing argument 'PATHS...'. (see `csillag ingest --help`)\n"
+    assert err == "csillag: No such option '--zzz'. (see `csillag ingest --help`)\n"
+    assert main(["ingest"]) == 2  # no inputs: the pipeline job's line, whichever name the command was reached by
+    assert capsys.readouterr().err == "csillag: no inputs given; name files, folders, JSONL files or tables to ingest\n"
     assert main(["frobnicate"]) == 2
     assert capsys.readouterr().err.strip() == "csillag: No such command 'frobnicate'. (see `csillag --help`)"
 
@@ -77,8 +80,8 @@ def test_cli_ingest_runs_the_tool_prints_the_table_and_exits_3_when_partial(monk
         seen["name"], seen["settings"] = name, settings
         return fake
 
-    monkeypatch.setattr("jobs.cli.build_tool", build)
-    monkeypatch.setattr("jobs.cli.configure_logging", lambda quiet: None)
+    monkeypatch.setattr("jobs.cli_ingest.build_tool", build)
+    monkeypatch.setattr("jobs.cli_ingest.configure_logging", lambda quiet: None)
     result = run("ingest", str(book), "--lakehouse", str(tmp_path / "lake"), "--master", "local[2]", "--force",
                  "--stages", "documents,chunks", "--tool", "egri_csillagok_ner_ingestion")
     assert result.exit_code == 3
@@ -95,10 +98,10 @@ def test_cli_ingest_runs_the_tool_prints_the_table_and_exits_3_when_partial(monk
 
 
 def test_cli_ingest_tool_defaults_to_the_setting_then_ner_ingestion(monkeypatch, tmp_path):
-    monkeypatch.setattr("jobs.cli.configure_logging", lambda quiet: None)
+    monkeypatch.setattr("jobs.cli_ingest.configure_logging", lambda quiet: None)
     monkeypatch.delenv("CSILLAG_INGESTION_TOOL", raising=False)
     seen = []
-    monkeypatch.setattr("jobs.cli.build_tool", lambda name, settings: seen.append(name) or FakeTool(PARTIAL))
+    monkeypatch.setattr("jobs.cli_ingest.build_tool", lambda name, settings: seen.append(name) or FakeTool(PARTIAL))
     egri = Path(__file__).resolve().parents[3] / "conf" / "domains" / "egri_csillagok.toml"
     run("--config", str(egri), "ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake"))
     run("ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake"))
@@ -107,22 +110,22 @@ def test_cli_ingest_tool_defaults_to_the_setting_then_ner_ingestion(monkeypatch,
 
 
 def test_cli_ingest_prints_the_gold_score(monkeypatch, tmp_path):
-    monkeypatch.setattr("jobs.cli.configure_logging", lambda quiet: None)
+    monkeypatch.setattr("jobs.cli_ingest.configure_logging", lambda quiet: None)
     gold = {"path": "conf/domains/gold.json", "precision": 1.0, "recall": 0.95, "found_aliases": 19,
             "gold_aliases": 20}
     result = IngestionResult(run_id="r", status="succeeded", stages=[
         StageReport(stage="entities", status="succeeded", counts={"entities": 3}, details={"gold": gold})])
-    monkeypatch.setattr("jobs.cli.build_tool", lambda name, settings: FakeTool(result))
+    monkeypatch.setattr("jobs.cli_ingest.build_tool", lambda name, settings: FakeTool(result))
     output = run("ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake")).output
     assert "entity resolution vs gold conf/domains/gold.json: precision 1.000 recall 0.950 (19/20 gold aliases " \
            "found)" in output.splitlines()
 
 
 def test_cli_ingest_json_and_exit_codes_per_status(monkeypatch, tmp_path):
-    monkeypatch.setattr("jobs.cli.configure_logging", lambda quiet: None)
+    monkeypatch.setattr("jobs.cli_ingest.configure_logging", lambda quiet: None)
     for status, code in (("succeeded", 0), ("skipped", 0), ("failed", 1)):
         fake = FakeTool(IngestionResult(run_id="r", status=status))
-        monkeypatch.setattr("jobs.cli.build_tool", lambda name, settings, fake=fake: fake)
+        monkeypatch.setattr("jobs.cli_ingest.build_tool", lambda name, settings, fake=fake: fake)
         result = run("ingest", str(tmp_path), "--json")
         assert result.exit_code == code, status
         assert json.loads(result.output)["status"] == status
@@ -134,8 +137,8 @@ def test_cli_ingest_unknown_tool_and_stage_are_one_line_exit_2(tmp_path, capsys)
     assert len(err) == 1 and err[0].startswith("csillag: ") and "'nope'" in err[0] and "ner_ingestion" in err[0]
     assert main(["ingest", str(tmp_path), "--stages", "documents,parse"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["csillag: unknown stage(s) parse; valid stages: documents, chunks, index, mentions, "
-                   "entities, cooccurrences, graph"]
+    assert err == ["csillag: unknown stage 'parse'; valid stages: documents, chunks, index, mentions, "
+                   "entities, cooccurrences, graph, neo4j"]
 
 
 @pytest.fixture
@@ -157,7 +160,7 @@ def test_cli_status_json_reports_markers_and_table_rows(small_lake):
     assert result.exit_code == 0
     report = json.loads(result.output)
     assert list(report["stages"]) == ["documents", "chunks", "index", "mentions", "entities", "cooccurrences",
-                                      "graph"]
+                                      "graph", "neo4j"]
     assert report["stages"]["documents"]["run_id"] == "run-42"
     assert report["stages"]["documents"]["counts"] == {"documents": 2}
     assert report["stages"]["chunks"] is None
@@ -170,7 +173,7 @@ def test_cli_status_table(small_lake):
     lines = result.output.splitlines()
     assert lines[1].split() == ["documents", "done", "2026-11-30T10:00:00", "run-42", "documents=2"]
     assert lines[2].split() == ["chunks", "pending", "—", "—"]
-    assert "1/7 stages done" in lines
+    assert "1/8 stages done" in lines
     assert "  documents             2 rows" in lines
 
 
@@ -198,10 +201,12 @@ def test_cli_serve_without_key_refuses(monkeypatch, capsys):
     )
 
 
-def test_cli_ask_answers_offline():
-    result = run("ask", "Who defended Eger?")
-    assert result.exit_code == 0
-    assert result.output.strip() == "I found no information about this in the knowledge base."
+def test_issue_12_cli_ask_without_a_built_lakehouse_is_one_line_not_an_empty_answer(tmp_path: Path):
+    # Before issue 12 this printed "I found no information about this in the knowledge base." with exit 0.
+    result = run("ask", "Who defended Eger?", "--lakehouse", str(tmp_path))
+    assert result.exit_code == 1
+    assert result.output.strip() == (f"csillag: lakehouse {tmp_path} holds no ingested corpus (no stage done); "
+                                     f"ingest one first: csillag ingest PATH… --lakehouse {tmp_path}")
 
 
 @pytest.fixture

@@ -4,16 +4,37 @@ import asyncio
 
 import pytest
 
+from settings.errors import ConfigError
 from tools.documents import InternalContextDocument, PromptAndContext, TextAnswer
 from tools.llm.composer import ExtractiveComposer, LlmComposer
 from tools.llm.router import LexicalRouter, ToolCandidate
-from tools.llm.text import sentences, stems
+from tools.llm.text import sentences
+from tools.retrieval.analyzer import MultilingualStems, analyzer_for
 from tools.streaming import ResponseEmitter
 
 
-def test_text_stems_drop_stop_words_and_cut_to_prefixes():
-    assert stems("Who was the captain of Eger?") == {"capta", "eger"}
-    assert stems("Dobó Istvánról mesél") == {"dobó", "istvá", "mesél"}
+def test_issue_12_routing_stems_come_from_the_retrieval_analysers():
+    stems = MultilingualStems(("en", "hu"))
+    # One stem set per language; stop words of every language dropped, numbers too.
+    english, hungarian = stems("Who was the captain of Eger in 1552?")
+    assert (english, hungarian) == ({"captain", "eger"}, {"capt", "eger"})
+    assert stems("Dobó Istvánról mesél") == (frozenset({"dobó", "istvánról", "mesél"}),
+                                            frozenset({"dobó", "istv", "mesél"}))
+    assert stems("Gergelynek")[1] == {analyzer_for("hu").stem("gergelyt")}
+
+
+
+def test_issue_12_multilingual_stems_name_an_unknown_language_and_the_valid_ones():
+    with pytest.raises(ConfigError, match=r"\['xx'\]; valid: \['de', 'en', 'fr', 'hu', 'ru'\]"):
+        MultilingualStems(("en", "xx"))
+
+def test_issue_12_lexical_router_joins_and_parts_words_as_snowball_does_not_by_prefix():
+    router = LexicalRouter(0.5)
+    candidates = [ToolCandidate("dobo", "Dobóról mesél"), ToolCandidate("maps", "Draws charts of the castle")]
+    # Snowball joins what 5-letter prefixes kept apart ("dobó" / "dobór") …
+    assert asyncio.run(router.select("Ki volt Dobó?", candidates)) == ["dobo"]
+    # … and keeps apart what they joined ("charter" is not "chart").
+    assert router.scores("Who signed the charter?", candidates)["maps"] == 0.0
 
 
 def test_text_sentences_split_on_end_punctuation_and_blank_lines():
@@ -24,14 +45,14 @@ def test_lexical_router_scores_stem_overlap():
     router = LexicalRouter(0.5)
     siege = ToolCandidate("siege", "Answers questions about the siege of Eger castle")
     scores = router.scores("Who defended the castle during the siege of Eger?", [siege])
-    # prompt {defen, castl, durin, siege, eger}, instruction {answe, quest, siege, eger, castl}: 3 / sqrt(5·5)
+    # English view: prompt {defend, castl, dure, sieg, eger}, instruction {answer, question, sieg, eger, castl}: 3 / 5
     assert scores["siege"] == pytest.approx(0.6)
 
 
 def test_lexical_router_matches_hungarian_suffixed_words():
     router = LexicalRouter(0.5)
     candidates = [ToolCandidate("character", "Dobó Istvánról mesél"), ToolCandidate("weather", "Időjárás")]
-    # prompt {dobó, istvá}, instruction {dobó, istvá, mesél}: 2 / sqrt(2·3) ≈ 0.816
+    # Hungarian view: prompt {dobó, istv}, instruction {dobó, istv, mesél}: 2 / sqrt(2·3) ≈ 0.816
     assert router.scores("Ki volt Dobó István?", candidates)["character"] == pytest.approx(2 / 6**0.5)
     assert asyncio.run(router.select("Ki volt Dobó István?", candidates)) == ["character"]
 

@@ -5,11 +5,12 @@ from importlib import metadata
 
 import pytest
 
+from settings.chat import OrchestratorSettings
+from tests.unit.tools.test_analysis_tools import _services, graph  # noqa: F401 - graph: the tiny book's fixture
 from tools.contracts import ChatbotTool, OrchestratorActivatedTool, ToolDependent
 from tools.documents import TextAnswer, ToolExecutionResult
 from tools.errors import DuplicateToolError, MissingDependencyError, ToolError, UnknownToolError
 from tools.plugins import Injected, ToolContainer, ToolRegistry
-from settings.chat import OrchestratorSettings
 
 
 class GraphStore:
@@ -213,17 +214,47 @@ def test_plugins_tools_are_singletons():
     assert container.tools() == [container.get("echo")]
 
 
-def test_r_dep_3_wrong_priority_order_is_logged_and_the_dependant_disabled(caplog):
+def test_r_dep_3_wrong_priority_order_is_logged_as_an_error_and_the_dependant_still_runs(caplog):
+    # The original: "induláskor a platform ellenőrzi ezt, és hibát naplóz" — it checks at start-up and logs an error;
+    # it does not disable the tool (docs/orchestrator.md, R-DEP-3).
     caplog.set_level(logging.ERROR, logger="tools.plugins")
     container = _container(Upstream, WrongOrderDependant, DependantOfDependant, Echo).start()
-    assert "wrong_order" in container.disabled
-    assert "second_level" in container.disabled  # its requirement is disabled
-    messages = [r.getMessage() for r in caplog.records]
+    assert container.disabled == {}
+    messages = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert any("wrong_order" in m and "'upstream'" in m and "R-DEP-3" in m for m in messages)
-    # The platform keeps running with the rest.
-    assert sorted(t.get_name() for t in container.tools()) == ["echo", "upstream"]
+    assert sorted(t.get_name() for t in container.tools()) == ["echo", "second_level", "upstream", "wrong_order"]
+
+
+class _CycleMember(ToolDependent, abstract=True):
+    container: Injected[ToolContainer]
+    other_name = ""
+
+    def get_priority(self) -> int:
+        return 3
+
+    def get_required_tools(self):
+        return [self.container.find(self.other_name)]
+
+    def execute_with_required_context(self, *args):
+        return None
+
+
+class CycleA(_CycleMember):
+    name, other_name = "cycle_a", "cycle_b"
+
+
+class CycleB(_CycleMember):
+    name, other_name = "cycle_b", "cycle_a"
+
+
+def test_r_dep_3_a_dependency_cycle_disables_every_tool_on_it(caplog):
+    caplog.set_level(logging.ERROR, logger="tools.plugins")
+    container = _container(CycleA, CycleB, Echo).start()
+    assert sorted(container.disabled) == ["cycle_a", "cycle_b"]
+    assert "dependency cycle" in container.disabled["cycle_a"]
+    assert [t.get_name() for t in container.tools()] == ["echo"]
     with pytest.raises(UnknownToolError, match="disabled"):
-        container.get("wrong_order")
+        container.get("cycle_a")
 
 
 def test_r_dep_1_required_tools_must_be_instances_not_names():
@@ -280,3 +311,51 @@ def test_r_plug_2_injection_still_refuses_a_truly_ambiguous_type():
         registry.register(cls)
     with pytest.raises(MissingDependencyError, match="several tools match injected type _Loader"):
         ToolContainer(registry).start()
+
+
+def test_r_ref_1_real_egri_tools_are_built_without_arguments_and_init_calls_their_base_class_setters(
+    monkeypatch, graph  # noqa: F811 - the imported fixture
+):
+    # The real reference classes (not stand-ins): each is built with no argument, gets its fields injected, and its
+    # init() hands them to the protected setters of its own base class (R-REF-1, R-PLUG-1, R-PLUG-2).
+    from tools.analysis.base import AnalysisCollaborators
+    from tools.analysis.context_search import AbstractContextSearchTool
+    from tools.analysis.entity import AbstractEntityAnalysisTool
+    from tools.analysis.summary import AbstractSummaryTool
+    from tools.domains.egri_csillagok import (
+        TOOLS,
+        EgriCsillagokCharacterTool,
+        EgriCsillagokContextSearchTool,
+        EgriCsillagokSummaryTool,
+    )
+    from tools.platform import ChatPlatform
+
+    calls: dict[str, dict[str, object]] = {}
+    for setter in ("set_graph_store", "set_retriever", "set_unit_catalog", "set_domain_settings",
+                   "set_ner_ingestion_tool", "set_assistant"):
+        original = getattr(AnalysisCollaborators, setter)
+
+        def spy(self, value, _original=original, _setter=setter):
+            calls.setdefault(self.name, {})[_setter] = value
+            return _original(self, value)
+
+        monkeypatch.setattr(AnalysisCollaborators, setter, spy)
+    store = graph
+    domain, _, retriever, units = services = _services(store, "hu")
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in TOOLS:
+        registry.register(cls)
+    container = ChatPlatform(registry, services=services).start().container
+    for cls, base, own in (
+        (EgriCsillagokCharacterTool, AbstractEntityAnalysisTool, {"set_graph_store": store}),
+        (EgriCsillagokSummaryTool, AbstractSummaryTool, {"set_graph_store": store, "set_unit_catalog": units}),
+        (EgriCsillagokContextSearchTool, AbstractContextSearchTool, {"set_retriever": retriever}),
+    ):
+        assert issubclass(cls, base) and cls().get_name() == cls.name  # a public no-argument constructor
+        tool = container.get(cls.name)
+        assert type(tool) is cls
+        for setter, service in {**own, "set_domain_settings": domain}.items():
+            assert calls[cls.name][setter] is service, (cls.name, setter)
+    assert container.get("characters").graph is store
+    assert container.get("summary").units is units
+    assert container.get("context_search").retriever is retriever

@@ -1,9 +1,10 @@
-"""One small hand-made graph, as frames shaped like the lakehouse tables, for the store contract suite.
+"""One small hand-made graph, as frames shaped like the lakehouse tables, for the store contract suite (no pytest).
 
 One document, two units (chapters), eight chunks. Which entities each chunk mentions is written out below in text
 order; the co-occurrence edges, their weights and the entities' metrics (pagerank, community) are written by hand as
 the graph stage would have produced them. Every expected answer in ``contract.py`` is worked out by hand from these
-tables (the working is in the comments there), never from the stores' code.
+tables (the working is in the comments there), never from the stores' code. ``changed_graph`` is the same graph
+after a corpus change, for the writer tests.
 
 Entities (id: name [aliases], label, mentions):
   ent_01 Nikolai Rostov [Nikolai, Nicholas Rostov] PERSON 8     ent_07 Dobó Katica [Katica] PERSON 2
@@ -170,6 +171,25 @@ def small_graph() -> GraphData:
         nodes=tables["graph_nodes"], edges=tables["graph_edges"], documents=tables["documents"],
         chunks=tables["chunks"], mention_entities=tables["mention_entities"], mentions=tables["mentions"],
     )
+
+
+def changed_graph() -> GraphData:
+    """The small graph after its corpus changed, as a rerun of the pipeline would load it: Bogucharovo (ent_12) is
+    gone with its one mention, so is the pair ent_06–ent_07, Andrei Bolkonsky (ent_05) is renamed "Andrei
+    Bolkonski", and the mention "Count Rostov" of chunk 0 is resolved to Nikolai Rostov (ent_01), not Ilya (ent_02)."""
+    graph = small_graph()
+    moved = next(m for m in graph.mentions if m.chunk_id == CHUNK_IDS[0] and m.text == "Count Rostov")
+    return graph.model_copy(update={
+        "entities": [
+            e.model_copy(update={"canonical_name": "Andrei Bolkonski"}) if e.entity_id == "ent_05" else e
+            for e in graph.entities if e.entity_id != "ent_12"
+        ],
+        "relations": [r for r in graph.relations if (r.src_id, r.dst_id) != ("ent_06", "ent_07")],
+        "mentions": [
+            m.model_copy(update={"entity_id": "ent_01"}) if m is moved else m
+            for m in graph.mentions if m.entity_id != "ent_12"
+        ],
+    })
 
 
 def random_graph(seed: int) -> GraphData:

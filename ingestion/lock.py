@@ -1,0 +1,244 @@
+"""``LakehouseLock``: one run at a time writes a lakehouse (``<root>/_lock.json``).
+
+Two runs on one lakehouse corrupt each other: Delta refuses one's commit, or one reads tables the other has just
+deleted and publishes an empty graph. A run therefore owns the lakehouse it writes. The lock file names the holder
+(run id, tool, pid, host, start time, and the process's start time so that a reused pid is not mistaken for the
+holder) and is created atomically: the content is written to a private temp file which is then hard-linked to
+``_lock.json`` — ``link`` fails when the name exists, like ``O_CREAT|O_EXCL``, and a reader never sees half a file.
+
+A lock of this host whose process is gone is stale (the run was killed): it is taken over with a warning naming the
+old holder. A lock held by a live process, or by another host (whose processes we cannot see), makes the run wait up
+to ``wait_seconds`` and then fail with ``LakehouseBusyError`` naming the holder. The lakehouse lives on a local or
+shared POSIX file system; an object store would need a conditional put (``If-None-Match: *``) instead of ``link``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+from pydantic import BaseModel, ValidationError
+
+from ingestion.errors import IngestionError, LakehouseError
+
+logger = logging.getLogger(__name__)
+
+LOCK_FILE = "_lock.json"
+POLL_SECONDS = 0.5
+PROGRESS_EVERY_S = 10.0
+
+
+class LockHolder(BaseModel):
+    """The content of ``_lock.json``: who writes the lakehouse, since when."""
+
+    run_id: str
+    tool: str
+    pid: int
+    host: str
+    started_at: str
+    process_start: int | None = None  # /proc/<pid>/stat start time (clock ticks after boot); None if unknown
+
+    def describe(self) -> str:
+        """``run R (tool T, pid P on host H since S)`` for messages."""
+        return f"run {self.run_id} (tool {self.tool}, pid {self.pid} on host {self.host} since {self.started_at})"
+
+
+class LakehouseBusyError(IngestionError):
+    """Raised when another run holds the lakehouse's lock (after waiting ``wait_seconds`` for it); names the holder."""
+
+    def __init__(self, message: str, *, path: str, holder: LockHolder | None) -> None:
+        super().__init__(message, path=path)
+        self.holder = holder
+
+
+def process_start(pid: int) -> int | None:
+    """When the process ``pid`` started (clock ticks after boot, from ``/proc``); None if it is gone or unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    # the command name (field 2) may hold spaces and parentheses: the fields after it follow the last ')'
+    fields = stat.rsplit(")", 1)[-1].split()
+    try:
+        return int(fields[19])  # field 22 of stat(5); fields[0] is field 3
+    except (IndexError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    return True
+
+
+def read_holder(root: Path) -> LockHolder | None:
+    """The holder named by ``<root>/_lock.json``, or None when the lakehouse is not locked.
+
+    Raises:
+        LakehouseError: the lock file exists but cannot be read or is not a lock (remove it if no run is writing).
+    """
+    path = Path(root) / LOCK_FILE
+    try:
+        return LockHolder.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, ValidationError) as exc:
+        raise LakehouseError(
+            f"the lock file {path} is unreadable ({type(exc).__name__}); remove it if no run is writing the lakehouse",
+            path=str(path),
+        ) from exc
+
+
+def is_stale(holder: LockHolder, host: str | None = None) -> bool:
+    """Whether the holder's process is gone: same host and (no such pid, or the pid now belongs to a process
+    started at another time). A lock of another host is never judged stale here: its processes are not visible."""
+    if holder.host != (host or socket.gethostname()):
+        return False
+    if not _alive(holder.pid):
+        return True
+    started = process_start(holder.pid)
+    return holder.process_start is not None and started is not None and started != holder.process_start
+
+
+class LakehouseLock:
+    """The exclusive lock of one lakehouse for one run; a context manager that releases it even on failure."""
+
+    def __init__(self, root: Path, *, run_id: str, tool: str, wait_seconds: float = 0.0) -> None:
+        self.root = Path(root).resolve()
+        self.path = self.root / LOCK_FILE
+        self.wait_seconds = max(0.0, float(wait_seconds))
+        self.holder = LockHolder(
+            run_id=run_id,
+            tool=tool,
+            pid=os.getpid(),
+            host=socket.gethostname(),
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            process_start=process_start(os.getpid()),
+        )
+        self.held = False
+
+    def __enter__(self) -> LakehouseLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.release()
+
+    def acquire(self) -> None:
+        """Take the lock, taking over a stale one, waiting up to ``wait_seconds`` for a live holder.
+
+        Raises:
+            LakehouseBusyError: another run still holds it after the wait.
+            LakehouseError: the root cannot be created, or the lock file is unreadable.
+        """
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LakehouseError(
+                f"cannot create the lakehouse root {self.root}: {exc.strerror}", path=str(self.root)
+            ) from exc
+        if not os.access(self.root, os.W_OK | os.X_OK):
+            raise LakehouseError(f"the lakehouse root {self.root} is not writable", path=str(self.root))
+        started = time.monotonic()
+        deadline = started + self.wait_seconds
+        next_log = started
+        while True:
+            if self._try_create():
+                self.held = True
+                logger.info("lakehouse %s locked by %s", self.root, self.holder.describe())
+                return
+            holder = read_holder(self.root)
+            if holder is None:
+                continue  # released between our attempt and the read: try again at once
+            if is_stale(holder, self.holder.host):
+                self._take_over(holder)
+                continue
+            now = time.monotonic()
+            if now >= deadline:
+                raise self._busy(holder, waited=now - started)
+            if now >= next_log:  # at once, then every PROGRESS_EVERY_S: a waiting job must say what it waits for
+                next_log = now + PROGRESS_EVERY_S
+                logger.info(
+                    "lakehouse %s is being written by %s; waiting up to %.0f s more",
+                    self.root, holder.describe(), deadline - now,
+                )
+            time.sleep(min(POLL_SECONDS, max(0.0, deadline - now)))
+
+    def release(self) -> None:
+        """Remove the lock file if it is still ours (a run judged dead and taken over must not remove the new one)."""
+        if not self.held:
+            return
+        self.held = False
+        try:
+            current = read_holder(self.root)
+        except LakehouseError as exc:
+            logger.warning("not releasing %s: %s", self.path, exc)
+            return
+        if current is None or (current.run_id, current.pid, current.host) != (
+            self.holder.run_id, self.holder.pid, self.holder.host,
+        ):
+            logger.warning("lock %s is no longer ours (now: %s); left in place", self.path,
+                           current.describe() if current else "none")
+            return
+        self.path.unlink(missing_ok=True)
+        logger.info("lakehouse %s unlocked (run %s)", self.root, self.holder.run_id)
+
+    def _try_create(self) -> bool:
+        """Create the lock file with our holder in one step; False when it exists."""
+        temp = self.root / f".{LOCK_FILE}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+        temp.write_text(self.holder.model_dump_json(indent=2), encoding="utf-8")
+        try:
+            os.link(temp, self.path)  # atomic and exclusive, like O_CREAT|O_EXCL, but never half-written
+            return True
+        except FileExistsError:
+            return False
+        finally:
+            temp.unlink(missing_ok=True)
+
+    def _take_over(self, stale: LockHolder) -> None:
+        """Move the stale lock aside; if another run took it over first, put back what we moved."""
+        aside = self.root / f".{LOCK_FILE}.stale.{os.getpid()}.{uuid.uuid4().hex[:8]}"
+        try:
+            os.rename(self.path, aside)
+        except FileNotFoundError:
+            return  # someone else moved it first
+        try:
+            moved = LockHolder.model_validate_json(aside.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            moved = None
+        if moved != stale:
+            # Between our read and the rename another run took the stale lock over and made its own: restore it.
+            try:
+                os.link(aside, self.path)
+            except FileExistsError:
+                pass
+            aside.unlink(missing_ok=True)
+            return
+        aside.unlink(missing_ok=True)
+        logger.warning(
+            "lakehouse %s: took over the stale lock of %s: that process is gone", self.root, stale.describe()
+        )
+
+    def _busy(self, holder: LockHolder, *, waited: float) -> LakehouseBusyError:
+        after = f" after waiting {waited:.0f} s" if self.wait_seconds else ""
+        hint = "wait longer with --wait SECONDS" if self.wait_seconds else "wait with --wait SECONDS"
+        if holder.host != self.holder.host:
+            hint += f"; if host {holder.host} is gone, remove {self.path}"
+        return LakehouseBusyError(
+            f"lakehouse {self.root} is being written by {holder.describe()}{after}; {hint}",
+            path=str(self.root),
+            holder=holder,
+        )

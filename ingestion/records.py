@@ -1,0 +1,130 @@
+"""Reading one input record inside a Spark worker: a document file by path, or one JSONL line.
+
+Standard library only, so the pandas UDF of the documents stage can call these per row and the unit tests
+directly. Every problem is a ``RejectedDocument`` with a reason from ``ingestion.text.REJECT_REASONS`` and a detail
+that names the file or the line; nothing here lets an ``OSError`` escape to fail the Spark job.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ingestion.text import RejectedDocument
+
+logger = logging.getLogger(__name__)
+
+# JSONL fields that are the record itself; every other field becomes metadata.
+_RECORD_FIELDS = frozenset({"id", "text"})
+
+
+def read_file(path: str, *, roots: Sequence[str] | None, max_bytes: int) -> bytes:
+    """The bytes of the document at ``path``, read only if it resolves inside ``roots`` (None = anywhere).
+
+    The scan checked the same before the job started; checking again here, on the resolved path and with
+    ``O_NOFOLLOW``, means a link swapped in meanwhile is not followed out of the roots either.
+
+    Raises:
+        RejectedDocument: ``outside_allowed_roots``, ``symlink_loop``, ``unreadable`` (gone, permission denied,
+            I/O error, not a regular file) or ``too_large`` (checked on the size before reading).
+    """
+    try:
+        real = os.path.realpath(path, strict=True)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RejectedDocument("symlink_loop", f"{path}: a symbolic link loop", path=path) from None
+        raise RejectedDocument("unreadable", f"{path}: {exc.strerror}", path=path) from None
+    if roots is not None and not any(real == root or real.startswith(root.rstrip("/") + "/") for root in roots):
+        raise RejectedDocument(
+            "outside_allowed_roots", f"{path} resolves outside the allowed roots; not read", path=path
+        )
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise RejectedDocument("unreadable", f"{path}: cannot open: {exc.strerror}", path=path) from None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise RejectedDocument("unreadable", f"{path}: not a regular file; not read", path=path)
+            if info.st_size > max_bytes:
+                raise RejectedDocument("too_large", f"{info.st_size} bytes (limit {max_bytes})", path=path)
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise RejectedDocument("unreadable", f"{path}: cannot read: {exc.strerror}", path=path) from None
+    if len(data) > max_bytes:  # it grew after the size check
+        raise RejectedDocument("too_large", f"more than {max_bytes} bytes (limit {max_bytes})", path=path)
+    return data
+
+
+@dataclass(frozen=True)
+class JsonRecord:
+    """One JSONL line that is a usable record: its id, text, title and the other fields as metadata."""
+
+    record_id: str
+    text: str
+    title: str
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+def parse_jsonl_line(line: str, number: int) -> JsonRecord:
+    """Parse line ``number`` (1-based) of a JSONL input.
+
+    ``id`` must be a non-blank string or an integer and ``text`` a string; ``title`` (a string) is the title, else
+    the id. Every field but ``id`` and ``text`` is kept as metadata: strings as they are, other values as JSON,
+    nulls dropped.
+
+    Raises:
+        RejectedDocument: ``malformed_json`` (not JSON, or not an object), ``missing_id``, ``text_not_string``;
+            the detail starts with ``line <number>:``.
+    """
+    try:
+        value = json.loads(line.lstrip("\ufeff"))
+    except ValueError as exc:
+        msg, col = getattr(exc, "msg", str(exc)), getattr(exc, "colno", None)
+        where = f" at column {col}" if col is not None else ""
+        raise RejectedDocument("malformed_json", f"line {number}: not valid JSON ({msg}{where})") from None
+    if not isinstance(value, dict):
+        raise RejectedDocument(
+            "malformed_json", f"line {number}: {_json_type(value)} where an object with id and text is expected"
+        )
+    raw_id = value.get("id")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or not str(raw_id).strip():
+        shown = "no 'id' field" if "id" not in value else f"'id' is {json.dumps(raw_id)[:40]}"
+        raise RejectedDocument("missing_id", f"line {number}: {shown}; expected a non-blank string or an integer")
+    record_id = str(raw_id)
+    text = value.get("text")
+    if not isinstance(text, str):
+        shown = "no 'text' field" if "text" not in value else f"'text' is {_json_type(text)}"
+        raise RejectedDocument("text_not_string", f"line {number} (id {record_id!r}): {shown}; expected a string")
+    title = value.get("title")
+    metadata = {
+        key: item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, sort_keys=True)
+        for key, item in value.items()
+        if key not in _RECORD_FIELDS and item is not None
+    }
+    return JsonRecord(
+        record_id=record_id,
+        text=text,
+        title=title if isinstance(title, str) and title.strip() else record_id,
+        metadata=metadata,
+    )
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "a string"

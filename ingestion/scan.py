@@ -1,0 +1,251 @@
+"""Finding the inputs of a run: every file a scan reaches is either listed for reading or rejected with a reason.
+
+The scan walks folders itself (not ``Path.rglob``, which silently skips symlink loops and never enters linked
+folders) and resolves every symlink it meets before anything is opened. With allowed roots configured
+(``ingestion.allowed_roots``; API runs always have them), a file or folder that resolves outside every root is
+rejected as ``outside_allowed_roots`` and never read; a link that leads back into its own folder chain is a
+``symlink_loop``; a dangling link or a special file (FIFO, device, socket) named like a document is ``unreadable``.
+The workers check confinement again when they open a file (``ingestion.records.read_file``).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ingestion.errors import InputNotFoundError
+from ingestion.markers import fingerprint
+
+logger = logging.getLogger(__name__)
+
+TEXT_SUFFIXES = (".txt", ".md")
+
+
+@dataclass(frozen=True)
+class InputSource:
+    """One input to read: ``kind`` is ``files``, ``jsonl``, ``delta`` or ``parquet``; ``files`` for ``files``."""
+
+    kind: str
+    path: Path
+    files: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScanReject:
+    """A path the scan refused before anything was read: it becomes a ``rejects`` row."""
+
+    source: str
+    reason: str
+    detail: str
+
+
+@dataclass
+class Scan:
+    """What a scan found: the inputs to read and the paths it rejected."""
+
+    sources: list[InputSource] = field(default_factory=list)
+    rejects: list[ScanReject] = field(default_factory=list)
+
+
+def resolve_roots(roots: Iterable[Path] | None) -> tuple[Path, ...] | None:
+    """The allowed roots as absolute, symlink-free paths; None means no confinement."""
+    if roots is None:
+        return None
+    return tuple(Path(root).expanduser().resolve() for root in roots)
+
+
+def inside(path: Path, roots: Sequence[Path] | None) -> bool:
+    """Whether a resolved ``path`` lies in one of ``roots`` (always true without roots)."""
+    return roots is None or any(path == root or path.is_relative_to(root) for root in roots)
+
+
+def _outside(source: Path) -> ScanReject:
+    # Neither the target nor the roots are named: the rejects reach API clients, who must not learn paths outside.
+    return ScanReject(
+        str(source), "outside_allowed_roots", "resolves outside the allowed roots (ingestion.allowed_roots); not read"
+    )
+
+
+def _resolve(path: Path) -> tuple[Path | None, ScanReject | None]:
+    """The symlink-free path, or the reject for a loop."""
+    try:
+        return path.resolve(strict=False), None
+    except (RuntimeError, OSError) as exc:  # Python 3.11 raises RuntimeError for a loop, later versions OSError
+        if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
+            return None, ScanReject(str(path), "unreadable", f"cannot resolve: {exc.strerror}")
+        return None, ScanReject(str(path), "symlink_loop", "a symbolic link loop; it leads to no file")
+
+
+def scan_inputs(inputs: list[str], roots: Sequence[Path] | None = None) -> Scan:
+    """Expand the request's inputs within ``roots`` (resolved; None = anywhere).
+
+    Raises:
+        InputNotFoundError: no inputs, an input that does not exist, or a folder holding neither documents nor
+            rejected paths.
+    """
+    if not inputs:
+        raise InputNotFoundError(
+            "the request names no inputs; give files, folders, JSONL files or tables", stage="documents"
+        )
+    scan = Scan()
+    for raw in inputs:
+        named = Path(raw).expanduser().absolute()
+        path, loop = _resolve(named)
+        if path is None:
+            assert loop is not None
+            scan.rejects.append(loop)
+            continue
+        if not path.exists():
+            raise InputNotFoundError(f"input {raw!r} does not exist", stage="documents", path=raw)
+        if not inside(path, roots):
+            scan.rejects.append(_outside(named))
+            continue
+        if path.is_dir() and (path / "_delta_log").is_dir():
+            _add_table(scan, InputSource("delta", path), roots)
+        elif path.suffix == ".parquet" or (path.is_dir() and any(path.glob("*.parquet"))):
+            _add_table(scan, InputSource("parquet", path), roots)
+        elif path.suffix == ".jsonl":
+            problem = _not_a_readable_file(path)
+            if problem is not None:
+                scan.rejects.append(ScanReject(str(path), *problem))
+            elif path.stat().st_size == 0:  # Spark reads no line of it: without this row it would vanish
+                scan.rejects.append(ScanReject(str(path), "empty", "a JSONL file of 0 bytes"))
+            else:
+                scan.sources.append(InputSource("jsonl", path))
+        elif path.is_dir():
+            files: list[Path] = []
+            before = len(scan.rejects)
+            _walk(path, roots, (path,), files, scan.rejects)
+            if not files and len(scan.rejects) == before:
+                raise InputNotFoundError(
+                    f"folder {raw!r} holds no {'/'.join(TEXT_SUFFIXES)} documents", stage="documents", path=raw
+                )
+            if files:
+                scan.sources.append(InputSource("files", path, tuple(files)))
+        else:
+            problem = _not_a_readable_file(path)
+            if problem is not None:
+                scan.rejects.append(ScanReject(str(path), *problem))
+            else:
+                scan.sources.append(InputSource("files", path, (path,)))
+    return scan
+
+
+def _not_a_readable_file(path: Path) -> tuple[str, str] | None:
+    """``(reason, detail)`` when ``path`` (resolved) is not a regular file that can be opened, else None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return "unreadable", f"cannot stat: {exc.strerror}"
+    if not stat.S_ISREG(mode):
+        return "unreadable", f"not a regular file ({_kind(mode)}); not read"
+    try:
+        # O_NONBLOCK: opening must never wait; the file is only opened and closed here, its content is read later.
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+    except OSError as exc:
+        return "unreadable", f"cannot open: {exc.strerror}"
+    return None
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISDIR, "folder")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def _is_document(name: str) -> bool:
+    return Path(name).suffix.lower() in TEXT_SUFFIXES
+
+
+def _walk(
+    folder: Path, roots: Sequence[Path] | None, chain: tuple[Path, ...], files: list[Path], rejects: list[ScanReject]
+) -> None:
+    """Depth first, in name order. ``chain`` holds the resolved folders above: a link back into it is a loop."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as exc:
+        rejects.append(ScanReject(str(folder), "unreadable", f"cannot list the folder: {exc.strerror}"))
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        if not entry.is_symlink():
+            if entry.is_dir(follow_symlinks=False):
+                _walk(path, roots, (*chain, path), files, rejects)
+            elif _is_document(entry.name):
+                problem = _not_a_readable_file(path)
+                if problem is None:
+                    files.append(path)
+                else:
+                    rejects.append(ScanReject(str(path), *problem))
+            continue
+        target, loop = _resolve(path)
+        if target is None:
+            assert loop is not None
+            rejects.append(loop)
+            continue
+        if not inside(target, roots):
+            if not target.exists() or target.is_dir() or _is_document(entry.name):
+                rejects.append(_outside(path))
+            continue
+        if not target.exists():
+            if _is_document(entry.name):
+                rejects.append(ScanReject(str(path), "unreadable", f"a dangling symbolic link to {target}; not read"))
+            continue
+        if target.is_dir():
+            if target in chain:
+                rejects.append(ScanReject(str(path), "symlink_loop", f"links back to its own parent folder {target}"))
+            else:
+                _walk(path, roots, (*chain, target), files, rejects)
+        elif _is_document(entry.name):
+            problem = _not_a_readable_file(target)
+            if problem is None:
+                files.append(path)
+            else:
+                rejects.append(ScanReject(str(path), *problem))
+
+
+def _add_table(scan: Scan, source: InputSource, roots: Sequence[Path] | None) -> None:
+    """A Delta/Parquet input, unless one of its files is a link leading out of the roots (Spark would read it)."""
+    if roots is not None and source.path.is_dir():
+        for folder, dirs, names in os.walk(source.path):
+            for name in [*dirs, *names]:
+                path = Path(folder) / name
+                if path.is_symlink():
+                    target, _ = _resolve(path)
+                    if target is None or not inside(target, roots):
+                        scan.rejects.append(
+                            ScanReject(str(source.path), "outside_allowed_roots",
+                                       f"holds {path}, a link that resolves outside the allowed roots; not read")
+                        )
+                        return
+    scan.sources.append(source)
+
+
+def listing_fingerprint(scan: Scan) -> str:
+    """Cheap change detection (like make): every input file's path, size and mtime; tables' versions; rejects."""
+    entries: list[Any] = []
+    for source in scan.sources:
+        if source.kind == "files":
+            for path in source.files:
+                try:
+                    info = path.stat()
+                except OSError:  # gone since the scan: the read will reject it; the listing just records that
+                    entries.append((str(path), None, None))
+                    continue
+                entries.append((str(path), info.st_size, info.st_mtime_ns))
+        elif source.kind == "delta":
+            log = sorted((source.path / "_delta_log").glob("*.json"))
+            entries.append((str(source.path), log[-1].name if log else ""))
+        else:
+            files = [source.path] if source.path.is_file() else sorted(source.path.rglob("*.parquet"))
+            entries.extend((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
+    entries.extend((r.source, r.reason) for r in scan.rejects)
+    return fingerprint(entries)
