@@ -1,0 +1,1 @@
+"""Training-data conversion and helpers for the NER models csillag trains and ships (NerKor, LitBank)."""

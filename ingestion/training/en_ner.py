@@ -1,0 +1,259 @@
+"""Train and cross-validate the English literary NER on LitBank (used by scripts/train_en_ner.py and bench/).
+
+Folds split by book: the books, sorted by name, go to fold ``index % k``. A fold's model is trained on the other
+folds' books (a tenth of them held apart as spaCy's dev set, which only logs progress — the model kept is the last
+one, after a fixed number of steps, so the test fold never chooses anything) and scored on its own books with
+``ner_scores``. The shipped model is trained the same way on all the books.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ingestion.name_labels import TITLES
+from ingestion.nlp import NlpSpec, build_nlp, resolve_model_name
+from ingestion.training.litbank import (
+    Piece,
+    add_rehearsal,
+    book_names,
+    capitalised_copy,
+    name_words,
+    pieces,
+    read_book,
+    renamed_copy,
+    to_doc,
+)
+from ingestion.training.ner_scores import pooled, score_pipeline
+
+logger = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "conf" / "training" / "en_litbank.cfg"
+BASE_MODEL = "en_core_web_sm"
+PIPELINES = ("en_core_web_sm", "ner_only", "default")
+# Share of training pieces that also get a copy with some sentences in capitals (litbank.capitalised_copy), and
+# with their people and places renamed (litbank.renamed_copy). Off: with 0.3 / 0.5, three folds moved named-people F1
+# by -1.9, +0.2 and +1.3 points (docs/quality.md) — no gain worth the longer training.
+CAPS_SHARE = 0.0
+RENAME_SHARE = 0.0
+LITBANK_CITATION = (
+    "David Bamman, Sejal Popat and Sheng Shen (2019), An Annotated Dataset of Literary Entities, NAACL 2019; "
+    "David Bamman, Olivia Lewke and Anya Mansoor (2020), An Annotated Dataset of Coreference in English "
+    "Literature, LREC 2020. https://github.com/dbamman/litbank"
+)
+
+
+def load_pieces(litbank: Path, max_chars: int = 1500) -> dict[str, list[Piece]]:
+    """Every book's prose pieces, by book name."""
+    return {name: list(pieces(read_book(litbank, name), max_chars)) for name in book_names(litbank)}
+
+
+def folds(books: Sequence[str], k: int = 5) -> list[list[str]]:
+    """The books of each fold: sorted by name, book ``i`` in fold ``i % k``."""
+    ordered = sorted(books)
+    return [ordered[i::k] for i in range(k)]
+
+
+def write_corpus(
+    path: Path, book_pieces: Sequence[Piece], rehearse: bool = True, caps: float = 0.0, rename: float = 0.0
+) -> None:
+    """A DocBin of the pieces with gold names (+ the base model's rehearsal entities) for ``spacy train``.
+
+    ``caps``: the share of pieces that also get a copy with some sentences in capitals (``capitalised_copy``);
+    ``rename``: the share that also get a copy whose people have other names of the corpus (``renamed_copy``).
+    """
+    import spacy
+    from spacy.tokens import DocBin
+
+    base = spacy.load(resolve_model_name(BASE_MODEL), exclude=["tagger", "parser", "attribute_ruler", "lemmatizer"])
+    docs = [to_doc(base.vocab, piece) for piece in book_pieces]
+    added = add_rehearsal(docs, base) if rehearse else 0
+    rng = random.Random(0)
+    copies = [
+        capitalised_copy(doc, rng, starts=piece.sentence_starts)
+        for doc, piece in zip(docs, book_pieces, strict=True)
+        if rng.random() < caps
+    ]
+    pools = name_words(docs, TITLES)
+    renamed = [renamed_copy(doc, rng, pools, TITLES) for doc in docs if rng.random() < rename]
+    docs.extend(copies + renamed)
+    logger.info("corpus %s: %d docs, %d rehearsal entities, %d capitalised and %d renamed copies", path.name,
+                len(docs), added, len(copies), len(renamed))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    DocBin(docs=docs, store_user_data=False).to_disk(path)
+
+
+def train(
+    train_pieces: Sequence[Piece],
+    dev_pieces: Sequence[Piece],
+    output: Path,
+    overrides: dict[str, Any] | None = None,
+    config: Path = CONFIG,
+) -> Path:
+    """Fine-tune per ``config`` on the pieces; returns the trained pipeline's folder (``model-last``)."""
+    from spacy.cli.train import train as spacy_train
+
+    corpus = output / "corpus"
+    write_corpus(corpus / "train.spacy", train_pieces, caps=CAPS_SHARE, rename=RENAME_SHARE)
+    write_corpus(corpus / "dev.spacy", dev_pieces)
+    settings = {"paths.train": str(corpus / "train.spacy"), "paths.dev": str(corpus / "dev.spacy")}
+    settings.update(overrides or {})
+    started = time.perf_counter()
+    spacy_train(config, output, use_gpu=-1, overrides=settings)
+    logger.info("trained %s in %.0f s", output.name, time.perf_counter() - started)
+    return output / "model-last"
+
+
+def assemble(model_dir: Path, target: Path) -> Path:
+    """The shipped form of a trained pipeline: its ner followed by the name-label step (ingestion.name_labels)."""
+    import spacy
+
+    from ingestion import name_labels
+
+    nlp = spacy.load(model_dir)
+    name_labels.add_to(nlp)
+    if target.exists():
+        shutil.rmtree(target)
+    nlp.to_disk(target)
+    return target
+
+
+def evaluate(model: str, test_pieces: Sequence[Piece]) -> dict[str, dict[str, dict[str, float | int]]]:
+    """Score the pipeline the mentions stage would build for ``model`` (package, alias or path).
+
+    Returns ``{"names": …, "raw": …}``: scores against the names and against LitBank's whole mention spans.
+    """
+    nlp = build_nlp(NlpSpec(language="en", model=model))
+    names, raw = score_pipeline(nlp, test_pieces)
+    return {"names": names.as_dict(), "raw": raw.as_dict()}
+
+
+def cross_validate(
+    by_book: dict[str, list[Piece]],
+    workdir: Path,
+    k: int = 5,
+    only: Sequence[int] | None = None,
+    retrain: bool = False,
+    overrides: dict[str, Any] | None = None,
+    report: Callable[[str], None] = print,
+) -> dict[str, dict[str, Any]]:
+    """Train (or reuse) each fold's model in ``workdir/fold<i>`` and score it; results also go to ``workdir/cv.json``.
+
+    Three pipelines per fold, on the fold's books: ``en_core_web_sm``, the fold's ``ner`` alone (``ner_only``) and
+    the shipped form (ner + name-label step, ``default``).
+    """
+    results_path = workdir / "cv.json"
+    results: dict[str, dict[str, Any]] = json.loads(results_path.read_text()) if results_path.exists() else {}
+    for index, test_books in enumerate(folds(list(by_book), k)):
+        if only and index not in only:
+            continue
+        out = workdir / f"fold{index}"
+        train_books, dev_books = split_dev([b for b in sorted(by_book) if b not in test_books])
+        if retrain or not (out / "model-last" / "meta.json").exists() or not (out / "done").exists():
+            report(f"fold {index}: training on {len(train_books)} books (+{len(dev_books)} dev)")
+            started = time.perf_counter()
+            train([p for b in train_books for p in by_book[b]], [p for b in dev_books for p in by_book[b]], out,
+                  overrides)
+            (out / "done").write_text("ok\n")
+            report(f"fold {index}: trained in {time.perf_counter() - started:.0f} s")
+        shipped = assemble(out / "model-last", out / "pipeline")
+        test = [p for b in test_books for p in by_book[b]]
+        fold = {
+            "books": test_books,
+            "en_core_web_sm": evaluate(BASE_MODEL, test),
+            "ner_only": evaluate(str(out / "model-last"), test),
+            "default": evaluate(str(shipped), test),
+        }
+        results[str(index)] = fold
+        workdir.mkdir(parents=True, exist_ok=True)
+        results_path.write_text(json.dumps(results, indent=1))
+        report(
+            f"fold {index}: named people F1 en_core_web_sm {fold['en_core_web_sm']['names']['people']['exact_f1']:.3f}"
+            f", ner only {fold['ner_only']['names']['people']['exact_f1']:.3f}"
+            f", default {fold['default']['names']['people']['exact_f1']:.3f}"
+        )
+    return results
+
+
+def pooled_table(results: dict[str, dict[str, Any]]) -> str:
+    """The folds' counts pooled per pipeline: exact P/R/F1 and overlap F1, against names and raw LitBank spans."""
+    lines = [f"pooled over folds {sorted(results)} ({sum(len(f['books']) for f in results.values())} books):"]
+    for spans in ("names", "raw"):
+        for model in PIPELINES:
+            scores = pooled([fold[model][spans] for fold in results.values() if model in fold])
+            for cls, row in scores.as_dict().items():
+                lines.append(
+                    f"  {spans:<5} {model:<15} {cls:<7} P {row['exact_p']:.3f} R {row['exact_r']:.3f} "
+                    f"F1 {row['exact_f1']:.3f}  overlap F1 {row['overlap_f1']:.3f}  "
+                    f"(gold {row['gold']}, predicted {row['predicted']})"
+                )
+    return "\n".join(lines)
+
+
+def split_dev(books: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Training books and the tenth of them held apart for spaCy's progress log."""
+    dev = list(books[::10])
+    return [b for b in books if b not in dev], dev
+
+
+def package(model_dir: Path, target: Path, version: str, extra_meta: dict[str, Any]) -> None:
+    """Copy a trained pipeline to ``target`` with a meta that carries the licence, the sources and the scores."""
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(model_dir, target)
+    from spacy.util import load_config
+
+    config = load_config(target / "config.cfg")
+    config["paths"]["train"] = config["paths"]["dev"] = None  # the training machine's paths mean nothing elsewhere
+    config.to_disk(target / "config.cfg")
+    meta_path = target / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta.update(
+        {
+            "name": "litbank",
+            "version": version,
+            "description": "English NER for fiction: en_core_web_sm's NER fine-tuned on LitBank's named entities "
+            "(OntoNotes labels; PERSON/GPE/LOC/FAC/ORG from LitBank, the other labels rehearsed).",
+            "license": "CC BY 4.0 (training data: LitBank); base model en_core_web_sm: MIT",
+            "author": "csillag (scripts/train_en_ner.py)",
+            "sources": [
+                {"name": "LitBank", "url": "https://github.com/dbamman/litbank", "license": "CC BY 4.0",
+                 "author": LITBANK_CITATION},
+                {"name": "en_core_web_sm", "url": "https://spacy.io/models/en", "license": "MIT",
+                 "author": "Explosion"},
+            ],
+        }
+    )
+    meta.update(extra_meta)
+    meta.pop("performance", None)
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    (target / "README.md").write_text(MODEL_README.format(version=version, citation=LITBANK_CITATION), "utf-8")
+
+
+MODEL_README = """# en_litbank {version} — English NER for fiction
+
+csillag's default English NER pipeline (`ner.model = "en_litbank"`; `en_core_web_sm` stays available by setting).
+The named-entity recognizer of spaCy's `en_core_web_sm` 3.8.0 (MIT), fine-tuned on the named entities of LitBank,
+followed by csillag's name-label step (`ingestion/name_labels.py`, factory `csillag_name_labels`). OntoNotes labels
+(PERSON, GPE, LOC, FAC, ORG, NORP, DATE, …). Built by `scripts/train_en_ner.py` (config
+`conf/training/en_litbank.cfg`); figures in docs/quality.md ("English literary NER (issue 14, item 2)").
+
+## Training data and licence
+
+This model is trained on **LitBank** (entity and coreference layers, 75 books), licensed under the Creative Commons
+Attribution 4.0 International License (CC BY 4.0, https://creativecommons.org/licenses/by/4.0/); the model weights
+are a derivative of it and are distributed under CC BY 4.0 too. Attribution:
+
+{citation}
+
+Changes made to the data: only the mentions LitBank marks as proper names (PROP) were used, cut to their name part,
+renamed to OntoNotes labels (PER→PERSON, VEH→PRODUCT), and the text was detokenised. The base model `en_core_web_sm`
+is © Explosion AI, MIT licence.
+"""

@@ -1,0 +1,138 @@
+"""Precision/recall/F1 of a pipeline on LitBank's named people and named places, read as prose pieces.
+
+Named people are the PER mentions LitBank's coreference layer marks ``PROP``; named places the ``PROP`` GPE, LOC
+and FAC mentions (one class: a place found as LOC instead of GPE still counts — the place is what matters here;
+the per-label ``strict`` figure is given too). *Exact* needs the same character span; *overlap* counts a gold name
+as found when a prediction of its class overlaps it, and a prediction as right when it overlaps a gold name of its
+class (so "Jaggers" for "Mr. Jaggers" is right by overlap only). Predictions lose a leading "the" and a trailing "'s"
+first (``normalize_span``). A prediction that equals a PROP mention nested in
+another (unreachable for a flat NER, ~13 in 75 books) counts neither way.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ingestion.training.litbank import PLACE_LABELS, Piece
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+logger = logging.getLogger(__name__)
+
+CLASSES: dict[str, frozenset[str]] = {"people": frozenset({"PERSON"}), "places": PLACE_LABELS}
+_ARTICLES = ("the ", "The ")
+_POSSESSIVES = ("'s", "’s")
+
+
+def normalize_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """A predicted span without a leading article or a trailing possessive ("the Thames", "Buffett's").
+
+    Why: OntoNotes-trained models put "the" inside some names and LitBank's names (``name_core``) never do; scoring
+    the name, not the convention, keeps the comparison with en_core_web_sm fair.
+    """
+    if text.startswith(_ARTICLES, start) and end - start > 4:
+        start += 4
+    if text[start:end].endswith(_POSSESSIVES) and end - start > 2:
+        end -= 2
+    return start, end
+
+
+@dataclass
+class Counts:
+    """Counts of one class: exact and overlap matches, and exact matches with the same label (``strict``)."""
+
+    gold: int = 0
+    predicted: int = 0
+    exact: int = 0
+    strict: int = 0
+    gold_found: int = 0
+    predicted_right: int = 0
+
+    def add(self, other: Counts) -> None:
+        """Add another set of counts to this one."""
+        for name in vars(self):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def prf(self, kind: str = "exact") -> tuple[float, float, float]:
+        """(precision, recall, F1) for ``exact``, ``strict`` or ``overlap`` matching."""
+        if kind == "overlap":
+            p = self.predicted_right / self.predicted if self.predicted else 0.0
+            r = self.gold_found / self.gold if self.gold else 0.0
+        else:
+            hits = self.exact if kind == "exact" else self.strict
+            p = hits / self.predicted if self.predicted else 0.0
+            r = hits / self.gold if self.gold else 0.0
+        return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+@dataclass
+class Scores:
+    """Counts per class (``people``, ``places``)."""
+
+    counts: dict[str, Counts] = field(default_factory=lambda: {name: Counts() for name in CLASSES})
+
+    def add(self, other: Scores) -> None:
+        """Add another set of scores (e.g. another fold's) to this one."""
+        for name, counts in other.counts.items():
+            self.counts[name].add(counts)
+
+    def as_dict(self) -> dict[str, dict[str, float | int]]:
+        """Counts and P/R/F1 per class, rounded, for JSON and tables."""
+        out: dict[str, dict[str, float | int]] = {}
+        for name, c in self.counts.items():
+            row: dict[str, float | int] = dict(vars(c))
+            for kind in ("exact", "overlap", "strict"):
+                p, r, f = c.prf(kind)
+                row.update({f"{kind}_p": round(p, 4), f"{kind}_r": round(r, 4), f"{kind}_f1": round(f, 4)})
+            out[name] = row
+        return out
+
+
+def pooled(rows: list[dict[str, dict[str, float | int]]]) -> Scores:
+    """Scores summed from several ``Scores.as_dict()`` results (e.g. the folds'): micro-averaged over all books."""
+    total = Scores()
+    for row in rows:
+        for cls, counts in row.items():
+            c = Counts(**{name: int(counts[name]) for name in vars(Counts())})
+            total.counts[cls].add(c)
+    return total
+
+
+def score_piece(piece: Piece, predicted: Iterable[tuple[int, int, str]], raw: bool = False) -> Scores:
+    """Score one piece's predicted ``(start_char, end_char, label)`` entities against its gold names.
+
+    ``raw`` scores against LitBank's whole mention spans instead of their name part.
+    """
+    scores = Scores()
+    predicted = list(predicted)
+    for name, labels in CLASSES.items():
+        c = scores.counts[name]
+        gold = [(s, e, label) for s, e, label in (piece.raw_names if raw else piece.names) if label in labels]
+        unreachable = {(s, e) for s, e, label in piece.nested if label in labels}
+        preds = [(s, e, label) for s, e, label in predicted if label in labels and (s, e) not in unreachable]
+        gold_spans = {(s, e): label for s, e, label in gold}
+        c.gold += len(gold)
+        c.predicted += len(preds)
+        c.exact += sum((s, e) in gold_spans for s, e, _ in preds)
+        c.strict += sum(gold_spans.get((s, e)) == label for s, e, label in preds)
+        c.gold_found += sum(any(ps < ge and gs < pe for ps, pe, _ in preds) for gs, ge, _ in gold)
+        c.predicted_right += sum(any(ps < ge and gs < pe for gs, ge, _ in gold) for ps, pe, _ in preds)
+    return scores
+
+
+def score_pipeline(nlp: Language, pieces: Iterable[Piece], batch_size: int = 32) -> tuple[Scores, Scores]:
+    """Run ``nlp`` on each piece's prose text (as the mentions stage runs it on chunks) and score it.
+
+    Returns the scores against the names and against LitBank's whole mention spans (``raw``).
+    """
+    pieces = list(pieces)
+    total, raw = Scores(), Scores()
+    for piece, doc in zip(pieces, nlp.pipe((p.text for p in pieces), batch_size=batch_size), strict=True):
+        predicted = [(*normalize_span(piece.text, e.start_char, e.end_char), e.label_) for e in doc.ents]
+        total.add(score_piece(piece, predicted))
+        raw.add(score_piece(piece, predicted, raw=True))
+    return total, raw

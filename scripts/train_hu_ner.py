@@ -1,0 +1,177 @@
+#!/usr/bin/env python
+"""Train csillag's Hungarian NER model from NYTK-NerKor and ship it in ingestion/models/hu_nerkor (issue 15).
+
+    .venv/bin/python scripts/train_hu_ner.py                  # convert, train, assemble, evaluate (~70 min, 2 cores)
+    .venv/bin/python scripts/train_hu_ner.py --assemble-only  # re-assemble and evaluate the last training run
+
+Steps: convert ``../shared/data/nerkor/{train,devel}`` (``ingestion.training.nerkor``) to DocBins under
+``.cache/training/hu_nerkor``; ``spacy train conf/training/hu_nerkor.cfg`` (progress table on the console; the best
+devel checkpoint is kept); add the base-form component with rules learned from train's lemma column
+(``ingestion.baseform``); write the pipeline with its meta (licence CC BY-SA 4.0, NerKor attribution, scores), a
+LICENSE and a README; print NER P/R/F1 per label and genre and the base-form accuracy on devel. Run it with
+``nice -n 10`` and ``OMP_NUM_THREADS=1`` on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ingestion.baseform import FACTORY, learn_from_nerkor, register  # noqa: E402
+from ingestion.training.hu_quality import evaluate_base_forms, evaluate_ner, format_ner  # noqa: E402
+from ingestion.training.nerkor import convert  # noqa: E402
+
+logger = logging.getLogger("train_hu_ner")
+
+CONFIG = ROOT / "conf" / "training" / "hu_nerkor.cfg"
+NERKOR = ROOT.parent / "shared" / "data" / "nerkor"
+WORK = ROOT / ".cache" / "training" / "hu_nerkor"
+OUT = ROOT / "ingestion" / "models" / "hu_nerkor"
+VERSION = "1.0.0"
+NERKOR_URL = "https://github.com/nytud/NYTK-NerKor"
+CITATION = (
+    "Simon, Eszter; Vadász, Noémi. (2021) Introducing NYTK-NerKor, A Gold Standard Hungarian Named Entity Annotated "
+    "Corpus. In: Ekštein K., Pártl F., Konopík M. (eds) Text, Speech, and Dialogue. TSD 2021. Lecture Notes in "
+    "Computer Science, vol 12848. Springer, Cham. https://doi.org/10.1007/978-3-030-83527-9_19"
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Convert, train, assemble, evaluate; 0 on success, 2 when the corpus is missing."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nerkor", type=Path, default=NERKOR, help="NerKor folder with train/ and devel/")
+    parser.add_argument("--work", type=Path, default=WORK, help="DocBins and the training run")
+    parser.add_argument("--out", type=Path, default=OUT, help="where the shipped pipeline is written")
+    parser.add_argument("--assemble-only", action="store_true", help="skip conversion and training")
+    parser.add_argument("--max-steps", type=int, default=None, help="override training.max_steps (quick trials)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not (args.nerkor / "train").is_dir() or not (args.nerkor / "devel").is_dir():
+        print(f"NerKor not found at {args.nerkor} (needs train/ and devel/)", file=sys.stderr)
+        return 2
+    corpus, run = args.work / "corpus", args.work / "run"
+    started = time.perf_counter()
+    if not args.assemble_only:
+        for split in ("train", "devel"):
+            n = convert(args.nerkor / split, corpus / f"{split}.spacy")
+            print(f"converted {split}: {n} docs", flush=True)
+        train(corpus, run, args.max_steps)
+        print(f"trained in {time.perf_counter() - started:.0f}s", flush=True)
+    nlp = assemble(run / "model-best", args.nerkor, args.out)
+    report(nlp, args.nerkor, args.out, corpus)
+    print(f"done in {time.perf_counter() - started:.0f}s; model in {args.out}", flush=True)
+    return 0
+
+
+def train(corpus: Path, run: Path, max_steps: int | None) -> None:
+    """``spacy train`` with the checked-in config (its console logger prints the progress table)."""
+    from spacy.cli.train import train as spacy_train
+
+    overrides: dict[str, object] = {
+        "paths.train": str(corpus / "train.spacy"),
+        "paths.dev": str(corpus / "devel.spacy"),
+    }
+    if max_steps is not None:
+        overrides["training.max_steps"] = max_steps
+    if run.exists():
+        shutil.rmtree(run)
+    spacy_train(CONFIG, run, use_gpu=-1, overrides=overrides)
+
+
+def assemble(model: Path, nerkor: Path, out: Path):  # noqa: ANN201 - spacy.Language, imported lazily
+    """The trained pipeline + the base-form component, with meta; written to ``out`` (replacing it)."""
+    import spacy
+
+    register()
+    nlp = spacy.load(model)
+    rules = learn_from_nerkor(nerkor / "train")
+    component = nlp.add_pipe(FACTORY, last=True, config={"labels": []})
+    component.rules = rules
+    for key in ("train", "dev"):
+        nlp.config["paths"][key] = None  # the build machine's paths mean nothing in the shipped model
+    nlp.meta.update(
+        {
+            "lang": "hu",
+            "name": "nerkor",
+            "version": VERSION,
+            "description": (
+                "Hungarian NER (PER, LOC, ORG, MISC) for csillag: CNN tok2vec + transition-based NER trained on "
+                "NYTK-NerKor train (tuned on devel), no word vectors; and csillag_base_forms, which keys each "
+                "name by its base form (nominative) with suffix rules learned from NerKor's lemmas."
+            ),
+            "author": "csillag (model); NYTK — Hungarian Research Centre for Linguistics (training data)",
+            "url": NERKOR_URL,
+            "license": "CC BY-SA 4.0",
+            "sources": [
+                {
+                    "name": "NYTK-NerKor",
+                    "url": NERKOR_URL,
+                    "license": "CC BY-SA 4.0",
+                    "author": "Hungarian Research Centre for Linguistics (NYTK); Eszter Simon, Noémi Vadász",
+                    "citation": CITATION,
+                }
+            ],
+        }
+    )
+    if out.exists():
+        shutil.rmtree(out)
+    nlp.to_disk(out)
+    return nlp
+
+
+def report(nlp, nerkor: Path, out: Path, corpus: Path) -> None:  # noqa: ANN001
+    """Evaluate on devel, print the figures, keep them in the meta and write LICENSE and README next to the model."""
+    from spacy.tokens import DocBin
+
+    docs = list(DocBin().from_disk(corpus / "devel.spacy").get_docs(nlp.vocab))
+    began = time.perf_counter()
+    scores = evaluate_ner(nlp, docs)
+    seconds = time.perf_counter() - began
+    base = evaluate_base_forms(nlp.get_pipe(FACTORY).rules, nerkor / "devel")
+    print(format_ner(scores), flush=True)
+    print(f"base forms: {base.accuracy:.4f} of {base.n} devel PER/LOC/ORG names "
+          f"({base.inflected_accuracy:.4f} of the {base.n_inflected} inflected)", flush=True)
+    print(f"devel speed: {scores.n_words / seconds:.0f} words/s", flush=True)
+    meta_path = out / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["performance"] = {
+        "ents_p": scores.p, "ents_r": scores.r, "ents_f": scores.f, "ents_per_type": scores.per_label,
+        "ents_f_per_genre": scores.per_genre, "base_form_acc": base.accuracy, "evaluated_on": "NerKor devel",
+    }
+    meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    shutil.copy(nerkor / "LICENSE.txt", out / "LICENSE")
+    (out / "README.md").write_text(README.format(version=VERSION, f=scores.f, p=scores.p, r=scores.r,
+                                                 base=base.accuracy, url=NERKOR_URL, citation=CITATION),
+                                   encoding="utf-8")
+
+
+README = """# hu_nerkor {version} — csillag's Hungarian NER model
+
+A spaCy pipeline (tok2vec → ner → csillag_base_forms) trained by `scripts/train_hu_ner.py` with
+`conf/training/hu_nerkor.cfg` on the train split of **NYTK-NerKor** and tuned on its devel split. Labels PER, LOC,
+ORG, MISC (csillag keeps PER, LOC, ORG). On NerKor devel: P {p:.3f}, R {r:.3f}, F1 {f:.3f}; base forms of the
+names {base:.3f} (docs/quality.md, "Hungarian NER (issue 15)").
+
+Load it through csillag (`ner.model = "hu_nerkor"`, the default for Hungarian documents) — its last component is
+registered by `ingestion.baseform.register()`.
+
+## Licence and attribution
+
+This model is derived from NYTK-NerKor and is shared under the same licence, **CC BY-SA 4.0** (`LICENSE`).
+Training data: NYTK-NerKor ({url}), created by the Hungarian Research Centre for Linguistics (Nyelvtudományi
+Kutatóközpont, NYTK); project leaders Eszter Simon and Noémi Vadász. Please cite:
+
+{citation}
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())
