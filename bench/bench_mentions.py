@@ -1,4 +1,4 @@
-"""Benchmark: the Spark mentions stage vs plain spaCy on War and Peace (NER-only en_core_web_sm).
+"""Benchmark: the Spark mentions stage vs plain spaCy on War and Peace (NER-only English pipeline, `--model`).
 
 In one run, over the same chunks (the chunks stage's own output):
   1. plain ``nlp.pipe`` in one process            → the single-process speed s1
@@ -11,7 +11,7 @@ workers' memory during the stage: the growth of each worker's peak RSS (the kern
 fifth of the stage to its end (the vocabulary cache is bounded, ``ner.cached_words``, so it stays flat).
 
     .venv/bin/python bench/bench_mentions.py [--corpus ../shared/corpora/war_and_peace.txt] [--limit-words N]
-        [--memory-trace FILE]
+        [--memory-trace FILE] [--model en_core_web_sm]
 
 Never a test: it measures and prints. Record the figures in docs/benchmarks.md.
 """
@@ -35,6 +35,8 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "war_and_peace.txt"
+# The English pipeline measured (--model; default: the English default of ingestion/language_models.py).
+MODEL = "en_core_web_sm"
 
 
 class WorkerSampler(threading.Thread):
@@ -95,11 +97,11 @@ def prepare_chunks(corpus: Path, limit_words: int | None) -> list[str]:
     return chunks
 
 
-def plain(chunks: list[str], n_process: int, batch_size: int) -> tuple[float, int]:
+def plain(chunks: list[str], n_process: int, batch_size: int, model: str = "en_core_web_sm") -> tuple[float, int]:
     """Seconds and entity count of plain nlp.pipe with the same NER-only components as the stage."""
     from ingestion.nlp import NlpSpec, build_nlp
 
-    nlp = build_nlp(NlpSpec(language="en", model="en_core_web_sm"))
+    nlp = build_nlp(NlpSpec(language="en", model=model))
     started = time.perf_counter()
     n_ents = sum(len(doc.ents) for doc in nlp.pipe(chunks, n_process=n_process, batch_size=batch_size))
     return time.perf_counter() - started, n_ents
@@ -112,7 +114,7 @@ def _count_entities(nlp, texts, batch_size, start, results):  # type: ignore[no-
     results.put((time.perf_counter() - began, n_ents))
 
 
-def independent_pair(chunks: list[str], batch_size: int) -> tuple[float, int]:
+def independent_pair(chunks: list[str], batch_size: int, model: str = "en_core_web_sm") -> tuple[float, int]:
     """Two forked processes, each running 1-process ``nlp.pipe`` over its half (split by words), started together.
 
     Nothing travels between them (no Docs sent back, unlike ``n_process=2``), so the wall time until both finish
@@ -122,7 +124,7 @@ def independent_pair(chunks: list[str], batch_size: int) -> tuple[float, int]:
 
     from ingestion.nlp import NlpSpec, build_nlp
 
-    nlp = build_nlp(NlpSpec(language="en", model="en_core_web_sm"))
+    nlp = build_nlp(NlpSpec(language="en", model=model))
     total = sum(len(c.split()) for c in chunks)
     halves: list[list[str]] = [[], []]
     done = 0
@@ -149,7 +151,9 @@ def _tool(lake: Path) -> Any:
     from settings.config import load_settings
 
     settings = load_settings(
-        lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2, "driver_memory": "4g"}
+        lakehouse={"root": lake},
+        spark={"master": "local[2]", "shuffle_partitions": 2, "driver_memory": "4g"},
+        ner={"model": MODEL},
     )
     tool = GenericNERIngestionTool()
     tool.set_settings(settings)
@@ -208,7 +212,13 @@ def main() -> int:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--spark-only", action="store_true", help="skip the plain-spaCy runs (tuning the stage)")
     parser.add_argument("--memory-trace", type=Path, help="write the Python processes' samples (JSON) here")
+    parser.add_argument("--model", default=None, help="the English pipeline (default: the English default)")
     args = parser.parse_args()
+    global MODEL
+    from ingestion.language_models import default_pipeline
+
+    english = default_pipeline("en")
+    MODEL = args.model or (english.model if english is not None else "en_core_web_sm")
     if not args.corpus.exists():
         print(f"corpus {args.corpus} not found", file=sys.stderr)
         return 2
@@ -216,15 +226,15 @@ def main() -> int:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     chunks = prepare_chunks(args.corpus, args.limit_words)
     words = sum(len(c.split()) for c in chunks)
-    print(f"corpus {args.corpus.name}: {len(chunks)} chunks, {words} words; cores={os.cpu_count()}")
+    print(f"corpus {args.corpus.name}: {len(chunks)} chunks, {words} words; cores={os.cpu_count()}; model {MODEL}")
 
     s1 = s2 = ceiling = float("nan")
     if not args.spark_only:
-        s1, ents1 = plain(chunks, 1, args.batch_size)
+        s1, ents1 = plain(chunks, 1, args.batch_size, MODEL)
         print(f"plain nlp.pipe, 1 process     : {s1:7.1f} s  {words / s1:8.0f} words/s  ({ents1} entities)")
-        s2, ents2 = plain(chunks, 2, args.batch_size)
+        s2, ents2 = plain(chunks, 2, args.batch_size, MODEL)
         print(f"plain nlp.pipe, n_process=2   : {s2:7.1f} s  {words / s2:8.0f} words/s  ({ents2} entities)")
-        ceiling, ents_pair = independent_pair(chunks, args.batch_size)
+        ceiling, ents_pair = independent_pair(chunks, args.batch_size, MODEL)
         print(
             f"two independent processes     : {ceiling:7.1f} s  {words / ceiling:8.0f} words/s  ({ents_pair} entities; "
             f"{s1 / ceiling / 2:.2f} of linear: this machine's parallel ceiling)"

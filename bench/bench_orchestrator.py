@@ -20,11 +20,11 @@ from typing import Annotated, Any, TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from settings.chat import OrchestratorSettings  # noqa: E402
 from tools.contracts import OrchestratorActivatedTool  # noqa: E402
 from tools.platform import ChatPlatform  # noqa: E402
 from tools.plugins import ToolRegistry  # noqa: E402
 from tools.request import ChatRequest  # noqa: E402
-from settings.chat import OrchestratorSettings  # noqa: E402
 
 GROUPS = (4, 4, 2)
 

@@ -26,6 +26,7 @@ TESTS = (
     "tests/unit/tools/test_orchestrator_concurrency.py",
     "tests/unit/tools/test_orchestrator_coordination.py",
     "tests/unit/tools/test_orchestrator_groups.py",
+    "tests/unit/tools/test_orchestrator_passthrough.py",
     "tests/unit/tools/test_orchestrator_rules.py",
     "tests/unit/tools/test_orchestrator_selection.py",
     "tests/unit/tools/test_tool_contracts.py",

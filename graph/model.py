@@ -23,24 +23,19 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from graph.errors import GraphDataError
 from graph.published import PublishedRun, open_table, read_published
+from graph.tables import CHUNKS, DOCUMENTS, GRAPH_EDGES, GRAPH_NODES, MENTION_ENTITIES, MENTIONS
 
 logger = logging.getLogger(__name__)
 
 #: The Delta tables the graph is read from, with the columns read (``documents.text`` is deliberately left out:
 #: a chat-side start must not load whole novels; passages come from ``chunks.text``).
 LAKEHOUSE_TABLES: dict[str, list[str]] = {
-    "graph_nodes": [
-        "entity_id", "canonical_name", "label", "aliases", "mention_count", "doc_count", "first_chunk_id",
-        "last_chunk_id", "first_unit_id", "last_unit_id", "degree", "weighted_degree", "pagerank", "community",
-    ],
-    "graph_edges": ["src_id", "dst_id", "count", "weight", "chunk_ids", "unit_ids", "window"],
-    "documents": ["doc_id", "source", "title", "language", "n_chars", "n_words", "metadata"],
-    "chunks": [
-        "chunk_id", "doc_id", "chunk_index", "unit_id", "unit_index", "unit_kind", "unit_title", "part_title",
-        "start", "end", "text", "n_words",
-    ],
-    "mention_entities": ["mention_id", "entity_id", "doc_id", "chunk_id"],
-    "mentions": ["mention_id", "start", "end", "text"],
+    GRAPH_NODES.name: list(GRAPH_NODES.names),
+    GRAPH_EDGES.name: list(GRAPH_EDGES.names),
+    DOCUMENTS.name: DOCUMENTS.without("text"),
+    CHUNKS.name: list(CHUNKS.names),
+    MENTION_ENTITIES.name: MENTION_ENTITIES.pick("mention_id", "entity_id", "doc_id", "chunk_id"),
+    MENTIONS.name: MENTIONS.pick("mention_id", "start", "end", "text"),
 }
 
 

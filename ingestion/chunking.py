@@ -1,4 +1,4 @@
-"""Split a prepared document into units (parts, chapters) and paragraph-sized chunks.
+"""Cut a prepared document's units (``ingestion.structure``) into paragraph-sized chunks.
 
 Every offset is a character offset into the text the caller passes — the normalised, Gutenberg-stripped document
 from ``ingestion.text`` — and ``document[start:end]`` is always exactly the unit's or chunk's text, so entity spans
@@ -13,29 +13,23 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ingestion.structure import (
+    FRONT_MATTER_TITLE,
+    MAX_HEADING_CHARS,
+    UNIT_KINDS,
+    WHOLE_DOCUMENT_TITLE,
+    Unit,
+    UnitPatterns,
+    split_units,
+    unit_id,
+)
+
 logger = logging.getLogger(__name__)
 
-UNIT_KINDS: tuple[str, ...] = ("part", "chapter", "document")
-FRONT_MATTER_TITLE = "Front matter"
-WHOLE_DOCUMENT_TITLE = "Document"
-# Longer lines are prose, whatever words they start with.
-MAX_HEADING_CHARS = 120
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """A contiguous stretch of the document: a part heading (with any introduction), a chapter, or front matter.
-
-    ``kind`` is one of ``UNIT_KINDS``; ``part_title`` is the heading of the enclosing part (a part's own heading
-    for a part unit), ``None`` outside parts.
-    """
-
-    index: int
-    kind: str
-    title: str
-    start: int
-    end: int
-    part_title: str | None
+__all__ = [
+    "FRONT_MATTER_TITLE", "MAX_HEADING_CHARS", "UNIT_KINDS", "WHOLE_DOCUMENT_TITLE", "Chunk", "Unit", "UnitPatterns",
+    "chunk_document", "chunk_id", "chunk_unit", "split_units", "unit_id",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,139 +41,6 @@ class Chunk:
     start: int
     end: int
     text: str
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Heading patterns
-# --------------------------------------------------------------------------------------------------------------
-
-_ROMAN = r"(?=[IVXLCDM])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
-_EN_UNITS = "one|two|three|four|five|six|seven|eight|nine"
-_EN_NUMBER = (
-    rf"(?:\d+|{_ROMAN}|(?:{_EN_UNITS}|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen"
-    rf"|nineteen|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:{_EN_UNITS}))?))"
-)
-_EN_ORDINAL = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final)"
-_HU_ORDINAL = (
-    r"(?:(?:tizen|huszon)?(?:első|egyedik|második|kettedik|harmadik|negyedik|ötödik|hatodik|hetedik|nyolcadik"
-    r"|kilencedik)|tizedik|huszadik|harmincadik|utolsó)"
-)
-# An optional title after the number: "BOOK ONE: 1805", "CHAPTER 12. Title", "ELSŐ RÉSZ. HOL TEREM A MAGYAR VITÉZ?"
-_TITLE_TAIL = r"(?:\s*[:.\-–—]\s*.*)?"
-
-
-@dataclass(frozen=True, slots=True)
-class UnitPatterns:
-    """Regexes that recognise a part and a chapter heading; each must match a whole (stripped) line."""
-
-    part: re.Pattern[str]
-    chapter: re.Pattern[str]
-
-    @classmethod
-    def english(cls) -> UnitPatterns:
-        """Headings of English novels: "BOOK ONE: 1805", "FIRST EPILOGUE", "PART II", "CHAPTER I", "Chapter 12. X"."""
-        return cls(
-            part=re.compile(
-                rf"(?i:(?:book|part|volume)\s+{_EN_NUMBER}|{_EN_ORDINAL}\s+(?:book|part|volume|epilogue)){_TITLE_TAIL}"
-            ),
-            chapter=re.compile(rf"(?i:chapter\s+{_EN_NUMBER}|prologue|epilogue){_TITLE_TAIL}"),
-        )
-
-    @classmethod
-    def hungarian(cls) -> UnitPatterns:
-        """Headings of Hungarian novels: "ELSŐ RÉSZ. …", "II. KÖNYV"; chapters "XII." alone, "3. fejezet", "Befejezés."
-
-        A bare upper-case Roman numeral or a number, each with its dot ("XII.", "3."), is a chapter heading on a
-        line of its own, as in Egri csillagok; so are the named headings (Befejezés, Előszó, …).
-        """
-        return cls(
-            part=re.compile(rf"(?:(?i:{_HU_ORDINAL})|(?:\d+|{_ROMAN})\.)\s+(?i:rész|könyv){_TITLE_TAIL}"),
-            chapter=re.compile(
-                rf"(?:{_ROMAN}|\d{{1,3}})\."
-                rf"|(?:(?i:{_HU_ORDINAL})|(?:\d+|{_ROMAN})\.)\s+(?i:fejezet){_TITLE_TAIL}"
-                r"|(?i:befejezés|bevezetés|előszó|utószó|előhang|utóhang|zárszó|epilógus|prológus)\.?"
-            ),
-        )
-
-    @classmethod
-    def auto(cls, language: str | None) -> UnitPatterns:
-        """Return the preset for ``language`` ("en", "hu"), or both presets combined when it is ``None``."""
-        if language == "en":
-            return cls.english()
-        if language == "hu":
-            return cls.hungarian()
-        if language is None:
-            english, hungarian = cls.english(), cls.hungarian()
-            return cls(
-                part=re.compile(f"(?:{english.part.pattern})|(?:{hungarian.part.pattern})"),
-                chapter=re.compile(f"(?:{english.chapter.pattern})|(?:{hungarian.chapter.pattern})"),
-            )
-        raise ValueError(f"no unit patterns for language {language!r}; valid: 'en', 'hu' or None (both)")
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Units
-# --------------------------------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Heading:
-    start: int
-    kind: str
-    title: str
-    has_body: bool = False
-
-
-def split_units(text: str, *, patterns: UnitPatterns | None = None) -> list[Unit]:
-    """Split ``text`` into units at part and chapter headings; the units cover ``text`` exactly, in order.
-
-    A heading is a whole line, at most ``MAX_HEADING_CHARS`` long, after a blank line (or at the start) that
-    matches ``patterns`` (default: English and Hungarian combined). Each heading starts a unit running to the next
-    one. Non-blank text before the first heading is a ``"document"`` unit (front matter); blank text there joins
-    the first unit. A chapter heading with no text before the next heading (a table-of-contents entry) starts no
-    unit. Without headings the whole text is one ``"document"`` unit.
-    """
-    headings = [h for h in _find_headings(text, patterns or UnitPatterns.auto(None)) if h.kind == "part" or h.has_body]
-    if not headings:
-        return [Unit(0, "document", WHOLE_DOCUMENT_TITLE, 0, len(text), None)]
-    units: list[Unit] = []
-    if text[: headings[0].start].strip():
-        units.append(Unit(0, "document", FRONT_MATTER_TITLE, 0, headings[0].start, None))
-    part_title: str | None = None
-    for position, heading in enumerate(headings):
-        start = heading.start if units else 0
-        end = headings[position + 1].start if position + 1 < len(headings) else len(text)
-        if heading.kind == "part":
-            part_title = heading.title
-        units.append(Unit(len(units), heading.kind, heading.title, start, end, part_title))
-    return units
-
-
-def _find_headings(text: str, patterns: UnitPatterns) -> list[_Heading]:
-    headings: list[_Heading] = []
-    position = 0
-    previous_blank = True
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if stripped:
-            kind = None
-            if previous_blank and len(stripped) <= MAX_HEADING_CHARS:
-                if patterns.part.fullmatch(stripped):
-                    kind = "part"
-                elif patterns.chapter.fullmatch(stripped):
-                    kind = "chapter"
-            if kind is not None:
-                headings.append(_Heading(position + line.index(stripped[0]), kind, " ".join(stripped.split())))
-            elif headings:
-                headings[-1].has_body = True
-        previous_blank = not stripped
-        position += len(line) + 1
-    return headings
-
-
-def unit_id(doc_id: str, index: int) -> str:
-    """Return the stable id of unit ``index`` of document ``doc_id``, e.g. ``doc_…:u0007``."""
-    return f"{doc_id}:u{index:04d}"
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -196,16 +57,18 @@ def chunk_unit(
 ) -> list[Chunk]:
     """Cut ``unit`` of ``text`` into chunks of whole paragraphs, numbered from ``start_index``.
 
-    Paragraphs (separated by blank lines) are packed greedily while the chunk, separators included, stays within
-    ``max_chars``. Only a paragraph longer than ``max_chars`` is split: at sentence ends, else at whitespace, else
-    hard. A last chunk shorter than ``min_chars`` is merged into the unit's previous chunk (which may then hold up
-    to ``max_chars + min_chars``). Chunks never include outer whitespace; blank stretches give no chunk.
+    The unit's heading is in no chunk: chunks start at ``unit.text_start`` (its title is ``unit.title``), so a
+    heading never reaches NER or retrieval as story text. Paragraphs (separated by blank lines) are packed greedily
+    while the chunk, separators included, stays within ``max_chars``. Only a paragraph longer than ``max_chars`` is
+    split: at sentence ends, else at whitespace, else hard. A last chunk shorter than ``min_chars`` is merged into
+    the unit's previous chunk (which may then hold up to ``max_chars + min_chars``). Chunks never include outer
+    whitespace; blank stretches give no chunk.
     """
     _check_sizes(max_chars, min_chars)
-    if not 0 <= unit.start <= unit.end <= len(text):
+    if not 0 <= unit.start <= unit.text_start <= unit.end <= len(text):
         raise ValueError(f"unit {unit.index} span [{unit.start}, {unit.end}) is outside the text (length {len(text)})")
     spans: list[tuple[int, int]] = []
-    for start, end in _pieces(text, unit.start, unit.end, max_chars):
+    for start, end in _pieces(text, unit.text_start, unit.end, max_chars):
         if spans and end - spans[-1][0] <= max_chars:
             spans[-1] = (spans[-1][0], end)
         else:

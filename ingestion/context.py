@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ingestion.chunking import UnitPatterns
     from ingestion.lakehouse import Lakehouse
     from ingestion.resolution_eval import GoldEntity
+    from ingestion.routing import NlpRouting
     from settings.config import CsillagSettings
 
 
@@ -30,6 +31,15 @@ class DomainSpec:
     # the entities stage scores its output against it. None = no gold list configured.
     gold: tuple[GoldEntity, ...] | None = None
     gold_path: str | None = None
+    # Each document's language is detected and NER routes by it (ingestion.routing); else all are ``language``.
+    detect_language: bool = False
+
+    @property
+    def routing(self) -> NlpRouting:
+        """Language → pipeline: ``nlp`` for the domain's language, each other language's default, else rules."""
+        from ingestion.routing import NlpRouting
+
+        return NlpRouting(self.nlp, detect=self.detect_language)
 
 
 @dataclass

@@ -18,8 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from ingestion.baseform import register as register_base_forms
 from ingestion.errors import ModelLoadError
+from ingestion.language_models import shipped_model_path
 from ingestion.markers import fingerprint
+from ingestion.name_labels import register as register_name_labels
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -42,22 +45,6 @@ NOT_NEEDED_FOR_NER = (
     "morphologizer",
     "trainable_lemmatizer",
 )
-
-MENTION_COLUMNS = (
-    "mention_id",
-    "doc_id",
-    "chunk_id",
-    "sentence_index",
-    "sentence_id",
-    "start",
-    "end",
-    "text",
-    "label",
-    "ent_id",
-    "model",
-    "model_version",
-)
-
 
 @dataclass(frozen=True)
 class NlpSpec:
@@ -93,6 +80,9 @@ def resolve_model_name(model: str) -> str:
     """The installed package or existing path for a configured pipeline name; ModelLoadError naming what was tried."""
     if Path(model).expanduser().exists():
         return str(Path(model).expanduser())
+    shipped = shipped_model_path(model)  # a pipeline csillag ships (ingestion/models/)
+    if shipped is not None:
+        return str(shipped)
     for candidate in MODEL_ALIASES.get(model, (model,)):
         if importlib.util.find_spec(candidate) is not None:
             return candidate
@@ -110,6 +100,8 @@ def build_nlp(spec: NlpSpec) -> Language:
 
     if spec.model:
         name = resolve_model_name(spec.model)
+        register_base_forms()  # shipped pipelines end with csillag's base-form component
+        register_name_labels()  # the English literary pipeline ends with its name-label step
         try:
             nlp = spacy.load(name, exclude=list(NOT_NEEDED_FOR_NER))
         except (OSError, ValueError) as exc:

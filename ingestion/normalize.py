@@ -25,7 +25,8 @@ EN_TITLES = frozenset(
     "prince princess count countess old little young mr mrs miss ms dr sir lady lord general captain colonel major "
     "lieutenant sergeant cadet private corporal ensign adjutant uncle aunt madame mademoiselle mlle mme monsieur "
     "tsar tsarevich emperor empress king queen father brother grand duke duchess archduke baron baroness marshal "
-    "abbe vicomte comte herr frau fraulein doctor".split()
+    "abbe vicomte comte herr frau fraulein doctor m mister madam dame mother sister signor signora signorina "
+    "master mistress reverend rev professor judge squire monseigneur marquis marquess earl viscount".split()
 )
 # "ur" is the stem "úr" shortens to before a suffix (urat, urak).
 HU_TITLES = frozenset(
@@ -35,7 +36,7 @@ HU_TITLES = frozenset(
 )
 _TITLES = {"en": EN_TITLES, "hu": HU_TITLES}
 # Title words that also describe places or things ("Old Town", "Grand Canal", "öreg vár"): no evidence of a person.
-_WEAK_TITLES = frozenset({"old", "little", "young", "grand", "öreg", "ifjú", "ifjabb"})
+WEAK_TITLES = frozenset({"old", "little", "young", "grand", "öreg", "ifjú", "ifjabb"})
 
 # Hungarian inflection of a name's last token: stem + [possessive] + [case suffix]. Only one case suffix can
 # follow a possessive, never the other way round, so "Ceceyné" (Cecey's wife) is not read as "Cecey" + n + é.
@@ -122,7 +123,7 @@ def split_titles(tokens: list[str], language: str) -> tuple[list[str], list[str]
 def has_person_title(tokens: list[str], language: str) -> bool:
     """Whether casefolded tokens are a name with a person's title ("Lieutenant Telyanin", "Dobó kapitány")."""
     titles, _ = split_titles(tokens, language)
-    return any(title.replace(".", "") not in _WEAK_TITLES for title in titles)
+    return any(title.replace(".", "") not in WEAK_TITLES for title in titles)
 
 
 def _restore_lengthening(base: str) -> list[str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ingestion.context import RunContext
 from ingestion.errors import UnknownStageError
+from ingestion.routing import settle_corpus_language
 from ingestion.spark import python_worker_environment
 from ingestion.stage import Stage
 from ingestion.stages.chunks import ChunksStage
@@ -68,10 +69,13 @@ def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
     """
     outcome = PipelineOutcome()
     for index, stage in enumerate(stages):
-        environment: dict[str, str] = {}
-        for coming in stages[index:]:
-            environment.update(coming.worker_environment(ctx))
         try:
+            if stage.name != "documents":
+                # Documents in: with detected languages, the corpus's language is the run's from here on (issue 15).
+                settle_corpus_language(ctx)
+            environment: dict[str, str] = {}
+            for coming in stages[index:]:
+                environment.update(coming.worker_environment(ctx))
             with python_worker_environment(ctx.spark, environment):
                 outcome.reports.append(stage.run(ctx))
         except Exception as exc:  # noqa: BLE001 - any failure must become a report (R-ING-3); logged with context

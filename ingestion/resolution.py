@@ -1,25 +1,26 @@
 """Entity resolution: decide which NER surface forms name the same entity, and give each entity a stable id.
 
 Runs on the driver over the (small) list of distinct surface forms the Spark job aggregated. Order of evidence:
-the domain alias table first, then exact name keys (case, accents, possessives, titles, Hungarian suffixes),
-then attachment of partial names (a first name, a surname, a name without its surname) to the one full name
-they can belong to. Anything ambiguous stays its own entity: a missed merge costs recall, a wrong one precision,
-and the graph built on top suffers more from the latter.
+the domain alias table first (``ingestion.alias_table``, re-exported here), then exact name keys (case, accents,
+possessives, titles, Hungarian suffixes) kept apart by the sex their titles give (``ingestion.names``: "Monsieur X",
+"Mademoiselle X"), then attachment of partial names (a first name, a surname, a name without its surname, an
+English nickname) to the one full name they can belong to — or, for a first name, to the one its title or a
+dominant share of mentions points to. Anything ambiguous stays its own entity: a missed merge costs recall, a wrong
+one precision, and the graph built on top suffers more from the latter.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-from ingestion.errors import IngestionError
+from ingestion.alias_table import AliasEntry, AliasTable, AliasTableError
+from ingestion.names import MALE, gender_of_titles, genders_compatible, given_name_variant, pronoun_gender, specificity
 from ingestion.normalize import (
+    WEAK_TITLES,
     check_language,
     clean_surface,
     has_person_title,
@@ -48,6 +49,9 @@ _FAMILIES = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOC", "LOC": "LOC", "F
 # A partial name attaches only to a full name seen at least this often (or listed in the alias table), so
 # one-off NER noise such as "Beside Kutuzov" never captures "Kutuzov".
 MIN_ANCHOR_SUPPORT = 2
+# A first name fitting several entities joins the one with this many times the mentions of the next ("Andrew":
+# Prince Andrew, not the Andrew Kaysarov of one chapter); below it the name stays apart.
+DOMINANCE = 3
 # Capitalised at the start of a sentence, these open many NER spans ("Beside Kutuzov", "Tell Denisov").
 _FUNCTION_WORDS = {
     "en": frozenset(
@@ -70,6 +74,9 @@ class SurfaceForm:
     count: int
     first_pos: int = 0
     cooccurring: frozenset[str] = frozenset()
+    # Pronouns just after its mentions (``ingestion.names.PRONOUNS``): "he"/"him"/"his"… and "she"/"her"…
+    he: int = 0
+    she: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,128 +100,6 @@ def entity_id_for(family: str, canonical_name: str) -> str:
     return "ent_" + digest[:16]
 
 
-class AliasTableError(IngestionError, ValueError):
-    """Raised when an alias table mapping or file is malformed or of an unknown format."""
-
-
-@dataclass(frozen=True, slots=True)
-class AliasEntry:
-    """One domain entity: its canonical name, the other names it goes by, and optionally its NER label."""
-
-    canonical: str
-    aliases: tuple[str, ...]
-    label: str | None = None
-
-
-class AliasTable:
-    """The domain's alias table: canonical name -> aliases (+ optional label), applied before any heuristic.
-
-    Lookups use match keys, so case, accents, possessives and surrounding punctuation do not matter. An alias
-    listed under two canonical names is ambiguous: it is dropped (with a warning) and left to the heuristics.
-    Matching ignores the NER label of a mention, because NER mislabels characters as places or organisations
-    far more often than a domain table lists a person's name that is also a place.
-    """
-
-    _FORMATS = (".json", ".yaml", ".yml", ".tsv")
-
-    def __init__(self, entries: Iterable[AliasEntry]) -> None:
-        self._entries = tuple(sorted(entries, key=lambda entry: entry.canonical))
-        index: dict[str, AliasEntry | None] = {}
-        for entry in self._entries:
-            for name in (entry.canonical, *entry.aliases):
-                key = match_key(clean_surface(name))
-                if index.get(key, entry) is not entry:
-                    logger.warning("alias %r is listed under several canonical names; ignoring it", name)
-                    index[key] = None
-                elif key:
-                    index[key] = entry
-        self._index = {key: entry for key, entry in index.items() if entry is not None}
-        self._casefolded = frozenset(
-            clean_surface(name).casefold() for entry in self._entries for name in (entry.canonical, *entry.aliases)
-        )
-
-    @property
-    def entries(self) -> tuple[AliasEntry, ...]:
-        """All entries, sorted by canonical name."""
-        return self._entries
-
-    def lookup(self, key: str) -> AliasEntry | None:
-        """The entry whose canonical name or alias has this match key, if exactly one has."""
-        return self._index.get(key)
-
-    def casefolded_keys(self) -> frozenset[str]:
-        """Every name in the table, cleaned and casefolded but with accents kept (stems are checked against it)."""
-        return self._casefolded
-
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any]) -> AliasTable:
-        """Build from ``{canonical: [alias, ...]}`` or ``{canonical: {"aliases": [...], "label": "PERSON"}}``."""
-        entries = []
-        for canonical, value in mapping.items():
-            label = None
-            if isinstance(value, Mapping):
-                label, value = value.get("label"), value.get("aliases", [])
-            if isinstance(value, str) or not isinstance(value, list | tuple):
-                raise AliasTableError(
-                    f"aliases of {canonical!r} must be a list of strings or a mapping with 'aliases' (a list) and "
-                    f"an optional 'label', got {value!r}"
-                )
-            if not all(isinstance(alias, str) for alias in value) or not isinstance(label, str | None):
-                raise AliasTableError(f"aliases and label of {canonical!r} must be strings, got {value!r}, {label!r}")
-            entries.append(AliasEntry(str(canonical), tuple(value), label))
-        return cls(entries)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> AliasTable:
-        """Load a JSON or YAML mapping (as ``from_mapping``) or a TSV of ``canonical<TAB>alias[<TAB>label]`` rows.
-
-        In TSV an alias cell may hold several aliases separated by ``|``; blank lines and ``#`` comments are
-        skipped; rows sharing a canonical name accumulate.
-        """
-        path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix not in cls._FORMATS:
-            raise AliasTableError(f"alias table {str(path)!r} has unknown format {suffix!r}; valid: {cls._FORMATS}")
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except OSError as exc:
-            raise AliasTableError(f"cannot read alias table {str(path)!r}: {exc.strerror or exc}") from exc
-        if suffix == ".tsv":
-            return cls.from_mapping(_parse_tsv(text, path))
-        if suffix == ".json":
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise AliasTableError(f"alias table {str(path)!r} is not valid JSON: {exc}") from exc
-        else:
-            import yaml  # only YAML tables need it
-
-            try:
-                data = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                raise AliasTableError(f"alias table {str(path)!r} is not valid YAML: {exc}") from exc
-        if not isinstance(data, Mapping):
-            raise AliasTableError(f"alias table {str(path)!r} must hold a mapping, got {type(data).__name__}")
-        return cls.from_mapping(data)
-
-
-def _parse_tsv(text: str, path: Path) -> dict[str, dict[str, Any]]:
-    table: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        cells = [cell.strip() for cell in line.split("\t")]
-        if len(cells) not in (2, 3) or not cells[0]:
-            raise AliasTableError(
-                f"{str(path)!r} line {number}: expected 'canonical<TAB>alias[<TAB>label]', got {line!r}"
-            )
-        entry = table.setdefault(cells[0], {"aliases": [], "label": None})
-        entry["aliases"].extend(alias.strip() for alias in cells[1].split("|") if alias.strip())
-        if len(cells) == 3 and cells[2]:
-            entry["label"] = cells[2]
-    return table
-
-
 @dataclass(slots=True)
 class _Form:
     text: str
@@ -225,6 +110,9 @@ class _Form:
     family: str = ""
     name_tokens: tuple[str, ...] = ()
     title_only: bool = False
+    titles: tuple[str, ...] = ()  # casefolded, without dots
+    gender: str = ""  # what the titles imply (``ingestion.names``); English only
+    pronouns: Counter[str] = field(default_factory=Counter)  # "he"/"she" just after its mentions
 
     @property
     def count(self) -> int:
@@ -240,6 +128,7 @@ class _Group:
     forms: list[_Form] = field(default_factory=list)
     entry: AliasEntry | None = None
     title_only: bool = False
+    gender: str = ""
 
     @property
     def count(self) -> int:
@@ -258,26 +147,47 @@ def resolve_entities(
     check_language(language)
     table = alias_table or AliasTable(())
     by_text: dict[str, Counter[str]] = defaultdict(Counter)
+    pronouns: dict[str, Counter[str]] = defaultdict(Counter)
     for form in forms:
         by_text[form.text][form.label] += form.count
+        pronouns[form.text].update(he=form.he, she=form.she)
     parsed = [_parse(text, labels, language) for text, labels in sorted(by_text.items())]
+    for item in parsed:
+        item.pronouns = pronouns[item.text]
     parsed = [form for form in parsed if form.display]
     if language == "hu":
         _stem_hungarian(parsed, table)
     _vote_families(parsed, language)
     kept = [form for form in parsed if form.count >= min_count]
     for item in kept:
-        names = split_titles(item.tokens, language)[1] if item.family == "PERSON" else item.tokens
+        titles, names = split_titles(item.tokens, language) if item.family == "PERSON" else ([], item.tokens)
         item.name_tokens = tuple(match_key(token) for token in names)
         item.title_only = item.family == "PERSON" and all(is_title(token, language) for token in item.tokens)
+        item.titles = tuple(title.replace(".", "") for title in titles)
+        # Namesakes are told apart by the sex their titles give ("Monsieur X" / "Mademoiselle X"); the Hungarian
+        # titles are not classified (yet), so Hungarian names group as before.
+        item.gender = gender_of_titles(item.titles) if language == "en" and not item.title_only else ""
     groups = _group(kept, table, language)
     roots = _attach_partial_names(groups, parsed, language)
     return _build(groups, roots)
 
 
 def _parse(text: str, labels: Counter[str], language: str) -> _Form:
-    display = clean_surface(text, language)
+    display = _strip_descriptions(clean_surface(text, language), language)
     return _Form(text=text, labels=labels, display=display, tokens=display.casefold().split(), language=language)
+
+
+def _strip_descriptions(display: str, language: str) -> str:
+    """Drop the lowercase words before an English name ("poor Jemima", "this Hester Prynne"), bar particles."""
+    if language != "en":
+        return display
+    words = display.split()
+    if not words:
+        return display
+    start = 0
+    while start < len(words) - 1 and words[start][:1].islower() and words[start] not in _NAME_PARTICLES:
+        start += 1
+    return " ".join(words[start:]) if words[start][:1].isupper() else display
 
 
 def _stem_hungarian(forms: list[_Form], table: AliasTable) -> None:
@@ -331,8 +241,19 @@ def _vote_families(forms: list[_Form], language: str) -> None:
 
 
 def _places(forms: list[_Form]) -> set[str]:
-    """One-word place names seen at least twice: a person's name does not contain them ("Moscow Pierre")."""
-    return {form.tokens[0] for form in forms if form.family == "LOC" and len(form.tokens) == 1 and form.count >= 2}
+    """One-word place names seen at least twice: a person's name does not contain them ("Moscow Pierre").
+
+    Seen twice *as a place*, and more often as a place than as a person: one GPE label of "Mikhaylovna" beside one
+    PERSON label must not make "Anna Mikhaylovna" a place-glued span.
+    """
+    places = set()
+    for form in forms:
+        if form.family == "LOC" and len(form.tokens) == 1:
+            as_place = sum(n for label, n in form.labels.items() if label_family(label) == "LOC")
+            as_person = sum(n for label, n in form.labels.items() if label_family(label) == "PERSON")
+            if as_place >= 2 and as_place > as_person:
+                places.add(form.tokens[0])
+    return places
 
 
 def _name_key(tokens: list[str], language: str) -> str:
@@ -351,9 +272,9 @@ def _group(forms: list[_Form], table: AliasTable, language: str) -> list[_Group]
                 family = label_family(entry.label) if entry.label else ""
                 groups[key] = _Group(family, tuple(match_key(token) for token in names), entry=entry)
         else:
-            key = ("form", form.family, *form.name_tokens)
+            key = ("form", form.family, form.gender, *form.name_tokens)
             if key not in groups:
-                groups[key] = _Group(form.family, form.name_tokens, title_only=form.title_only)
+                groups[key] = _Group(form.family, form.name_tokens, title_only=form.title_only, gender=form.gender)
         groups[key].forms.append(form)
     for group in groups.values():
         if not group.family:
@@ -365,14 +286,23 @@ def _group(forms: list[_Form], table: AliasTable, language: str) -> list[_Group]
 
 
 def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: str) -> list[int]:
-    """Attach partial person names to the unique credible full name they can belong to; returns each root.
+    """Attach partial person names to the one credible entity they can belong to; returns each group's root.
 
     Longer names are settled first, so "Anna Pavlovna" joins "Anna Pavlovna Scherer" before "Anna" looks for a
-    home (and finds two: Anna Pavlovna and Anna Mikhaylovna, so it stays apart). Alias table entries are never
-    moved: the domain has already decided what they are.
+    home (and finds two: Anna Pavlovna and Anna Mikhaylovna, so it stays apart). A name attaches to the full names
+    it is part of (a first name, a surname, a name without its surname; a nickname of the first name), and to the
+    same name with a more specific title ("Andrew" to "Prince Andrew"), never across sexes ("Mademoiselle X" and
+    "Monsieur X" stay two). Among several homes, those sharing the name's title win ("Prince Andrew" joins "Prince
+    Andrew Bolkonski", not "Andrew Kaysarov"); a first name still fitting several joins the dominant one (``DOMINANCE``
+    times the mentions of the next), while a bare surname joins only a single home: the family members sharing it
+    are mentioned by surname in proportions no count predicts (the given name is the first word in English, the
+    last in Hungarian: "Cecey Éva"). Alias table entries are never moved.
     """
     parent = list(range(len(groups)))
     support = [MIN_ANCHOR_SUPPORT if group.entry is not None else group.count for group in groups]
+    mass = [group.count for group in groups]  # mentions gathered under each root, for dominance
+    genders = [{group.gender} - {""} for group in groups]
+    titles = [{t for form in group.forms for t in form.titles if t not in WEAK_TITLES} for group in groups]
 
     def root(index: int) -> int:
         while parent[index] != index:
@@ -401,33 +331,136 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         # seen elsewhere ("Anatole Kuragin", once, but Kuragin is known), not NER noise ("Beside Kutuzov").
         if len(part) > 1 or support[root(other)] >= MIN_ANCHOR_SUPPORT:
             return True
+        if titles[other] and part[0] != groups[other].name_tokens[given]:
+            # a title says a one-off is a person's name, enough for a surname ("Dr. Mortimer": "Dr. James
+            # Mortimer"); a given name fits too many one-offs ("Comte Pierre Besouhoff", once, in a letter)
+            return True
         words = groups[other].name_tokens
         # a one-off ending in a word that opens recurring full names is two names glued ("Natasha Pierre")
         return words[-1] not in openers and all(owners[word] - {other} for word in words if word not in part)
 
-    order = sorted(people, key=lambda i: (-len(groups[i].name_tokens), groups[i].name_tokens))
+    given = -1 if language == "hu" else 0  # where the given name stands: "Pierre Bezukhov", "Cecey Éva"
+    # The sex of given names, from their titled uses in the book: a titled name of several words ("Miss Charlotte
+    # Temple"), or a titled lone word that opens recurring full names ("Monsieur Pierre").
+    given_genders: dict[str, set[str]] = defaultdict(set)
+    for i in people:
+        words = groups[i].name_tokens
+        if groups[i].gender and (len(words) > 1 or words[0] in openers):
+            given_genders[words[given]].add(groups[i].gender)
+    # ... and from the pronouns after the name's mentions, summed over the forms that start with it ("Margaret …
+    # she", "Margaret Hale … her"): what a reader infers when no title says it.
+    said: dict[str, Counter[str]] = defaultdict(Counter)
+    for i in people:
+        for form in groups[i].forms:
+            said[groups[i].name_tokens[given]].update(form.pronouns)
+    for word, tally in said.items():
+        sex = pronoun_gender(tally["he"], tally["she"])
+        if sex:
+            given_genders[word].add(sex)
+
+    def fits(index: int, other: int) -> str:
+        """How ``other`` can hold ``index``: "given" (the name, its given name, a nickname), "family", "maybe" (a
+        full name that fits but whose sex is unknown) or "" (it cannot)."""
+        part, full, group = groups[index].name_tokens, groups[other].name_tokens, groups[index]
+        if other == index or not genders_compatible(group.gender, groups[other].gender):
+            return ""
+        if part == full:  # "Captain Eldridge" is not "Miss Eldridge": a title must not contradict the home's
+            more_specific = specificity(groups[other].gender) > specificity(group.gender)
+            fitting = _rank_fits(titles[index], groups[other].gender, titles[root(other)])
+            return "given" if more_specific and fitting else ""
+        if len(full) > max(len(part), 1) and _is_partial(part, full, shared_surnames) and credible(other, part):
+            if part[given] == full[given]:
+                return "given"
+            # "Mr. Temple" is not "Charlotte Temple": a titled surname joins a full name only if that one is
+            # known to be of the same sex (by a title of its own, of a name attached to it, or of its given name
+            # elsewhere in the book: "Monsieur Pierre" makes "Pierre Bezukhov" a man).
+            # Of unknown sex it still makes the surname ambiguous ("maybe"): it just cannot receive it.
+            known = genders[root(other)] | given_genders.get(full[given], set())
+            if not group.gender:
+                return "family"
+            if not known:
+                return "maybe"
+            return "family" if _compatible_sets({group.gender}, known) else ""
+        # A nickname names the bearer of the full given name ("Tommy": Thomas Beresford). A lone name and a lone
+        # variant are one person only when one of them is rare beside the other ("Josephine", twice, beside "Jo");
+        # two names both in common use are two people ("Mary" and "Aunt Polly").
+        if len(part) == 1 and given_name_variant(part[0], full[given]) and credible(other, part):
+            if len(full) > 1 or DOMINANCE * min(mass[index], mass[root(other)]) <= max(mass[index], mass[root(other)]):
+                return "given"
+        return ""
+
+    def union(index: int, home: int) -> None:
+        parent[index] = home
+        mass[home] += mass[index]
+        genders[home] |= genders[index]
+        titles[home] |= titles[index]
+
+    # One name under titles of one sex is one person ("Princess Mary", "Countess Mary", "Mary"): join them before
+    # any full name is looked for, so that the bare name weighs with its titled forms.
+    same_name: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for i in people:
+        if groups[i].entry is None:
+            same_name[groups[i].name_tokens].append(i)
+    for members in same_name.values():
+        specific = [i for i in members if groups[i].gender]
+        if len(members) < 2 or not specific:
+            continue
+        if not all(genders_compatible(groups[a].gender, groups[b].gender) for a in specific for b in specific):
+            continue  # namesakes ("Monsieur X", "Mademoiselle X"): settled one by one below
+        home = max(specific, key=lambda i: (specificity(groups[i].gender), groups[i].count, -i))
+        for i in members:
+            if i != home and _rank_fits(titles[i], groups[home].gender, titles[home]):
+                union(i, home)
+
+    # Longest first; then the most specific title; then the rarest, so that the many small partial names
+    # ("Bonaparte") have gathered under their full names before a frequent first name ("Napoleon") weighs them.
+    order = sorted(
+        people, key=lambda i: (-len(groups[i].name_tokens), -specificity(groups[i].gender), groups[i].count, i)
+    )
     for index in order:
         tokens = groups[index].name_tokens
-        if groups[index].entry is not None or not tokens:
+        if groups[index].entry is not None or not tokens or parent[index] != index:
             continue
-        matches = [
-            other
-            for other in people
-            if len(groups[other].name_tokens) > max(len(tokens), 1)
-            and _is_partial(tokens, groups[other].name_tokens, shared_surnames)
-            and credible(other, tokens)
-        ]
+        kinds = {other: fits(index, other) for other in people}
+        matches = [other for other, kind in kinds.items() if kind]
         if len(tokens) == 1:
             matches = _in_usual_role(tokens[0], matches, groups, lambda i: support[root(i)])
-        homes = sorted({root(other) for other in matches})
-        if len(homes) == 1:
-            parent[index] = homes[0]
+        own = genders[index]
+        homes = sorted(
+            {root(other) for other in matches}
+            - {index}
+            - {home for home in {root(other) for other in matches} if not _compatible_sets(own, genders[home])}
+        )
+        titled = [home for home in homes if titles[index] <= titles[home]]
+        if titles[index] and titled:
+            homes = titled
+        # (English only for now: Hungarian given names are shared by more of a book's people: "István")
+        given_only = all(kinds[other] == "given" for other in matches if root(other) in homes)
+        if language == "en" and len(homes) > 1 and given_only:
+            ranked = sorted(homes, key=lambda home: -mass[home])
+            if mass[ranked[0]] >= DOMINANCE * mass[ranked[1]]:
+                homes = ranked[:1]
+        if len(homes) == 1 and any(kinds[other] != "maybe" for other in matches if root(other) == homes[0]):
+            home = homes[0]
+            union(index, home)
             if len(tokens) > 1:  # a lone word lends no support: "Kiev" must not make "Kiev Pierre" a full name
-                support[homes[0]] += support[index]
+                support[home] += support[index]
         elif homes:
             names = [" ".join(groups[home].name_tokens) for home in homes]
             logger.debug("name %r fits %d entities %s; kept apart", " ".join(tokens), len(homes), names)
     return [root(i) for i in range(len(groups))]
+
+
+def _rank_fits(ranks: set[str], gender: str, home_titles: set[str]) -> bool:
+    """Whether a name with these sexless titles may be the same person as one with ``gender``: a rank a woman
+    rarely held in the novels of the period ("Captain Eldridge", "General Shaw") is not "Miss Eldridge" or "Mrs.
+    Shaw", unless she is given it too; beside a man's title it is no objection ("General Kutuzov", "Prince
+    Kutuzov")."""
+    return gender == MALE or ranks <= home_titles
+
+
+def _compatible_sets(a: set[str], b: set[str]) -> bool:
+    return all(genders_compatible(x, y) for x in a for y in b)
 
 
 def _in_usual_role(word: str, matches: list[int], groups: list[_Group], weight: Callable[[int], int]) -> list[int]:
@@ -455,6 +488,8 @@ def _written_like_name(form: _Form, places: set[str]) -> bool:
     glue a name to something else; they must neither capture a partial name nor be attached to one.
     """
     words = _name_display(form).split()
+    if len(words) > 1 and not _properly_cased(" ".join(words)):
+        return False  # "CHAPTER XI Anatole Kuragin": a heading glued to a name
     folded = [word.casefold() for word in words]
     if not all(word[:1].isupper() or low in _NAME_PARTICLES for word, low in zip(words, folded, strict=True)):
         return False
@@ -476,9 +511,13 @@ def _is_partial(part: tuple[str, ...], full: tuple[str, ...], shared_surnames: s
 
 
 def _shared_surnames(forms: list[_Form]) -> set[str]:
-    """Surnames whose plural or other-gender form was seen ("Rostovs", "Countess Rostova"): several people."""
+    """Surnames whose plural was seen ("the Rostovs"): a family, several people a bare surname may mean.
+
+    The other-gender form ("Countess Rostova") is not such evidence: it is another word, and the women of the
+    family do not make a bare masculine surname ambiguous among the men.
+    """
     last_words = {match_key(form.tokens[-1]) for form in forms}
-    return {word for word in last_words if surname_variants(word) & last_words}
+    return {word for word in last_words if (surname_variants(word) & last_words) & {word + "s"}}
 
 
 def _build(groups: list[_Group], roots: list[int]) -> tuple[list[ResolvedEntity], dict[tuple[str, str], str]]:
@@ -487,10 +526,16 @@ def _build(groups: list[_Group], roots: list[int]) -> tuple[list[ResolvedEntity]
         members[root].append(groups[index])
     entities: dict[str, ResolvedEntity] = {}
     mapping: dict[tuple[str, str], str] = {}
+    plain = {root: _plain_name(groups[root], merged) for root, merged in members.items()}
+    # Namesakes apart by their titles alone ("Mr Pontifex", "Mrs Pontifex") would get one name, so one id: a
+    # gendered entity whose plain name another entity of its family shares is named with its title.
+    sharing = Counter((groups[root].family, match_key(name)) for root, name in plain.items())
     for root, merged in members.items():
         forms = [form for group in merged for form in group.forms]
         anchor = groups[root]
-        canonical = anchor.entry.canonical if anchor.entry is not None else _canonical_name(forms)
+        canonical = plain[root]
+        if anchor.entry is None and sharing[(anchor.family, match_key(canonical))] > 1:
+            canonical = _titled_name(forms) or canonical
         labels = Counter[str]()
         for form in forms:
             labels.update({label: n for label, n in form.labels.items() if label_family(label) == anchor.family})
@@ -507,15 +552,45 @@ def _build(groups: list[_Group], roots: list[int]) -> tuple[list[ResolvedEntity]
     return [entities[key] for key in sorted(entities)], mapping
 
 
+def _plain_name(anchor: _Group, merged: list[_Group]) -> str:
+    """The alias table's canonical name, else the most informative name of the merged forms."""
+    if anchor.entry is not None:
+        return anchor.entry.canonical
+    return _canonical_name([form for group in merged for form in group.forms])
+
+
+def _titled_name(forms: list[_Form]) -> str | None:
+    """The most frequent properly cased form with a gendered title ("Monsieur St. Aubert"), if there is one."""
+    titled = [form for form in forms if form.gender and _properly_cased(form.display)]
+    if not titled:
+        return None
+    return max(titled, key=lambda form: (len(form.name_tokens), form.count, form.display)).display
+
+
 def _canonical_name(forms: list[_Form]) -> str:
-    """Most informative name: most name tokens, then most mentions, then lexical order of the display name."""
+    """Most informative properly cased name: written like a name, then most name tokens, most mentions, lexical.
+
+    An all-caps form ("PIERRE", from a heading or a shouted line) never names an entity that has another form;
+    an entity seen only in capitals gets its name in title case.
+    """
     counts: Counter[str] = Counter()
     lengths: dict[str, int] = {}
     for form in forms:
         name = _name_display(form)
         counts[name] += form.count
         lengths[name] = len(form.name_tokens)
-    return min(counts, key=lambda name: (-lengths[name], -counts[name], name))
+    proper = [name for name in counts if _properly_cased(name)]
+    if not proper:
+        return min(counts, key=lambda name: (-lengths[name], -counts[name], name)).title()
+    return min(proper, key=lambda name: (-lengths[name], -counts[name], name))
+
+
+def _properly_cased(name: str) -> bool:
+    """No word in capitals throughout (bar initials and Roman numerals of one letter), and some capital."""
+    words = name.split()
+    return any(word[:1].isupper() for word in words) and not any(
+        sum(ch.isalpha() for ch in word) > 1 and word.isupper() for word in words
+    )
 
 
 def _name_display(form: _Form) -> str:

@@ -38,6 +38,9 @@ class Stage(ABC):
     module docstring for the contract."""
 
     name: ClassVar[str]
+    # Bumped when the stage's output changes for the same inputs and settings, so existing markers stop matching
+    # (spaCy versions its registered names the same way): part of the config fingerprint.
+    version: ClassVar[int]
     tables: ClassVar[tuple[str, ...]]
     requires: ClassVar[tuple[str, ...]] = ()
 
@@ -48,6 +51,12 @@ class Stage(ABC):
             return
         if not isinstance(getattr(cls, "name", None), str):
             raise TypeError(f"stage class {cls.__name__} must set the class attribute 'name' to a string")
+        version = getattr(cls, "version", None)
+        if type(version) is not int or version < 1:  # not isinstance: True is an int
+            raise TypeError(
+                f"stage class {cls.__name__} must set the class attribute 'version' to a positive int, "
+                f"not {version!r} (bump it when the stage's output changes for the same settings)"
+            )
         tables = getattr(cls, "tables", None)
         # A stage without tables must say how its output is found, or the skip check would find it always there.
         own_check = cls.outputs_exist is not Stage.outputs_exist
@@ -57,9 +66,24 @@ class Stage(ABC):
                 "(or to () and override outputs_exist)"
             )
 
+    def config(self, ctx: RunContext) -> dict[str, Any]:
+        """The stage's own settings its output depends on (JSON-serialisable); default none. Override to add them.
+
+        ``config_fingerprint`` adds the stage's name and version, so the dict must not use the keys ``stage`` and
+        ``version``.
+        """
+        return {}
+
     def config_fingerprint(self, ctx: RunContext) -> str:
-        """The settings this stage's output depends on; a change redoes the stage. Override to add more."""
-        return fingerprint({"stage": self.name, "version": 1})
+        """Name, version and ``config``: a change of any of them redoes the stage."""
+        return self.versioned_fingerprint(self.config(ctx))
+
+    def versioned_fingerprint(self, config: dict[str, Any]) -> str:
+        """The fingerprint of ``config`` with the stage's name and version, as ``config_fingerprint`` makes it."""
+        taken = sorted({"stage", "version"} & set(config))
+        if taken:
+            raise TypeError(f"stage {self.name}: its config must not set {', '.join(taken)} (the base adds them)")
+        return fingerprint({"stage": self.name, "version": self.version, **config})
 
     def input_fingerprint(self, ctx: RunContext) -> str:
         """By default: what the upstream stages produced, as their markers say."""

@@ -347,6 +347,21 @@ def language_scores(sample: str) -> dict[str, float] | None:
     return scores
 
 
+def detect_language(text: str) -> str | None:
+    """The language (``en`` or ``hu``) the first ``LANGUAGE_SAMPLE_CHARS`` of ``text`` are clearly in, else None.
+
+    A language passes when its stopword share reaches its ``_MIN_STOPWORD_RATIO`` (Hungarian also by its ő/ű
+    letters) and beats the other's; texts under ``MIN_WORDS_FOR_LANGUAGE`` words, or in neither language, give None.
+    """
+    scores = language_scores(text[:LANGUAGE_SAMPLE_CHARS])
+    if scores is None:
+        return None
+    passing = [lang for lang in _STOPWORDS if scores[lang] >= _MIN_STOPWORD_RATIO[lang]]
+    if not passing and scores["hu_letters"] >= _MIN_HU_LETTER_RATIO:
+        passing = ["hu"]
+    return max(passing, key=lambda lang: scores[lang] / _MIN_STOPWORD_RATIO[lang]) if passing else None
+
+
 def content_id(text: str) -> str:
     """Return the document's stable id, ``"doc_"`` + the first 16 hex digits of the SHA-256 of its UTF-8 text."""
     return "doc_" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

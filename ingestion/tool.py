@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ingestion.context import DomainSpec, RunContext
 from ingestion.errors import IngestionError
+from ingestion.language_models import default_pipeline
 from ingestion.lock import LakehouseBusyError, LakehouseLock
 from ingestion.nlp import NlpSpec
 from ingestion.progress import LoggingProgress, ProgressReporter
@@ -43,9 +44,13 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
     """Spark NER ingestion (platform ``AbstractNERIngestionTool``; R-NER-1, R-ING-1..4, R-PLUG-1/2)."""
 
     language: ClassVar[str] = "en"
-    spacy_model: ClassVar[str | None] = "en_core_web_sm"
-    entity_labels: ClassVar[tuple[str, ...]] = ("PERSON", "GPE", "LOC", "FAC", "ORG", "NORP")
+    # None: the language's default pipeline and labels (ingestion/language_models.py); "": rules only.
+    spacy_model: ClassVar[str | None] = None
+    entity_labels: ClassVar[tuple[str, ...] | None] = None
     phrase_matcher_attr: ClassVar[str | None] = None
+    # True: each document's language is detected (documents stage) and NER routes by it; unless ner.language pins
+    # one, when every document is that language (and others are rejected as wrong_language).
+    detects_language: ClassVar[bool] = False
 
     settings: Injected[CsillagSettings | None]
 
@@ -93,8 +98,20 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         """
         ner = self._require_settings().ner
         language = ner.language or self.language
-        model = ner.model if ner.model is not None else self.spacy_model
-        labels = tuple(ner.labels) if ner.labels is not None else self.entity_labels
+        own = language == self.language  # the class's model and labels are for its own language only
+        default = default_pipeline(language)
+        if ner.model is not None:
+            model: str | None = ner.model
+        elif self.spacy_model is not None and own:
+            model = self.spacy_model
+        else:
+            model = default.model if default is not None else None
+        if ner.labels is not None:
+            labels: tuple[str, ...] = tuple(ner.labels)
+        elif self.entity_labels is not None and own:
+            labels = self.entity_labels
+        else:
+            labels = default.labels if default is not None else ()
         nlp = NlpSpec(
             language=language,
             model=model or None,
@@ -117,6 +134,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             unit_patterns=self.unit_patterns(),
             gold=gold,
             gold_path=str(ner.gold_list) if ner.gold_list is not None else None,
+            detect_language=ner.language is None and self.detects_language,
         )
 
     # -- the contract ------------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from jobs.cli_tasks import tasks
 from jobs.summary import summary
 from settings.config import CsillagSettings
 from tools.ask import ask_command
-from tools.cli import CONTEXT_SETTINGS, EXIT_FAILED, Group, cli_settings, fail, run
+from tools.cli import EXIT_FAILED, Group, cli_settings, fail, run
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def settings_from(ctx: click.Context, **overrides: Any) -> CsillagSettings:
     return cli_settings(ctx, None, **overrides)
 
 
-@click.group(cls=Group, context_settings=CONTEXT_SETTINGS)
+@click.group(cls=Group)
 @click.option("--config", type=click.Path(dir_okay=False),
               help="Settings file (TOML/YAML) for every command; default $CSILLAG_CONFIG, else conf/csillag.toml.")
 @click.version_option(package_name="csillag", prog_name="csillag")
@@ -70,10 +70,11 @@ def status(ctx: click.Context, lakehouse: str | None, as_json: bool, top: int) -
     """Show the lakehouse: each stage's marker (done, when, by which run, counts) and the tables' sizes."""
     from jobs.status import lakehouse_status, render_status
 
-    root = Path(lakehouse) if lakehouse else settings_from(ctx).lakehouse.root
+    settings = settings_from(ctx)
+    root = Path(lakehouse) if lakehouse else settings.lakehouse.root
     if not root.exists():
         fail(f"lakehouse {root} does not exist; run `csillag pipeline` first or pass --lakehouse")
-    report = lakehouse_status(root)
+    report = lakehouse_status(root, graph_store=settings.graph.store)
     click.echo(json.dumps(report, indent=2, default=str) if as_json else render_status(report, root, top))
 
 

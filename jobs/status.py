@@ -50,9 +50,11 @@ def running_run(root: Path) -> dict[str, Any] | None:
     return holder.model_dump() | {"stale": is_stale(holder), "stages_done": done}
 
 
-def lakehouse_status(root: Path) -> dict[str, Any]:
-    """``{"lakehouse", "published", "running", "stages": {stage: marker dict | None}, "tables": {table: rows |
-    None}}``, stages in order; ``stages`` and ``tables`` as published (latest without a manifest)."""
+def lakehouse_status(root: Path, graph_store: str | None = None) -> dict[str, Any]:
+    """``{"lakehouse", "published", "running", "stages": {stage: marker dict | None}, "unused": {stage: why},
+    "tables": {table: rows | None}}``, stages in order; ``stages`` and ``tables`` as published (latest without a
+    manifest). ``graph_store`` (the ``graph.store`` setting) tells whether the ``neo4j`` stage is used at all: with
+    the embedded store it never runs, and "pending" would send a user looking for a run that will never come."""
     manifest = read_published(root)
     if manifest is not None:
         stages = {stage: manifest.markers.get(stage) for stage in STAGE_NAMES}
@@ -61,11 +63,15 @@ def lakehouse_status(root: Path) -> dict[str, Any]:
         markers = MarkerStore(root)
         stages = {stage: (m.model_dump(mode="json") if (m := markers.read(stage)) else None) for stage in STAGE_NAMES}
         published = None
+    unused = {}
+    if graph_store is not None and graph_store != "neo4j" and stages.get("neo4j") is None:
+        unused["neo4j"] = f"graph.store is {graph_store!r}"
     return {
         "lakehouse": str(root.resolve()),
         "published": published,
         "running": running_run(root),
         "stages": stages,
+        "unused": unused,
         "tables": table_rows(root, manifest),
     }
 
@@ -74,14 +80,20 @@ def render_status(report: dict[str, Any], root: Path, top: int = 10) -> str:
     """The stage table, the published and the running run, then ``jobs.summary``'s table sizes, top entities and
     strongest relations (as published)."""
     lines = [f"{'stage':<15}{'state':<9}{'finished':<27}{'run':<26}counts"]
+    unused = report.get("unused", {})
     for stage, marker in report["stages"].items():
+        if stage in unused:
+            lines.append(f"{stage:<15}{'unused':<9}{'—':<27}{'—':<26}{unused[stage]}")
+            continue
         if marker is None:
             lines.append(f"{stage:<15}{'pending':<9}{'—':<27}{'—':<26}")
             continue
         counts = ", ".join(f"{k}={v}" for k, v in marker["counts"].items())
         lines.append(f"{stage:<15}{'done':<9}{marker['finished_at']:<27}{marker['run_id']:<26}{counts}")
-    done = sum(marker is not None for marker in report["stages"].values())
-    lines += [f"{done}/{len(report['stages'])} stages done", *run_lines(report), "", summarize(root, top)]
+    used = [stage for stage in report["stages"] if stage not in unused]
+    done = sum(report["stages"][stage] is not None for stage in used)
+    not_used = f" ({', '.join(unused)} not used)" if unused else ""
+    lines += [f"{done}/{len(used)} stages done{not_used}", *run_lines(report), "", summarize(root, top)]
     return "\n".join(lines)
 
 

@@ -117,7 +117,9 @@ class IngestionSettings(BaseModel):
 
     chunk_max_chars: int = Field(default=1500, ge=200)
     chunk_min_chars: int = Field(default=200, ge=0)
-    cooccurrence_window: Literal["sentence", "chunk"] = "sentence"
+    # Where two entities count as together (ingestion/stages/cooccurrences.py; the default measured in
+    # docs/quality.md): one sentence, one paragraph, one paragraph or two neighbouring ones, or one chunk.
+    cooccurrence_window: Literal["sentence", "paragraph", "turns", "chunk"] = "turns"
     min_entity_mentions: int = Field(default=2, ge=1, description="Entities with fewer mentions are dropped.")
     mentions_batch_words: int = Field(
         default=400_000, ge=1, description="Words per committed NER batch: what a crash can lose, and a progress step."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -84,3 +85,17 @@ def ingest(spark: Any, make_settings: Any) -> Any:
         return tool.execute_ingestion(IngestionRequest(inputs=[str(i) for i in inputs], **request))
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_restored() -> Iterator[None]:
+    """A command run in-process (``csillag …`` through ``main``) configures logging as the real program does: a
+    StreamHandler on the sys.stderr of that moment, which under pytest is the test's capture stream. Left in place it
+    would write into a closed stream in every later test; each test gets the root logger back as it found it."""
+    root = logging.getLogger()
+    before, level = list(root.handlers), root.level
+    yield
+    for handler in root.handlers[:]:
+        if handler not in before and type(handler) is logging.StreamHandler:  # pytest's own handlers are subclasses
+            root.removeHandler(handler)
+    root.setLevel(level)

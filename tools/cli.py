@@ -52,7 +52,12 @@ def fail(message: str, exit_code: int = EXIT_USAGE) -> NoReturn:
 
 
 class _OneLineUsageErrors:
-    """Mixed into our click classes: a usage error is one ``csillag: …`` line pointing at ``--help``."""
+    """Mixed into our click classes: a usage error is one ``csillag: …`` line pointing at ``--help``; ``-h`` and the
+    help's width are the same whether the command runs inside ``csillag`` or on its own."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["context_settings"] = CONTEXT_SETTINGS | (kwargs.get("context_settings") or {})
+        super().__init__(*args, **kwargs)
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:

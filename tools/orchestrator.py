@@ -185,7 +185,9 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         orchestrated = self.get_orchestrated_tools(request)
         routable = self.get_routable_tools(request)
         testable = [t for t in orchestrated if t.get_priority() != PRIORITY_MAX]
-        routed, suitable = await asyncio.gather(self.route(request, routable), self.check_suitability(request, testable))
+        routed, suitable = await asyncio.gather(
+            self.route(request, routable), self.check_suitability(request, testable)
+        )
         selected: dict[str, ChatbotTool] = {}
         for tool in routable:
             if tool.get_name() in routed:

@@ -1,8 +1,11 @@
 """``EgriCsillagokNERIngestionTool``: the reference domain's ingestion (R-REF-1, R-NER-1).
 
-No Hungarian statistical model is installable, so the pipeline is ``spacy.blank("hu")`` with the domain's character
-and place list as EntityRuler phrase patterns, every name in all its case forms (Gergely, Gergelyt, Gergelynek…);
-each pattern's id is the canonical name, and the same list is the alias table that entity resolution applies first.
+Gazetteer first, model for everything else: the domain's character and place list as EntityRuler phrase patterns,
+every name in all its case forms (Gergely, Gergelyt, Gergelynek…), runs before csillag's Hungarian NER model
+(``hu_nerkor``, trained on NYTK-NerKor), which then finds the names outside the list — minor characters and places —
+in what the ruler left. Each pattern's id is the canonical name, and the same list is the alias table that entity
+resolution applies first; the model's mentions carry their base form (nominative) as id. ``ner.model = ""`` gives
+the gazetteer alone.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ class EgriCsillagokNERIngestionTool(AbstractNERIngestionTool):
     domain = "egri_csillagok"
     instruction = "Loads the Egri csillagok corpus into the knowledge base (batch only)."
     language = "hu"
-    spacy_model = None
     entity_labels = ("PER", "LOC", "ORG")
     phrase_matcher_attr = "LOWER"
 

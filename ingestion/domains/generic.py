@@ -1,7 +1,9 @@
 """The generic NER ingestion tool: any language and spaCy pipeline, chosen entirely through settings.
 
-With the defaults it is the English tool (en_core_web_sm, the standard OntoNotes labels); ``ner.model``,
-``ner.language`` and ``ner.labels`` make it any other corpus's tool without code.
+With the defaults it reads every document in its own language: the documents stage detects it (English or
+Hungarian) and the mentions stage runs that language's default pipeline (``ingestion/language_models.py``: English
+``en_core_web_sm``, Hungarian csillag's NerKor model), rules only for a language without one. ``ner.language`` pins
+one language for the whole corpus; ``ner.model`` and ``ner.labels`` make it any other corpus's tool without code.
 """
 
 from __future__ import annotations
@@ -14,3 +16,4 @@ class GenericNERIngestionTool(AbstractNERIngestionTool):
 
     name = "ner_ingestion"
     instruction = "Loads documents into the knowledge base (batch only; never activated by chat)."
+    detects_language = True

@@ -1,5 +1,10 @@
 """Stage 2, ``chunks``: units (parts, chapters) and paragraph-sized chunks with offsets into the document.
 
+Units come from ``ingestion.structure.split_units``: nested containers (``part_title`` holds their path, e.g.
+"VOLUME I › BOOK SECOND"), chapters, and non-prose units (``graph.tables.NON_PROSE_UNIT_KINDS``: front matter,
+tables of contents, back matter) that are kept here, marked by ``unit_kind``, and skipped by the mentions stage and
+retrieval. Headings are in no chunk; a unit's title is in ``unit_title``.
+
 Incremental by document: only documents without chunks are split; chunks of documents that left the corpus are
 deleted. Chunk and unit ids are ``<doc_id>:c00042`` / ``<doc_id>:u0007``: stable for the same content and settings.
 """
@@ -12,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from graph.tables import CHUNKS
 from ingestion.chunking import UnitPatterns, chunk_document, chunk_id, split_units, unit_id
-from ingestion.markers import fingerprint
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import count_words
 
@@ -22,11 +27,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-CHUNK_SCHEMA = (
-    "chunk_id string, doc_id string, chunk_index int, unit_id string, unit_index int, unit_kind string, "
-    "unit_title string, part_title string, start long, end long, text string, n_words long"
-)
-CHUNK_COLUMNS = [part.strip().split(" ")[0] for part in CHUNK_SCHEMA.split(",")]
 
 
 def split_document(
@@ -65,14 +65,16 @@ def chunk_batches(
         rows: list[dict[str, Any]] = []
         for doc_id, text in zip(batch["doc_id"], batch["text"], strict=True):
             rows.extend(split_document(doc_id, text, patterns=patterns, max_chars=max_chars, min_chars=min_chars))
-        yield pd.DataFrame(rows, columns=CHUNK_COLUMNS)
+        yield pd.DataFrame(rows, columns=list(CHUNKS.names))
 
 
 class ChunksStage(Stage):
     """Splits documents into units and chunks; writes ``chunks``."""
 
     name = "chunks"
-    tables = ("chunks",)
+    # 2 (issue 14): nested units with paths in part_title, non-prose units marked, headings out of the chunks.
+    version = 2
+    tables = (CHUNKS.name,)
     requires = ("documents",)
 
     def _patterns(self, ctx: RunContext) -> UnitPatterns | None:
@@ -81,19 +83,10 @@ class ChunksStage(Stage):
         # Languages without their own heading preset use split_units' default (English and Hungarian headings).
         return UnitPatterns.auto(ctx.domain.language) if ctx.domain.language in {"en", "hu"} else None
 
-    def config_fingerprint(self, ctx: RunContext) -> str:
+    def config(self, ctx: RunContext) -> dict[str, Any]:
         """Chunk sizes and the unit headings."""
         ing = ctx.settings.ingestion
-        patterns = self._patterns(ctx)
-        return fingerprint(
-            {
-                "stage": self.name,
-                "version": 1,
-                "max": ing.chunk_max_chars,
-                "min": ing.chunk_min_chars,
-                "patterns": repr(patterns),
-            }
-        )
+        return {"max": ing.chunk_max_chars, "min": ing.chunk_min_chars, "patterns": repr(self._patterns(ctx))}
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Split the documents that have no chunks yet; drop the chunks of removed documents."""
@@ -112,7 +105,7 @@ class ChunksStage(Stage):
         # One document per task: a novel is one row, and chunking it is cheap next to NER.
         selected = documents.where(F.col("doc_id").isin(todo)) if incremental else documents
         chunks = selected.repartition(max(1, min(len(todo) or len(current), 64)), "doc_id").mapInPandas(
-            transform, CHUNK_SCHEMA
+            transform, CHUNKS.ddl()
         )
         ctx.progress.start(self.name, len(todo) if incremental else len(current), "documents")
         if not incremental:

@@ -1,16 +1,29 @@
 """Stage 6, ``cooccurrences``: which entities occur together, how often, and where — the graph's edge list.
 
-A pair co-occurs once per window (sentence or chunk, from the settings) in which both are mentioned. The weight
-normalises the count by the entities' mention counts (count / sqrt(m_a · m_b)), so a minor character who appears only
-beside the hero gets a strong edge, and the hero does not get a strong edge to everyone.
+A pair co-occurs once per *window* in which both are mentioned; the window is the setting
+``ingestion.cooccurrence_window``:
+
+- ``sentence``: the same sentence (what NER sentence splitting gives);
+- ``paragraph``: the same paragraph (text between blank lines) — where a scene's action and its speakers meet;
+- ``turns`` (default): the same paragraph or two neighbouring paragraphs of one chapter (unit). A novel's dialogue
+  gives each speaker's turn its own paragraph, so two people talking are rarely named in one sentence or paragraph
+  but always in neighbouring ones; one window is one paragraph or one pair of neighbouring paragraphs;
+- ``chunk``: the same chunk (paragraphs packed up to ``ingestion.chunk_max_chars``; arbitrary boundaries).
+
+``count`` is the number of windows the pair shares — how often a reader sees the two together, the figure the
+"closest companion" answer ranks by. ``weight`` normalises it by the two entities' mention counts
+(count / sqrt(m_a · m_b), the cosine of their window vectors' binary approximation): near 1 when two names nearly
+always come together whatever their frequency, so a minor character met only beside the hero gets a strong edge
+and the hero does not get a strong edge to everyone. The measured choice of the default is in docs/quality.md.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ingestion.markers import fingerprint
+from graph.tables import COOCCURRENCES
+from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
@@ -20,22 +33,90 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+WINDOWS = ("sentence", "paragraph", "turns", "chunk")
+# A blank line (maybe with spaces) ends a paragraph; the chunker splits on the same thing (ingestion.chunking).
+PARAGRAPH_BREAK = r"\n[ \t\r]*\n"
+TURNS_REACH = 1  # how many paragraphs away a "turns" window reaches: the reply to a line of dialogue
 
-def cooccurrence_pairs(mention_entities: DataFrame, chunks: DataFrame, entities: DataFrame, window: str) -> DataFrame:
-    """Pure transform: (mention_entities, chunks, entities) → one row per unordered entity pair."""
+
+def paragraph_numbers(mention_entities: DataFrame, mentions: DataFrame, chunks: DataFrame) -> DataFrame:
+    """(chunk_id, entity_id, unit_id, paragraph): each resolved mention's paragraph, numbered through its document.
+
+    A mention's paragraph in its chunk is the number of blank lines before it in the chunk's text; a chunk's first
+    paragraph follows the paragraphs of all earlier chunks of the document. Two mentions are in neighbouring
+    paragraphs when their numbers differ by one, across a chunk boundary too.
+    """
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    key = "sentence_id" if window == "sentence" else "chunk_id"
-    occurrences = mention_entities.select(key, "chunk_id", "entity_id").distinct()
-    if key == "chunk_id":
-        occurrences = occurrences.select("chunk_id", "entity_id").distinct()
-    a, b = occurrences.alias("a"), occurrences.alias("b")
-    pairs = a.join(b, (F.col(f"a.{key}") == F.col(f"b.{key}")) & (F.col("a.entity_id") < F.col("b.entity_id"))).select(
-        F.col(f"a.{key}").alias("window_id"),
-        F.col("a.chunk_id").alias("chunk_id"),
-        F.col("a.entity_id").alias("src_id"),
-        F.col("b.entity_id").alias("dst_id"),
+    per_chunk = chunks.select(
+        "chunk_id", "doc_id", "chunk_index", "unit_id", F.col("start").alias("chunk_start"), "text",
+        (F.expr(f"regexp_count(text, '{PARAGRAPH_BREAK}')") + 1).alias("n_paragraphs"),
     )
+    before = Window.partitionBy("doc_id").orderBy("chunk_index").rowsBetween(Window.unboundedPreceding, -1)
+    per_chunk = per_chunk.withColumn("first_paragraph", F.coalesce(F.sum("n_paragraphs").over(before), F.lit(0)))
+    located = mention_entities.select("mention_id", "entity_id").join(
+        mentions.select("mention_id", "chunk_id", "start"), "mention_id"
+    ).join(per_chunk.drop("doc_id", "chunk_index"), "chunk_id")
+    within = F.expr(f"regexp_count(substring(text, 1, greatest(start - chunk_start, 0)), '{PARAGRAPH_BREAK}')")
+    return located.select(
+        "chunk_id", "entity_id", "unit_id", (F.col("first_paragraph") + within).cast("long").alias("paragraph")
+    )
+
+
+def _windows(mention_entities: DataFrame, mentions: DataFrame, chunks: DataFrame, window: str) -> DataFrame:
+    """(window_id, chunk_id, src_id, dst_id) for every window two different entities share."""
+    from pyspark.sql import functions as F
+
+    if window in ("sentence", "chunk"):
+        key = "sentence_id" if window == "sentence" else "chunk_id"
+        occurrences = mention_entities.select(F.col(key).alias("window_id"), "chunk_id", "entity_id").distinct()
+        a, b = occurrences.alias("a"), occurrences.alias("b")
+        condition = (F.col("a.window_id") == F.col("b.window_id")) & (F.col("a.entity_id") < F.col("b.entity_id"))
+        return a.join(b, condition).select(
+            F.col("a.window_id").alias("window_id"), F.col("a.chunk_id").alias("chunk_id"),
+            F.col("a.entity_id").alias("src_id"), F.col("b.entity_id").alias("dst_id"),
+        )
+    paragraphs = paragraph_numbers(mention_entities, mentions, chunks).distinct()
+    reach = 0 if window == "paragraph" else TURNS_REACH
+    # An equi-join on (unit, paragraph): b stands at each paragraph it reaches, so the work grows with the mentions
+    # of neighbouring paragraphs, never with the size of a unit (a book without headings is one unit).
+    reached = paragraphs.withColumn(
+        "near", F.explode(F.sequence(F.col("paragraph") - reach, F.col("paragraph") + reach))
+    )
+    a, b = paragraphs.alias("a"), reached.alias("b")
+    condition = (
+        (F.col("a.unit_id") == F.col("b.unit_id"))
+        & (F.col("a.paragraph") == F.col("b.near"))
+        & (F.col("a.entity_id") != F.col("b.entity_id"))
+    )
+    low = F.least(F.col("a.paragraph"), F.col("b.paragraph"))
+    high = F.greatest(F.col("a.paragraph"), F.col("b.paragraph"))
+    return a.join(b, condition).select(
+        F.concat_ws(":", F.col("a.unit_id"), low.cast("string"), high.cast("string")).alias("window_id"),
+        # the evidence passage: the chunk of the earlier paragraph
+        F.when(F.col("a.paragraph") <= F.col("b.paragraph"), F.col("a.chunk_id"))
+        .otherwise(F.col("b.chunk_id"))
+        .alias("chunk_id"),
+        F.least(F.col("a.entity_id"), F.col("b.entity_id")).alias("src_id"),
+        F.greatest(F.col("a.entity_id"), F.col("b.entity_id")).alias("dst_id"),
+    )
+
+
+def cooccurrence_pairs(
+    mention_entities: DataFrame, chunks: DataFrame, entities: DataFrame, window: str, mentions: DataFrame | None = None
+) -> DataFrame:
+    """Pure transform: (mention_entities, chunks, entities[, mentions]) → one row per unordered entity pair.
+
+    ``mentions`` (their offsets) is needed by the paragraph windows only.
+    """
+    from pyspark.sql import functions as F
+
+    if window not in WINDOWS:
+        raise ValueError(f"unknown co-occurrence window {window!r}; valid: {', '.join(WINDOWS)}")
+    if window in ("paragraph", "turns") and mentions is None:
+        raise ValueError(f"the {window!r} window needs the mentions table (their offsets)")
+    pairs = _windows(mention_entities, mentions, chunks, window)  # type: ignore[arg-type]
     located = pairs.join(chunks.select("chunk_id", "unit_id"), "chunk_id")
     counts = entities.select("entity_id", "mention_count")
     grouped = located.groupBy("src_id", "dst_id").agg(
@@ -43,38 +124,35 @@ def cooccurrence_pairs(mention_entities: DataFrame, chunks: DataFrame, entities:
         F.array_sort(F.collect_set("chunk_id")).alias("chunk_ids"),
         F.array_sort(F.collect_set("unit_id")).alias("unit_ids"),
     )
-    return (
+    weighted = (
         grouped.join(
             counts.withColumnRenamed("entity_id", "src_id").withColumnRenamed("mention_count", "m_src"), "src_id"
         )
         .join(counts.withColumnRenamed("entity_id", "dst_id").withColumnRenamed("mention_count", "m_dst"), "dst_id")
-        .select(
-            "src_id",
-            "dst_id",
-            F.col("count").cast("long"),
-            (F.col("count") / F.sqrt(F.col("m_src") * F.col("m_dst"))).alias("weight"),
-            "chunk_ids",
-            "unit_ids",
-            F.lit(window).alias("window"),
-        )
+        .withColumn("weight", F.col("count") / F.sqrt(F.col("m_src") * F.col("m_dst")))
+        .withColumn("window", F.lit(window))
     )
+    return conform(weighted, COOCCURRENCES)
 
 
 class CooccurrencesStage(Stage):
     """Writes ``cooccurrences``."""
 
     name = "cooccurrences"
-    tables = ("cooccurrences",)
+    version = 2
+    tables = (COOCCURRENCES.name,)
     requires = ("entities",)
 
-    def config_fingerprint(self, ctx: RunContext) -> str:
+    def config(self, ctx: RunContext) -> dict[str, Any]:
         """The window."""
-        return fingerprint({"stage": self.name, "version": 1, "window": ctx.settings.ingestion.cooccurrence_window})
+        return {"window": ctx.settings.ingestion.cooccurrence_window}
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Recompute the pairs from the resolved mentions."""
         lake = ctx.lakehouse
         window = ctx.settings.ingestion.cooccurrence_window
-        pairs = cooccurrence_pairs(lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window)
+        pairs = cooccurrence_pairs(
+            lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window, lake.read("mentions")
+        )
         lake.overwrite(pairs, self.name)
         return StageOutput(counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx))

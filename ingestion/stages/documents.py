@@ -20,11 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from graph.tables import DOCUMENTS, REJECTS, Column, ddl
 from ingestion.markers import fingerprint
 from ingestion.records import parse_jsonl_line, read_file
 from ingestion.scan import InputSource, Scan, listing_fingerprint, resolve_roots, scan_inputs
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import RejectedDocument, check_document, content_id, count_words, decode_document, strip_gutenberg
+from ingestion.text import detect_language as detect_text_language
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -38,19 +40,15 @@ RAW_SCHEMA = (
     "kind string, source string, title string, path string, line long, value string, record_id string, "
     "text string, metadata map<string,string>, reject_reason string, reject_detail string"
 )
-PREPARED_COLUMNS = [
-    "doc_id", "source", "title", "language", "text", "n_chars", "n_words", "metadata",
-    "reject_reason", "reject_detail", "input", "line", "record_id", "rank_key",
-]
-PREPARED_SCHEMA = (
-    "doc_id string, source string, title string, language string, text string, n_chars long, n_words long, "
-    "metadata map<string,string>, reject_reason string, reject_detail string, input string, line long, "
-    "record_id string, rank_key string"
+# A prepared row: the documents columns, and what decides a reject or a duplicate id.
+_PREPARED_EXTRA: tuple[Column, ...] = (
+    ("reject_reason", "string"), ("reject_detail", "string"), ("input", "string"), ("line", "long"),
+    ("record_id", "string"), ("rank_key", "string"),
 )
-DOCUMENT_COLUMNS = ["doc_id", "source", "title", "language", "text", "n_chars", "n_words", "metadata"]
-REJECT_SCHEMA = "source string, doc_id string, stage string, reason string, detail string"
+PREPARED_COLUMNS = [*DOCUMENTS.names, *(name for name, _ in _PREPARED_EXTRA)]
+PREPARED_SCHEMA = ddl(DOCUMENTS.columns + _PREPARED_EXTRA)
 # What a rename or a metadata fix changes in place: the content (doc_id) and everything derived from it stay.
-DESCRIPTIVE_COLUMNS = ("source", "title", "metadata")
+DESCRIPTIVE_COLUMNS = tuple(DOCUMENTS.pick("source", "title", "metadata"))
 
 
 def prepare_documents(
@@ -61,6 +59,7 @@ def prepare_documents(
     max_line_chars: int,
     max_bytes: int,
     roots: tuple[str, ...] | None = None,
+    detect_language: bool = False,
 ) -> Iterator[pd.DataFrame]:
     """``mapInPandas`` transform: raw rows → prepared rows, each either a document or a reject with its reason."""
     for batch in batches:
@@ -72,6 +71,7 @@ def prepare_documents(
                 max_line_chars=max_line_chars,
                 max_bytes=max_bytes,
                 roots=roots,
+                detect_language=detect_language,
             )
             for record in batch.itertuples(index=False)
         ]
@@ -88,6 +88,7 @@ def _prepare_one(
     max_line_chars: int,
     max_bytes: int,
     roots: tuple[str, ...] | None,
+    detect_language: bool = False,
 ) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(PREPARED_COLUMNS)
     line = None if pd.isna(record["line"]) else int(record["line"])
@@ -111,6 +112,9 @@ def _prepare_one(
                 raw_text = record["text"]
                 if record["record_id"] is None or not record["record_id"].strip():
                     shown = f"text begins {raw_text[:40]!r}" if raw_text is not None else "no text"
+                    # Every row without an id is its own outcome: named by its text, not just the table's path.
+                    digest = hashlib.sha256((raw_text or "").encode("utf-8")).hexdigest()[:12]
+                    row["source"] = f"{record['path']}#<no id {digest}>"
                     raise RejectedDocument("missing_id", f"a row with a null or blank id ({shown})")
                 row.update(record_id=record["record_id"])
                 if raw_text is None:
@@ -120,7 +124,13 @@ def _prepare_one(
                 raise RejectedDocument("too_large", f"{len(raw_text)} characters (limit {max_bytes} bytes)")
             text = decode_document(raw_text.encode("utf-8"), source=row["source"])
         text, _ = strip_gutenberg(text)
-        check_document(text, max_line_chars=max_line_chars, expected_language=language if check_language else None)
+        if detect_language:
+            # Each document is in whatever language it is (issue 15): recorded, not rejected; NER routes by it.
+            check_document(text, max_line_chars=max_line_chars)
+            row["language"] = detect_text_language(text) or language
+        else:
+            check_document(text, max_line_chars=max_line_chars,
+                           expected_language=language if check_language else None)
     except RejectedDocument as exc:
         row.update(reject_reason=exc.reason, reject_detail=prefix + exc.detail)
         return row
@@ -183,8 +193,19 @@ def _jsonl_rows(spark: SparkSession, path: Path) -> DataFrame:
     )
 
 
+def _root_cause(exc: Exception) -> str:
+    """The innermost Java cause of a Spark error (its first line), else the error's own first line."""
+    cause = getattr(exc, "java_exception", None)
+    if cause is None:
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    while cause.getCause() is not None:
+        cause = cause.getCause()
+    return str(cause.toString()).splitlines()[0]
+
+
 def _table_rows(spark: SparkSession, source: InputSource) -> DataFrame | tuple[Any, ...]:
     """A Delta/Parquet table's rows, or one reject row for a table that cannot be read or lacks id/text."""
+    from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
@@ -192,10 +213,20 @@ def _table_rows(spark: SparkSession, source: InputSource) -> DataFrame | tuple[A
     def reject(reason: str, detail: str) -> tuple[Any, ...]:
         return ("reject", str(source.path), None, None, None, None, None, None, {}, reason, detail)
 
+    if source.kind == "parquet":
+        # Footers checked in the driver first: a damaged file is then one clean reject, not an executor stack trace.
+        import pyarrow.parquet as pq
+
+        files = [source.path] if source.path.is_file() else sorted(source.path.rglob("*.parquet"))
+        for file in files:
+            try:
+                pq.read_metadata(file)
+            except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+                return reject("unreadable", f"cannot read the parquet table: {file.name}: {str(exc)[:300]}")
     try:
         df = spark.read.format(source.kind).load(str(source.path))
-    except PySparkException as exc:
-        return reject("unreadable", f"cannot read the {source.kind} table: {str(exc).splitlines()[0][:300]}")
+    except (PySparkException, Py4JJavaError) as exc:
+        return reject("unreadable", f"cannot read the {source.kind} table: {_root_cause(exc)[:300]}")
     columns = ", ".join(df.columns)
     if "text" not in df.columns or not isinstance(df.schema["text"].dataType, StringType):
         kind = df.schema["text"].dataType.simpleString() if "text" in df.columns else None
@@ -229,7 +260,8 @@ def _table_rows(spark: SparkSession, source: InputSource) -> DataFrame | tuple[A
 def reject_duplicate_ids(prepared: DataFrame) -> DataFrame:
     """The first record of an id within one input (lowest line) stands; every later one is a ``duplicate_id``.
 
-    A later JSONL record's source becomes ``<file>:<line>``, so that no two outcomes share a source.
+    A later JSONL record's source becomes ``<file>:<line>``, a later table row's ``<table>#<id> (copy N)`` (a table
+    has no line numbers; N counts the copies in text-hash order), so that no two outcomes share a source.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
@@ -246,12 +278,18 @@ def reject_duplicate_ids(prepared: DataFrame) -> DataFrame:
         F.concat(F.lit("id '"), F.col("record_id"), F.lit("' occurs more than once in the table; one row is kept"))
     )
     by_line = F.concat(F.col("input"), F.lit(":"), F.col("line").cast("string"))
+    by_copy = F.concat(F.col("source"), F.lit(" (copy "), F.row_number().over(order).cast("string"), F.lit(")"))
     return (
         prepared.withColumn("_later", later)
         .withColumn("reject_detail", F.when(F.col("_later"), detail).otherwise(F.col("reject_detail")))
         .withColumn("reject_reason", F.when(F.col("_later"), F.lit("duplicate_id")).otherwise(F.col("reject_reason")))
         .withColumn("doc_id", F.when(F.col("_later"), F.lit(None)).otherwise(F.col("doc_id")))
-        .withColumn("source", F.when(F.col("_later") & F.col("line").isNotNull(), by_line).otherwise(F.col("source")))
+        .withColumn(
+            "source",
+            F.when(F.col("_later") & F.col("line").isNotNull(), by_line)
+            .when(F.col("_later"), by_copy)
+            .otherwise(F.col("source")),
+        )
         .drop("_later")
     )
 
@@ -266,28 +304,26 @@ class DocumentsStage(Stage):
     """Reads and normalises the corpus; writes ``documents`` and ``rejects``."""
 
     name = "documents"
-    tables = ("documents", "rejects")
+    version = 2  # v2: workers read the files (plain paths as sources), line-level JSONL rejects
+    tables = (DOCUMENTS.name, REJECTS.name)
 
     @staticmethod
     def roots(ctx: RunContext) -> tuple[Path, ...] | None:
         """``ingestion.allowed_roots``, resolved; None = no confinement."""
         return resolve_roots(ctx.settings.ingestion.allowed_roots)
 
-    def config_fingerprint(self, ctx: RunContext) -> str:
+    def config(self, ctx: RunContext) -> dict[str, Any]:
         """Normalisation rules, the checks that decide rejects, and the allowed roots."""
         ing = ctx.settings.ingestion
         roots = self.roots(ctx)
-        return fingerprint(
-            {
-                "stage": self.name,
-                "version": 2,  # v2: workers read the files (plain paths as sources), line-level JSONL rejects
-                "language": ctx.domain.language,
-                "check_language": ing.check_language,
-                "max_line_chars": ing.max_line_chars,
-                "max_document_bytes": ing.max_document_bytes,
-                "allowed_roots": [str(r) for r in roots] if roots is not None else None,
-            }
-        )
+        return {
+            "language": ctx.domain.language,
+            "check_language": ing.check_language,
+            "detect_language": ctx.domain.detect_language,
+            "max_line_chars": ing.max_line_chars,
+            "max_document_bytes": ing.max_document_bytes,
+            "allowed_roots": [str(r) for r in roots] if roots is not None else None,
+        }
 
     def input_fingerprint(self, ctx: RunContext) -> str:
         """The listing of the input files and scan rejects (scanning also fails fast on a missing input)."""
@@ -304,10 +340,11 @@ class DocumentsStage(Stage):
         language = ctx.domain.language
         check, max_line, max_bytes = ing.check_language, ing.max_line_chars, ing.max_document_bytes
         worker_roots = tuple(str(r) for r in roots) if roots is not None else None
+        detect = ctx.domain.detect_language
 
         def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             return prepare_documents(batches, language=language, check_language=check, max_line_chars=max_line,
-                                     max_bytes=max_bytes, roots=worker_roots)
+                                     max_bytes=max_bytes, roots=worker_roots, detect_language=detect)
 
         raw = read_raw(ctx.spark, scan)
         prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
@@ -325,7 +362,7 @@ class DocumentsStage(Stage):
                 prepared.where(F.col("reject_reason").isNull())
                 .withColumn("_rank", F.row_number().over(first))
                 .where("_rank = 1")
-                .select(*DOCUMENT_COLUMNS)
+                .select(*DOCUMENTS.names)
             )
             described = {row.doc_id: _descriptive(row) for row in docs.select("doc_id", *DESCRIPTIVE_COLUMNS).collect()}
             current = set(described)
@@ -344,7 +381,7 @@ class DocumentsStage(Stage):
                 if updated:
                     self._update_descriptions(ctx, docs.where(F.col("doc_id").isin(updated)))
             reject_rows = rejects.orderBy("source", "detail").collect()
-            ctx.lakehouse.overwrite(ctx.spark.createDataFrame(reject_rows, REJECT_SCHEMA), "rejects")
+            ctx.lakehouse.overwrite(ctx.spark.createDataFrame(reject_rows, REJECTS.ddl()), REJECTS.name)
         finally:
             prepared.unpersist()
         for row in reject_rows:

@@ -3,8 +3,9 @@
 Spark aggregates the mentions into distinct (surface text, label) forms with counts — a few thousand rows even for a
 long novel — and the driver resolves them (``ingestion.resolution``: the domain's alias table first, then
 normalisation and alias merging). The resolved mapping is joined back onto the mentions in Spark. Entity ids hash the
-canonical key, so a rerun or an unrelated new document leaves existing ids as they are. Always recomputed whole: a
-new mention can change how names merge.
+canonical key, so a rerun or an unrelated new document leaves existing ids as they are; and an entity whose canonical
+name a new document changes keeps the id it had in the previous table (``ingestion.entity_ids``). Always recomputed
+whole: a new mention can change how names merge.
 
 With ``ner.gold_list`` set, the stage scores the ``entities`` table it wrote against that gold list (pairwise
 precision/recall, ``ingestion.resolution_eval``), logs one line and reports the score as ``details["gold"]`` of its
@@ -16,13 +17,18 @@ changes no table: the stages downstream stay up to date.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from graph.tables import ENTITIES, MENTION_ENTITIES
+from ingestion.entity_ids import carry_over_ids
 from ingestion.markers import fingerprint
+from ingestion.names import PRONOUN_PATTERNS, PRONOUN_WINDOW
 from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, resolve_entities
 from ingestion.resolution_eval import score_details
+from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
@@ -33,19 +39,70 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def surface_forms(mentions: DataFrame) -> list[SurfaceForm]:
-    """Distinct (text, label) forms with their mention counts and first offsets, collected to the driver."""
+def keyed_mentions(mentions: DataFrame) -> DataFrame:
+    """Mentions with ``text`` replaced by their ``ent_id`` where they have one: the EntityRuler pattern's canonical
+    name, or the base form the NER pipeline gave an inflected name ("Dobónak" → "Dobó", issue 15), so entities are
+    keyed and named by the nominative. Offsets and the stored mentions are untouched."""
     from pyspark.sql import functions as F
 
-    rows = mentions.groupBy("text", "label").agg(F.count("*").alias("n"), F.min("start").alias("first")).collect()
-    return [SurfaceForm(text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first)) for r in rows]
+    return mentions.withColumn(
+        "text", F.when(F.coalesce(F.col("ent_id"), F.lit("")) != "", F.col("ent_id")).otherwise(F.col("text"))
+    )
+
+
+def written_aliases(mentions: DataFrame, mapping: dict[tuple[str, str], str]) -> dict[str, list[str]]:
+    """entity id → the texts as written ("Dobónak") of mentions keyed by another form, so aliases keep them."""
+    from pyspark.sql import functions as F
+
+    rows = (
+        mentions.where((F.coalesce(F.col("ent_id"), F.lit("")) != "") & (F.col("ent_id") != F.col("text")))
+        .select("text", "ent_id", "label")
+        .distinct()
+        .collect()
+    )
+    out: dict[str, set[str]] = {}
+    for row in rows:
+        entity_id = mapping.get((row.ent_id, row.label))
+        if entity_id is not None:
+            out.setdefault(entity_id, set()).add(row.text)
+    return {entity_id: sorted(texts) for entity_id, texts in out.items()}
+
+
+def _with(aliases: list[str], more: Iterable[str]) -> list[str]:
+    seen = set(aliases)
+    return aliases + [text for text in more if text not in seen]
+
+
+def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[SurfaceForm]:
+    """Distinct (text, label) forms with their mention counts and first offsets, collected to the driver.
+
+    With ``chunks``, also the "he" and "she" pronouns in the ``PRONOUN_WINDOW`` characters after each mention,
+    summed per form: the resolver's evidence of a name's sex where no title gives it (``ingestion.names``).
+    """
+    from pyspark.sql import functions as F
+
+    aggregates = [F.count("*").alias("n"), F.min("start").alias("first")]
+    if chunks is not None:
+        mentions = mentions.join(
+            chunks.select("chunk_id", F.col("start").alias("chunk_start"), F.col("text").alias("chunk_text")),
+            "chunk_id",
+        )
+        after = F.expr(f"substring(chunk_text, end - chunk_start + 1, {PRONOUN_WINDOW})")
+        for sex, pattern in PRONOUN_PATTERNS.items():  # F.lit: no SQL string escapes to undo in the pattern
+            aggregates.append(F.sum(F.regexp_count(after, F.lit(pattern))).alias(sex))
+    rows = mentions.groupBy("text", "label").agg(*aggregates).collect()
+    return [
+        SurfaceForm(
+            text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first),
+            he=int(r["he"] or 0) if chunks is not None else 0, she=int(r["she"] or 0) if chunks is not None else 0,
+        )
+        for r in rows
+    ]
 
 
 def attach_entities(mentions: DataFrame, mapping: DataFrame) -> DataFrame:
     """``mention_entities``: every mention whose form was resolved, with its entity."""
-    return mentions.join(mapping, ["text", "label"], "inner").select(
-        "mention_id", "entity_id", "doc_id", "chunk_id", "sentence_id"
-    )
+    return conform(mentions.join(mapping, ["text", "label"], "inner"), MENTION_ENTITIES)
 
 
 def entity_table(entities: DataFrame, mention_entities: DataFrame, chunks: DataFrame, min_mentions: int) -> DataFrame:
@@ -60,32 +117,29 @@ def entity_table(entities: DataFrame, mention_entities: DataFrame, chunks: DataF
         F.min(order).alias("first"),
         F.max(order).alias("last"),
     )
-    return (
+    kept = (
         entities.join(stats, "entity_id")
         .where(F.col("mention_count") >= min_mentions)
         .select(
-            "entity_id",
-            "canonical_name",
-            "label",
-            "aliases",
-            F.col("mention_count").cast("long"),
-            F.col("doc_count").cast("long"),
+            "*",
             F.col("first.chunk_id").alias("first_chunk_id"),
             F.col("last.chunk_id").alias("last_chunk_id"),
             F.col("first.unit_id").alias("first_unit_id"),
             F.col("last.unit_id").alias("last_unit_id"),
         )
     )
+    return conform(kept, ENTITIES)
 
 
 class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    tables = ("entities", "mention_entities")
+    version = 2
+    tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 
-    def config_fingerprint(self, ctx: RunContext) -> str:
+    def config(self, ctx: RunContext) -> dict[str, Any]:
         """The alias table, the language and the minimum mention count; and the gold list, when one is configured."""
         config = self._table_config(ctx)
         if ctx.domain.gold is not None:
@@ -94,13 +148,11 @@ class EntitiesStage(Stage):
                 "path": ctx.domain.gold_path,
                 "entities": [[e.canonical_name, e.label, list(e.aliases)] for e in ctx.domain.gold],
             }
-        return fingerprint(config)
+        return config
 
     def _table_config(self, ctx: RunContext) -> dict[str, Any]:
         """The settings the tables depend on (the output fingerprint's part of the config)."""
         return {
-            "stage": self.name,
-            "version": 1,
             "language": ctx.domain.language,
             "aliases": ctx.domain.alias_table,
             "min_mentions": ctx.settings.ingestion.min_entity_mentions,
@@ -108,16 +160,19 @@ class EntitiesStage(Stage):
 
     def output_fingerprint(self, ctx: RunContext) -> str:
         """Inputs and the table settings, without the gold list: a new gold list does not redo later stages."""
-        return fingerprint([self.input_fingerprint(ctx), fingerprint(self._table_config(ctx))])
+        return fingerprint([self.input_fingerprint(ctx), self.versioned_fingerprint(self._table_config(ctx))])
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Resolve in the driver, join back in Spark, overwrite both tables."""
         lake, spark = ctx.lakehouse, ctx.spark
-        mentions = lake.read("mentions")
-        forms = surface_forms(mentions)
+        written = lake.read("mentions")
+        mentions = keyed_mentions(written)
+        forms = surface_forms(mentions, lake.read("chunks"))
         table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
         resolved, mapping = resolve_entities(forms, language=ctx.domain.language, alias_table=table)
+        resolved, mapping = carry_over_ids(resolved, mapping, self._previous(ctx))
         logger.info("entities: %d surface forms resolved into %d entities", len(forms), len(resolved))
+        inflected = written_aliases(written, mapping)
         # From Arrow: the JVM builds these without a Python job (rows as tuples would start a Python daemon and
         # workers only to convert them).
         mapping_df = spark.createDataFrame(
@@ -135,7 +190,10 @@ class EntitiesStage(Stage):
                     "entity_id": pa.array([e.entity_id for e in resolved], pa.string()),
                     "canonical_name": pa.array([e.canonical_name for e in resolved], pa.string()),
                     "label": pa.array([e.label for e in resolved], pa.string()),
-                    "aliases": pa.array([list(e.aliases) for e in resolved], pa.list_(pa.string())),
+                    "aliases": pa.array(
+                        [_with(list(e.aliases), inflected.get(e.entity_id, ())) for e in resolved],
+                        pa.list_(pa.string()),
+                    ),
                 }
             )
         )
@@ -143,12 +201,13 @@ class EntitiesStage(Stage):
         table_df = entity_table(
             entities_df, mention_entities, lake.read("chunks"), ctx.settings.ingestion.min_entity_mentions
         )
-        lake.overwrite(table_df, "entities")
-        kept = lake.read("entities").select("entity_id")
-        lake.overwrite(mention_entities.join(kept, "entity_id", "left_semi"), "mention_entities")
+        lake.overwrite(table_df, ENTITIES.name)
+        kept = lake.read(ENTITIES.name).select("entity_id")
+        kept_mentions = mention_entities.join(kept, "entity_id", "left_semi")
+        lake.overwrite(conform(kept_mentions, MENTION_ENTITIES), MENTION_ENTITIES.name)
         counts = {
-            "entities": lake.count("entities"),
-            "resolved_mentions": lake.count("mention_entities"),
+            "entities": lake.count(ENTITIES.name),
+            "resolved_mentions": lake.count(MENTION_ENTITIES.name),
             "surface_forms": len(forms),
         }
         details: dict[str, Any] = {}
@@ -156,10 +215,18 @@ class EntitiesStage(Stage):
             details["gold"] = self._score(ctx)
         return StageOutput(counts=counts, output_fingerprint=self.output_fingerprint(ctx), details=details)
 
+    def _previous(self, ctx: RunContext) -> list[tuple[str, str, list[str]]]:
+        """(id, label, aliases) of the entities table as it stands, so that ids survive a renaming (entity_ids)."""
+        if not ctx.lakehouse.exists(ENTITIES.name):
+            return []
+        rows = ctx.lakehouse.read(ENTITIES.name).select("entity_id", "label", "aliases").collect()
+        return [(r.entity_id, r.label, list(r.aliases or ())) for r in rows]
+
     def _score(self, ctx: RunContext) -> dict[str, Any]:
         """Precision/recall of the written ``entities`` table against the gold list, logged in one line."""
         assert ctx.domain.gold is not None
-        rows = ctx.lakehouse.read("entities").select("entity_id", "canonical_name", "label", "aliases").collect()
+        columns = ENTITIES.pick("entity_id", "canonical_name", "label", "aliases")
+        rows = ctx.lakehouse.read(ENTITIES.name).select(*columns).collect()
         entities = [ResolvedEntity(r.entity_id, r.canonical_name, r.label, tuple(r.aliases)) for r in rows]
         score = score_details(entities, ctx.domain.gold)
         logger.info("entity resolution vs gold %s: %s", ctx.domain.gold_path, score.summary())

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ingestion.markers import fingerprint
+from graph.tables import GRAPH_EDGES, GRAPH_NODES
+from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
@@ -23,39 +24,34 @@ logger = logging.getLogger(__name__)
 # Edges above which the driver-side networkx metrics are skipped in favour of Spark degrees only: the limit measured
 # in graph.metrics (10^6 edges: Louvain ~4 min, ~1 GB in the driver; it grows faster than linearly beyond).
 MAX_DRIVER_EDGES = 1_000_000
-NODE_SCHEMA = (
-    "entity_id string, canonical_name string, label string, aliases array<string>, mention_count long, "
-    "doc_count long, first_chunk_id string, last_chunk_id string, first_unit_id string, last_unit_id string, "
-    "degree long, weighted_degree double, pagerank double, community long"
-)
 
 
 def spark_degrees(entities: DataFrame, edges: DataFrame) -> DataFrame:
-    """Degree and weighted degree in Spark, for graphs too large for the driver; pagerank/community left null."""
+    """``graph_nodes`` with degree and weighted degree in Spark, for graphs too large for the driver; pagerank and
+    community left null."""
     from pyspark.sql import functions as F
 
     ends = edges.select(F.col("src_id").alias("entity_id"), F.col("count").alias("weight")).unionByName(
         edges.select(F.col("dst_id").alias("entity_id"), F.col("count").alias("weight"))
     )
     degrees = ends.groupBy("entity_id").agg(F.count("*").alias("degree"), F.sum("weight").alias("weighted_degree"))
-    return (
+    nodes = (
         entities.join(degrees, "entity_id", "left")
         .fillna({"degree": 0, "weighted_degree": 0.0})
         .withColumn("pagerank", F.lit(None).cast("double"))
         .withColumn("community", F.lit(None).cast("long"))
     )
+    # The sum of the long counts is a long; the table's weighted_degree is a double, as the driver path writes it.
+    return conform(nodes, GRAPH_NODES)
 
 
 class GraphStage(Stage):
     """Writes ``graph_nodes`` and ``graph_edges``."""
 
     name = "graph"
-    tables = ("graph_nodes", "graph_edges")
+    version = 2  # v2: centrality over co-occurrence counts
+    tables = (GRAPH_NODES.name, GRAPH_EDGES.name)
     requires = ("entities", "cooccurrences")
-
-    def config_fingerprint(self, ctx: RunContext) -> str:
-        """The metric definitions (versioned)."""
-        return fingerprint({"stage": self.name, "version": 2})  # v2: centrality over co-occurrence counts
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Metrics in the driver when the graph fits, else degrees in Spark."""
@@ -73,15 +69,13 @@ class GraphStage(Stage):
                 entities.toPandas(),
                 edges.select("src_id", "dst_id", F.col("count").cast("double").alias("weight")).toPandas(),
             )
-            columns = [part.strip().split(" ")[0] for part in NODE_SCHEMA.split(",")]
-            nodes_pd = nodes_pd[columns]
-            nodes = spark.createDataFrame(nodes_pd, NODE_SCHEMA)
+            nodes = spark.createDataFrame(nodes_pd[list(GRAPH_NODES.names)], GRAPH_NODES.ddl())
             path = "driver"
         else:
             logger.warning("graph: %d edges exceed %d; PageRank and communities skipped", n_edges, MAX_DRIVER_EDGES)
             nodes = spark_degrees(entities, edges)
             path = "spark"
-        lake.overwrite(nodes, "graph_nodes")
-        lake.overwrite(edges, "graph_edges")
-        counts = {"nodes": lake.count("graph_nodes"), "edges": n_edges}
+        lake.overwrite(nodes, GRAPH_NODES.name)
+        lake.overwrite(conform(edges, GRAPH_EDGES), GRAPH_EDGES.name)
+        counts = {"nodes": lake.count(GRAPH_NODES.name), "edges": n_edges}
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"metrics": path})

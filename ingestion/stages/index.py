@@ -29,6 +29,7 @@ class IndexStage(Stage):
     """Builds the retrieval index files of the ``chunks`` table; writes no table."""
 
     name = "index"
+    version = 1
     tables = ()
     requires = ("chunks",)
 
@@ -46,22 +47,18 @@ class IndexStage(Stage):
             self._model_ids[value] = model_id(value)
         return self._model_ids[value]
 
-    def config_fingerprint(self, ctx: RunContext) -> str:
+    def config(self, ctx: RunContext) -> dict[str, Any]:
         """The analyser (language, stemmer, stop words), the file formats and the dense model's identity."""
         language = ctx.domain.language
         dense = self._dense_model_id(ctx)
-        return fingerprint(
-            {
-                "stage": self.name,
-                "version": 1,
-                "language": language,
-                "stemmer": STEMMER_LANGUAGES.get(language),
-                "stop_words": sorted(STOP_WORDS.get(language, ())),
-                "index_format": INDEX_FORMAT,
-                "dense": dense,
-                "dense_format": DENSE_FORMAT if dense else None,
-            }
-        )
+        return {
+            "language": language,
+            "stemmer": STEMMER_LANGUAGES.get(language),
+            "stop_words": sorted(STOP_WORDS.get(language, ())),
+            "index_format": INDEX_FORMAT,
+            "dense": dense,
+            "dense_format": DENSE_FORMAT if dense else None,
+        }
 
     def input_fingerprint(self, ctx: RunContext) -> str:
         """The chunks marker, and the chunks table version: the index files are named after it."""

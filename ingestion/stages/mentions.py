@@ -26,6 +26,7 @@ import math
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -35,8 +36,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ingestion.markers import fingerprint
-from ingestion.nlp import MENTION_COLUMNS, NlpSpec, extract_mentions, get_nlp
+from graph.tables import CHUNKS, MENTION_CHUNKS, MENTIONS, NON_PROSE_UNIT_KINDS
+from ingestion.nlp import NlpSpec, extract_mentions, get_nlp
+from ingestion.routing import warn_rules_only
 from ingestion.stage import Stage, StageOutput
 from ingestion.worker_daemon import preload_environment
 
@@ -45,29 +47,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_TYPES = {"string": pa.string(), "int": pa.int32(), "long": pa.int64()}
-MENTION_FIELDS = (
-    ("mention_id", "string"),
-    ("doc_id", "string"),
-    ("chunk_id", "string"),
-    ("sentence_index", "int"),
-    ("sentence_id", "string"),
-    ("start", "long"),
-    ("end", "long"),
-    ("text", "string"),
-    ("label", "string"),
-    ("ent_id", "string"),
-    ("model", "string"),
-    ("model_version", "string"),
-)
-DONE_FIELDS = (("chunk_id", "string"), ("doc_id", "string"), ("n_mentions", "long"), ("n_words", "long"))
 # The mentions' columns for Spark (the NER job's output) and both tables' for Arrow (the in-process commits).
-MENTION_SCHEMA = ", ".join(f"{name} {kind}" for name, kind in MENTION_FIELDS)
-MENTION_ARROW = pa.schema([(name, _TYPES[kind]) for name, kind in MENTION_FIELDS])
-DONE_ARROW = pa.schema([(name, _TYPES[kind]) for name, kind in DONE_FIELDS])
-PROGRESS_TABLE = "mention_chunks"
+MENTION_SCHEMA = MENTIONS.ddl()
+MENTION_ARROW = MENTIONS.arrow_schema()
+DONE_ARROW = MENTION_CHUNKS.arrow_schema()
+PROGRESS_TABLE = MENTION_CHUNKS.name
 # What ``batch_rows`` reads of the chunks table for each batch.
-BATCH_COLUMNS = ("doc_id", "chunk_id", "start", "text", "n_words")
+BATCH_COLUMNS = tuple(CHUNKS.pick("doc_id", "chunk_id", "start", "text", "n_words"))
 # A batch's texts travel inside its tasks; Spark warns about tasks over 1,000 KiB (they slow its scheduler on a
 # cluster), so a batch whose texts exceed this per core gets more tasks per core (see ``task_count``).
 MAX_TASK_TEXT_BYTES = 900 * 1024
@@ -83,7 +69,7 @@ def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[p
     for batch in batches:
         items = zip(batch["doc_id"], batch["chunk_id"], batch["start"], batch["text"], strict=True)
         rows = list(extract_mentions(nlp, spec, items))
-        yield pd.DataFrame(rows, columns=list(MENTION_COLUMNS))
+        yield pd.DataFrame(rows, columns=list(MENTIONS.names))
 
 
 def _start_workers(spark: Any, spec: NlpSpec) -> None:
@@ -101,6 +87,28 @@ def _start_workers(spark: Any, spec: NlpSpec) -> None:
         spark.range(1, numPartitions=1).mapInPandas(touch, "id long").collect()
     except Exception:  # noqa: BLE001 — only a head start; the stage's own jobs report real problems
         logger.debug("mentions: starting the Python workers early failed", exc_info=True)
+
+
+def plan_language_batches(
+    pending: list[tuple[str, int]], language_of: dict[str, str], batch_words: int
+) -> tuple[list[list[str]], list[str]]:
+    """``plan_batches`` within each run of chunks of one language: (batches, each batch's language), in order.
+
+    A batch is never mixed: all its chunks go through the one pipeline of their language (issue 15).
+    """
+    plan: list[list[str]] = []
+    languages: list[str] = []
+    start = 0
+    while start < len(pending):
+        language = language_of.get(pending[start][0], "")
+        end = start
+        while end < len(pending) and language_of.get(pending[end][0], "") == language:
+            end += 1
+        batches = plan_batches(pending[start:end], batch_words)
+        plan.extend(batches)
+        languages.extend([language] * len(batches))
+        start = end
+    return plan, languages
 
 
 def plan_batches(pending: list[tuple[str, int]], batch_words: int) -> list[list[str]]:
@@ -228,12 +236,13 @@ class MentionsStage(Stage):
     """Runs NER over the chunks; writes ``mentions`` and ``mention_chunks``."""
 
     name = "mentions"
-    tables = ("mentions", PROGRESS_TABLE)
+    version = 1
+    tables = (MENTIONS.name, PROGRESS_TABLE)
     requires = ("chunks",)
 
-    def config_fingerprint(self, ctx: RunContext) -> str:
-        """The pipeline (model, language, patterns, labels)."""
-        return fingerprint({"stage": self.name, "version": 1, "nlp": ctx.domain.nlp.key})
+    def config(self, ctx: RunContext) -> dict[str, Any]:
+        """The pipeline (model, language, patterns, labels); with detected languages, every language's."""
+        return {"nlp": ctx.domain.routing.key if ctx.domain.detect_language else ctx.domain.nlp.key}
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """NER over the chunks not yet done, in committed batches, with progress in the log."""
@@ -248,6 +257,7 @@ class MentionsStage(Stage):
     def _run_batches(self, ctx: RunContext, incremental: bool, started: float, stack: ExitStack) -> StageOutput:
         lake, spark = ctx.lakehouse, ctx.spark
         spec = ctx.domain.nlp
+        routing = ctx.domain.routing
         parallelism = max(spark.sparkContext.defaultParallelism, 1)
         fresh = not incremental
         if fresh:
@@ -264,17 +274,29 @@ class MentionsStage(Stage):
 
         # One version of the chunks table for the listing and the texts: what is planned is what is read.
         snapshot = lake.snapshot("chunks")
-        listing = snapshot.to_table(columns=["chunk_id", "doc_id", "n_words"]).to_pydict()
+        listing = snapshot.to_table(columns=CHUNKS.pick("chunk_id", "doc_id", "n_words", "unit_kind")).to_pydict()
         doc_of = dict(zip(listing["chunk_id"], listing["doc_id"], strict=True))
-        # In the table's own order, so the texts, read in that order, arrive batch after batch.
+        # In the table's own order, so the texts, read in that order, arrive batch after batch. Front matter, tables
+        # of contents and back matter are no story: no NER there (issue 14), so no entity starts in them.
         pending = [
-            (cid, int(n)) for cid, n in zip(listing["chunk_id"], listing["n_words"], strict=True) if cid not in done_ids
+            (cid, int(n))
+            for cid, n, kind in zip(listing["chunk_id"], listing["n_words"], listing["unit_kind"], strict=True)
+            if cid not in done_ids and kind not in NON_PROSE_UNIT_KINDS
         ]
         words_of = dict(pending)
         if pending and not fresh:
             # Mentions of chunks not recorded as done are left over from a crashed batch.
             self._delete_chunks(ctx, [cid for cid, _ in pending])
-        plan = plan_batches(pending, ctx.settings.ingestion.mentions_batch_words)
+        # Each chunk goes through its document's language's pipeline (ingestion.routing), never another's.
+        language_of = self._chunk_languages(ctx, doc_of) if ctx.domain.detect_language else {}
+        plan, plan_languages = plan_language_batches(
+            pending, language_of, ctx.settings.ingestion.mentions_batch_words
+        )
+        batch_specs = [routing.spec_for(language) for language in plan_languages]
+        pending_languages = Counter(
+            language_of.get(doc_chunks[0], "") or spec.language for doc_chunks in _chunks_by_doc(pending, doc_of)
+        )
+        warn_rules_only(routing, pending_languages)
         total_words = sum(n for _, n in pending)
         if plan:
             # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
@@ -284,13 +306,11 @@ class MentionsStage(Stage):
             stack.callback(starter.join)
         texts = batch_rows(snapshot, plan)
 
-        def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-            return ner_batches(batches, spec=spec)
-
         def run_ner(number: int, rows: pa.Table) -> _Batch:
             """NER over one batch, its mentions brought to the driver (the cores' work; committing is not)."""
             began = time.perf_counter()
             source = spread(spark, rows, task_count(rows, parallelism))
+            transform = functools.partial(ner_batches, spec=batch_specs[number])
             # A batch's mentions are few (about one per 25 words) and bounded by ingestion.mentions_batch_words.
             mentions = source.mapInPandas(transform, MENTION_SCHEMA).toArrow().cast(MENTION_ARROW)
             logger.debug("mentions: batch %d NER done in %.2fs", number, time.perf_counter() - began)
@@ -350,9 +370,11 @@ class MentionsStage(Stage):
             "chunks_processed": len(pending),
             "words_processed": total_words,
         }
+        used = {plan_languages[n] or spec.language: batch_specs[n] for n in range(len(plan))}
         spec_info = {
             "model": spec.model or f"blank:{spec.language}",
             "language": spec.language,
+            "models": {lang: s.model or f"blank:{s.language}" for lang, s in sorted(used.items())},
             "patterns": len(spec.patterns),
             "labels": list(spec.labels),
         }
@@ -367,6 +389,13 @@ class MentionsStage(Stage):
             details=details,
         )
 
+    @staticmethod
+    def _chunk_languages(ctx: RunContext, doc_of: dict[str, str]) -> dict[str, str]:
+        """chunk id → its document's detected language (documents table; in-process, two small columns)."""
+        table = ctx.lakehouse.columns("documents", ["doc_id", "language"]).to_pydict()
+        by_doc = dict(zip(table["doc_id"], table["language"], strict=True))
+        return {cid: by_doc.get(doc_id) or "" for cid, doc_id in doc_of.items()}
+
     def _delete_chunks(self, ctx: RunContext, chunk_ids: list[str]) -> None:
         from delta.tables import DeltaTable
 
@@ -374,3 +403,11 @@ class MentionsStage(Stage):
         ids = ctx.spark.createDataFrame([(c,) for c in chunk_ids], "chunk_id string")
         # A merge, not isin(): tens of thousands of ids would make an enormous predicate.
         table.alias("m").merge(ids.alias("p"), "m.chunk_id = p.chunk_id").whenMatchedDelete().execute()
+
+
+def _chunks_by_doc(pending: list[tuple[str, int]], doc_of: dict[str, str]) -> list[list[str]]:
+    """The pending chunk ids grouped by document (one group per document), for counting documents per language."""
+    groups: dict[str, list[str]] = {}
+    for cid, _ in pending:
+        groups.setdefault(doc_of[cid], []).append(cid)
+    return list(groups.values())

@@ -15,7 +15,7 @@ with one line naming the URI and the user; the Delta tables are only read, and t
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graph.errors import GraphStoreError
 from ingestion.errors import IngestionError
@@ -33,6 +33,7 @@ class Neo4jStage(Stage):
     """Loads the graph tables into Neo4j; writes no table."""
 
     name = "neo4j"
+    version = 1
     tables = ()
     requires = ("graph",)
 
@@ -48,10 +49,9 @@ class Neo4jStage(Stage):
             return StageReport(stage=self.name, status="skipped", reason=reason)
         return super().run(ctx)
 
-    def config_fingerprint(self, ctx: RunContext) -> str:
+    def config(self, ctx: RunContext) -> dict[str, Any]:
         """Which server and database (the password is not part of what was loaded)."""
-        neo4j = ctx.settings.neo4j
-        return fingerprint({"stage": self.name, "version": 1, "uri": neo4j.uri, "database": neo4j.database})
+        return {"uri": ctx.settings.neo4j.uri, "database": ctx.settings.neo4j.database}
 
     def _table_versions(self, ctx: RunContext) -> dict[str, int]:
         from graph.loading import lakehouse_versions

@@ -10,8 +10,8 @@ from fastapi import FastAPI
 
 from api.app import create_app
 from api.server import check_serving_settings
-from tests.unit.api.apitest_tools import make_registry
 from settings.config import load_settings
+from tests.unit.api.apitest_tools import make_registry
 from tools.ingestion import IngestionTool
 from tools.plugins import ToolRegistry
 

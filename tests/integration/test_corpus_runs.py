@@ -21,7 +21,7 @@ def test_egri_csillagok_hungarian_run(egri_run: SimpleNamespace) -> None:
     assert (units.unit_kind == "chapter").sum() == 95  # PROVENANCE: 95 chapters in 5 parts
     assert units.part_title.dropna().nunique() == 5
     mentions = read(egri_run.lake, "mentions")
-    assert set(mentions.model) == {"blank_hu"}
+    assert set(mentions.model) == {"hu_nerkor"}  # the gazetteer first, then the shipped Hungarian model (issue 15)
     assert {"PER", "LOC"} <= set(mentions.label)
     # Inflected forms reach their canonical entity: "Gergelyt", "Gergelynek" are Bornemissza Gergely.
     entities = read(egri_run.lake, "entities").set_index("canonical_name")

@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import ROOT, SAMPLES
 from tests.unit.ingestion.tables import read
+from tools.ingestion import STAGE_NAMES as STAGES
 
 pytestmark = [pytest.mark.spark, pytest.mark.integration]
 
@@ -63,12 +64,41 @@ def test_spark_submit_runs_the_pipeline_and_reports_json(tmp_path: Path) -> None
         "entities",
         "cooccurrences",
         "graph",
+        "neo4j",
     ]
+    assert result["stages"][-1]["status"] == "skipped"  # the embedded graph store: nothing to load into Neo4j
     assert len(read(lake, "graph_nodes")) == result["counts"]["graph.nodes"] > 0
+    # Issue 14: with no settings, English is read by the shipped literary NER.
+    assert set(read(lake, "mentions").model) == {"en_litbank"}
 
     again = _submit("--master", "local[2]", "stage", "mentions", str(tmp_path / "corpus"), "--lakehouse", str(lake))
     assert again.returncode == 0, again.stderr[-3000:]
     assert "skipped" in again.stdout
+
+
+def _table(stdout: str) -> list[list[str]]:
+    """The result table's stage rows and status line, without the timings and the run id."""
+    rows = [line.split()[:2] for line in stdout.splitlines() if line.split()[:1] and line.split()[0] in STAGES]
+    return rows + [line.split() for line in stdout.splitlines() if line.startswith("status: ")]
+
+
+def test_issue_12_spark_submit_and_csillag_pipeline_print_the_same_result(tmp_path: Path) -> None:
+    # One command behind both doors: the same flags, the same table, the same exit code (all up to date the 2nd time).
+    lake, corpus = tmp_path / "lake", str(_corpus(tmp_path))
+    first = _submit("--master", "local[2]", "pipeline", corpus, "--lakehouse", str(lake), "--stages",
+                    "documents,chunks", "--run-id", "run-1")
+    assert first.returncode == 0, first.stderr[-3000:]
+    # spark-submit's Python runner sends the driver's stderr (logs) to stdout too: the table is among them
+    assert f"run run-1 → {lake.resolve()}" in first.stdout.splitlines()
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    args = [corpus, "--lakehouse", str(lake), "--stages", "documents,chunks", "--master", "local[1]"]
+    again = subprocess.run([str(Path(sys.executable).parent / "csillag"), "pipeline", *args], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=600, check=False)
+    submitted = _submit("pipeline", *args)
+    assert again.returncode == submitted.returncode == 0, again.stderr[-3000:] + submitted.stderr[-3000:]
+    assert _table(again.stdout) == _table(submitted.stdout) == [
+        ["documents", "skipped"], ["chunks", "skipped"], "status: skipped — every stage was up to date".split()]
+    assert _table(first.stdout) == [["documents", "succeeded"], ["chunks", "succeeded"], ["status:", "succeeded"]]
 
 
 def test_spark_submit_unknown_job_and_missing_input_exit_codes(tmp_path: Path) -> None:
@@ -190,3 +220,4 @@ def test_spark_submit_on_a_standalone_cluster(standalone_cluster: tuple[str, int
     apps = state.get("completedapps", []) + state.get("activeapps", [])
     assert any(app["name"] == "csillag" for app in apps), apps
     assert len(read(lake, "mentions")) > 0
+    assert set(read(lake, "mentions").model) == {"en_litbank"}  # the shipped model reached the cluster's workers

@@ -18,7 +18,7 @@ from tools.analysis.common import cite, excerpt, phrase, with_sources
 from tools.clarification import ClarificationSession
 from tools.contracts import ClarifiableTool
 from tools.documents import TextAnswer, ToolExecutionResult
-from tools.retrieval.units import Unit, parse_reference, title_number, to_number
+from tools.retrieval.units import Unit, parse_reference, part_number, to_number
 from tools.streaming import FinalCallback, ResponseEmitter
 
 logger = logging.getLogger(__name__)
@@ -130,7 +130,7 @@ def choose_unit(answer: str, units: Sequence[Any]) -> Any | None:
         number = to_number(token)
         if number is None:
             continue
-        fitting = [u for u in units if title_number(u.part_title) == number]
+        fitting = [u for u in units if part_number(u.part_title) == number]
         if len(fitting) == 1:
             return fitting[0]
     fitting = [u for u in units if text and text in u.label.casefold()]

@@ -36,6 +36,7 @@ from deltalake.exceptions import TableNotFoundError
 from graph.errors import GraphDataError
 from graph.files import atomic_open, atomic_write_text
 from graph.published import open_table
+from graph.tables import CHUNKS, DOCUMENTS, NON_PROSE_UNIT_KINDS
 from tools.errors import ToolError
 from tools.retrieval.analyzer import Analyzer
 from tools.retrieval.bm25 import BM25Index, reciprocal_rank_fusion
@@ -47,8 +48,7 @@ logger = logging.getLogger(__name__)
 
 INDEX_FORMAT = 1  # bump when the file layout or the analyser changes, so old index files are rebuilt
 INDEX_DIR = "_index"
-CHUNK_COLUMNS = ["chunk_id", "doc_id", "chunk_index", "unit_id", "unit_index", "unit_kind", "unit_title", "part_title",
-                 "start", "end", "text"]
+CHUNK_COLUMNS = CHUNKS.without("n_words")  # what a ``Chunk`` holds
 
 DENSE_FORMAT = 1  # bump when the vector file layout changes
 _VERSIONED = re.compile(r"^(?:bm25|dense)-.*-v(\d+)\.(?:json|npz)$")  # an index file, by chunks version
@@ -242,12 +242,13 @@ def _load(root: Path, language: str, *, dense: DenseEncoder | None, index_dir: P
           rebuild: bool = False, progress: EmbedProgress | None = None) -> tuple[ChunkRetriever, int]:
     """The retriever over the chunks table's published (or, for the writer, latest) version, its index files read,
     or built and written. The reader removes the files of older chunks versions; the writer removes none."""
-    rows, version = _read(root, "chunks", CHUNK_COLUMNS, published=published)
+    rows, version = _read(root, CHUNKS.name, CHUNK_COLUMNS, published=published)
+    # A table of contents or a licence is no passage to quote, nor a unit to list (issue 14).
+    rows = [r for r in rows if r["unit_kind"] not in NON_PROSE_UNIT_KINDS]
     prune_below = version if published else None
     try:
-        titles = {
-            r["doc_id"]: r["title"] or "" for r in _read(root, "documents", ["doc_id", "title"], published=published)[0]
-        }
+        documents, _ = _read(root, DOCUMENTS.name, DOCUMENTS.pick("doc_id", "title"), published=published)
+        titles = {r["doc_id"]: r["title"] or "" for r in documents}
     except RetrievalError:
         titles = {}
     rows.sort(key=lambda r: (r["doc_id"], r["chunk_index"]))

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from graph.tables import MENTION_ENTITIES, UNIT_PATH_SEPARATOR
 from tools.retrieval.chunks import Chunk, RetrievalError, _read
 from tools.retrieval.numbers import CARDINAL, ORDINAL, spelled_number
 
@@ -109,6 +110,16 @@ def title_number(title: str) -> int | None:
     return None
 
 
+def part_number(part_title: str, kind: str | None = None) -> int | None:
+    """The number of the part a unit is in, from its path ("VOLUME I › BOOK SECOND", issue 14): of the innermost
+    part, or of the innermost one named ``kind`` ("volume" → 1, "book" → 2)."""
+    segments = [s for s in part_title.split(UNIT_PATH_SEPARATOR.strip()) if s.strip()]
+    if kind:
+        named = [s for s in segments if kind in s.casefold()]
+        segments = named or segments
+    return title_number(segments[-1]) if segments else None
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
     """A unit of a document in book order, with its chunks."""
@@ -123,8 +134,10 @@ class Unit:
 
     @property
     def label(self) -> str:
-        """``part › title`` for answers and clarification options."""
-        return " › ".join(p for p in (self.part_title, self.title) if p)
+        """The unit's path, ``volume › book › chapter``, for answers and clarification options."""
+        if self.unit_kind == "part" and self.part_title:
+            return self.part_title  # a part's path ends with its own title
+        return UNIT_PATH_SEPARATOR.join(p for p in (self.part_title, self.title) if p)
 
 
 class UnitCatalog:
@@ -145,7 +158,7 @@ class UnitCatalog:
     def from_lakehouse(cls, root: Path, chunks: Sequence[Chunk]) -> UnitCatalog:
         """The catalogue of ``chunks`` with the resolved mentions the lakehouse at ``root`` published."""
         try:
-            rows, _ = _read(Path(root), "mention_entities", ["chunk_id", "entity_id"])
+            rows, _ = _read(Path(root), MENTION_ENTITIES.name, MENTION_ENTITIES.pick("chunk_id", "entity_id"))
         except RetrievalError:
             logger.warning("no mention_entities table under %s: units will list no entities", root)
             rows = []
@@ -158,7 +171,7 @@ class UnitCatalog:
         """The chapters whose title carries the reference's number (and whose part's title its part number)."""
         found = [u for u in self.units if u.unit_kind == "chapter" and title_number(u.title) == reference.chapter]
         if reference.part is not None:
-            found = [u for u in found if title_number(u.part_title) == reference.part]
+            found = [u for u in found if part_number(u.part_title, reference.part_kind) == reference.part]
             if reference.part_kind:
                 named = [u for u in found if reference.part_kind in u.part_title.casefold()]
                 found = named or found

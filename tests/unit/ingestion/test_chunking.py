@@ -64,13 +64,15 @@ def test_split_units_english_parts_chapters_and_front_matter() -> None:
     units = split_units(ENGLISH_DOC, patterns=UnitPatterns.english())
     book, ch1, ch2 = ENGLISH_DOC.index("BOOK ONE"), ENGLISH_DOC.index("CHAPTER I\n"), ENGLISH_DOC.index("CHAPTER II")
     epilogue, ep1 = ENGLISH_DOC.index("FIRST EPILOGUE"), ENGLISH_DOC.index("Chapter 1")
+    # Issue 14: a title page is front matter (not prose); a unit's text starts after its heading line.
     assert units == [
-        Unit(0, "document", FRONT_MATTER_TITLE, 0, book, None),
-        Unit(1, "part", "BOOK ONE: 1805", book, ch1, "BOOK ONE: 1805"),
-        Unit(2, "chapter", "CHAPTER I", ch1, ch2, "BOOK ONE: 1805"),
-        Unit(3, "chapter", "CHAPTER II. The Ball", ch2, epilogue, "BOOK ONE: 1805"),
-        Unit(4, "part", "FIRST EPILOGUE: 1813 - 20", epilogue, ep1, "FIRST EPILOGUE: 1813 - 20"),
-        Unit(5, "chapter", "Chapter 1", ep1, len(ENGLISH_DOC), "FIRST EPILOGUE: 1813 - 20"),
+        Unit(0, "front_matter", FRONT_MATTER_TITLE, 0, book, None),
+        Unit(1, "part", "BOOK ONE: 1805", book, ch1, "BOOK ONE: 1805", book + len("BOOK ONE: 1805")),
+        Unit(2, "chapter", "CHAPTER I", ch1, ch2, "BOOK ONE: 1805", ch1 + len("CHAPTER I")),
+        Unit(3, "chapter", "CHAPTER II. The Ball", ch2, epilogue, "BOOK ONE: 1805", ch2 + len("CHAPTER II. The Ball")),
+        Unit(4, "part", "FIRST EPILOGUE: 1813 - 20", epilogue, ep1, "FIRST EPILOGUE: 1813 - 20",
+             epilogue + len("FIRST EPILOGUE: 1813 - 20")),
+        Unit(5, "chapter", "Chapter 1", ep1, len(ENGLISH_DOC), "FIRST EPILOGUE: 1813 - 20", ep1 + len("Chapter 1")),
     ]
 
 
@@ -103,13 +105,13 @@ def test_split_units_without_headings_is_one_document_unit() -> None:
 
 def test_split_units_blank_front_matter_joins_the_first_unit() -> None:
     text = "\n\n  \nCHAPTER I\n\nText.\n"
-    assert split_units(text) == [Unit(0, "chapter", "CHAPTER I", 0, len(text), None)]
+    assert split_units(text) == [Unit(0, "chapter", "CHAPTER I", 0, len(text), None, text.index("\n\nText"))]
 
 
 def test_split_units_heading_needs_a_blank_line_before_it() -> None:
     text = "He turned to the\nChapter 7\nof the book and read.\n\nCHAPTER VIII\n\nText.\n"
     units = split_units(text, patterns=UnitPatterns.english())
-    assert [(u.kind, u.title) for u in units] == [("document", FRONT_MATTER_TITLE), ("chapter", "CHAPTER VIII")]
+    assert [(u.kind, u.title) for u in units] == [("front_matter", FRONT_MATTER_TITLE), ("chapter", "CHAPTER VIII")]
 
 
 def test_split_units_skips_table_of_contents_entries() -> None:
@@ -117,7 +119,7 @@ def test_split_units_skips_table_of_contents_entries() -> None:
     units = split_units(text, patterns=UnitPatterns.english())
     real_first = text.index("CHAPTER I\n\nOne")
     assert [(u.kind, u.start) for u in units] == [
-        ("document", 0),
+        ("contents", 0),
         ("chapter", real_first),
         ("chapter", text.index("CHAPTER II\n\nTwo")),
     ]
@@ -229,17 +231,17 @@ def test_chunk_unit_never_leaves_its_unit() -> None:
     units = split_units(text, patterns=UnitPatterns.english())
     second = units[1]
     chunks = chunk_unit(text, second, max_chars=1500, min_chars=0)
-    assert [(c.unit_index, c.text) for c in chunks] == [(1, "CHAPTER II\n\ngamma delta.")]
+    assert [(c.unit_index, c.text) for c in chunks] == [(1, "gamma delta.")]
 
 
 def test_chunk_document_numbers_chunks_across_units() -> None:
     text = "CHAPTER I\n\naaaa aaaa\n\nbbbb bbbb\n\nCHAPTER II\n\ncccc cccc\n"
     units = split_units(text, patterns=UnitPatterns.english())
-    chunks = chunk_document(text, units, max_chars=21, min_chars=0)
+    chunks = chunk_document(text, units, max_chars=12, min_chars=0)
     assert [(c.index, c.unit_index, c.text) for c in chunks] == [
-        (0, 0, "CHAPTER I\n\naaaa aaaa"),
+        (0, 0, "aaaa aaaa"),
         (1, 0, "bbbb bbbb"),
-        (2, 1, "CHAPTER II\n\ncccc cccc"),
+        (2, 1, "cccc cccc"),
     ]
 
 
@@ -321,14 +323,16 @@ def test_chunk_document_real_novel_invariants(body: str) -> None:
     for chunk in chunks:
         unit = units[chunk.unit_index]
         assert chunk.text == body[chunk.start : chunk.end]
-        assert unit.start <= chunk.start < chunk.end <= unit.end
+        assert unit.text_start <= chunk.start < chunk.end <= unit.end
         assert chunk.text == chunk.text.strip()
         assert len(chunk.text) <= max_chars + min_chars
         last_of_unit[chunk.unit_index] = chunk.index
     # Over max_chars only where a short tail was merged, i.e. the unit's last chunk.
     assert all(last_of_unit[c.unit_index] == c.index for c in chunks if len(c.text) > max_chars)
-    # Every non-blank character is in exactly one chunk, in order.
-    assert "".join("".join(c.text.split()) for c in chunks) == "".join(body.split())
+    # Every non-blank character is in exactly one chunk or one unit's heading, in order.
+    spans = sorted([(c.start, c.end) for c in chunks] + [(u.start, u.text_start) for u in units])
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
+    assert "".join("".join(body[s:e].split()) for s, e in spans) == "".join(body.split())
 
 
 @pytest.mark.corpus

@@ -6,6 +6,7 @@ the tables are read back with delta-rs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter
@@ -75,7 +76,21 @@ def test_issue_11_every_bad_input_class_is_a_document_or_a_named_reject(ingest: 
     empty_jsonl = tmp_path / "empty.jsonl"
     empty_jsonl.write_bytes(b"")
 
-    result = ingest([corpus, jsonl, empty_jsonl], stages=["documents"])
+    # Table inputs (Parquet here; Delta goes through the same reader): bad rows and bad tables.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows_table = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"id": ["t1", "t1", None, "t3"], "text": [_text(20), _text(21), _text(22), None]}),
+                   rows_table)
+    no_id = tmp_path / "no_id.parquet"
+    pq.write_table(pa.table({"text": [_text(23)]}), no_id)
+    number_text = tmp_path / "number_text.parquet"
+    pq.write_table(pa.table({"id": ["n1"], "text": [42]}), number_text)
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"PAR1 this is not a parquet file PAR1")
+
+    result = ingest([corpus, jsonl, empty_jsonl, rows_table, no_id, number_text, broken], stages=["documents"])
 
     assert result.status == "partial", result
     c, j = str(corpus), str(jsonl)
@@ -102,6 +117,13 @@ def test_issue_11_every_bad_input_class_is_a_document_or_a_named_reject(ingest: 
         f"{j}#11": "document",
         f"{j}:12": "text_not_string",
         str(empty_jsonl): "empty",
+        f"{rows_table}#t1": "document",
+        f"{rows_table}#t1 (copy 2)": "duplicate_id",
+        f"{rows_table}#<no id {hashlib.sha256(_text(22).encode()).hexdigest()[:12]}>": "missing_id",
+        f"{rows_table}#t3": "text_not_string",
+        str(no_id): "missing_id",
+        str(number_text): "text_not_string",
+        str(broken): "unreadable",
     }
     _assert_each_once(tmp_path / "lake", expected)
     assert result.rejects == sum(1 for outcome in expected.values() if outcome != "document")
@@ -113,6 +135,10 @@ def test_issue_11_every_bad_input_class_is_a_document_or_a_named_reject(ingest: 
     assert details[f"{j}:9"] == "line 9: an array where an object with id and text is expected"
     assert details[f"{j}:5"] == "line 5 (id 'j5'): 'text' is an array; expected a string"
     assert "FIFO" in details[f"{c}/pipe.txt"]
+    assert details[f"{rows_table}#t1 (copy 2)"] == "id 't1' occurs more than once in the table; one row is kept"
+    assert details[str(number_text)].startswith("the table has 'text' of type bigint, expected strings")
+    assert details[str(no_id)] == "the table has no 'id' column (columns: text)"
+    assert details[str(broken)].startswith("cannot read the parquet table: broken.parquet: ")
     docs = read(tmp_path / "lake", "documents").set_index("source")
     first = docs.loc[f"{j}#j1"]
     assert first.text == _text(2)  # the first record of a repeated id is the one kept

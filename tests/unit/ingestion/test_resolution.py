@@ -35,6 +35,7 @@ def _same(entities: list[ResolvedEntity], *aliases: str) -> bool:
 WAR_AND_PEACE = [
     SurfaceForm("Pierre", "PERSON", 273),
     SurfaceForm("Pierre Bezukhov", "PERSON", 3),
+    SurfaceForm("Monsieur Pierre", "PERSON", 16),  # issue 14: makes Pierre a man, so "Count Bezukhov" may be him
     SurfaceForm("Count Bezukhov", "PERSON", 11),
     SurfaceForm("Count Bezukhov's", "PERSON", 3),
     SurfaceForm("Prince Andrew", "PERSON", 250),

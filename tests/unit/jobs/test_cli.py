@@ -173,8 +173,18 @@ def test_cli_status_table(small_lake):
     lines = result.output.splitlines()
     assert lines[1].split() == ["documents", "done", "2026-11-30T10:00:00", "run-42", "documents=2"]
     assert lines[2].split() == ["chunks", "pending", "—", "—"]
-    assert "1/8 stages done" in lines
+    assert "1/7 stages done (neo4j not used)" in lines
+    assert lines[8].split() == ["neo4j", "unused", "—", "—", "graph.store", "is", "'embedded'"]
     assert "  documents             2 rows" in lines
+
+
+def test_issue_12_status_counts_the_neo4j_stage_only_when_neo4j_is_the_store(small_lake, monkeypatch):
+    monkeypatch.setenv("CSILLAG_GRAPH_STORE", "neo4j")
+    result = run("status", "--lakehouse", str(small_lake))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "1/8 stages done" in lines
+    assert lines[8].split() == ["neo4j", "pending", "—", "—"]
 
 
 def test_cli_status_missing_lakehouse_is_exit_2(tmp_path, capsys):
@@ -214,8 +224,8 @@ def api_url(tmp_path: Path):
     import uvicorn
 
     from api.app import create_app
-    from tests.unit.api.apitest_tools import make_registry
     from settings.config import load_settings
+    from tests.unit.api.apitest_tools import make_registry
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

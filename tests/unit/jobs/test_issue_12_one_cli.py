@@ -63,7 +63,7 @@ def test_issue_12_every_documented_flag_of_each_command_is_accepted(path: tuple[
     names = {opt: param.name for param in ctx.command.params for opt in param.opts}
     given = [a for a in DOCUMENTED[path] if a.startswith("--")]
     assert set(given) <= set(names), set(given) - set(names)
-    assert all(ctx.params[names[flag]] not in (None, False) for flag in given), ctx.params
+    assert all(ctx.params[names[flag]] is not None and ctx.params[names[flag]] is not False for flag in given)
     assert not ctx.args
 
 

@@ -65,4 +65,5 @@ def test_pipeline_job_builds_the_named_tool_with_injected_settings(tmp_path: Pat
     tool = build_tool("egri_csillagok_ner_ingestion", settings)
     assert isinstance(tool, EgriCsillagokNERIngestionTool)
     spec = tool.domain_spec()
-    assert spec.language == "hu" and spec.nlp.model is None and spec.nlp.patterns
+    # Gazetteer first, csillag's Hungarian model for everything else (issue 15).
+    assert spec.language == "hu" and spec.nlp.model == "hu_nerkor" and spec.nlp.patterns

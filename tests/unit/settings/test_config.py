@@ -42,7 +42,7 @@ def test_config_invalid_value_names_field_value_and_accepted_values(monkeypatch:
     with pytest.raises(ConfigError) as err:
         load_settings()
     assert "ingestion.cooccurrence_window" in str(err.value)
-    assert "'page'" in str(err.value) and "'sentence' or 'chunk'" in str(err.value)
+    assert "'page'" in str(err.value) and "'sentence', 'paragraph', 'turns' or 'chunk'" in str(err.value)
     assert err.value.field == "ingestion.cooccurrence_window"
 
 
@@ -52,17 +52,22 @@ def test_config_unknown_setting_in_file_is_refused(tmp_path: Path) -> None:
         load_settings(conf)
 
 
-def test_config_secret_in_file_is_refused(tmp_path: Path) -> None:
-    conf = _write(tmp_path / "c.toml", 'config_version = 1\n[neo4j]\npassword = "hunter22"\n')
-    with pytest.raises(ConfigError, match="CSILLAG_NEO4J_PASSWORD"):
+SECRETS = [("neo4j", "password"), ("llm", "api_key"), ("api", "api_key")]
+
+
+@pytest.mark.parametrize(("section", "name"), SECRETS, ids=lambda v: v)
+def test_config_secret_in_file_is_refused(tmp_path: Path, section: str, name: str) -> None:
+    conf = _write(tmp_path / "c.toml", f'config_version = 1\n[{section}]\n{name} = "hunter22"\n')
+    with pytest.raises(ConfigError, match=f"CSILLAG_{section.upper()}_{name.upper()}"):
         load_settings(conf)
 
 
-def test_config_secret_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CSILLAG_NEO4J_PASSWORD", "s3cret-pw")
+@pytest.mark.parametrize(("section", "name"), SECRETS, ids=lambda v: v)
+def test_config_secret_from_environment(monkeypatch: pytest.MonkeyPatch, section: str, name: str) -> None:
+    monkeypatch.setenv(f"CSILLAG_{section.upper()}_{name.upper()}", "s3cret-pw")
     settings = load_settings()
-    assert settings.neo4j.password.get_secret_value() == "s3cret-pw"
-    assert "s3cret-pw" not in repr(settings)
+    assert getattr(getattr(settings, section), name).get_secret_value() == "s3cret-pw"
+    assert "s3cret-pw" not in repr(settings) and "s3cret-pw" not in str(settings.model_dump())
 
 
 def test_config_wrong_version_and_missing_file(tmp_path: Path) -> None:

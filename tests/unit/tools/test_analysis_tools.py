@@ -11,6 +11,7 @@ import pytest
 
 from graph.embedded import EmbeddedGraphStore
 from graph.model import ChunkNode, CoOccurrence, DocumentNode, EntityNode, GraphData, Mention, UnitNode
+from graph.store import GraphReader, GraphWriter
 from tools.analysis.common import ResolvedEntity, find_names
 from tools.analysis.context_search import resolved_entities
 from tools.analysis.domain import DomainSettings
@@ -326,8 +327,8 @@ def test_find_names_trusts_a_prefix_only_when_it_covers_most_of_the_name(graph: 
 
 
 def test_openai_compatible_endpoint_writes_the_fallback_answer(graph: EmbeddedGraphStore) -> None:
-    from tests.unit.tools.llm_test_server import FakeLlm
     from settings.chat import LlmSettings
+    from tests.unit.tools.llm_test_server import FakeLlm
 
     def reply(body: dict[str, Any]) -> str:
         system = body["messages"][0]["content"]
@@ -358,3 +359,32 @@ def test_domain_tools_without_services_stay_inactive_and_the_platform_still_answ
     assert all(getattr(t, "inactive", False) for t in platform.container.tools())
     response = _ask(platform, "Who is Pierre's closest companion?")
     assert response.content == "I found no information about this in the knowledge base."
+
+
+class _ReaderOnly:
+    """A store seen through ``graph.store.GraphReader`` alone: a writer method is not there at all."""
+
+    READER = frozenset(n for n, v in vars(GraphReader).items() if callable(v) and not n.startswith("_"))
+
+    def __init__(self, store: EmbeddedGraphStore) -> None:
+        self._store = store
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in self.READER:
+            raise AttributeError(f"{name} is not part of GraphReader")
+        self.calls.append(name)
+        return getattr(self._store, name)
+
+
+def test_issue_12_the_chat_side_needs_only_a_graph_reader(graph: EmbeddedGraphStore, platform: ChatPlatform) -> None:
+    reader = _ReaderOnly(graph)
+    assert isinstance(reader, GraphReader) and not isinstance(reader, GraphWriter)
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in TOOLS:
+        registry.register(cls)
+    services = [reader if s is graph else s for s in _services(graph, "en")]
+    reading = ChatPlatform(registry, services=services).start()
+    for question in ("Who is Pierre's closest companion?", "How are Natasha and Nicholas connected?"):
+        assert _ask(reading, question).content == _ask(platform, question).content
+    assert {"find_entity", "neighbours", "shortest_path"} <= set(reader.calls)

@@ -20,14 +20,15 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
+from graph.tables import NON_PROSE_UNIT_KINDS
 from ingestion.stages.chunks import split_document
 from ingestion.text import decode_document, strip_gutenberg
+from settings.chat import RetrievalSettings
+from settings.config import load_settings
 from tests.conftest import DENSE_MODEL, dense_unavailable
 from tools.analysis.domain import DomainServices, DomainSettings
-from settings.config import load_settings
 from tools.errors import ConfigError
 from tools.retrieval.chunks import Chunk, ChunkRetriever
-from settings.chat import RetrievalSettings
 
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "tests" / "data" / "minilm_reference.json"
@@ -161,9 +162,14 @@ def _lakehouse(root: Path, chunks: list[Chunk]) -> Path:
     return root
 
 
+def _prose(chunks: list[Chunk]) -> list[Chunk]:
+    """The chunks retrieval embeds: a book's front matter and contents are kept in the table but never searched."""
+    return [c for c in chunks if c.unit_kind not in NON_PROSE_UNIT_KINDS]
+
+
 def test_chunk_vectors_are_built_once_per_chunks_version_and_a_question_encodes_only_itself(
         encoder: Any, sample_chunks: list[Chunk], tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    lake = _lakehouse(tmp_path / "lake", sample_chunks[:8])
+    lake = _lakehouse(tmp_path / "lake", _prose(sample_chunks)[:8])
     first = _Counting(encoder)
     with caplog.at_level(logging.INFO, logger="tools.retrieval.chunks"):
         ChunkRetriever.from_lakehouse(lake, "en", dense=first)
@@ -177,10 +183,10 @@ def test_chunk_vectors_are_built_once_per_chunks_version_and_a_question_encodes_
     hits = retriever.search("the keeper's log of the night", k=3)
     assert again.texts == 1 and hits  # the query only: the chunk vectors came from the lakehouse
     stored = np.load(lake / "_index" / names[1])
-    assert stored["chunk_ids"].tolist() == [c.chunk_id for c in sample_chunks[:8]]
-    assert np.abs(stored["vectors"] - encoder([c.text for c in sample_chunks[:8]])).max() < 1e-6
+    assert stored["chunk_ids"].tolist() == [c.chunk_id for c in _prose(sample_chunks)[:8]]
+    assert np.abs(stored["vectors"] - encoder([c.text for c in _prose(sample_chunks)[:8]])).max() < 1e-6
 
-    _lakehouse(lake, sample_chunks[8:10])  # the pipeline commits new chunks: version 1
+    _lakehouse(lake, _prose(sample_chunks)[8:10])  # the pipeline commits new chunks: version 1
     newer = _Counting(encoder)
     ChunkRetriever.from_lakehouse(lake, "en", dense=newer)
     assert newer.texts == 10
@@ -190,7 +196,7 @@ def test_chunk_vectors_are_built_once_per_chunks_version_and_a_question_encodes_
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_damaged_vector_file_is_rebuilt(encoder: Any, sample_chunks: list[Chunk], tmp_path: Path,
                                         damage: str) -> None:
-    lake = _lakehouse(tmp_path / "lake", sample_chunks[:3])
+    lake = _lakehouse(tmp_path / "lake", _prose(sample_chunks)[:3])
     ChunkRetriever.from_lakehouse(lake, "en", dense=encoder)
     (file,) = (lake / "_index").glob("dense-*.npz")
     data = file.read_bytes()

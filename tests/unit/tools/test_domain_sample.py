@@ -116,9 +116,9 @@ def test_english_spelled_ordinal_names_the_chapter(english: SimpleNamespace) -> 
 
 def test_ask_wires_the_domain_settings_ingestion_tool(english: SimpleNamespace) -> None:
     from ingestion.domains.generic import GenericNERIngestionTool
+    from settings.config import load_settings
     from tools.analysis.domain import DomainSettings
     from tools.ask import build_platform
-    from settings.config import load_settings
 
     settings = load_settings(lakehouse={"root": english.lake})
     platform, _ = build_platform(settings, DomainSettings.from_settings(settings, "war_and_peace"))
@@ -136,9 +136,9 @@ def test_english_dense_model_setting_makes_the_retrieval_hybrid(english: SimpleN
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.metadata
 
+    from settings.config import load_settings
     from tools.analysis.domain import DomainSettings
     from tools.ask import build_platform
-    from settings.config import load_settings
 
     try:
         from tools.retrieval.dense import BertEncoder
@@ -216,4 +216,4 @@ def test_interactive_mode_answers_until_end_of_input(english: SimpleNamespace) -
 
 def test_ask_without_lakehouse_tables_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["Who?", "--lakehouse", str(tmp_path), "--quiet"]) == 1
-    assert "csillag ask:" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith(f"csillag: lakehouse {tmp_path} ")  # every csillag command's prefix

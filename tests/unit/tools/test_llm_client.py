@@ -6,6 +6,7 @@ import socket
 
 import pytest
 
+from settings.chat import LlmSettings
 from tests.unit.tools.llm_test_server import FakeLlm
 from tools.contracts import ContextConsumerTool, OrchestratorActivatedTool
 from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult
@@ -15,7 +16,6 @@ from tools.llm.router import LexicalRouter, LlmRouter, ToolCandidate
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
-from settings.chat import LlmSettings
 from tools.streaming import ResponseEmitter
 
 SECRET = "SECRET-INTERNAL-4242"

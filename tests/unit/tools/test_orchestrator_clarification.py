@@ -110,6 +110,7 @@ def test_r_clar_1_several_questions_in_one_group_reach_the_user_as_one_turn():
         q["tool"] for q in first.clarification["questions"]] == ["year_asker", "castle_asker"]
     numbered = {q["tool"]: i for i, q in enumerate(first.clarification["questions"], start=1)}
     assert first.content.count("\n") == 1 and first.content.startswith("1. ")
+    assert first.content.splitlines()[1].startswith("2. ")  # one question per line, numbered
     lines = sorted([(numbered["castle_asker"], "Szigetvár"), (numbered["year_asker"], "1566")])
     answer = "\n".join(f"{n}. {text}" for n, text in lines)
     second = ask(platform, answer, session_id=first.clarification["session_id"])

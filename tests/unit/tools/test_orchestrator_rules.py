@@ -110,7 +110,7 @@ class Rag(ContextConsumerTool):
 
 
 class OptionalAsker(ChaptersAsker):
-    name = "optional_asker"
+    name = "a_optional_asker"  # sorts before its peer: the resumed answer must keep the same context order
 
     def _answer(self, chapter: str) -> ToolExecutionResult:
         return ToolExecutionResult.as_optional_context(self.name, TextAnswer.as_set(f"Chapter {chapter} excerpt."))
@@ -197,7 +197,7 @@ class Listing(AbstractOrchestratorTool):
     tool_names = ("bad_priority", "answering", "never_registered")
 
 
-def test_disabled_tool_listed_by_an_orchestrator_leaves_the_rest_running_and_the_start_up_log_names_both(caplog):
+def test_r_dep_3_r_prio_1_a_disabled_tool_of_an_orchestrator_leaves_the_rest_running_and_the_log_names_both(caplog):
     caplog.set_level(logging.ERROR, logger="tools.plugins")
     platform = make_platform(Listing, BadPriority, Answering).start()
     lost = [r.getMessage() for r in caplog.records if "lost tool" in r.getMessage()]
@@ -295,6 +295,24 @@ def test_r_dep_2_a_dependant_run_as_a_plan_step_gets_its_required_tools_run_firs
     assert SEEN["required"] == {"step_upstream": [("1.1", "facts for Dobó")]}
 
 
+class UpstreamPlanner(AgentCoordinator):
+    name = "upstream_planner"
+
+    def get_priority(self) -> int:
+        return 1
+
+    def decompose(self, systems, prompt, lang, words, prior):
+        return [SubTask("step_upstream", "Dobó")]
+
+
+def test_r_dep_4_a_main_path_dependant_receives_every_context_its_required_tool_produced():
+    # step_upstream runs as a plan step (1.1, priority 1) and for the dependant on the main path (1, priority 2);
+    # the dependant (priority 5) gets both, in run order, each with its task number (docs/orchestrator.md).
+    ask(make_platform(UpstreamPlanner, StepDependant, StepUpstream), "Who defended Eger?")
+    assert LOG == ["step_upstream:Dobó", "step_upstream:Who defended Eger?", "step_dependant:Who defended Eger?"]
+    assert SEEN["required"] == {"step_upstream": [("1.1", "facts for Dobó"), ("1", "facts for Who defended Eger?")]}
+
+
 class Late(Priority):
     name, priority = "late", 7
 
@@ -379,7 +397,7 @@ class PlainRouted(ChatbotTool):
         return guaranteed(self.name, "Routed answer.")
 
 
-def test_is_eligible_raising_makes_only_that_tool_ineligible_and_logs_its_name(caplog):
+def test_r_chat_2_is_eligible_raising_makes_only_that_tool_ineligible_and_logs_its_name(caplog):
     router = SelectAll()
     response = ask(make_platform(EligibilityCrashes, PlainRouted, router=router))
     assert router.offered == [["plain_routed"]]
@@ -387,7 +405,7 @@ def test_is_eligible_raising_makes_only_that_tool_ineligible_and_logs_its_name(c
     assert any("eligibility_crashes" in r.getMessage() and r.levelname == "ERROR" for r in caplog.records)
 
 
-def test_routed_tool_priority_is_bounded_below_priority_max():
+def test_r_prio_5_routed_tool_priority_is_bounded_below_priority_max():
     with pytest.raises(ValidationError, match="routed_tool_priority"):
         OrchestratorSettings(routed_tool_priority=PRIORITY_MAX)
     assert OrchestratorSettings(routed_tool_priority=PRIORITY_MAX - 1).routed_tool_priority == PRIORITY_MAX - 1

@@ -6,11 +6,11 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from settings.chat import OrchestratorSettings
 from tools.llm.router import ToolCandidate
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
-from settings.chat import OrchestratorSettings
 from tools.streaming import OpenAIResponse, ResponseEmitter
 
 

@@ -1,0 +1,371 @@
+"""Quality of who's who and of relations (issue 14, items 3–4): every figure of docs/quality.md's section.
+
+    .venv/bin/python bench/quality_resolution.py [--wp-lake DIR] [--skip-wp] [--skip-litbank] [--json FILE]
+                                                 [--turns-reach N …]
+
+1. War and Peace *without* its alias table: the pipeline's default settings (``ner_ingestion``, no alias table)
+   ingest ``../shared/corpora/war_and_peace.txt`` into ``--wp-lake`` (default ``/tmp/csillag-quality-wp``; built
+   once, then reused: every stage is skipped when up to date), and the ``entities`` table is scored against the
+   gold list ``tests/data/gold_war_and_peace.json``: pairwise precision/recall (``ingestion.resolution_eval``),
+   wrong merges (entities holding the aliases of two gold characters) and splits (a gold character's found aliases
+   spread over several entities: entities − 1, summed). The same mentions resolved *with* the alias table are shown
+   for reference.
+2. LitBank character clustering (``../shared/data/litbank``, coreference layer, 75 books): per book, the ``PROP``
+   ``PER`` mentions' texts are resolved as PERSON surface forms by ``resolve_entities`` (no NER involved: the gold
+   spans) and the name groupings are compared with LitBank's coreference ids — pairwise over the distinct names of a
+   book (a name's gold character: the coreference id most of its mentions carry), summed over the books. Baseline:
+   exact names (each distinct cleaned name its own character).
+3. Relations. (a) LitBank: the reference says two characters interact in a sentence when the coreference layer
+   has a mention of each there (names, nouns or pronouns: "she told him"); a pipeline sees only the names, so each
+   window — the sentence, the sentence and its neighbours (±1, ±2) — is scored by pair precision/recall/F1 against
+   the reference pairs and by the rank correlation (Spearman) of its counts with the reference's, over all pairs of
+   a book's characters (the names grouped by coreference id, so only the window is measured). (b) War and Peace: each
+   ``ingestion.cooccurrence_window`` is run by the pipeline's own transform over the resolved mentions (no alias
+   table); its pairs among the 20 gold characters are compared with their co-appearance in chapters (a character
+   appears in a chapter when one of its gold aliases occurs in the chapter's text — the published co-appearance
+   networks are made this way) by pair precision/recall/F1 and Spearman over all 190 pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ingestion.names import PRONOUN_PATTERNS, PRONOUN_WINDOW  # noqa: E402
+from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, resolve_entities  # noqa: E402
+from ingestion.resolution_eval import GoldEntity, alias_key, load_gold, score_details  # noqa: E402
+
+SHARED = ROOT.parent / "shared"
+LITBANK = SHARED / "data" / "litbank" / "coref" / "tsv"
+WP_TEXT = SHARED / "corpora" / "war_and_peace.txt"
+WP_GOLD = ROOT / "tests" / "data" / "gold_war_and_peace.json"
+WP_ALIASES = ROOT / "conf" / "domains" / "war_and_peace_aliases.json"
+WINDOWS = ("sentence", "paragraph", "turns", "chunk")
+MIN_MENTIONS = 2  # ingestion.min_entity_mentions's default: what the entities table keeps
+
+
+# -- scoring helpers -------------------------------------------------------------------------------------------
+
+
+def pair_scores(predicted: set[Any], reference: set[Any]) -> dict[str, float]:
+    """Precision, recall and F1 of a set of pairs."""
+    hit = len(predicted & reference)
+    precision = hit / len(predicted) if predicted else 1.0
+    recall = hit / len(reference) if reference else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "predicted": len(predicted),
+            "reference": len(reference)}
+
+
+def spearman(a: Sequence[float], b: Sequence[float]) -> float:
+    """Rank correlation (average ranks for ties)."""
+    if len(a) < 2:
+        return float("nan")
+    return float(pd.Series(a).rank().corr(pd.Series(b).rank()))
+
+
+def merges_and_splits(entities: list[ResolvedEntity], gold: list[GoldEntity]) -> dict[str, Any]:
+    """Wrong merges (entities with aliases of two gold characters) and splits (extra entities per character)."""
+    owner = {alias_key(alias): g.canonical_name for g in gold for alias in g.aliases}
+    holders: dict[str, set[str]] = defaultdict(set)
+    merged = []
+    for entity in entities:
+        characters = {owner[key] for key in map(alias_key, entity.aliases) if key in owner}
+        if len(characters) > 1:
+            merged.append(sorted(characters))
+        for character in characters:
+            holders[character].add(entity.canonical_name)
+    splits = {name: sorted(names) for name, names in holders.items() if len(names) > 1}
+    return {
+        "wrong_merges": len(merged), "merged": merged,
+        "splits": sum(len(names) - 1 for names in splits.values()), "split": splits,
+    }
+
+
+# -- 1. War and Peace without its alias table --------------------------------------------------------------------
+
+
+def build_wp_lake(lake: Path) -> None:
+    """Run the pipeline with default settings (no alias table) up to the entities stage (NER reused when done)."""
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    command = [sys.executable, "-m", "jobs.pipeline", str(WP_TEXT), "--lakehouse", str(lake), "--quiet"]
+    # NER once (skipped when up to date); the cheap entities stage always anew, so the table is this code's
+    for stages in (["--stages", "documents,chunks,mentions"], ["--stages", "entities", "--force"]):
+        print("running:", " ".join(command[1:] + stages), flush=True)
+        subprocess.run(command + stages, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+
+
+def read_delta(lake: Path, table: str, columns: list[str] | None = None) -> pd.DataFrame:
+    """A Delta table of the lakehouse as pandas (delta-rs, no Spark)."""
+    from deltalake import DeltaTable
+
+    return DeltaTable(str(lake / table)).to_pandas(columns=columns)
+
+
+def wp_forms(lake: Path) -> list[SurfaceForm]:
+    """The mentions table's distinct (text, label) forms, as the entities stage aggregates them: keyed by ``ent_id``
+    where there is one, with the pronouns after each mention (``ingestion.stages.entities.surface_forms``)."""
+    mentions = read_delta(lake, "mentions", ["chunk_id", "text", "label", "start", "end", "ent_id"])
+    mentions["text"] = mentions.ent_id.where(mentions.ent_id.fillna("") != "", mentions.text)
+    chunks = read_delta(lake, "chunks", ["chunk_id", "start", "text"]).rename(
+        columns={"start": "chunk_start", "text": "chunk_text"})
+    located = mentions.merge(chunks, on="chunk_id")
+    for sex, pattern in PRONOUN_PATTERNS.items():
+        regex = re.compile(pattern)
+        located[sex] = [len(regex.findall(text[max(end - start, 0): max(end - start, 0) + PRONOUN_WINDOW]))
+                        for text, end, start in zip(located.chunk_text, located.end, located.chunk_start, strict=True)]
+    grouped = located.groupby(["text", "label"]).agg(
+        n=("start", "size"), first=("start", "min"), he=("he", "sum"), she=("she", "sum")).reset_index()
+    return [SurfaceForm(r.text, r.label, int(r.n), int(r.first), he=int(r.he), she=int(r.she))
+            for r in grouped.itertuples()]
+
+
+def resolve_kept(forms: list[SurfaceForm], table: AliasTable | None) -> list[ResolvedEntity]:
+    """Resolve, then keep the entities with at least ``MIN_MENTIONS`` mentions (as the entities table does)."""
+    entities, mapping = resolve_entities(forms, language="en", alias_table=table)
+    mass: Counter[str] = Counter()
+    for form in forms:
+        if (form.text, form.label) in mapping:
+            mass[mapping[(form.text, form.label)]] += form.count
+    return [entity for entity in entities if mass[entity.entity_id] >= MIN_MENTIONS]
+
+
+def wp_resolution(lake: Path) -> dict[str, Any]:
+    """Gold-list figures without (and, for reference, with) the alias table."""
+    gold = load_gold(WP_GOLD)
+    forms = wp_forms(lake)
+    result: dict[str, Any] = {}
+    for name, table in (("without_alias_table", None), ("with_alias_table", AliasTable.from_file(WP_ALIASES))):
+        started = time.perf_counter()
+        entities = resolve_kept(forms, table)
+        seconds = time.perf_counter() - started
+        score = score_details(entities, gold)
+        result[name] = {
+            "surface_forms": len(forms), "entities": len(entities), "resolve_seconds": round(seconds, 2),
+            "precision": score.precision, "recall": score.recall, "correct_pairs": score.correct_pairs,
+            "predicted_pairs": score.predicted_pairs, "gold_pairs": score.gold_pairs,
+            "found_aliases": score.found_aliases, "gold_aliases": score.gold_aliases,
+            **merges_and_splits(entities, gold),
+        }
+    return result
+
+
+# -- 2. LitBank character clustering ---------------------------------------------------------------------------
+
+
+def litbank_books() -> list[dict[str, Any]]:
+    """Per book: its mentions (id, sentence, type, kind, text) and coreference ids."""
+    books = []
+    for path in sorted(LITBANK.glob("*.ann")):
+        mentions, coref = {}, {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            cells = line.split("\t")
+            if cells[0] == "MENTION":
+                mentions[cells[1]] = {"sentence": int(cells[2]), "end_sentence": int(cells[4]), "text": cells[6],
+                                      "type": cells[7], "kind": cells[8]}
+            elif cells[0] == "COREF":
+                coref[cells[1]] = cells[2]
+        for mention_id, mention in mentions.items():
+            mention["coref"] = coref.get(mention_id, mention_id)
+        books.append({"book": path.stem.removesuffix("_brat"), "mentions": list(mentions.values())})
+    return books
+
+
+def _detok(text: str) -> str:
+    # LitBank's texts are tokenised ("Mr. Bennet 's"): undo the possessive split so names read as in a book
+    return re.sub(r" (['’]s?)\b", r"\1", text)
+
+
+def litbank_clustering(books: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pairwise precision/recall of name groupings vs coreference ids, summed over books; and the exact baseline."""
+    totals = {"ours": Counter[str](), "exact names": Counter[str]()}
+    for book in books:
+        names = [m for m in book["mentions"] if m["type"] == "PER" and m["kind"] == "PROP"]
+        by_key: dict[str, Counter[str]] = defaultdict(Counter)
+        texts: dict[str, Counter[str]] = defaultdict(Counter)
+        for mention in names:
+            text = _detok(mention["text"])
+            key = alias_key(text)
+            if key:
+                by_key[key][mention["coref"]] += 1
+                texts[key][text] += 1
+        gold_of = {key: ids.most_common(1)[0][0] for key, ids in by_key.items()}
+        forms = [SurfaceForm(text, "PERSON", n) for counter in texts.values() for text, n in counter.items()]
+        _, mapping = resolve_entities(forms, language="en")
+        ours = {key: mapping.get((texts[key].most_common(1)[0][0], "PERSON"), key) for key in by_key}
+        for system, cluster in (("ours", ours), ("exact names", {key: key for key in by_key})):
+            for a, b in combinations(sorted(by_key), 2):
+                together, same = cluster[a] == cluster[b], gold_of[a] == gold_of[b]
+                totals[system]["predicted"] += together
+                totals[system]["gold"] += same
+                totals[system]["correct"] += together and same
+    result = {}
+    for system, t in totals.items():
+        precision = t["correct"] / t["predicted"] if t["predicted"] else 1.0
+        recall = t["correct"] / t["gold"] if t["gold"] else 1.0
+        result[system] = {"precision": precision, "recall": recall,
+                          "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+                          "predicted_pairs": t["predicted"], "gold_pairs": t["gold"], "correct_pairs": t["correct"]}
+    return result
+
+
+# -- 3a. LitBank relations: named-mention windows vs coreference co-presence -------------------------------------
+
+
+def litbank_relations(books: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each sentence window over the names vs sentence co-presence of any mention (coreference): P/R/F1, Spearman."""
+    reach_of = {"sentence": 0, "sentence ±1": 1, "sentence ±2": 2}
+    predicted_all: dict[str, set[Any]] = {name: set() for name in reach_of}
+    reference_all: set[Any] = set()
+    ranks: dict[str, list[float]] = {name: [] for name in reach_of}
+    reference_counts: list[float] = []
+    for book in books:
+        people = [m for m in book["mentions"] if m["type"] == "PER"]
+        characters = {m["coref"] for m in people if m["kind"] == "PROP"}
+        everyone: dict[int, set[str]] = defaultdict(set)
+        named: dict[int, set[str]] = defaultdict(set)
+        for mention in people:
+            if mention["coref"] in characters:
+                everyone[mention["sentence"]].add(mention["coref"])
+                if mention["kind"] == "PROP":
+                    named[mention["sentence"]].add(mention["coref"])
+        reference = Counter(pair for present in everyone.values() for pair in combinations(sorted(present), 2))
+        reference_all |= {(book["book"], *pair) for pair in reference}
+        sentences = sorted(named)
+        counts = {}
+        for name, reach in reach_of.items():
+            count: Counter[tuple[str, str]] = Counter()
+            for s in sentences:  # a window: sentence s with its neighbours up to ``reach`` away
+                present = set().union(*(named.get(t, set()) for t in range(s - reach, s + reach + 1)))
+                anchored = named[s]
+                count.update({(min(a, b), max(a, b)) for a in anchored for b in present if a != b})
+            counts[name] = count
+            predicted_all[name] |= {(book["book"], *pair) for pair in count}
+        for pair in combinations(sorted(characters), 2):
+            reference_counts.append(reference.get(pair, 0))
+            for name in reach_of:
+                ranks[name].append(counts[name].get(pair, 0))
+    return {
+        name: {**pair_scores(predicted_all[name], reference_all), "spearman": spearman(ranks[name], reference_counts)}
+        for name in reach_of
+    }
+
+
+# -- 3b. War and Peace relations: each window vs chapter co-appearance -------------------------------------------
+
+
+def chapter_coappearance(lake: Path, gold: list[GoldEntity]) -> Counter[tuple[str, str]]:
+    """Chapters (units) in which both characters' gold aliases occur (whole words, case as in the gold list)."""
+    chunks = read_delta(lake, "chunks", ["unit_id", "chunk_index", "text"]).sort_values("chunk_index")
+    patterns = {g.canonical_name: re.compile(r"\b(?:" + "|".join(re.escape(a) for a in sorted(g.aliases, key=len,
+                reverse=True)) + r")\b") for g in gold}
+    together: Counter[tuple[str, str]] = Counter()
+    for _, unit in chunks.groupby("unit_id"):
+        text = "\n\n".join(unit.text)
+        present = sorted(name for name, pattern in patterns.items() if pattern.search(text))
+        together.update(combinations(present, 2))
+    return together
+
+
+def wp_relations(lake: Path, turns_reaches: Sequence[int] = ()) -> dict[str, Any]:
+    """Every window through the pipeline's transform, its gold-character pairs vs chapter co-appearance; then the
+    ``turns`` window again with each of ``turns_reaches`` as ``TURNS_REACH`` (an experiment, not a setting)."""
+    from ingestion.spark import get_spark
+    from ingestion.stages import cooccurrences
+    from ingestion.stages.cooccurrences import cooccurrence_pairs
+    from settings.config import SparkSettings
+
+    gold = load_gold(WP_GOLD)
+    owner = {alias_key(alias): g.canonical_name for g in gold for alias in g.aliases}
+    entities = read_delta(lake, "entities", ["entity_id", "aliases"])
+    character = {}
+    for row in entities.itertuples():
+        votes = Counter(owner[key] for key in map(alias_key, row.aliases) if key in owner)
+        if votes:
+            character[row.entity_id] = votes.most_common(1)[0][0]
+    reference = chapter_coappearance(lake, gold)
+    names = sorted(g.canonical_name for g in gold)
+    all_pairs = list(combinations(names, 2))
+    spark = get_spark(SparkSettings(master="local[2]", shuffle_partitions=4, app_name="csillag-quality"))
+    read = {t: spark.read.format("delta").load(str(lake / t)) for t in ("mention_entities", "chunks", "entities",
+                                                                        "mentions")}
+    result = {}
+    runs: list[tuple[str, str, int | None]] = [(window, window, None) for window in WINDOWS]
+    runs += [(f"turns reaching {reach}", "turns", reach) for reach in turns_reaches]
+    default_reach = cooccurrences.TURNS_REACH
+    try:
+        for name, window, reach in runs:
+            cooccurrences.TURNS_REACH = default_reach if reach is None else reach
+            started = time.perf_counter()
+            pairs = cooccurrence_pairs(read["mention_entities"], read["chunks"], read["entities"], window,
+                                       read["mentions"]).select("src_id", "dst_id", "count", "weight").toPandas()
+            seconds = time.perf_counter() - started
+            count: Counter[tuple[str, str]] = Counter()
+            weight: dict[tuple[str, str], float] = {}
+            for row in pd.DataFrame(pairs).itertuples():
+                a, b = character.get(row.src_id), character.get(row.dst_id)
+                if a and b and a != b:
+                    pair = (min(a, b), max(a, b))
+                    count[pair] += int(row.count)
+                    weight[pair] = max(weight.get(pair, 0.0), float(row.weight))
+            truth = [reference.get(p, 0) for p in all_pairs]
+            result[name] = {
+                **pair_scores(set(count), set(reference)),
+                "spearman_count": spearman([count.get(p, 0) for p in all_pairs], truth),
+                "spearman_weight": spearman([weight.get(p, 0.0) for p in all_pairs], truth),
+                "edges": len(pairs), "transform_seconds": round(seconds, 1),
+            }
+    finally:
+        cooccurrences.TURNS_REACH = default_reach
+        spark.stop()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure and print; ``--json`` also writes the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wp-lake", type=Path, default=Path("/tmp/csillag-quality-wp"))
+    parser.add_argument("--skip-wp", action="store_true")
+    parser.add_argument("--skip-litbank", action="store_true")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--turns-reach", type=int, nargs="*", default=[],
+                        help="also run the turns window reaching this many paragraphs (an experiment)")
+    args = parser.parse_args(argv)
+    figures: dict[str, Any] = {}
+    if not args.skip_litbank:
+        if not LITBANK.is_dir():
+            print(f"LitBank not found at {LITBANK}: skipped")
+        else:
+            books = litbank_books()
+            figures["litbank_clustering"] = litbank_clustering(books)
+            figures["litbank_relations"] = litbank_relations(books)
+    if not args.skip_wp:
+        if not WP_TEXT.is_file():
+            print(f"War and Peace not found at {WP_TEXT}: skipped")
+        else:
+            build_wp_lake(args.wp_lake)  # every stage is skipped when up to date
+            figures["wp_resolution"] = wp_resolution(args.wp_lake)
+            figures["wp_relations"] = wp_relations(args.wp_lake, args.turns_reach)
+    print(json.dumps(figures, indent=1, default=str))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1, default=str), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,200 @@
+"""Base forms (nominative) of inflected Hungarian names, learned from a corpus's lemma column.
+
+Hungarian glues case suffixes onto a name's last word ("Dobónak", "Egerbe", "Budára", "McLane-t"); entities must be
+keyed and named by the nominative ("Dobó", "Eger", "Buda"). ``SuffixRules`` is a suffix-context lemmatizer for the
+last word of a name: from (form, lemma) pairs it learns, for every word ending seen often enough, the commonest edit
+("strip ``ában``, append ``a``"), keeping only the endings whose edit differs from that of their shorter ending (so
+the table stays small); a word takes the edit of its longest known ending. Whole words are endings too ("^klára"),
+so names seen in the corpus keep their own reading ("Klára" is nominative, "Budára" is not).
+
+``base_forms`` is a spaCy component (factory ``csillag_base_forms``) that writes each entity's base form into its
+``ent_id`` unless something earlier (the domain's EntityRuler pattern id) already named it; the mentions stage
+stores ``ent_id`` and the entities stage keys entities by it. Its rules are saved with the pipeline
+(``base_forms/rules.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+logger = logging.getLogger(__name__)
+
+FACTORY = "csillag_base_forms"
+MAX_CONTEXT = 8
+# An ending must have been seen this often (and its edit be the majority) to get a rule of its own.
+MIN_COUNT = 1
+BOUNDARY = "^"
+Edit = tuple[int, str]
+IDENTITY: Edit = (0, "")
+
+
+def edit_of(form: str, lemma: str) -> Edit | None:
+    """The (strip, append) edit turning ``form`` into ``lemma`` (case-insensitively); None when none is plausible."""
+    f, lem = form.casefold(), lemma.casefold()
+    if len(f) != len(form):  # casefolding changed the length (ß): no reliable edit
+        return None
+    common = 0
+    while common < min(len(f), len(lem)) and f[common] == lem[common]:
+        common += 1
+    if common < 2 and f != lem:  # suppletive or a different word: nothing to learn for names
+        return None
+    return (len(f) - common, lem[common:])
+
+
+def _contexts(word: str) -> list[str]:
+    """The word's endings, longest first, the whole word marked with ``^`` (so it is also an ending)."""
+    low = word.casefold()
+    marked = BOUNDARY + low
+    return [marked[-n:] for n in range(min(len(marked), MAX_CONTEXT + 1), 0, -1)] + [""]
+
+
+class SuffixRules:
+    """Ending → edit table; ``lemma(word)`` applies the edit of the word's longest known ending."""
+
+    def __init__(self, rules: dict[str, Edit] | None = None) -> None:
+        self.rules: dict[str, Edit] = dict(rules or {})
+
+    @classmethod
+    def learn(cls, pairs: Iterable[tuple[str, str]], min_count: int = MIN_COUNT) -> SuffixRules:
+        """Learn from (form, lemma) pairs of names' last words."""
+        counts: dict[str, Counter[Edit]] = defaultdict(Counter)
+        for form, lemma in pairs:
+            edit = edit_of(form, lemma)
+            if edit is None:
+                continue
+            for context in _contexts(form):
+                counts[context][edit] += 1
+        best: dict[str, Edit] = {}
+        for context, edits in counts.items():
+            edit, n = edits.most_common(1)[0]
+            whole = context.startswith(BOUNDARY)
+            if context == "" or n >= min_count or (whole and n == sum(edits.values())):
+                best[context] = edit
+        # Keep a rule only where it changes the answer of the next shorter ending that has a rule.
+        kept: dict[str, Edit] = {}
+        for context in sorted(best, key=len):
+            parent = _fallback(best, context[1:]) if context else None
+            if context == "" or best[context] != parent:
+                kept[context] = best[context]
+        return cls(kept)
+
+    def edit(self, word: str) -> Edit:
+        """The edit for ``word``: that of its longest ending with a rule."""
+        for context in _contexts(word):
+            edit = self.rules.get(context)
+            if edit is not None and edit[0] < len(word) - 1:
+                return edit
+        return IDENTITY
+
+    def lemma(self, word: str) -> str:
+        """``word``'s base form, keeping its own spelling of what stays ("Tanácsnak" → "Tanács", not "tanács")."""
+        strip, append = self.edit(word)
+        if not strip and not append:
+            return word
+        stem = word[: len(word) - strip] if strip else word
+        if append and stem[-1:].isupper() and stem.isupper():
+            append = append.upper()
+        return stem + append
+
+    def base_form(self, name: str) -> str:
+        """A multi-word name's base form: only its last word inflects ("Dobó Istvánnak" → "Dobó István")."""
+        head, _, last = name.rpartition(" ")
+        if not last or not any(ch.isalpha() for ch in last):
+            return name
+        base = self.lemma(last)
+        return f"{head} {base}" if head else base
+
+    def to_json(self) -> str:
+        """The table as JSON (ending → [strip, append])."""
+        return json.dumps({k: list(v) for k, v in sorted(self.rules.items())}, ensure_ascii=False, indent=0)
+
+    @classmethod
+    def from_json(cls, text: str) -> SuffixRules:
+        """Read what ``to_json`` wrote."""
+        return cls({k: (int(v[0]), str(v[1])) for k, v in json.loads(text).items()})
+
+
+def _fallback(rules: dict[str, Edit], context: str) -> Edit | None:
+    while True:
+        if context in rules:
+            return rules[context]
+        if not context:
+            return None
+        context = context[1:]
+
+
+class BaseForms:
+    """spaCy component: each entity without an ``ent_id`` gets its base form as ``ent_id`` (see module docstring)."""
+
+    def __init__(self, nlp: Language, name: str, labels: Iterable[str] = ()) -> None:
+        self.name = name
+        self.labels = frozenset(labels)
+        self.rules = SuffixRules()
+
+    def __call__(self, doc: Doc) -> Doc:
+        """Set the base form of every unnamed entity whose label the component covers (all when none given)."""
+        from spacy.tokens import Span
+
+        changed = False
+        ents = []
+        for ent in doc.ents:
+            if not ent.ent_id_ and (not self.labels or ent.label_ in self.labels):
+                base = self.rules.base_form(ent.text)
+                if base != ent.text:
+                    ent = Span(doc, ent.start, ent.end, label=ent.label, span_id=base)
+                    changed = True
+            ents.append(ent)
+        if changed:
+            doc.ents = ents
+        return doc
+
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
+        """Write the rules (``rules.json``) and the labels."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "rules.json").write_text(self.rules.to_json(), encoding="utf-8")
+        (path / "labels.json").write_text(json.dumps(sorted(self.labels)), encoding="utf-8")
+
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> BaseForms:
+        """Read what ``to_disk`` wrote."""
+        path = Path(path)
+        self.rules = SuffixRules.from_json((path / "rules.json").read_text(encoding="utf-8"))
+        self.labels = frozenset(json.loads((path / "labels.json").read_text(encoding="utf-8")))
+        return self
+
+
+def register() -> None:
+    """Register the factory with spaCy (idempotent); ``build_nlp`` calls it before loading any pipeline."""
+    from spacy.language import Language
+
+    if not Language.has_factory(FACTORY):
+        Language.factory(FACTORY, default_config={"labels": []}, func=_make)
+
+
+def _make(nlp, name, labels):  # type: ignore[no-untyped-def]  # unannotated: spaCy validates real annotations only
+    return BaseForms(nlp, name, labels)
+
+
+def learn_from_nerkor(root: Path, labels: Iterable[str] = ("PER", "LOC", "ORG", "MISC")) -> SuffixRules:
+    """Rules from the last word of every gold name of a NerKor split (its FORM and LEMMA columns)."""
+    from ingestion.training.nerkor import gold_names
+
+    wanted = set(labels)
+    pairs = [(form, lemma) for label, _text, form, lemma in gold_names(root) if label in wanted]
+    rules = SuffixRules.learn(pairs)
+    logger.info("base forms: %d rules from %d names of %s", len(rules.rules), len(pairs), root)
+    return rules
+
+
+def describe(rules: SuffixRules) -> dict[str, Any]:
+    """Size of the rule table, for logs and the model card."""
+    return {"rules": len(rules.rules)}

@@ -1,0 +1,119 @@
+"""What a person's name says beyond its words: the gender its titles imply, and which given names are variants.
+
+General language knowledge only, never a list of a book's characters:
+
+- *Gendered titles* (English and the French/German/Italian ones English novels use): "Monsieur Gillenormand" and
+  "Mademoiselle Gillenormand" are two people, and so are "Mrs. Bennet" and "Miss Bennet" (a married and an unmarried
+  woman), while "Princess Mary" and "Countess Mary" may be one (a woman's rank changes when she marries, her sex does
+  not). Ranks without a sex ("General", "Captain", "Dr.") say nothing here.
+- *Pronouns*: the "he" and "she" words just after a name's mentions, summed over the book, tell a reader a
+  character's sex when no title does ("Margaret … she"); ``pronoun_gender`` reads them only when they clearly agree.
+- *Given-name variants*: English hypocorisms ("Lizzy" for Elizabeth, "Tom" for Thomas) from the ``nicknames``
+  package (a hand-curated list of English names and their nicknames, Apache-2.0), loaded once, lazily. Without the
+  package the resolver simply does without them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from functools import lru_cache
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "FEMALE",
+    "MALE",
+    "MARRIED",
+    "UNMARRIED",
+    "gender_of_titles",
+    "genders_compatible",
+    "given_name_variant",
+    "pronoun_gender",
+    "specificity",
+    "title_gender",
+]
+
+MALE, FEMALE, MARRIED, UNMARRIED = "m", "f", "fm", "fu"  # FEMALE: a woman, married or not
+# Casefolded, without dots. "M." is French "Monsieur" before a name (an initial elsewhere never stands first alone).
+_GENDER_OF_TITLE: dict[str, str] = {
+    **dict.fromkeys(
+        "mr m mister monsieur messire sir lord prince count duke archduke baron marquis marquess earl viscount vicomte "
+        "comte king emperor tsar tsarevich father brother uncle herr signor senor master monseigneur monsignor abbe "
+        "abbé".split(),
+        MALE,
+    ),
+    **dict.fromkeys("mrs missus mme madame frau signora senora".split(), MARRIED),
+    **dict.fromkeys("miss mlle mademoiselle fraulein fräulein signorina senorita".split(), UNMARRIED),
+    **dict.fromkeys(
+        "ms madam lady dame princess countess duchess archduchess baroness marchioness viscountess queen empress "
+        "tsarina tsaritsa mother sister aunt".split(),
+        FEMALE,
+    ),
+}
+_SPECIFICITY = {"": 0, FEMALE: 1, MALE: 2, MARRIED: 2, UNMARRIED: 2}
+
+
+def title_gender(title: str) -> str:
+    """The gender a casefolded title implies (``m``, ``f``, ``fm``, ``fu``), or ``""`` when it implies none."""
+    return _GENDER_OF_TITLE.get(title.replace(".", ""), "")
+
+
+def gender_of_titles(titles: Iterable[str]) -> str:
+    """The most specific gender the titles imply; ``""`` when none does, or when they contradict each other."""
+    genders = {title_gender(title) for title in titles} - {""}
+    if not genders:
+        return ""
+    if not all(genders_compatible(a, b) for a in genders for b in genders):
+        return ""  # "Madame Monsieur" is NER noise, not evidence
+    return max(genders, key=lambda gender: (_SPECIFICITY[gender], gender))
+
+
+def genders_compatible(a: str, b: str) -> bool:
+    """Whether one person can carry both genders: unknown fits all, a woman fits Mrs and Miss, Mrs never fits Miss."""
+    if not a or not b or a == b:
+        return True
+    return FEMALE in (a, b) and MALE not in (a, b)
+
+
+def specificity(gender: str) -> int:
+    """0 unknown, 1 a woman, 2 a man / a married / an unmarried woman: what a less specific name may attach to."""
+    return _SPECIFICITY[gender]
+
+
+# English personal pronouns by sex, and how far after a mention they are looked for (characters of the chunk):
+# "Margaret looked up; she …" — mostly about the person just named, over many mentions.
+PRONOUN_PATTERNS = {"he": r"(?i)\b(he|him|his|himself)\b", "she": r"(?i)\b(she|her|hers|herself)\b"}
+PRONOUN_WINDOW = 60
+MIN_PRONOUNS = 3  # fewer say nothing
+PRONOUN_MARGIN = 2  # one sex's pronouns must outnumber the other's this many times
+
+
+def pronoun_gender(he: int, she: int) -> str:
+    """``m`` or ``f`` when the pronouns after a name's mentions clearly agree, else ``""``."""
+    if he + she < MIN_PRONOUNS:
+        return ""
+    if he >= PRONOUN_MARGIN * she:
+        return MALE
+    if she >= PRONOUN_MARGIN * he:
+        return FEMALE
+    return ""
+
+
+@lru_cache(maxsize=1)
+def _nickname_pairs() -> frozenset[tuple[str, str]]:
+    try:
+        from nicknames import NickNamer
+    except ImportError:  # optional: resolution works without it, with fewer merges
+        logger.info("the nicknames package is not installed; given-name variants are not used")
+        return frozenset()
+    lookup = NickNamer().nickname_lookup
+    return frozenset((name, nick) for name, nicks in lookup.items() for nick in nicks if name != nick)
+
+
+def given_name_variant(a: str, b: str) -> bool:
+    """Whether two different casefolded given names are a name and one of its nicknames ("elizabeth", "lizzy")."""
+    if a == b:
+        return False
+    pairs = _nickname_pairs()
+    return (a, b) in pairs or (b, a) in pairs

@@ -1,0 +1,185 @@
+"""Issue 12, "also mend": the ``Stage`` base owns each stage's version and builds its config fingerprint.
+
+No Spark: a ``RunContext`` with fixed settings and domain (no session, no lakehouse) is all ``config_fingerprint``
+reads.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from ingestion.chunking import UnitPatterns
+from ingestion.context import DomainSpec, RunContext
+from ingestion.nlp import NlpSpec
+from ingestion.resolution_eval import GoldEntity
+from ingestion.stage import Stage, StageOutput
+from ingestion.stages.chunks import ChunksStage
+from ingestion.stages.cooccurrences import CooccurrencesStage
+from ingestion.stages.documents import DocumentsStage
+from ingestion.stages.entities import EntitiesStage
+from ingestion.stages.graph import GraphStage
+from ingestion.stages.index import IndexStage
+from ingestion.stages.mentions import MentionsStage
+from ingestion.stages.neo4j import Neo4jStage
+from settings.config import CsillagSettings
+
+ALL_STAGES = (
+    DocumentsStage, ChunksStage, IndexStage, MentionsStage, EntitiesStage, CooccurrencesStage, GraphStage, Neo4jStage
+)
+
+# The fingerprints the code before this change (commit 30f0016, every stage writing its own
+# fingerprint({"stage": ..., "version": N, ...})) computed for fixed_context() below: obtained by running this module's
+# fixed_context() against a `git archive 30f0016` copy of the tree, before any stage was changed. Existing lakehouses
+# keep their markers only while these stay the same.
+PINNED = {
+    "documents": "da48a4c41f1cbee29a7b7234",
+    "chunks": "c07ccb8e0fa3f22a23ea39f7",
+    "index": "5b441c5032d7e8ab1a8a9657",
+    "mentions": "d5f04e07073097a0231190fd",
+    "entities": "92cb1e173c3168b39211aa54",
+    "cooccurrences": "8984ff786f7353d8b7e8b46e",
+    "graph": "4effbbf74340bc166bee7641",
+    "neo4j": "0ff08742b936c03f9b7e34c7",
+}
+PINNED_ENTITIES_WITH_GOLD = "f2031fba77c44851f061669b"
+PINNED_CHUNKS_HUNGARIAN_HEADINGS = "2992562b49f1a269239f6cc8"
+# EntitiesStage.output_fingerprint with no upstream markers: its table-settings part, gold list or not.
+PINNED_ENTITIES_OUTPUT = "d582164c23e25ca5bf306259"
+
+# Stages whose output changed on purpose after 30f0016, each with a new version so that existing lakehouses redo them
+# (and only them): documents 2 (issue 15: the language is detected per document), chunks 2 (issue 14: book
+# structure), entities 2 (issue 14: resolution without an alias table, ids kept across runs, new columns) and
+# cooccurrences 2 (issue 14: the `turns` window). Their old pins above must no longer match; the new ones below were
+# recorded from this tree once that was checked, so a later change that forgets a version bump still fails here.
+CHANGED = {
+    "documents": "99fd50768885ae7d9cb9be85",
+    "chunks": "e8f8e7f21dda06bd94a67d07",
+    "entities": "19d5353d8bc1e0e43a4ac654",
+    "cooccurrences": "71b0e90e6e6b71f0b7d47846",
+}
+CHANGED_ENTITIES_WITH_GOLD = "a59a98adc435bdac816fe458"
+CHANGED_CHUNKS_HUNGARIAN_HEADINGS = "beb2379040170420594a2a22"
+CHANGED_ENTITIES_OUTPUT = "91c3d933876e8aa1759b1ee8"  # the entities table gained columns (issue 14)
+
+
+def fixed_context(*, gold: bool = False, patterns: UnitPatterns | None = None) -> RunContext:
+    """Settings and domain with a non-default value for everything a stage's config fingerprint reads."""
+    settings = CsillagSettings(
+        ingestion={
+            "chunk_max_chars": 1200, "chunk_min_chars": 150, "cooccurrence_window": "chunk",
+            "min_entity_mentions": 3, "max_document_bytes": 1_000_000, "max_line_chars": 5000,
+            "check_language": False, "allowed_roots": ["/"],
+        },
+        retrieval={"dense_model": ""},
+        neo4j={"uri": "bolt://example:7687", "database": "novels"},
+    )
+    nlp = NlpSpec(
+        language="en", model="en_core_web_sm", patterns=({"label": "PERSON", "pattern": "Mr. Thornton"},),
+        labels=("PERSON", "GPE"),
+    )
+    domain = DomainSpec(
+        name="ner_ingestion", language="en", nlp=nlp, alias_table={"Margaret Hale": ["Margaret"]},
+        unit_patterns=patterns,
+        gold=(GoldEntity("Margaret Hale", ("Margaret", "Miss Hale")),) if gold else None,
+        gold_path="gold.json" if gold else None,
+    )
+    no_markers = SimpleNamespace(markers=SimpleNamespace(read=lambda stage: None))
+    return RunContext(
+        spark=None, settings=settings, lakehouse=no_markers, domain=domain, run_id="r", inputs=[]  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture(autouse=True)
+def _no_settings_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fixed settings: a CSILLAG_* variable of the machine running the tests must not change them.
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("CSILLAG_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.mark.parametrize("stage_class", ALL_STAGES, ids=lambda c: c.name)
+def test_issue_12_config_fingerprint_unchanged_for_every_stage(stage_class: type[Stage]) -> None:
+    fingerprint = stage_class().config_fingerprint(fixed_context())
+    if stage_class.name in CHANGED:
+        assert stage_class.version >= 2
+        assert fingerprint != PINNED[stage_class.name]
+        assert fingerprint == CHANGED[stage_class.name]
+    else:
+        assert fingerprint == PINNED[stage_class.name]
+
+
+def test_issue_12_config_fingerprint_unchanged_with_gold_list_and_headings() -> None:
+    with_gold = EntitiesStage().config_fingerprint(fixed_context(gold=True))
+    assert with_gold != PINNED_ENTITIES_WITH_GOLD and with_gold == CHANGED_ENTITIES_WITH_GOLD
+    assert with_gold != EntitiesStage().config_fingerprint(fixed_context())  # the gold list still counts
+    hungarian = ChunksStage().config_fingerprint(fixed_context(patterns=UnitPatterns.auto("hu")))
+    assert hungarian != PINNED_CHUNKS_HUNGARIAN_HEADINGS and hungarian == CHANGED_CHUNKS_HUNGARIAN_HEADINGS
+
+
+def test_issue_12_entities_output_fingerprint_unchanged_and_without_gold_list() -> None:
+    stage = EntitiesStage()
+    assert stage.output_fingerprint(fixed_context()) == CHANGED_ENTITIES_OUTPUT != PINNED_ENTITIES_OUTPUT
+    assert stage.output_fingerprint(fixed_context(gold=True)) == CHANGED_ENTITIES_OUTPUT
+
+
+def test_issue_12_every_stage_declares_its_version_and_writes_no_fingerprint() -> None:
+    for stage_class in ALL_STAGES:
+        assert isinstance(stage_class.__dict__.get("version"), int), stage_class.name
+        assert "config_fingerprint" not in stage_class.__dict__, stage_class.name
+    assert (DocumentsStage.version, GraphStage.version) == (2, 2)
+
+
+class _Compute:
+    def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
+        return StageOutput(counts={}, output_fingerprint="")
+
+
+def test_issue_12_stage_without_version_fails_when_defined() -> None:
+    with pytest.raises(TypeError, match=r"stage class Unversioned must set the class attribute 'version'"):
+
+        class Unversioned(_Compute, Stage):
+            name = "unversioned"
+            tables = ("t",)
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, "2", 1.0])
+def test_issue_12_stage_version_must_be_a_positive_int(bad: Any) -> None:
+    with pytest.raises(TypeError, match=rf"Bad must set the class attribute 'version' to a positive int, not {bad!r}"):
+        type("Bad", (_Compute, Stage), {"name": "bad", "version": bad, "tables": ("t",)})
+
+
+def test_issue_12_version_and_config_make_the_fingerprint() -> None:
+    class Knob(_Compute, Stage):
+        name = "knob"
+        version = 1
+        tables = ("t",)
+
+        def config(self, ctx: RunContext) -> dict[str, Any]:
+            return {"window": ctx.settings.ingestion.cooccurrence_window}
+
+    class KnobV2(Knob):
+        version = 2
+
+    ctx = fixed_context()
+    first = Knob().config_fingerprint(ctx)
+    assert KnobV2().config_fingerprint(ctx) != first  # a new version redoes the stage
+    ctx.settings.ingestion.cooccurrence_window = "sentence"
+    assert Knob().config_fingerprint(ctx) != first  # and so does a change of its own settings
+
+
+def test_issue_12_config_may_not_shadow_name_or_version() -> None:
+    class Shadow(_Compute, Stage):
+        name = "shadow"
+        version = 1
+        tables = ("t",)
+
+        def config(self, ctx: RunContext) -> dict[str, Any]:
+            return {"version": 9}
+
+    with pytest.raises(TypeError, match="stage shadow: its config must not set version"):
+        Shadow().config_fingerprint(fixed_context())

@@ -1,0 +1,95 @@
+"""Issue 14, item 4: co-occurrence windows beyond the sentence (paragraph, dialogue turns) on a crafted book."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ingestion.stages.cooccurrences import cooccurrence_pairs
+
+# Two chapters. Chapter one's chunk has three paragraphs; chapter two's chunk one paragraph, two sentences.
+C0 = "Anna met Ben.\n\nCarl spoke.\n  \nDora left."
+C1 = "Ben smiled. Anna laughed."
+C1_START = len(C0) + 2
+
+
+def _tables(spark: Any) -> tuple[Any, Any, Any, Any]:
+    chunks = spark.createDataFrame(
+        [("c0", "d", 0, "u1", 0, C0), ("c1", "d", 1, "u2", C1_START, C1)],
+        "chunk_id string, doc_id string, chunk_index int, unit_id string, start long, text string",
+    )
+    # (entity, chunk, sentence, offset into the document)
+    found = [("anna", "c0", 0, C0.index("Anna")), ("ben", "c0", 0, C0.index("Ben")),
+             ("carl", "c0", 1, C0.index("Carl")), ("dora", "c0", 2, C0.index("Dora")),
+             ("ben", "c1", 0, C1_START + C1.index("Ben")), ("anna", "c1", 1, C1_START + C1.index("Anna"))]
+    rows = [(f"{chunk}:m{start}", entity, chunk, f"{chunk}:s{sentence}", start)
+            for entity, chunk, sentence, start in found]
+    mentions = spark.createDataFrame([(m, c, s) for m, _, c, _, s in rows], "mention_id string, chunk_id string, "
+                                                                              "start long")
+    mention_entities = spark.createDataFrame(
+        [(e, m, "d", c, s) for m, e, c, s, _ in rows],
+        "entity_id string, mention_id string, doc_id string, chunk_id string, sentence_id string",
+    )
+    entities = spark.createDataFrame([("anna", 2), ("ben", 2), ("carl", 1), ("dora", 1)],
+                                     "entity_id string, mention_count long")
+    return mention_entities, chunks, entities, mentions
+
+
+def _counts(spark: Any, window: str) -> dict[tuple[str, str], int]:
+    mention_entities, chunks, entities, mentions = _tables(spark)
+    rows = cooccurrence_pairs(mention_entities, chunks, entities, window, mentions).collect()
+    assert {row.window for row in rows} <= {window}
+    return {(row.src_id, row.dst_id): row["count"] for row in rows}
+
+
+def test_issue_14_sentence_window_counts_shared_sentences(spark: Any) -> None:
+    assert _counts(spark, "sentence") == {("anna", "ben"): 1}
+
+
+def test_issue_14_paragraph_window_counts_shared_paragraphs(spark: Any) -> None:
+    assert _counts(spark, "paragraph") == {("anna", "ben"): 2}
+
+
+def test_issue_14_turns_window_joins_neighbouring_paragraphs_of_one_chapter(spark: Any) -> None:
+    # Carl answers in the paragraph after Anna and Ben's, Dora in the next; the chapter ends before Ben smiles.
+    assert _counts(spark, "turns") == {
+        ("anna", "ben"): 2, ("anna", "carl"): 1, ("ben", "carl"): 1, ("carl", "dora"): 1,
+    }
+
+
+def test_issue_14_chunk_window_counts_shared_chunks(spark: Any) -> None:
+    counts = _counts(spark, "chunk")
+    assert counts[("anna", "ben")] == 2 and counts[("anna", "dora")] == 1 and len(counts) == 6
+
+
+def test_issue_14_turns_weight_is_count_over_mention_geometric_mean(spark: Any) -> None:
+    mention_entities, chunks, entities, mentions = _tables(spark)
+    rows = {(r.src_id, r.dst_id): r for r in cooccurrence_pairs(mention_entities, chunks, entities, "turns",
+                                                                mentions).collect()}
+    assert rows[("anna", "ben")].weight == pytest.approx(2 / (2 * 2) ** 0.5)
+    assert rows[("carl", "dora")].weight == pytest.approx(1.0)
+    assert rows[("anna", "carl")].chunk_ids == ["c0"] and rows[("anna", "carl")].unit_ids == ["u1"]
+
+
+def test_issue_14_unknown_window_names_the_valid_ones(spark: Any) -> None:
+    mention_entities, chunks, entities, mentions = _tables(spark)
+    with pytest.raises(ValueError, match="sentence, paragraph, turns, chunk"):
+        cooccurrence_pairs(mention_entities, chunks, entities, "page", mentions)
+
+
+def test_issue_14_surface_forms_count_the_pronouns_after_each_mention(spark: Any) -> None:
+    from ingestion.stages.entities import surface_forms
+
+    text = "Margaret looked up; she smiled. Her father, Mr Temple, nodded and he left.\n\nMargaret sighed: her turn."
+    chunks = spark.createDataFrame([("c0", 100, text)], "chunk_id string, start long, text string")
+    found = [("Margaret", text.index("Margaret")), ("Mr Temple", text.index("Mr Temple")),
+             ("Margaret", text.rindex("Margaret"))]
+    mentions = spark.createDataFrame(
+        [("c0", 100 + at, 100 + at + len(name), name, "PERSON", "") for name, at in found],
+        "chunk_id string, start long, end long, text string, label string, ent_id string",
+    )
+    forms = {form.text: form for form in surface_forms(mentions, chunks)}
+    # within PRONOUN_WINDOW (60) characters after each mention: "she", "Her", "he" | "her" ; "he", "her"
+    assert (forms["Margaret"].count, forms["Margaret"].she, forms["Margaret"].he) == (2, 3, 1)
+    assert (forms["Mr Temple"].he, forms["Mr Temple"].she) == (1, 1)

@@ -1,0 +1,112 @@
+"""Issue 14, item 2: the default English pipeline is the literary NER shipped in ingestion/models/en_litbank."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ingestion.language_models import default_pipeline, shipped_model_path
+from ingestion.nlp import NlpSpec, build_nlp
+
+LITBANK = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "litbank"
+# The fixed slice of bench/quality_litbank.py (SLICE): the first piece of each book.
+SLICE = ("1023_bleak_house", "155_the_moonstone", "3268_the_mysteries_of_udolpho", "599_vanity_fair")
+# A little under what bench/quality_litbank.py reports for the slice (docs/quality.md).
+SLICE_PEOPLE_F1 = 0.75  # bench/quality_litbank.py: 0.800 (en_core_web_sm: 0.133)
+
+PASSAGE = (
+    "Monsieur Valcourt bowed low to Madame Delacroix, who did not look up from her embroidery. "
+    '"You are late again," said Mlle Berthier, and M. Duroc only laughed. '
+    "Sir Aubrey and Lady Castellane waited by the door while Jean-Baptiste Marcel spoke quietly to Mme. Vautrin. "
+    "Later that evening Delacroix walked alone along the river, thinking of Valcourt."
+)
+PEOPLE = ("Valcourt", "Delacroix", "Berthier", "Duroc", "Aubrey", "Castellane", "Jean-Baptiste Marcel", "Vautrin")
+
+
+@pytest.fixture(scope="module")
+def en_litbank() -> object:
+    return build_nlp(NlpSpec(language="en", model="en_litbank"))
+
+
+def test_issue_14_english_default_is_the_shipped_literary_model() -> None:
+    default = default_pipeline("en")
+    assert default is not None and default.model == "en_litbank"
+    path = shipped_model_path("en_litbank")
+    assert path is not None and (path / "meta.json").is_file()
+    meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+    assert "CC BY 4.0" in meta["license"] and "Bamman" in json.dumps(meta["sources"])
+    # Small enough to ship in the repository.
+    assert sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) < 30 * 2**20
+
+
+def test_issue_14_en_core_web_sm_stays_available_by_setting(tmp_path: Path) -> None:
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from settings.config import load_settings
+
+    tool = GenericNERIngestionTool()
+    tool.set_settings(load_settings(lakehouse={"root": tmp_path}))
+    assert tool.domain_spec().nlp.model == "en_litbank"
+    tool.set_settings(load_settings(lakehouse={"root": tmp_path}, ner={"model": "en_core_web_sm"}))
+    assert tool.domain_spec().nlp.model == "en_core_web_sm"
+
+
+def test_issue_14_french_names_with_honorifics_are_person(en_litbank: object) -> None:
+    doc = en_litbank(PASSAGE)  # type: ignore[operator]
+    people = [e.text for e in doc.ents if e.label_ == "PERSON"]
+    for name in PEOPLE:
+        assert any(name in person for person in people), (name, [(e.text, e.label_) for e in doc.ents])
+    # A title is part of the person, never an entity of its own.
+    assert not [e for e in doc.ents if e.text in {"Monsieur", "Madame", "Mlle", "M.", "Mme."}]
+
+
+def test_issue_14_litbank_slice_people_f1(en_litbank: object) -> None:
+    if not LITBANK.is_dir():
+        pytest.skip(f"LitBank not found at {LITBANK} (../shared/data/litbank)")
+    from ingestion.training.litbank import pieces, read_book
+    from ingestion.training.ner_scores import score_pipeline
+
+    slice_pieces = [next(pieces(read_book(LITBANK, name))) for name in SLICE]
+    names, _ = score_pipeline(en_litbank, slice_pieces)  # type: ignore[arg-type]
+    _, _, f1 = names.counts["people"].prf("exact")
+    assert f1 >= SLICE_PEOPLE_F1
+
+
+def _doc(words: list[str], ents: list[tuple[int, int, str]]) -> object:
+    import spacy
+    from spacy.tokens import Span
+
+    doc = spacy.blank("en").make_doc(" ".join(words))
+    doc.ents = [Span(doc, s, e, label=label) for s, e, label in ents]
+    return doc
+
+
+def _ents(doc: object) -> list[tuple[str, str]]:
+    return [(e.text, e.label_) for e in doc.ents]  # type: ignore[attr-defined]
+
+
+def test_issue_14_name_labels_absorb_titles_and_drop_bare_ones() -> None:
+    from ingestion.name_labels import harmonize
+
+    words = "Mr. Jaggers nodded to Monsieur and Madame Roux .".split()
+    doc = harmonize(_doc(words, [(1, 2, "ORG"), (4, 5, "ORG"), (6, 8, "GPE")]))  # type: ignore[arg-type]
+    assert _ents(doc) == [("Mr. Jaggers", "PERSON"), ("Madame Roux", "PERSON")]
+
+
+def test_issue_14_name_labels_spread_a_titled_name_to_its_bare_mentions() -> None:
+    from ingestion.name_labels import harmonize
+
+    words = "Madame St. Aubert smiled . Later St. Aubert walked home , said Agnes .".split()
+    doc = harmonize(  # type: ignore[arg-type]
+        _doc(words, [(0, 3, "PERSON"), (6, 8, "GPE"), (12, 13, "LOC")])
+    )
+    assert _ents(doc) == [("Madame St. Aubert", "PERSON"), ("St. Aubert", "PERSON"), ("Agnes", "PERSON")]
+
+
+def test_issue_14_name_labels_make_places_of_named_places() -> None:
+    from ingestion.name_labels import harmonize
+
+    words = "They lived in Surrey near Chiswick Mall , and Surrey was green .".split()
+    doc = harmonize(_doc(words, [(3, 4, "PERSON"), (5, 7, "PERSON"), (9, 10, "PERSON")]))  # type: ignore[arg-type]
+    assert _ents(doc) == [("Surrey", "GPE"), ("Chiswick Mall", "FAC"), ("Surrey", "GPE")]

@@ -1,0 +1,129 @@
+"""Issue 14, item 3: who's who without an alias table — crafted surface forms, one naming case per test."""
+
+from __future__ import annotations
+
+from ingestion.entity_ids import carry_over_ids
+from ingestion.names import gender_of_titles, genders_compatible, given_name_variant
+from ingestion.resolution import ResolvedEntity, SurfaceForm, resolve_entities
+
+
+def _resolve(*forms: tuple[str, int], label: str = "PERSON") -> dict[str, ResolvedEntity]:
+    entities, _ = resolve_entities([SurfaceForm(text, label, n) for text, n in forms], language="en")
+    return {alias: entity for entity in entities for alias in entity.aliases}
+
+
+def test_issue_14_gendered_titles_and_their_variants() -> None:
+    assert gender_of_titles(["monsieur"]) == gender_of_titles(["m."]) == gender_of_titles(["mr"]) == "m"
+    assert gender_of_titles(["mme"]) == gender_of_titles(["madame"]) == gender_of_titles(["mrs."]) == "fm"
+    assert gender_of_titles(["mlle"]) == gender_of_titles(["mademoiselle"]) == gender_of_titles(["miss"]) == "fu"
+    assert gender_of_titles(["princess"]) == gender_of_titles(["sister"]) == "f"
+    assert gender_of_titles(["general"]) == gender_of_titles([]) == ""
+    assert genders_compatible("f", "fm") and not genders_compatible("fm", "fu") and not genders_compatible("m", "f")
+
+
+def test_issue_14_honorific_variants_are_one_person() -> None:
+    index = _resolve(("M. Gillenormand", 20), ("Monsieur Gillenormand", 50), ("Mme Magloire", 4),
+                     ("Madame Magloire", 9), ("Mlle Baptistine", 3), ("Mademoiselle Baptistine", 8),
+                     ("Sister Simplice", 6), ("Simplice", 2))
+    assert index["M. Gillenormand"].entity_id == index["Monsieur Gillenormand"].entity_id
+    assert index["Mme Magloire"].entity_id == index["Madame Magloire"].entity_id
+    assert index["Mlle Baptistine"].entity_id == index["Mademoiselle Baptistine"].entity_id
+    assert index["Sister Simplice"].entity_id == index["Simplice"].entity_id
+
+
+def test_issue_14_father_and_daughter_namesakes_stay_two_and_the_bare_name_joins_the_dominant() -> None:
+    index = _resolve(("Monsieur Gillenormand", 50), ("M. Gillenormand", 20), ("Mademoiselle Gillenormand", 15),
+                     ("Gillenormand", 90))
+    father, daughter = index["Monsieur Gillenormand"], index["Mademoiselle Gillenormand"]
+    assert father.entity_id != daughter.entity_id
+    assert index["Gillenormand"].entity_id == father.entity_id  # 160 mentions against 15
+    # their canonical names keep the title: the surname alone is both of theirs
+    assert father.canonical_name == "Monsieur Gillenormand"
+    assert daughter.canonical_name == "Mademoiselle Gillenormand"
+
+
+def test_issue_14_mr_mrs_and_miss_are_three_people_and_an_even_bare_surname_stays_apart() -> None:
+    index = _resolve(("Mr. Bennet", 30), ("Mrs. Bennet", 28), ("Miss Bennet", 10), ("Bennet", 6))
+    ids = {index[name].entity_id for name in ("Mr. Bennet", "Mrs. Bennet", "Miss Bennet", "Bennet")}
+    assert len(ids) == 4
+
+
+def test_issue_14_a_titled_surname_never_joins_a_full_name_of_unknown_sex() -> None:
+    index = _resolve(("Charlotte Temple", 5), ("Charlotte", 30), ("Mr. Temple", 8), ("Captain Eldridge", 4),
+                     ("Miss Eldridge", 6))
+    assert index["Charlotte"].entity_id == index["Charlotte Temple"].entity_id
+    assert index["Mr. Temple"].entity_id != index["Charlotte Temple"].entity_id
+    assert index["Captain Eldridge"].entity_id != index["Miss Eldridge"].entity_id
+
+
+def test_issue_14_first_name_full_name_and_surname_attach_when_unambiguous() -> None:
+    index = _resolve(("Jean Valjean", 20), ("Valjean", 100), ("Jean", 60), ("Jean Prouvaire", 3),
+                     ("John Smith", 10), ("Tom Smith", 8), ("Smith", 20))
+    valjean = index["Jean Valjean"]
+    assert index["Valjean"].entity_id == valjean.entity_id
+    assert index["Jean"].entity_id == valjean.entity_id  # Jean Valjean outweighs Jean Prouvaire many times over
+    assert valjean.canonical_name == "Jean Valjean"
+    # two brothers: the shared surname stays apart, each first name stays with its own full name
+    assert len({index[n].entity_id for n in ("John Smith", "Tom Smith", "Smith")}) == 3
+
+
+def test_issue_14_the_title_a_first_name_carries_chooses_among_full_names() -> None:
+    index = _resolve(("Prince Andrew", 700), ("Andrew", 280), ("Prince Andrew Bolkonski", 3), ("Andrew Bolkonski", 3),
+                     ("Andrew Kaysarov", 1), ("Kaysarov", 7))
+    andrew = index["Prince Andrew"]
+    assert {index[n].entity_id for n in ("Andrew", "Prince Andrew Bolkonski", "Andrew Bolkonski")} == {andrew.entity_id}
+    assert index["Andrew Kaysarov"].entity_id != andrew.entity_id
+    assert andrew.canonical_name == "Andrew Bolkonski"
+
+
+def test_issue_14_nicknames_and_possessives() -> None:
+    assert given_name_variant("elizabeth", "lizzy") and not given_name_variant("elizabeth", "mary")
+    index = _resolve(("Elizabeth Bennet", 6), ("Lizzy", 12), ("Tommy", 9), ("Thomas Beresford", 3),
+                     ("Natasha", 40), ("Natasha's", 7), ("Aunt Polly", 10), ("Mary", 5))
+    assert index["Lizzy"].entity_id == index["Elizabeth Bennet"].entity_id
+    assert index["Tommy"].entity_id == index["Thomas Beresford"].entity_id
+    assert index["Natasha's"].entity_id == index["Natasha"].entity_id
+    # a nickname names the bearer of the full name, never another nickname's bearer
+    assert index["Mary"].entity_id != index["Aunt Polly"].entity_id
+
+
+def test_issue_14_all_caps_and_line_broken_forms() -> None:
+    index = _resolve(("PIERRE", 3), ("Pierre", 50), ("Pierre\nBezukhov", 2), ("CHAPTER XI\n\nAnatole Kuragin", 1),
+                     ("Anatole Kuragin", 4), ("Anatole", 20))
+    pierre = index["PIERRE"]
+    assert index["Pierre"].entity_id == index["Pierre\nBezukhov"].entity_id == pierre.entity_id
+    assert pierre.canonical_name == "Pierre Bezukhov"
+    anatole = index["Anatole"]
+    assert anatole.canonical_name == "Anatole Kuragin"
+    assert index["CHAPTER XI\n\nAnatole Kuragin"].entity_id != anatole.entity_id  # a heading glued to a name
+    moscow = _resolve(("MOSCOW", 4), label="GPE")["MOSCOW"]
+    assert moscow.canonical_name == "Moscow"  # seen only in capitals: title case, never the heading's capitals
+
+
+def test_issue_14_ids_survive_a_new_canonical_name() -> None:
+    before, mapping = resolve_entities([SurfaceForm("Pierre", "PERSON", 40)], language="en")
+    grown = [SurfaceForm("Pierre", "PERSON", 45), SurfaceForm("Pierre Bezukhov", "PERSON", 3),
+             SurfaceForm("Moscow", "GPE", 4)]
+    fresh, fresh_mapping = resolve_entities(grown, language="en")
+    assert {e.canonical_name for e in fresh} == {"Pierre Bezukhov", "Moscow"}
+    previous = [(e.entity_id, e.label, list(e.aliases)) for e in before]
+    after, after_mapping = carry_over_ids(fresh, fresh_mapping, previous)
+    pierre = next(e for e in after if e.canonical_name == "Pierre Bezukhov")
+    assert pierre.entity_id == before[0].entity_id == mapping[("Pierre", "PERSON")]
+    assert after_mapping[("Pierre Bezukhov", "PERSON")] == pierre.entity_id
+    moscow = next(e for e in after if e.canonical_name == "Moscow")
+    assert moscow.entity_id == fresh_mapping[("Moscow", "GPE")]  # new entities keep their fresh ids
+    assert carry_over_ids(fresh, fresh_mapping, []) == (fresh, fresh_mapping)
+
+
+def test_issue_14_pronouns_after_a_name_tell_its_sex_where_no_title_does() -> None:
+    def forms(she: int) -> list[SurfaceForm]:
+        return [SurfaceForm("Margaret", "PERSON", 40, she=she), SurfaceForm("Margaret Hale", "PERSON", 3),
+                SurfaceForm("Miss Hale", "PERSON", 6), SurfaceForm("Charlotte Temple", "PERSON", 5, she=she),
+                SurfaceForm("Mr. Temple", "PERSON", 8)]
+
+    for she, joined in ((0, False), (12, True)):
+        entities, _ = resolve_entities(forms(she), language="en")
+        index = {alias: entity.entity_id for entity in entities for alias in entity.aliases}
+        assert (index["Miss Hale"] == index["Margaret Hale"]) is joined  # "Margaret … she": Miss Hale is her
+        assert index["Mr. Temple"] != index["Charlotte Temple"]  # unknown, or known to be a woman: never him
