@@ -199,12 +199,54 @@ def _trusted(match: Any) -> bool:
     return True
 
 
-def excerpt(text: str, limit: int = PASSAGE_CHARS) -> str:
-    """``text`` on one line, cut at a word boundary near ``limit`` characters."""
+def excerpt(text: str, limit: int = PASSAGE_CHARS, names: Sequence[Sequence[str]] = ()) -> str:
+    """``text`` on one line, cut at a word boundary near ``limit`` characters.
+
+    ``names`` (one group of names per entity, e.g. each one's canonical name and aliases): the excerpt shows the part
+    of a longer text where the most of those entities are named together, starting at that sentence, so that the
+    evidence of "X's closest companion is Y" names both rather than whatever the chunk happens to begin with.
+    """
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
-    return flat[:limit].rsplit(" ", 1)[0] + " …"
+    start = _focus_start(text, limit, name_spans(text, names)) if names else 0
+    flat = " ".join(text[start:].split())
+    prefix = "… " if start > 0 else ""
+    if len(flat) <= limit:
+        return prefix + flat
+    return prefix + flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def name_spans(text: str, names: Sequence[Sequence[str]]) -> list[tuple[int, int, int]]:
+    """``(start, end, group)`` of every whole-word occurrence in ``text`` of a name of each group."""
+    spans: list[tuple[int, int, int]] = []
+    for group, group_names in enumerate(names):
+        words = sorted({n.strip() for n in group_names if n and n.strip()}, key=len, reverse=True)
+        if not words:
+            continue
+        pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
+        spans.extend((m.start(), m.end(), group) for m in pattern.finditer(text))
+    return sorted(spans)
+
+
+def _focus_start(text: str, limit: int, spans: Sequence[tuple[int, int, int]]) -> int:
+    """Where a ``limit``-character window holding the most groups (then the most names, then the earliest) starts,
+    moved back to the start of its sentence when that costs less than a quarter of the window."""
+    if not spans:
+        return 0
+    best: tuple[tuple[int, int, int], int] | None = None
+    for first, _, _ in spans:
+        inside = [s for s in spans if first <= s[0] and s[1] <= first + limit * 3 // 4]
+        key = (len({g for *_, g in inside}), len(inside), -first)
+        if best is None or key > best[0]:
+            best = (key, first)
+    assert best is not None
+    first = best[1]
+    floor = max(0, first - limit // 4)
+    boundary = max(text.rfind(mark, floor, first) for mark in (". ", "! ", "? ", "\n", "\u201d "))
+    if boundary >= 0:
+        return boundary + 1
+    return 0 if first <= limit // 4 else first
 
 
 def cite(retriever: ChunkRetriever | None, chunk_id: str, fallback: str = "") -> str:
@@ -217,9 +259,11 @@ def cite(retriever: ChunkRetriever | None, chunk_id: str, fallback: str = "") ->
     return " › ".join(p for p in (fallback, chunk_id) if p)
 
 
-def evidence(retriever: ChunkRetriever | None, passages: Sequence[Any]) -> list[TextAnswer]:
-    """Passages (``graph.results.Passage``) as cited TextAnswers for the user."""
-    return [TextAnswer(excerpt(p.text), source=cite(retriever, p.chunk_id, p.unit_title)) for p in passages]
+def evidence(retriever: ChunkRetriever | None, passages: Sequence[Any],
+             names: Sequence[Sequence[str]] = ()) -> list[TextAnswer]:
+    """Passages (``graph.results.Passage``) as cited TextAnswers for the user, each excerpt where ``names`` meet."""
+    return [TextAnswer(excerpt(p.text, names=names), source=cite(retriever, p.chunk_id, p.unit_title))
+            for p in passages]
 
 
 def with_sources(lang: str, lines: Sequence[str], docs: Sequence[TextAnswer]) -> str:

@@ -175,7 +175,7 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         if rest:
             listed = ", ".join(f"{r.target.canonical_name} ({r.count})" for r in rest)
             lines.append(phrase(lang, "others", names=listed))
-        return lines, self._chunk_evidence(top.chunk_ids)
+        return lines, self._chunk_evidence(top.chunk_ids, names=[self._names(entity), self._names(top.target)])
 
     def connection(self, a: Any, b: Any, lang: str) -> tuple[list[str], list[TextAnswer]]:
         """The shortest path between two entities, with the passages of each hop."""
@@ -189,8 +189,13 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         else:
             via = " → ".join(e.canonical_name for e in path.entities)
             line = phrase(lang, "path_via", a=a.canonical_name, b=b.canonical_name, via=via, hops=len(path.hops))
-        passages = [p for hop in path.hops for p in hop.passages[:EVIDENCE]]
-        return [line], evidence(self._retriever, passages)
+        docs = [
+            doc
+            for hop in path.hops
+            for doc in evidence(self._retriever, hop.passages[:EVIDENCE],
+                                names=[self._names(self.graph.get_entity(i)) for i in (hop.source_id, hop.target_id)])
+        ]
+        return [line], docs
 
     def timeline(self, entity: Any, lang: str) -> tuple[list[str], list[TextAnswer]]:
         """The entity unit by unit: mentions and whom it meets there."""
@@ -211,12 +216,18 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         company = self.companions(entity)[:3]
         if company:
             lines.append(phrase(lang, "companions_of", names=", ".join(r.target.canonical_name for r in company)))
-        return lines, evidence(self._retriever, self.graph.mentions(entity.entity_id, limit=EVIDENCE))
+        return lines, evidence(self._retriever, self.graph.mentions(entity.entity_id, limit=EVIDENCE),
+                               names=[self._names(entity)])
 
-    def _chunk_evidence(self, chunk_ids: Sequence[str]) -> list[TextAnswer]:
+    def _names(self, entity: Any) -> list[str]:
+        """The entity's canonical name and aliases (an ``EntityRef`` carries no aliases: read its node)."""
+        node = entity if hasattr(entity, "aliases") else self.graph.get_entity(entity.entity_id)
+        return [node.canonical_name, *node.aliases]
+
+    def _chunk_evidence(self, chunk_ids: Sequence[str], names: Sequence[Sequence[str]] = ()) -> list[TextAnswer]:
         if self._retriever is None:
             return []
-        return [TextAnswer(excerpt(self._retriever.get(c).text), source=cite(self._retriever, c))
+        return [TextAnswer(excerpt(self._retriever.get(c).text, names=names), source=cite(self._retriever, c))
                 for c in chunk_ids[:EVIDENCE]]
 
 

@@ -388,3 +388,21 @@ def test_issue_12_the_chat_side_needs_only_a_graph_reader(graph: EmbeddedGraphSt
     for question in ("Who is Pierre's closest companion?", "How are Natasha and Nicholas connected?"):
         assert _ask(reading, question).content == _ask(platform, question).content
     assert {"find_entity", "neighbours", "shortest_path"} <= set(reader.calls)
+
+
+def test_evidence_excerpt_shows_where_both_companions_are_named() -> None:
+    from tools.analysis.common import excerpt
+
+    filler = "The tide came in and went out again while the gulls argued over the quay. " * 6
+    text = filler + "At noon Anna Berg met Carl Dahl at the harbour steps. They talked of ships. " + filler
+    head = excerpt(text, 160)
+    assert "Anna" not in head and head.startswith("The tide")
+    focused = excerpt(text, 160, names=[["Anna Berg", "Anna"], ["Carl Dahl", "Carl"]])
+    assert focused.startswith("… At noon Anna Berg met Carl Dahl") and focused.endswith(" …")
+    assert len(focused) <= 160 + 4
+    # Only one of the two named: the window starts at its sentence; neither named: the text's head, as before.
+    assert excerpt(text, 160, names=[["Carl"], ["Zoltan"]]).startswith("… At noon Anna Berg met Carl Dahl")
+    assert excerpt(text, 160, names=[["Zoltan"]]) == head
+    # Whole words only: "Ann" is not found inside "Anna"; a short text is returned whole.
+    assert excerpt(text, 160, names=[["Ann"]]) == head
+    assert excerpt("Anna met Carl.", 160, names=[["Carl"]]) == "Anna met Carl."
