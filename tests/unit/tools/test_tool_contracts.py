@@ -70,7 +70,7 @@ def test_r_prio_5_priority_max_is_java_integer_max_value():
 
 
 def test_r_plug_1_tool_with_required_constructor_argument_fails_at_class_definition():
-    with pytest.raises(TypeError, match=r"NeedsArgs.*no-argument constructor.*\['store'\]"):
+    with pytest.raises(TypeError, match=r"NeedsArgs.*no-argument constructor.*\['store'\]") as info:
 
         class NeedsArgs(ChatbotTool):
             name = "needs_args"
@@ -80,6 +80,8 @@ def test_r_plug_1_tool_with_required_constructor_argument_fails_at_class_definit
 
             def execute_with_result(self, *args):
                 return None
+
+    assert isinstance(info.value, ToolContractError) and info.value.tool_name.endswith("NeedsArgs")
 
 
 def test_r_plug_1_optional_constructor_arguments_are_allowed():
