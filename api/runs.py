@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.problems import ProblemError
 from api.security import confine_path
 from api.state import INTERRUPTED, StateStore
-from settings.config import PROJECT_ROOT, CsillagSettings
+from settings.config import PROJECT_ROOT, CsillagSettings, lakehouse_path
 from tools.ingestion import IngestionResult, StageReport
 
 logger = logging.getLogger(__name__)
@@ -151,6 +151,12 @@ class RunManager:
             str(confine_path(raw, self.roots, field=f"inputs.{i}")) for i, raw in enumerate(request.inputs)
         ]
         lake_raw = request.lakehouse if request.lakehouse is not None else str(self.settings.lakehouse.root)
+        try:  # an s3a:// root would otherwise pass as a relative folder named "s3a:"
+            lake_raw = str(lakehouse_path(lake_raw))
+        except ValueError as exc:
+            raise ProblemError(
+                422, f"lakehouse {lake_raw!r}: {exc}", errors=[{"loc": ["body", "lakehouse"], "msg": "unsupported URI"}]
+            ) from None
         lakehouse = confine_path(lake_raw, self.roots, field="lakehouse", must_exist=False)
         return inputs, lakehouse, stages
 

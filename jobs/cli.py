@@ -18,7 +18,6 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import click
@@ -30,7 +29,7 @@ from jobs.cli_tasks import tasks
 from jobs.summary import summary
 from settings.config import CsillagSettings
 from tools.ask import ask_command
-from tools.cli import EXIT_FAILED, Group, cli_settings, fail, run
+from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_root, run
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +70,7 @@ def status(ctx: click.Context, lakehouse: str | None, as_json: bool, top: int) -
     from jobs.status import lakehouse_status, render_status
 
     settings = settings_from(ctx)
-    root = Path(lakehouse) if lakehouse else settings.lakehouse.root
+    root = lakehouse_root(lakehouse, settings)
     if not root.exists():
         fail(f"lakehouse {root} does not exist; run `csillag pipeline` first or pass --lakehouse")
     report = lakehouse_status(root, graph_store=settings.graph.store)
@@ -103,7 +102,7 @@ def vacuum(
     from jobs.common import EXIT_BUSY
 
     settings = settings_from(ctx)
-    root = Path(lakehouse) if lakehouse else settings.lakehouse.root
+    root = lakehouse_root(lakehouse, settings)
     hours = retention_hours if retention_hours is not None else settings.lakehouse.retention_hours
     try:
         report = vacuum_lakehouse(root, retention_hours=hours, dry_run=dry_run, wait_seconds=wait_seconds)

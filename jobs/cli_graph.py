@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from tools.cli import EXIT_FAILED, Group, cli_settings, fail
+from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_root
 
 logger = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ def _graph_data(ctx: click.Context, lakehouse: str | None) -> Any:
     from graph.errors import GraphDataError
     from graph.model import GraphData
 
-    root = Path(lakehouse) if lakehouse else cli_settings(ctx).lakehouse.root
+    root = lakehouse_root(lakehouse, cli_settings(ctx))
     try:
         return GraphData.from_lakehouse(root)
     except GraphDataError as exc:
@@ -91,7 +91,7 @@ def graph_load(ctx: click.Context, lakehouse: str | None) -> None:
     from graph.loading import load_into_neo4j
 
     settings = cli_settings(ctx)
-    root = Path(lakehouse) if lakehouse else settings.lakehouse.root
+    root = lakehouse_root(lakehouse, settings)
     try:
         done = load_into_neo4j(root, settings.neo4j, published=True)
     except GraphStoreError as exc:

@@ -141,7 +141,7 @@ def run_ingestion(
 
     overrides: dict[str, Any] = {}
     if lakehouse:
-        overrides["lakehouse"] = {"root": Path(lakehouse)}
+        overrides["lakehouse"] = {"root": lakehouse}  # the text: a URI must reach the check unfolded
     if master:
         overrides["spark"] = {"master": master}
     settings = cli_settings(ctx, config, **overrides)

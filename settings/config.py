@@ -37,18 +37,52 @@ MEMORY_RE = re.compile(r"^[1-9][0-9]*([kmgtp]b?|b)?$", re.IGNORECASE)
 MEMORY_ACCEPTED = "a whole number with a unit, e.g. 512m or 2g"
 
 
+# A URI scheme ("s3a://", "hdfs://", "file://"): pathlib would fold "s3a://b/lh" into the local folder "s3a:/b/lh".
+_URI_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def lakehouse_path(value: str | os.PathLike[str]) -> Path:
+    """A lakehouse root as a local path: a path or a ``file://`` URI; any other URI is refused with one line.
+
+    Object stores and HDFS are not supported yet (issue 16): the stage markers, the lock and the driver's Delta commits
+    use the local file system, so an ``s3a://`` root used to be written, silently, into a local folder named ``s3a:``.
+
+    Raises:
+        ValueError: for a remote URI, naming it and what is accepted.
+    """
+    text = os.fspath(value)
+    match = _URI_SCHEME.match(text)
+    if match is None:
+        return Path(text)
+    scheme = match.group(1).lower()
+    if scheme == "file":
+        return Path(text[len(match.group(0)):] or "/")
+    raise ValueError(
+        f"{scheme}:// is not supported yet; csillag writes its lakehouse to a local or mounted file system (a path "
+        "or file://…): mount the bucket or share and give its local path"
+    )
+
+
 class LakehouseSettings(BaseModel):
     """Where the Delta tables, the stage markers and the rejects live."""
 
     model_config = ConfigDict(extra="forbid")
 
-    root: Path = Field(default=Path("lakehouse"), description="Folder (or URI) under which every table is written.")
+    root: Path = Field(
+        default=Path("lakehouse"), description="Folder (or file:// URI) under which every table is written."
+    )
     retention_hours: int = Field(
         default=168,
         ge=0,
         description="`csillag vacuum` deletes data files that no table version of the last N hours needs; older "
         "versions can then no longer be read (time travel). Delta's default: 168 (7 days).",
     )
+
+
+    @field_validator("root", mode="before")
+    @classmethod
+    def _check_root(cls, value: Any) -> Any:
+        return lakehouse_path(value) if isinstance(value, str | os.PathLike) else value
 
 
 class SparkSettings(BaseModel):

@@ -19,7 +19,6 @@ import logging
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TextIO
 
 import click
@@ -88,7 +87,7 @@ def ask_command(ctx: click.Context, question: str | None, lakehouse: str | None,
     streams = ctx.find_object(dict) or {}
     out: TextIO = streams.get("out") or sys.stdout
     inp: TextIO = streams.get("inp") or sys.stdin
-    settings = cli_settings(ctx, config, **({"lakehouse": {"root": Path(lakehouse)}} if lakehouse else {}))
+    settings = cli_settings(ctx, config, **({"lakehouse": {"root": lakehouse}} if lakehouse else {}))
     try:
         platform, services = build_platform(settings, domain)
     except ConfigError as exc:

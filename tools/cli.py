@@ -12,11 +12,12 @@ from __future__ import annotations
 import logging
 import logging.config
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 
-from settings.config import PROJECT_ROOT, CsillagSettings, load_settings
+from settings.config import PROJECT_ROOT, CsillagSettings, lakehouse_path, load_settings
 from settings.errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,17 @@ class CliError(click.ClickException):
     def show(self, file: Any = None) -> None:
         """One line, no usage text."""
         click.echo(f"csillag: {self.message}", err=True)
+
+
+def lakehouse_root(raw: str | None, settings: CsillagSettings) -> Path:
+    """A ``--lakehouse`` option's root, else ``lakehouse.root``; an unsupported URI (``s3a://…``) ends the command
+    with one line instead of becoming a local folder named ``s3a:``."""
+    if not raw:
+        return Path(settings.lakehouse.root)
+    try:
+        return lakehouse_path(raw)
+    except ValueError as exc:
+        fail(f"--lakehouse {raw!r}: {exc}")
 
 
 def fail(message: str, exit_code: int = EXIT_USAGE) -> NoReturn:
