@@ -111,9 +111,30 @@ def _nickname_pairs() -> frozenset[tuple[str, str]]:
     return frozenset((name, nick) for name, nicks in lookup.items() for nick in nicks if name != nick)
 
 
-def given_name_variant(a: str, b: str) -> bool:
-    """Whether two different casefolded given names are a name and one of its nicknames ("elizabeth", "lizzy")."""
+# Hungarian diminutive endings (unaccented, as in match keys): Gergő, Jancsi, Évica, Vicuska, Katika, Ferkó …
+_HU_PET_ENDINGS = ("o", "i", "ka", "ke", "ko", "ci", "csi", "cska", "cske", "us", "uska", "ica", "ika", "ike", "ca", "ce")
+
+
+def hungarian_pet_name(a: str, b: str) -> bool:
+    """Whether one of two match-keyed given names is a Hungarian pet form of the other ("gergo", "gergely").
+
+    Word formation, not a list: the pet form is the name's first four letters or more ("gerg"), or for a short
+    name its stem without the final vowel ("ev" of "eva"), followed by a diminutive ending ("-ő", "-ica"). Shorter
+    stems are not trusted: "Mari" is not "Márton" (the accents are gone from match keys).
+    """
+    for pet, name in ((a, b), (b, a)):
+        stems = [name[:k] for k in range(4, len(name) + 1)]
+        if name[-1:] in "aeiou" and len(name) >= 3:
+            stems.append(name[:-1])
+        if any(pet.startswith(stem) and pet[len(stem):] in _HU_PET_ENDINGS for stem in stems):
+            return True
+    return False
+
+
+def given_name_variant(a: str, b: str, language: str = "en") -> bool:
+    """Whether two different casefolded given names are a name and one of its nicknames ("elizabeth", "lizzy"; in
+    Hungarian also by word formation, ``hungarian_pet_name``)."""
     if a == b:
         return False
     pairs = _nickname_pairs()
-    return (a, b) in pairs or (b, a) in pairs
+    return (a, b) in pairs or (b, a) in pairs or (language == "hu" and hungarian_pet_name(a, b))

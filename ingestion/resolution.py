@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from ingestion.alias_table import AliasEntry, AliasTable, AliasTableError
@@ -136,13 +136,22 @@ class _Group:
 
 
 def resolve_entities(
-    forms: Iterable[SurfaceForm], *, language: str, alias_table: AliasTable | None = None, min_count: int = 1
+    forms: Iterable[SurfaceForm],
+    *,
+    language: str,
+    alias_table: AliasTable | None = None,
+    min_count: int = 1,
+    sentence_openers: Collection[str] = frozenset(),
 ) -> tuple[list[ResolvedEntity], dict[tuple[str, str], str]]:
     """Resolve surface forms into canonical entities.
 
     Returns the entities (sorted by id) and the mapping (surface text, label) -> entity_id for every input form
     kept. A surface text is kept when its mentions over all labels number at least ``min_count`` and something
     is left of it after cleaning. The result depends only on the set of forms, never on their order.
+
+    ``sentence_openers`` are words the corpus capitalises only where a sentence starts and otherwise writes in
+    lowercase (``sentence_openers``): the first word of a name that is one of them was glued on by the NER
+    ("Ránézett Gergely", *he looked at him, Gergely*) and is dropped.
     """
     check_language(language)
     table = alias_table or AliasTable(())
@@ -151,7 +160,7 @@ def resolve_entities(
     for form in forms:
         by_text[form.text][form.label] += form.count
         pronouns[form.text].update(he=form.he, she=form.she)
-    parsed = [_parse(text, labels, language) for text, labels in sorted(by_text.items())]
+    parsed = [_parse(text, labels, language, sentence_openers) for text, labels in sorted(by_text.items())]
     for item in parsed:
         item.pronouns = pronouns[item.text]
     parsed = [form for form in parsed if form.display]
@@ -172,8 +181,21 @@ def resolve_entities(
     return _build(groups, roots)
 
 
-def _parse(text: str, labels: Counter[str], language: str) -> _Form:
+def opener_candidates(forms: Iterable[SurfaceForm], language: str) -> set[str]:
+    """The capitalised first words of the multi-word forms: the words whose casing the corpus is asked about."""
+    out = set()
+    for form in forms:
+        words = _strip_descriptions(clean_surface(form.text, language), language).split()
+        if len(words) > 1 and words[0][:1].isupper():
+            out.add(words[0])
+    return out
+
+
+def _parse(text: str, labels: Counter[str], language: str, sentence_openers: Collection[str] = ()) -> _Form:
     display = _strip_descriptions(clean_surface(text, language), language)
+    words = display.split()
+    if len(words) > 1 and words[0] in sentence_openers:
+        display = " ".join(words[1:])
     return _Form(text=text, labels=labels, display=display, tokens=display.casefold().split(), language=language)
 
 
@@ -246,11 +268,22 @@ def _places(forms: list[_Form]) -> set[str]:
     Seen twice *as a place*, and more often as a place than as a person: one GPE label of "Mikhaylovna" beside one
     PERSON label must not make "Anna Mikhaylovna" a place-glued span.
     """
+    # Nor a word that recurs in a person's full name at least half as often as it is a place: many surnames are
+    # place names (Hungarian ones by origin: "Cecey" from Cece), and the NER tags the lone surname as a place
+    # ("Bornemissza" beside "Bornemissza Gergely"); "Moscow Pierre", twice beside Moscow's hundreds, stays glued.
+    in_full_names: Counter[str] = Counter()
+    for form in forms:
+        if form.family == "PERSON" and len(form.tokens) > 1:
+            for token in set(form.tokens):
+                in_full_names[token] += form.count
     places = set()
     for form in forms:
         if form.family == "LOC" and len(form.tokens) == 1:
             as_place = sum(n for label, n in form.labels.items() if label_family(label) == "LOC")
             as_person = sum(n for label, n in form.labels.items() if label_family(label) == "PERSON")
+            named = in_full_names[form.tokens[0]]
+            if named >= MIN_ANCHOR_SUPPORT and 2 * named >= as_place:
+                continue
             if as_place >= 2 and as_place > as_person:
                 places.add(form.tokens[0])
     return places
@@ -336,10 +369,21 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             # Mortimer"); a given name fits too many one-offs ("Comte Pierre Besouhoff", once, in a letter)
             return True
         words = groups[other].name_tokens
-        # a one-off ending in a word that opens recurring full names is two names glued ("Natasha Pierre")
-        return words[-1] not in openers and all(owners[word] - {other} for word in words if word not in part)
+        # a one-off whose surname is a given name of recurring full names is two names glued ("Natasha Pierre";
+        # in Hungarian order "Jancsi Gergely", from "Jancsi, Gergely")
+        return words[-1 - given] not in given_names and all(owners[word] - {other} for word in words if word not in part)
 
     given = -1 if language == "hu" else 0  # where the given name stands: "Pierre Bezukhov", "Cecey Éva"
+    # Each word's usual role, by the mentions of the recurring full names that have it as given name or surname:
+    # "Gergely" is a given name ("Bornemissza Gergely", 22) though NER also glued "Gergely Dobó" (2).
+    roles: dict[str, Counter[int]] = defaultdict(Counter)
+    for i in people:
+        words = groups[i].name_tokens
+        if len(words) > 1 and support[i] >= MIN_ANCHOR_SUPPORT:
+            roles[words[given]][given] += support[i]
+            roles[words[-1 - given]][-1 - given] += support[i]
+    given_names = {word for word, tally in roles.items() if tally[given] >= tally[-1 - given]}
+    surnames = set(roles) - given_names
     # The sex of given names, from their titled uses in the book: a titled name of several words ("Miss Charlotte
     # Temple"), or a titled lone word that opens recurring full names ("Monsieur Pierre").
     given_genders: dict[str, set[str]] = defaultdict(set)
@@ -357,6 +401,25 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         sex = pronoun_gender(tally["he"], tally["she"])
         if sex:
             given_genders[word].add(sex)
+
+    # Hungarian given names are shared by more of a book's people ("István": Dobó, Mekcsey, Zoltay …), so a lone
+    # one joins a dominant full name only when the others are one-offs of families the book hardly names.
+    lone_mentions: Counter[str] = Counter()
+    for i in people:
+        if len(groups[i].name_tokens) == 1:
+            lone_mentions[groups[i].name_tokens[0]] += groups[i].count
+
+    def surname_of(home: int) -> str:
+        words = groups[home].name_tokens
+        return words[-1 - given] if len(words) > 1 else ""
+
+    def established(home: int, beside: int) -> bool:
+        """Whether ``home`` is a person of another family than ``beside`` whom the book names more than once."""
+        surname = surname_of(home)
+        # "Bornemissza Gergő" beside "Bornemissza Gergely", or beside a lone "Gergely": maybe the same person
+        if not surname_of(beside) or surname == surname_of(beside):
+            return False
+        return support[home] >= MIN_ANCHOR_SUPPORT or lone_mentions[surname] >= MIN_ANCHOR_SUPPORT
 
     def fits(index: int, other: int) -> str:
         """How ``other`` can hold ``index``: "given" (the name, its given name, a nickname), "family", "maybe" (a
@@ -384,7 +447,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         # A nickname names the bearer of the full given name ("Tommy": Thomas Beresford). A lone name and a lone
         # variant are one person only when one of them is rare beside the other ("Josephine", twice, beside "Jo");
         # two names both in common use are two people ("Mary" and "Aunt Polly").
-        if len(part) == 1 and given_name_variant(part[0], full[given]) and credible(other, part):
+        if len(part) == 1 and given_name_variant(part[0], full[given], language) and credible(other, part):
             if len(full) > 1 or DOMINANCE * min(mass[index], mass[root(other)]) <= max(mass[index], mass[root(other)]):
                 return "given"
         return ""
@@ -424,7 +487,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         kinds = {other: fits(index, other) for other in people}
         matches = [other for other, kind in kinds.items() if kind]
         if len(tokens) == 1:
-            matches = _in_usual_role(tokens[0], matches, groups, lambda i: support[root(i)])
+            position = -1 - given if tokens[0] in surnames else given
+            matches = _in_usual_role(tokens[0], matches, groups, lambda i: support[root(i)], position)
         own = genders[index]
         homes = sorted(
             {root(other) for other in matches}
@@ -434,11 +498,12 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         titled = [home for home in homes if titles[index] <= titles[home]]
         if titles[index] and titled:
             homes = titled
-        # (English only for now: Hungarian given names are shared by more of a book's people: "István")
         given_only = all(kinds[other] == "given" for other in matches if root(other) in homes)
-        if language == "en" and len(homes) > 1 and given_only:
+        if len(homes) > 1 and given_only:
             ranked = sorted(homes, key=lambda home: -mass[home])
-            if mass[ranked[0]] >= DOMINANCE * mass[ranked[1]]:
+            if mass[ranked[0]] >= DOMINANCE * mass[ranked[1]] and not (
+                language == "hu" and any(established(home, ranked[0]) for home in ranked[1:])
+            ):
                 homes = ranked[:1]
         if len(homes) == 1 and any(kinds[other] != "maybe" for other in matches if root(other) == homes[0]):
             home = homes[0]
@@ -463,16 +528,19 @@ def _compatible_sets(a: set[str], b: set[str]) -> bool:
     return all(genders_compatible(x, y) for x in a for y in b)
 
 
-def _in_usual_role(word: str, matches: list[int], groups: list[_Group], weight: Callable[[int], int]) -> list[int]:
-    """Prefer the full names that ``word`` opens, when a recurring one does.
+def _in_usual_role(
+    word: str, matches: list[int], groups: list[_Group], weight: Callable[[int], int], position: int
+) -> list[int]:
+    """Prefer the full names that have ``word`` at ``position`` (its usual role), when a recurring one does.
 
-    NER glues the word before a name onto it far more often than the word after ("Kiev Pierre", "Natasha
-    Pierre"), so a word that opens a recurring full name ("Pierre Bezukhov") is read as a first name (in
-    Hungarian order, a surname), and the spans it closes are not taken as evidence of ambiguity.
+    NER glues names together ("Kiev Pierre", "Natasha Pierre"; "Gergely Dobó" from "Gergely, Dobó"), so a word
+    that is usually a given name ("Pierre" in "Pierre Bezukhov"; "Gergely" in "Bornemissza Gergely", Hungarian
+    order) or usually a surname ("Dobó" in "Dobó István") is read in that role, and the spans that put it elsewhere
+    are not taken as evidence of ambiguity.
     """
-    first = [i for i in matches if groups[i].name_tokens[0] == word]
-    if any(weight(i) >= MIN_ANCHOR_SUPPORT for i in first):
-        return first
+    usual = [i for i in matches if groups[i].name_tokens[position] == word]
+    if any(weight(i) >= MIN_ANCHOR_SUPPORT for i in usual):
+        return usual
     return matches
 
 
@@ -580,6 +648,10 @@ def _canonical_name(forms: list[_Form]) -> str:
         counts[name] += form.count
         lengths[name] = len(form.name_tokens)
     proper = [name for name in counts if _properly_cased(name)]
+    # a one-off that is a recurring name with a word in front was glued by the NER ("Jelentkezzél Bornemissza
+    # Gergely", *report, B. G.*): it is not the most informative name
+    glued = {name for name in proper if counts[name] == 1 and counts[name.split(" ", 1)[-1]] >= MIN_ANCHOR_SUPPORT}
+    proper = [name for name in proper if name not in glued or len(glued) == len(proper)]
     if not proper:
         return min(counts, key=lambda name: (-lengths[name], -counts[name], name)).title()
     return min(proper, key=lambda name: (-lengths[name], -counts[name], name))

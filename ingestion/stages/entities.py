@@ -26,7 +26,7 @@ from graph.tables import ENTITIES, MENTION_ENTITIES
 from ingestion.entity_ids import carry_over_ids
 from ingestion.markers import fingerprint
 from ingestion.names import PRONOUN_PATTERNS, PRONOUN_WINDOW
-from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, resolve_entities
+from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, opener_candidates, resolve_entities
 from ingestion.resolution_eval import score_details
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
@@ -100,6 +100,39 @@ def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[
     ]
 
 
+# A capitalised word after a letter, digit, comma or semicolon and one space or line break: inside a sentence,
+# where only names are capitalised. (After a full stop, a dash or a blank line a sentence may start.)
+_MID_SENTENCE_CAPITAL = r"(?<=[\p{L}\p{M}\p{N},;][ \t\r\n])\p{Lu}[\p{L}\p{M}]*"
+_LOWERCASE_WORD = r"(?<![\p{L}\p{M}\p{N}])\p{Ll}[\p{L}\p{M}]*"
+
+
+def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
+    """The ``candidates`` the corpus writes in lowercase somewhere and never capitalises inside a sentence.
+
+    Such a word is capitalised only because a sentence starts with it, so a name span beginning with it was glued
+    on by the NER ("Ránézett Gergely": *ránézett* is "looked at him"; "Meanwhile Pierre"). A real name word is
+    capitalised inside sentences too, even one that is also a common word ("Fekete Bálint", "Rose"). One Spark
+    pass over the chunks; only the candidates (first words of multi-word names) are counted.
+    """
+    from pyspark.sql import functions as F
+
+    if not candidates:
+        return set()
+    ordered = sorted(candidates)
+    wanted = chunks.sparkSession.createDataFrame(
+        pa.table({"word": pa.array(ordered, pa.string()), "lower": pa.array([w.lower() for w in ordered], pa.string())})
+    )
+
+    def words(pattern: str, column: str) -> DataFrame:
+        found = chunks.select(F.explode(F.regexp_extract_all("text", F.lit(pattern), F.lit(0))).alias(column))
+        return found.join(F.broadcast(wanted.select(column)), column, "left_semi").distinct()
+
+    openers = wanted.join(words(_LOWERCASE_WORD, "lower"), "lower", "left_semi").join(
+        words(_MID_SENTENCE_CAPITAL, "word"), "word", "left_anti"
+    )
+    return {row.word for row in openers.collect()}
+
+
 def attach_entities(mentions: DataFrame, mapping: DataFrame) -> DataFrame:
     """``mention_entities``: every mention whose form was resolved, with its entity."""
     return conform(mentions.join(mapping, ["text", "label"], "inner"), MENTION_ENTITIES)
@@ -169,7 +202,11 @@ class EntitiesStage(Stage):
         mentions = keyed_mentions(written)
         forms = surface_forms(mentions, lake.read("chunks"))
         table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
-        resolved, mapping = resolve_entities(forms, language=ctx.domain.language, alias_table=table)
+        language = ctx.domain.language
+        openers = sentence_openers(lake.read("chunks"), opener_candidates(forms, language))
+        resolved, mapping = resolve_entities(
+            forms, language=language, alias_table=table, sentence_openers=openers
+        )
         resolved, mapping = carry_over_ids(resolved, mapping, self._previous(ctx))
         logger.info("entities: %d surface forms resolved into %d entities", len(forms), len(resolved))
         inflected = written_aliases(written, mapping)
