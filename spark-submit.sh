@@ -71,11 +71,16 @@ if [ -n "${SPARK_DRIVER_MEMORY:-}" ] && ! [[ "$SPARK_DRIVER_MEMORY" =~ $MEMORY_R
   exit 2
 fi
 # The job's own check (settings, the master, every input exists) in a plain Python: about a second, no JVM. A master
-# from CSILLAG_SPARK_MASTER is left to the settings, so that the message names the variable.
+# from CSILLAG_SPARK_MASTER is left to the settings, so that the message names the variable. When every stage is
+# already up to date the check answers the run itself (the result printed, exit 10 = answered): no JVM is started.
 case " $* " in
   *" --help "*|*" -h "*) ;;
   *) CHECK_MASTER=(); [ "$HAS_MASTER" = 1 ] && CHECK_MASTER=(--master "$MASTER")
-     PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" "${CHECK_MASTER[@]}" --check || exit $? ;;
+     rc=0
+     PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" "${CHECK_MASTER[@]}" --check \
+       --answer-if-up-to-date || rc=$?
+     [ "$rc" = 10 ] && exit 0
+     [ "$rc" = 0 ] || exit "$rc" ;;
 esac
 DRIVER_JAVA_OPTIONS="-Dlog4j2.configurationFile=file:$ROOT/conf/log4j2.properties"
 # In local mode the driver JVM shares the cores with the Python workers running spaCy: a JIT that stops at C1 and

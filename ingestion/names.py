@@ -112,7 +112,9 @@ def _nickname_pairs() -> frozenset[tuple[str, str]]:
 
 
 # Hungarian diminutive endings (unaccented, as in match keys): Gergő, Jancsi, Évica, Vicuska, Katika, Ferkó …
-_HU_PET_ENDINGS = ("o", "i", "ka", "ke", "ko", "ci", "csi", "cska", "cske", "us", "uska", "ica", "ika", "ike", "ca", "ce")
+_HU_PET_ENDINGS = (
+    "o", "i", "ka", "ke", "ko", "ci", "csi", "cska", "cske", "us", "uska", "ica", "ika", "ike", "ca", "ce",
+)
 
 
 def hungarian_pet_name(a: str, b: str) -> bool:

@@ -371,7 +371,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         words = groups[other].name_tokens
         # a one-off whose surname is a given name of recurring full names is two names glued ("Natasha Pierre";
         # in Hungarian order "Jancsi Gergely", from "Jancsi, Gergely")
-        return words[-1 - given] not in given_names and all(owners[word] - {other} for word in words if word not in part)
+        glued = words[-1 - given] in given_names
+        return not glued and all(owners[word] - {other} for word in words if word not in part)
 
     given = -1 if language == "hu" else 0  # where the given name stands: "Pierre Bezukhov", "Cecey Éva"
     # Each word's usual role, by the mentions of the recurring full names that have it as given name or surname:

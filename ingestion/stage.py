@@ -118,24 +118,42 @@ class Stage(ABC):
         """Output fingerprint of a deterministic stage: a function of its inputs and settings only."""
         return fingerprint([self.input_fingerprint(ctx), self.config_fingerprint(ctx)])
 
+    def up_to_date(self, ctx: RunContext) -> StageReport | None:
+        """The skipped report when the stage is done for these inputs and settings and its output is there, else None.
+
+        Reads markers, the inputs' listing and table metadata only, never through Spark: a run whose stages are all
+        up to date is answered before a JVM starts (``ingestion.pipeline.up_to_date_reports``).
+        """
+        marker = self._done(ctx, self.config_fingerprint(ctx), self.input_fingerprint(ctx))
+        return self.skipped(marker) if marker is not None else None
+
+    def _done(self, ctx: RunContext, config_fp: str, input_fp: str) -> Marker | None:
+        previous = ctx.lakehouse.markers.read(self.name)
+        if (
+            previous is not None
+            and previous.config_fingerprint == config_fp
+            and previous.input_fingerprint == input_fp
+            and self.outputs_exist(ctx)
+        ):
+            return previous
+        return None
+
+    def skipped(self, marker: Marker) -> StageReport:
+        """The report of a stage found up to date: its marker's counts and details."""
+        logger.info("stage %s: up to date (marker of run %s), skipped", self.name, marker.run_id)
+        return StageReport(
+            stage=self.name, status="skipped", reason="up to date", counts=marker.counts, details=marker.details
+        )
+
     def run(self, ctx: RunContext) -> StageReport:
         """Skip when done for these inputs and settings, else compute and mark; errors propagate to the tool."""
         store = ctx.lakehouse.markers
         config_fp = self.config_fingerprint(ctx)
         input_fp = self.input_fingerprint(ctx)
-        previous = store.read(self.name)
-        done = (
-            previous is not None
-            and previous.config_fingerprint == config_fp
-            and previous.input_fingerprint == input_fp
-            and self.outputs_exist(ctx)
-        )
-        if done and not ctx.force:
-            assert previous is not None
-            logger.info("stage %s: up to date (marker of run %s), skipped", self.name, previous.run_id)
-            return StageReport(
-                stage=self.name, status="skipped", reason="up to date", counts=previous.counts, details=previous.details
-            )
+        if not ctx.force:
+            previous = self._done(ctx, config_fp, input_fp)
+            if previous is not None:
+                return self.skipped(previous)
         # Tables written with other settings must be rebuilt: updating them would mix two configurations.
         incremental = not ctx.force and store.started_config(self.name) == config_fp and self.outputs_exist(ctx)
         store.clear(self.name)

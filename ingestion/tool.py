@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from ingestion.chunking import UnitPatterns
+    from ingestion.pipeline import PipelineOutcome
     from ingestion.stage import Stage
 
 logger = logging.getLogger(__name__)
@@ -140,7 +141,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
     # -- the contract ------------------------------------------------------------------------------------------------
     def execute_ingestion(self, request: IngestionRequest) -> IngestionResult:
         """Run the pipeline for the request; never raises (R-ING-3)."""
-        run_id = request.run_id or time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+        run_id = request.run_id or new_run_id()
         try:
             return self._execute(request, run_id)
         except LakehouseBusyError as exc:  # not a failure of this run: it did not start
@@ -178,21 +179,60 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         )
         with lock:
             ensure_baseline(lock.root)
+            if not request.force:
+                answered = self._run_up_to_date(request, run_id, stages, domain)
+                if answered is not None:
+                    return answered
             spark = self._spark or get_spark(settings.spark)
             return self._run_locked(request, run_id, stages, domain, spark)
 
-    def _run_locked(
-        self, request: IngestionRequest, run_id: str, stages: list[Stage], domain: DomainSpec, spark: SparkSession
-    ) -> IngestionResult:
+    def run_if_up_to_date(self, request: IngestionRequest) -> IngestionResult | None:
+        """The run's result when every requested stage is up to date, found without starting Spark; else None.
+
+        What ``spark-submit.sh`` asks before it starts a JVM (issue 16, item 5). Takes the lakehouse lock like a run;
+        a busy lakehouse is a ``busy`` result, an invalid request a ``failed`` one (the tool boundary never raises).
+        """
+        if request.force:
+            return None
+        run_id = request.run_id or new_run_id()
+        try:
+            from ingestion.pipeline import select_stages
+            from ingestion.publish import ensure_baseline
+
+            settings = self._require_settings()
+            stages = select_stages(request.stages)
+            lock = LakehouseLock(settings.lakehouse.root, run_id=run_id, tool=self.get_name(), wait_seconds=0)
+            with lock:
+                ensure_baseline(lock.root)
+                return self._run_up_to_date(request, run_id, stages, self.domain_spec())
+        except LakehouseBusyError:
+            return None  # the run proper waits or reports it
+        except Exception as exc:  # noqa: BLE001 - any problem is the run proper's to report, with Spark or without
+            logger.debug("up-to-date check of run %s gave up: %s", run_id, exc)
+            return None
+
+    def _run_up_to_date(
+        self, request: IngestionRequest, run_id: str, stages: list[Stage], domain: DomainSpec
+    ) -> IngestionResult | None:
+        from ingestion.pipeline import PipelineOutcome, up_to_date_reports
+
+        ctx = self._context(request, run_id, domain, spark=None)
+        reports = up_to_date_reports(ctx, stages)
+        if reports is None:
+            return None
+        logger.info("ingestion run %s: every stage is up to date; Spark not started", run_id)
+        return self._finish(ctx, stages, PipelineOutcome(reports=reports))
+
+    def _context(
+        self, request: IngestionRequest, run_id: str, domain: DomainSpec, spark: SparkSession | None
+    ) -> RunContext:
         from ingestion.lakehouse import Lakehouse
-        from ingestion.pipeline import STAGE_NAMES, run_stages
-        from ingestion.publish import publish
 
         settings = self._require_settings()
-        lakehouse = Lakehouse(settings.lakehouse.root, spark)
+        lakehouse = Lakehouse(settings.lakehouse.root, spark)  # type: ignore[arg-type] # None: no table is read
         lakehouse.check_writable()
-        ctx = RunContext(
-            spark=spark,
+        return RunContext(
+            spark=spark,  # type: ignore[arg-type]
             settings=settings,
             lakehouse=lakehouse,
             domain=domain,
@@ -202,8 +242,24 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             options=dict(request.options),
             progress=self._progress or LoggingProgress(),
         )
-        logger.info("ingestion run %s: %s over %s into %s", run_id, self.get_name(), request.inputs, lakehouse.root)
-        outcome = run_stages(ctx, stages)
+
+    def _run_locked(
+        self, request: IngestionRequest, run_id: str, stages: list[Stage], domain: DomainSpec, spark: SparkSession
+    ) -> IngestionResult:
+        from ingestion.pipeline import run_stages
+
+        ctx = self._context(request, run_id, domain, spark)
+        logger.info(
+            "ingestion run %s: %s over %s into %s", run_id, self.get_name(), request.inputs, ctx.lakehouse.root
+        )
+        return self._finish(ctx, stages, run_stages(ctx, stages))
+
+    def _finish(self, ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) -> IngestionResult:
+        """The run's result from its stage reports; a run that completed is published."""
+        from ingestion.pipeline import STAGE_NAMES
+        from ingestion.publish import publish
+
+        run_id = ctx.run_id
         status: Literal["succeeded", "partial", "failed", "skipped"]
         counts: dict[str, int] = {}
         for report in outcome.reports:
@@ -239,6 +295,11 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             self.init()
         assert self._settings is not None
         return self._settings
+
+
+def new_run_id() -> str:
+    """A time-based run id, unique enough for one lakehouse: ``20260301T101500-ab12cd``."""
+    return time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
 
 def _first_failed(reports: list[StageReport]) -> str:

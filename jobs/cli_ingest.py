@@ -93,7 +93,13 @@ _OPTIONS: list[Callable[[F], F]] = [
     click.option("--quiet", is_flag=True, help="Log warnings only, and no progress bars."),
     click.option("--check", is_flag=True,
                  help="Only check the settings and that every input exists, then exit 0 (or 2 with one line)."),
+    # spark-submit.sh's question before it starts a JVM: with --check, a run whose stages are all up to date is
+    # answered here (result printed, exit ANSWERED); otherwise exit 0 and the script submits the job.
+    click.option("--answer-if-up-to-date", "answer_if_up_to_date", is_flag=True, hidden=True),
 ]
+# The exit code of ``--check --answer-if-up-to-date`` when the run was answered without Spark (spark-submit.sh
+# turns it into 0); never seen by a user.
+EXIT_ANSWERED = 10
 
 
 def ingestion_options(function: F) -> F:
@@ -135,6 +141,7 @@ def run_ingestion(
     ctx: click.Context, stages: list[str] | None, *, inputs: tuple[str, ...], config: str | None,
     lakehouse: str | None, master: str | None, tool: str | None, force: bool, run_id: str | None,
     wait_seconds: float, as_json: bool, result_file: Path | None, quiet: bool, check: bool,
+    answer_if_up_to_date: bool = False,
 ) -> int:
     """Check settings and inputs, build the tool, run it, print the result; the exit code of its status."""
     from tools.ingestion import IngestionRequest
@@ -148,24 +155,36 @@ def run_ingestion(
     problem = input_problem(list(inputs))
     if problem:
         fail(problem)
-    if check:  # spark-submit.sh's check before it starts the JVM: settings and inputs, no tool, no Spark
+    if check and not answer_if_up_to_date:  # spark-submit.sh's check before the JVM: settings and inputs, no Spark
         return EXIT_OK
     try:
         ingestion_tool = build_tool(tool or settings.ingestion.tool or DEFAULT_TOOL, settings)
     except ToolError as exc:
         fail(str(exc))
     configure_logging(quiet)  # after the checks, so a usage error stays one line
-    _show_progress(ingestion_tool, quiet)
     request = IngestionRequest(inputs=list(inputs), force=force, stages=stages, run_id=run_id,
                                wait_seconds=wait_seconds)
+    if check:
+        answer = getattr(ingestion_tool, "run_if_up_to_date", None)  # our NER tools; a plugin tool may lack it
+        result = answer(request) if answer is not None else None
+        if result is None:
+            return EXIT_OK
+        _print_result(result, settings, as_json, result_file)
+        return EXIT_ANSWERED
+    _show_progress(ingestion_tool, quiet)
     result = ingestion_tool.execute_ingestion(request)
+    _print_result(result, settings, as_json, result_file)
+    return EXIT_CODES[result.status]
+
+
+def _print_result(result: Any, settings: Any, as_json: bool, result_file: Path | None) -> None:
+    """The summary table (or JSON) on stdout, the JSON also to ``result_file``, and a busy run's line on stderr."""
     if result_file:
         result_file.parent.mkdir(parents=True, exist_ok=True)
         result_file.write_text(result.model_dump_json(indent=2), encoding="utf-8")
     click.echo(result.model_dump_json(indent=2) if as_json else render_result(result, settings))
     if result.status == "busy":
         click.echo(f"csillag: {result.reason}", err=True)
-    return EXIT_CODES[result.status]
 
 
 def _show_progress(ingestion_tool: object, quiet: bool) -> None:

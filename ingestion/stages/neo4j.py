@@ -42,12 +42,19 @@ class Neo4jStage(Stage):
 
     def run(self, ctx: RunContext) -> StageReport:
         """Skip (no marker) unless the chat side reads the graph from Neo4j; else the base class's run."""
+        return self._unused(ctx) or super().run(ctx)
+
+    def up_to_date(self, ctx: RunContext) -> StageReport | None:
+        """Nothing to do when Neo4j is not used; else the base class's check."""
+        return self._unused(ctx) or super().up_to_date(ctx)
+
+    def _unused(self, ctx: RunContext) -> StageReport | None:
         store = ctx.settings.graph.store
-        if store != "neo4j":
-            reason = f'graph.store is {store!r}: Neo4j is not used (set graph.store = "neo4j" to load it)'
-            logger.info("stage %s: skipped, %s", self.name, reason)
-            return StageReport(stage=self.name, status="skipped", reason=reason)
-        return super().run(ctx)
+        if store == "neo4j":
+            return None
+        reason = f'graph.store is {store!r}: Neo4j is not used (set graph.store = "neo4j" to load it)'
+        logger.info("stage %s: skipped, %s", self.name, reason)
+        return StageReport(stage=self.name, status="skipped", reason=reason)
 
     def config(self, ctx: RunContext) -> dict[str, Any]:
         """Which server and database (the password is not part of what was loaded)."""

@@ -75,6 +75,15 @@ def test_spark_submit_runs_the_pipeline_and_reports_json(tmp_path: Path) -> None
     assert again.returncode == 0, again.stderr[-3000:]
     assert "skipped" in again.stdout
 
+    # Issue 16, item 5: a rerun with every stage up to date is answered before any JVM starts
+    rerun = _submit("pipeline", corpus, "--lakehouse", str(lake), "--result-file", str(out))
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert "every stage is up to date; Spark not started" in rerun.stderr
+    assert "SparkContext" not in rerun.stdout + rerun.stderr and "py4j" not in rerun.stdout + rerun.stderr
+    skipped = json.loads(out.read_text())
+    assert skipped["status"] == "skipped" and {s["status"] for s in skipped["stages"]} == {"skipped"}
+    assert skipped["counts"]["graph.nodes"] == result["counts"]["graph.nodes"]
+
 
 def _table(stdout: str) -> list[list[str]]:
     """The result table's stage rows and status line, without the timings and the run id."""

@@ -244,6 +244,37 @@ def test_r_ing_2_rerun_skips_finished_stages(sample_run: SimpleNamespace) -> Non
     assert _index_files(sample_run.lake) == sample_run.index_files
 
 
+def test_issue_16_up_to_date_rerun_is_answered_without_spark(
+    sample_run: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def no_spark(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("Spark was started for a run with nothing to do")
+
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.ingestion import IngestionRequest
+
+    monkeypatch.setattr("ingestion.spark.get_spark", no_spark)
+    tool = GenericNERIngestionTool()  # no session handed in: the run would have to start one
+    tool.set_settings(sample_run.settings)
+    request = IngestionRequest(inputs=[str(SAMPLES / "en")])
+    answered = tool.run_if_up_to_date(request)
+    assert answered is not None and answered.status == "skipped"
+    assert [(s.stage, s.status) for s in answered.stages] == [(s.stage, s.status) for s in sample_run.second.stages]
+    assert answered.counts == sample_run.second.counts
+    again = tool.execute_ingestion(request)
+    assert again.status == "skipped" and again.counts == sample_run.second.counts
+    assert {t: version(sample_run.lake, t) for t in ALL_TABLES} == sample_run.versions
+    # Something to do (a new input, a forced run): no answer without Spark, and the run asks for a session.
+    extra = tmp_path / "more"
+    extra.mkdir()
+    (extra / "new.txt").write_text("Captain Vance met Margaret Hale at the harbour.", encoding="utf-8")
+    assert tool.run_if_up_to_date(IngestionRequest(inputs=[str(SAMPLES / "en"), str(extra)])) is None
+    assert tool.run_if_up_to_date(IngestionRequest(inputs=[str(SAMPLES / "en")], force=True)) is None
+    failed = tool.execute_ingestion(IngestionRequest(inputs=[str(SAMPLES / "en"), str(extra)]))
+    assert failed.status == "failed" and "Spark was started" in (failed.reason or "")
+    assert {t: version(sample_run.lake, t) for t in ALL_TABLES} == sample_run.versions  # nothing was written
+
+
 # -- the retrieval index (issue 5): built by the pipeline, loaded by the chat side ----------------------------------
 
 QUERIES = ["lighthouse keeper storm", "Margaret Hale harbour", "the lamp was lit at night", "Captain Vance"]
