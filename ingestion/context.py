@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ingestion.nlp import NlpSpec
 from ingestion.progress import LoggingProgress, ProgressReporter
@@ -33,6 +33,8 @@ class DomainSpec:
     gold_path: str | None = None
     # Each document's language is detected and NER routes by it (ingestion.routing); else all are ``language``.
     detect_language: bool = False
+    # ingestion.entity_scope when the settings leave it unset: one name is one entity across the corpus.
+    entity_scope: Literal["document", "corpus"] = "corpus"
 
     @property
     def routing(self) -> NlpRouting:

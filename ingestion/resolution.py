@@ -94,10 +94,14 @@ def label_family(label: str) -> str:
     return _FAMILIES.get(label.upper(), label.upper())
 
 
-def entity_id_for(family: str, canonical_name: str) -> str:
-    """Stable id from the label family and the canonical name's match key only (never input order)."""
-    digest = hashlib.sha1(f"{family}\x1f{match_key(canonical_name)}".encode()).hexdigest()
-    return "ent_" + digest[:16]
+def entity_id_for(family: str, canonical_name: str, scope: str = "") -> str:
+    """Stable id from the label family and the canonical name's match key only (never input order).
+
+    ``scope`` (a document id, with ``ingestion.entity_scope = "document"``) makes the same name in two documents two
+    entities; empty, the id is the corpus-wide one it always was.
+    """
+    key = f"{family}\x1f{match_key(canonical_name)}" + (f"\x1f{scope}" if scope else "")
+    return "ent_" + hashlib.sha1(key.encode()).hexdigest()[:16]
 
 
 @dataclass(slots=True)
@@ -142,6 +146,7 @@ def resolve_entities(
     alias_table: AliasTable | None = None,
     min_count: int = 1,
     sentence_openers: Collection[str] = frozenset(),
+    scope: str = "",
 ) -> tuple[list[ResolvedEntity], dict[tuple[str, str], str]]:
     """Resolve surface forms into canonical entities.
 
@@ -151,7 +156,8 @@ def resolve_entities(
 
     ``sentence_openers`` are words the corpus capitalises only where a sentence starts and otherwise writes in
     lowercase (``sentence_openers``): the first word of a name that is one of them was glued on by the NER
-    ("Ránézett Gergely", *he looked at him, Gergely*) and is dropped.
+    ("Ránézett Gergely", *he looked at him, Gergely*) and is dropped. ``scope`` goes into every id
+    (``entity_id_for``): the forms are one document's, resolved apart from the others'.
     """
     check_language(language)
     table = alias_table or AliasTable(())
@@ -178,7 +184,7 @@ def resolve_entities(
         item.gender = gender_of_titles(item.titles) if language == "en" and not item.title_only else ""
     groups = _group(kept, table, language)
     roots = _attach_partial_names(groups, parsed, language)
-    return _build(groups, roots)
+    return _build(groups, roots, scope)
 
 
 def opener_candidates(forms: Iterable[SurfaceForm], language: str) -> set[str]:
@@ -589,7 +595,9 @@ def _shared_surnames(forms: list[_Form]) -> set[str]:
     return {word for word in last_words if (surname_variants(word) & last_words) & {word + "s"}}
 
 
-def _build(groups: list[_Group], roots: list[int]) -> tuple[list[ResolvedEntity], dict[tuple[str, str], str]]:
+def _build(
+    groups: list[_Group], roots: list[int], scope: str = ""
+) -> tuple[list[ResolvedEntity], dict[tuple[str, str], str]]:
     members: dict[int, list[_Group]] = defaultdict(list)
     for index, root in enumerate(roots):
         members[root].append(groups[index])
@@ -610,7 +618,7 @@ def _build(groups: list[_Group], roots: list[int]) -> tuple[list[ResolvedEntity]
             labels.update({label: n for label, n in form.labels.items() if label_family(label) == anchor.family})
         label = anchor.entry.label if anchor.entry is not None and anchor.entry.label else None
         label = label or (min(labels, key=lambda lab: (-labels[lab], lab)) if labels else anchor.family)
-        entity_id = entity_id_for(anchor.family, canonical)
+        entity_id = entity_id_for(anchor.family, canonical, scope)
         aliases = {form.text for form in forms}
         if entity_id in entities:  # two groups chose the same canonical name: they are one entity
             aliases |= set(entities[entity_id].aliases)

@@ -155,6 +155,12 @@ class IngestionSettings(BaseModel):
     # docs/quality.md): one sentence, one paragraph, one paragraph or two neighbouring ones, or one chunk.
     cooccurrence_window: Literal["sentence", "paragraph", "turns", "chunk"] = "turns"
     min_entity_mentions: int = Field(default=2, ge=1, description="Entities with fewer mentions are dropped.")
+    entity_scope: Literal["document", "corpus"] | None = Field(
+        default=None,
+        description="Where one name is one entity: 'corpus' (the same name in any document is one entity: news, a "
+        "book split into files, a series) or 'document' (each document its own people: a library of unrelated "
+        "novels); None = the domain's default (corpus for the shipped tools).",
+    )
     mentions_batch_words: int = Field(
         default=400_000, ge=1, description="Words per committed NER batch: what a crash can lose, and a progress step."
     )

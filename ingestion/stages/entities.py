@@ -50,19 +50,24 @@ def keyed_mentions(mentions: DataFrame) -> DataFrame:
     )
 
 
-def written_aliases(mentions: DataFrame, mapping: dict[tuple[str, str], str]) -> dict[str, list[str]]:
-    """entity id → the texts as written ("Dobónak") of mentions keyed by another form, so aliases keep them."""
+def written_aliases(
+    mentions: DataFrame, mapping: dict[tuple[str, str, str], str], by_document: bool = False
+) -> dict[str, list[str]]:
+    """entity id → the texts as written ("Dobónak") of mentions keyed by another form, so aliases keep them.
+
+    ``mapping``: (scope, keyed text, label) → entity id, the scope being the document id when ``by_document``.
+    """
     from pyspark.sql import functions as F
 
     rows = (
         mentions.where((F.coalesce(F.col("ent_id"), F.lit("")) != "") & (F.col("ent_id") != F.col("text")))
-        .select("text", "ent_id", "label")
+        .select("doc_id", "text", "ent_id", "label")
         .distinct()
         .collect()
     )
     out: dict[str, set[str]] = {}
     for row in rows:
-        entity_id = mapping.get((row.ent_id, row.label))
+        entity_id = mapping.get((row.doc_id if by_document else "", row.ent_id, row.label))
         if entity_id is not None:
             out.setdefault(entity_id, set()).add(row.text)
     return {entity_id: sorted(texts) for entity_id, texts in out.items()}
@@ -79,6 +84,13 @@ def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[
     With ``chunks``, also the "he" and "she" pronouns in the ``PRONOUN_WINDOW`` characters after each mention,
     summed per form: the resolver's evidence of a name's sex where no title gives it (``ingestion.names``).
     """
+    return surface_forms_by(mentions, chunks, by_document=False)[""]
+
+
+def surface_forms_by(
+    mentions: DataFrame, chunks: DataFrame | None = None, *, by_document: bool
+) -> dict[str, list[SurfaceForm]]:
+    """``surface_forms`` per resolution scope: per document id when ``by_document``, else all under ``""``."""
     from pyspark.sql import functions as F
 
     aggregates = [F.count("*").alias("n"), F.min("start").alias("first")]
@@ -90,14 +102,17 @@ def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[
         after = F.expr(f"substring(chunk_text, end - chunk_start + 1, {PRONOUN_WINDOW})")
         for sex, pattern in PRONOUN_PATTERNS.items():  # F.lit: no SQL string escapes to undo in the pattern
             aggregates.append(F.sum(F.regexp_count(after, F.lit(pattern))).alias(sex))
-    rows = mentions.groupBy("text", "label").agg(*aggregates).collect()
-    return [
-        SurfaceForm(
-            text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first),
-            he=int(r["he"] or 0) if chunks is not None else 0, she=int(r["she"] or 0) if chunks is not None else 0,
+    keys = ["doc_id", "text", "label"] if by_document else ["text", "label"]
+    rows = mentions.groupBy(*keys).agg(*aggregates).collect()
+    out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
+    for r in rows:
+        out.setdefault(r.doc_id if by_document else "", []).append(
+            SurfaceForm(
+                text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first),
+                he=int(r["he"] or 0) if chunks is not None else 0, she=int(r["she"] or 0) if chunks is not None else 0,
+            )
         )
-        for r in rows
-    ]
+    return out
 
 
 # A capitalised word after a letter, digit, comma or semicolon and one space or line break: inside a sentence,
@@ -134,8 +149,10 @@ def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
 
 
 def attach_entities(mentions: DataFrame, mapping: DataFrame) -> DataFrame:
-    """``mention_entities``: every mention whose form was resolved, with its entity."""
-    return conform(mentions.join(mapping, ["text", "label"], "inner"), MENTION_ENTITIES)
+    """``mention_entities``: every mention whose form was resolved, with its entity (per document when ``mapping``
+    has a ``doc_id`` column: ``ingestion.entity_scope = "document"``)."""
+    keys = ["doc_id", "text", "label"] if "doc_id" in mapping.columns else ["text", "label"]
+    return conform(mentions.join(mapping, keys, "inner"), MENTION_ENTITIES)
 
 
 def entity_table(entities: DataFrame, mention_entities: DataFrame, chunks: DataFrame, min_mentions: int) -> DataFrame:
@@ -168,7 +185,7 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 2
+    version = 3  # 3: sentence openers, Hungarian given names and pet names (issue 15)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 
@@ -185,11 +202,19 @@ class EntitiesStage(Stage):
 
     def _table_config(self, ctx: RunContext) -> dict[str, Any]:
         """The settings the tables depend on (the output fingerprint's part of the config)."""
-        return {
+        config = {
             "language": ctx.domain.language,
             "aliases": ctx.domain.alias_table,
             "min_mentions": ctx.settings.ingestion.min_entity_mentions,
         }
+        if self.scope(ctx) == "document":  # absent for "corpus", the one scope there was before the setting
+            config["entity_scope"] = "document"
+        return config
+
+    @staticmethod
+    def scope(ctx: RunContext) -> str:
+        """``ingestion.entity_scope``, else the domain's default."""
+        return ctx.settings.ingestion.entity_scope or ctx.domain.entity_scope
 
     def output_fingerprint(self, ctx: RunContext) -> str:
         """Inputs and the table settings, without the gold list: a new gold list does not redo later stages."""
@@ -198,29 +223,41 @@ class EntitiesStage(Stage):
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Resolve in the driver, join back in Spark, overwrite both tables."""
         lake, spark = ctx.lakehouse, ctx.spark
+        by_document = self.scope(ctx) == "document"
         written = lake.read("mentions")
         mentions = keyed_mentions(written)
-        forms = surface_forms(mentions, lake.read("chunks"))
+        scoped_forms = surface_forms_by(mentions, lake.read("chunks"), by_document=by_document)
+        forms = [form for group in scoped_forms.values() for form in group]
         table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
         language = ctx.domain.language
         openers = sentence_openers(lake.read("chunks"), opener_candidates(forms, language))
-        resolved, mapping = resolve_entities(
-            forms, language=language, alias_table=table, sentence_openers=openers
+        previous = self._previous(ctx, by_document)
+        resolved: list[ResolvedEntity] = []
+        mapping: dict[tuple[str, str, str], str] = {}
+        # One resolution per document (its own people, ids salted with its id) or one for the whole corpus.
+        for scope, group in sorted(scoped_forms.items()):
+            entities, forms_to_ids = resolve_entities(
+                group, language=language, alias_table=table, sentence_openers=openers, scope=scope
+            )
+            entities, forms_to_ids = carry_over_ids(entities, forms_to_ids, previous.get(scope, []))
+            resolved.extend(entities)
+            mapping.update({(scope, text, label): entity_id for (text, label), entity_id in forms_to_ids.items()})
+        logger.info(
+            "entities: %d surface forms resolved into %d entities%s", len(forms), len(resolved),
+            f" ({len(scoped_forms)} documents resolved apart)" if by_document else "",
         )
-        resolved, mapping = carry_over_ids(resolved, mapping, self._previous(ctx))
-        logger.info("entities: %d surface forms resolved into %d entities", len(forms), len(resolved))
-        inflected = written_aliases(written, mapping)
+        inflected = written_aliases(written, mapping, by_document)
         # From Arrow: the JVM builds these without a Python job (rows as tuples would start a Python daemon and
         # workers only to convert them).
-        mapping_df = spark.createDataFrame(
-            pa.table(
-                {
-                    "text": pa.array([t for t, _ in mapping], pa.string()),
-                    "label": pa.array([lab for _, lab in mapping], pa.string()),
-                    "entity_id": pa.array(list(mapping.values()), pa.string()),
-                }
-            )
-        )
+        columns = {
+            "doc_id": pa.array([scope for scope, _, _ in mapping], pa.string()),
+            "text": pa.array([text for _, text, _ in mapping], pa.string()),
+            "label": pa.array([label for _, _, label in mapping], pa.string()),
+            "entity_id": pa.array(list(mapping.values()), pa.string()),
+        }
+        if not by_document:
+            del columns["doc_id"]
+        mapping_df = spark.createDataFrame(pa.table(columns))
         entities_df = spark.createDataFrame(
             pa.table(
                 {
@@ -252,12 +289,22 @@ class EntitiesStage(Stage):
             details["gold"] = self._score(ctx)
         return StageOutput(counts=counts, output_fingerprint=self.output_fingerprint(ctx), details=details)
 
-    def _previous(self, ctx: RunContext) -> list[tuple[str, str, list[str]]]:
-        """(id, label, aliases) of the entities table as it stands, so that ids survive a renaming (entity_ids)."""
-        if not ctx.lakehouse.exists(ENTITIES.name):
-            return []
-        rows = ctx.lakehouse.read(ENTITIES.name).select("entity_id", "label", "aliases").collect()
-        return [(r.entity_id, r.label, list(r.aliases or ())) for r in rows]
+    def _previous(self, ctx: RunContext, by_document: bool) -> dict[str, list[tuple[str, str, list[str]]]]:
+        """(id, label, aliases) of the entities table as it stands, so that ids survive a renaming (entity_ids); per
+        document (the one its mentions are in) when ``by_document``, else all under ``""``."""
+        lake = ctx.lakehouse
+        if not lake.exists(ENTITIES.name):
+            return {}
+        entities = lake.read(ENTITIES.name).select("entity_id", "label", "aliases")
+        if not by_document:
+            return {"": [(r.entity_id, r.label, list(r.aliases or ())) for r in entities.collect()]}
+        if not lake.exists(MENTION_ENTITIES.name):
+            return {}
+        homes = lake.read(MENTION_ENTITIES.name).select("entity_id", "doc_id").distinct()
+        out: dict[str, list[tuple[str, str, list[str]]]] = {}
+        for r in entities.join(homes, "entity_id").collect():
+            out.setdefault(r.doc_id, []).append((r.entity_id, r.label, list(r.aliases or ())))
+        return out
 
     def _score(self, ctx: RunContext) -> dict[str, Any]:
         """Precision/recall of the written ``entities`` table against the gold list, logged in one line."""

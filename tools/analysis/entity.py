@@ -32,6 +32,7 @@ from tools.analysis.common import (
 from tools.clarification import ClarificationSession
 from tools.contracts import ClarifiableTool
 from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult, UniqueTextDocument
+from tools.retrieval.chunks import RetrievalError
 from tools.streaming import FinalCallback, ResponseEmitter
 
 logger = logging.getLogger(__name__)
@@ -114,14 +115,38 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         return self._continue(state["intent"], slots, state["lang"])
 
     # -- steps -----------------------------------------------------------------------------------------------
-    @staticmethod
-    def _slot(name: NameInQuestion) -> dict[str, Any]:
+    def _slot(self, name: NameInQuestion) -> dict[str, Any]:
         match = name.match
         # Offer the candidates as close as the ambiguity rule's margin, not every weaker name that passed.
         close = [c for c in match.candidates if c.score >= match.best.score - AMBIGUITY_MARGIN - 1e-9]
         options = [[c.entity_id, c.canonical_name] for c in close]
         return {"surface": name.surface, "entity_id": None if match.ambiguous else match.best.entity_id,
-                "options": options}
+                "options": self._told_apart(options)}
+
+    def _told_apart(self, options: list[list[str]]) -> list[list[str]]:
+        """Options that share a name get their book's title: two novels' "Mary" with ``ingestion.entity_scope =
+        "document"`` (issue 16) are "Mary — Harbour Notes" and "Mary — The Lighthouse Keepers"."""
+        shared = {name for name in (n for _, n in options) if sum(n == name for _, n in options) > 1}
+        if not shared:
+            return options
+        told = []
+        for entity_id, name in options:
+            if name in shared:
+                title = self._book_of(entity_id)
+                name = f"{name} — {title}" if title else name
+            told.append([entity_id, name])
+        return told
+
+    def _book_of(self, entity_id: str) -> str:
+        """The title of the document where the entity first appears ("" when unknown)."""
+        chunk_id = self.graph.get_entity(entity_id).first_chunk_id
+        if self._retriever is None or not chunk_id:
+            return ""
+        try:
+            chunk = self._retriever.get(chunk_id)
+        except RetrievalError:
+            return ""
+        return chunk.doc_title or chunk.doc_id
 
     def _continue(self, intent: str, slots: list[dict[str, Any]], lang: str) -> ToolExecutionResult:
         for slot in slots:
@@ -211,6 +236,9 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         """Who X is: counts, first appearance, usual company, and the first passage."""
         units = self.graph.timeline(entity.entity_id)
         first = next((" › ".join(p for p in (u.part_title, u.unit_title) if p) for u in units), "?").rstrip(".")
+        if self.graph.stats().documents > 1 and entity.doc_count == 1:  # one book of several: say which
+            book = self._book_of(entity.entity_id)
+            first = f"{book} › {first}" if book else first
         lines = [phrase(lang, "profile", name=entity.canonical_name, label=entity.label,
                         mentions=entity.mention_count, units=len(units), first=first)]
         company = self.companions(entity)[:3]

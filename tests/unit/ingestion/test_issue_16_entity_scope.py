@@ -1,0 +1,148 @@
+"""Issue 16, "entity scope across documents": two unrelated novels with a heroine called Mary in one lakehouse.
+
+``ingestion.entity_scope = "corpus"`` (the shipped default) makes one name one entity across the documents — right
+for news and for a book split into files; ``"document"`` resolves each document apart, so the two Marys stay two,
+and the chat side asks which book's Mary is meant and says which book its answer is about. The real pipeline (Spark,
+Delta, the default English NER) runs on both; expected values come from the texts below.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tests.unit.ingestion.tables import read
+from tools.ask import main as ask
+
+pytestmark = pytest.mark.spark
+
+MILL_HOUSE = """# The Mill House
+
+## Chapter 1
+
+Mary Ashdown lived at the mill with her brother Thomas. Every morning Mary walked to the river, and Thomas
+followed her with the baskets. "You are late again," said Mary, and Thomas only laughed.
+
+## Chapter 2
+
+In the evening Thomas mended the wheel while Mary read aloud by the fire. Mary loved the old stories, and Thomas
+loved to hear her read them.
+"""
+
+NORTHERN_LIGHTS = """# Northern Lights
+
+## Chapter 1
+
+Captain Reeve met Mary Lindqvist on the quay at Tromsø. Mary had come north to paint the ice, she said, and
+Captain Reeve offered her a berth on his ship. "We sail at dawn," said Captain Reeve.
+
+## Chapter 2
+
+For three weeks Mary painted from the deck while Captain Reeve watched the weather. Mary never once complained
+of the cold, and Captain Reeve came to admire her for it.
+"""
+
+FENWICK = """# Fenwick Hall
+
+## Chapter 1
+
+Edward Fenwick came home to the hall after ten years away. Edward found the gardens wild and the house empty, and
+Edward sat down on the steps and wept.
+"""
+
+
+# The documents' titles: the file names' stems (the documents stage's title of a plain .md file).
+MILL, NORTH = "the_mill_house", "northern_lights"
+
+
+def _library(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / f"{MILL}.md").write_text(MILL_HOUSE, encoding="utf-8")
+    (folder / f"{NORTH}.md").write_text(NORTHERN_LIGHTS, encoding="utf-8")
+    return folder
+
+
+def _marys(lake: Path) -> Any:
+    entities = read(lake, "entities")
+    return entities[entities.canonical_name.str.startswith("Mary")]
+
+
+@pytest.fixture(scope="module")
+def libraries(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from settings.config import load_settings
+    from tools.ingestion import IngestionRequest
+
+    base = tmp_path_factory.mktemp("scope")
+    books = _library(base / "books")
+    lakes = {}
+    for scope in ("corpus", "document"):
+        lake = base / scope
+        tool = GenericNERIngestionTool()
+        tool.set_settings(load_settings(lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2},
+                                        ingestion={"entity_scope": scope}))
+        tool.set_spark_session(spark)
+        result = tool.execute_ingestion(IngestionRequest(inputs=[str(books)]))
+        assert result.status == "succeeded", result
+        lakes[scope] = SimpleNamespace(lake=lake, tool=tool, result=result)
+    return SimpleNamespace(books=books, base=base, **lakes)
+
+
+def test_issue_16_corpus_scope_makes_one_mary_of_both_books(libraries: SimpleNamespace) -> None:
+    marys = _marys(libraries.corpus.lake)
+    assert len(marys) == 1 and int(marys.iloc[0].doc_count) == 2
+
+
+def test_issue_16_document_scope_keeps_each_books_mary(libraries: SimpleNamespace) -> None:
+    lake = libraries.document.lake
+    marys = _marys(lake)
+    assert len(marys) == 2 and set(marys.doc_count) == {1}
+    links = read(lake, "mention_entities")
+    documents = read(lake, "documents").set_index("doc_id").title
+    books = {documents[doc] for doc in links[links.entity_id.isin(marys.entity_id)].doc_id}
+    assert books == {MILL, NORTH}
+    # each Mary's companions are her own book's people: no co-occurrence crosses the two books
+    names = read(lake, "entities").set_index("entity_id").canonical_name
+    pairs = read(lake, "cooccurrences")
+    companion = {MILL: "Thomas", NORTH: "Reeve"}
+    for mary in marys.itertuples():
+        (book,) = {documents[doc] for doc in links[links.entity_id == mary.entity_id].doc_id}
+        mine = pairs[(pairs.src_id == mary.entity_id) | (pairs.dst_id == mary.entity_id)]
+        others = " | ".join(names[i] for i in (set(mine.src_id) | set(mine.dst_id)) - {mary.entity_id})
+        stranger = companion[NORTH if book == MILL else MILL]
+        assert companion[book] in others and stranger not in others, (book, others)
+
+
+def test_issue_16_document_scope_ids_survive_a_new_book(libraries: SimpleNamespace, spark: Any) -> None:
+    from tools.ingestion import IngestionRequest
+
+    lake = libraries.document.lake
+    before = set(read(lake, "entities").entity_id)
+    (libraries.books / "fenwick_hall.md").write_text(FENWICK, encoding="utf-8")
+    try:
+        result = libraries.document.tool.execute_ingestion(IngestionRequest(inputs=[str(libraries.books)]))
+    finally:
+        (libraries.books / "fenwick_hall.md").unlink()
+    assert result.status == "succeeded", result
+    after = read(lake, "entities")
+    assert before < set(after.entity_id)  # the first two books' entities keep their ids; Fenwick's are new
+    assert any(name.startswith("Edward") for name in after.canonical_name)
+
+
+def test_issue_16_chat_asks_which_books_mary_and_names_the_book(libraries: SimpleNamespace) -> None:
+    lake = libraries.document.lake
+    out = io.StringIO()
+    inp = io.StringIO(f"Who is Mary?\n{NORTH}\nquit\n")
+    assert ask(["--interactive", "--lakehouse", str(lake), "--quiet"], out=out, inp=inp) == 0
+    text = out.getvalue()
+    options = [line for line in text.splitlines() if line[:2] in {"1.", "2."}]
+    assert sorted(line.split(" — ")[-1] for line in options) == sorted([MILL, NORTH]), text
+    assert f"first in {NORTH} › " in text, text
+    # with one Mary per corpus there is nothing to ask
+    single = io.StringIO()
+    assert ask(["Who is Mary?", "--lakehouse", str(libraries.corpus.lake), "--quiet"], out=single) == 0
+    assert "is mentioned" in single.getvalue() and " — " not in single.getvalue()
