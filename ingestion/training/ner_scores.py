@@ -102,6 +102,48 @@ def pooled(rows: list[dict[str, dict[str, float | int]]]) -> Scores:
     return total
 
 
+def score_with_entity_labels(
+    nlp: Language, pieces: Iterable[Piece], min_mentions: int = 2, batch_size: int = 32
+) -> tuple[Scores, Scores]:
+    """``score_pipeline``, each name labelled as the pipeline's graph labels it: by its entity.
+
+    The entities stage resolves a book's names (``ingestion.resolution``) and gives each entity one label from all
+    its mentions and their evidence (majority, titles, full names); what a user sees — "Agnes (PERSON)" — is that
+    label, whatever the NER said of one mention ("Agnes" LOC in one sentence). Per book, as the stage does per
+    corpus; an entity under ``min_mentions`` is dropped by the stage, so its mentions keep the NER's label.
+    """
+    from collections import Counter, defaultdict
+
+    from ingestion.resolution import SurfaceForm, resolve_entities
+
+    pieces = list(pieces)
+    predicted: list[list[tuple[int, int, str]]] = []
+    for piece, doc in zip(pieces, nlp.pipe((p.text for p in pieces), batch_size=batch_size), strict=True):
+        predicted.append([(*normalize_span(piece.text, e.start_char, e.end_char), e.label_) for e in doc.ents])
+    books: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    for piece, spans in zip(pieces, predicted, strict=True):
+        books[piece.book].update((piece.text[s:e], label) for s, e, label in spans)
+    relabel: dict[str, dict[tuple[str, str], str]] = {}
+    for book, forms in books.items():
+        entities, mapping = resolve_entities(
+            [SurfaceForm(text, label, n) for (text, label), n in forms.items()], language="en"
+        )
+        label_of = {entity.entity_id: entity.label for entity in entities}
+        mentions: Counter[str] = Counter()
+        for key, entity_id in mapping.items():
+            mentions[entity_id] += forms.get(key, 0)
+        relabel[book] = {
+            key: label_of[entity_id] for key, entity_id in mapping.items() if mentions[entity_id] >= min_mentions
+        }
+    total, raw = Scores(), Scores()
+    for piece, spans in zip(pieces, predicted, strict=True):
+        table = relabel[piece.book]
+        labelled = [(s, e, table.get((piece.text[s:e], label), label)) for s, e, label in spans]
+        total.add(score_piece(piece, labelled))
+        raw.add(score_piece(piece, labelled, raw=True))
+    return total, raw
+
+
 def score_piece(piece: Piece, predicted: Iterable[tuple[int, int, str]], raw: bool = False) -> Scores:
     """Score one piece's predicted ``(start_char, end_char, label)`` entities against its gold names.
 
