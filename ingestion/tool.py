@@ -192,14 +192,14 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         What ``spark-submit.sh`` asks before it starts a JVM (issue 16, item 5). Takes the lakehouse lock like a run;
         a busy lakehouse is a ``busy`` result, an invalid request a ``failed`` one (the tool boundary never raises).
         """
-        if request.force:
-            return None
+        settings = self._require_settings()
+        if request.force or not (settings.lakehouse.root / "_markers").is_dir():
+            return None  # nothing can be up to date in a lakehouse without markers: leave it untouched
         run_id = request.run_id or new_run_id()
         try:
             from ingestion.pipeline import select_stages
             from ingestion.publish import ensure_baseline
 
-            settings = self._require_settings()
             stages = select_stages(request.stages)
             lock = LakehouseLock(settings.lakehouse.root, run_id=run_id, tool=self.get_name(), wait_seconds=0)
             with lock:

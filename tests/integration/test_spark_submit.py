@@ -12,11 +12,12 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import ROOT, SAMPLES
-from tests.unit.ingestion.tables import read
+from tests.unit.ingestion.tables import comparable, read
 from tools.ingestion import STAGE_NAMES as STAGES
 
 pytestmark = [pytest.mark.spark, pytest.mark.integration]
@@ -124,12 +125,13 @@ def test_spark_submit_unknown_job_and_missing_input_exit_codes(tmp_path: Path) -
 
 
 @pytest.fixture(scope="module")
-def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
-    """A Spark standalone master and one worker from the pyspark installation, on 127.0.0.1 only."""
+def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Path]]:
+    """A Spark standalone master and two one-core workers (separate processes) from the pyspark installation, on
+    127.0.0.1 only: tasks of one job run in two executor JVMs with their own Python workers, as on a real cluster."""
     import pyspark
 
     spark_home = Path(pyspark.__file__).parent
-    port, ui_port, worker_ui = _free_port(), _free_port(), _free_port()
+    port, ui_port = _free_port(), _free_port()
     logs = tmp_path_factory.mktemp("standalone")
     env = dict(
         os.environ,
@@ -158,41 +160,42 @@ def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tup
                 stderr=subprocess.STDOUT,
             )
         )
-        procs.append(
-            subprocess.Popen(
-                [
-                    spark_class,
-                    "org.apache.spark.deploy.worker.Worker",
-                    f"spark://127.0.0.1:{port}",
-                    "--host",
-                    "127.0.0.1",
-                    "--cores",
-                    "2",
-                    "--memory",
-                    "3g",
-                    "--webui-port",
-                    str(worker_ui),
-                    "--work-dir",
-                    str(logs / "work"),
-                ],
-                env=env,
-                stdout=open(logs / "worker.log", "w"),
-                stderr=subprocess.STDOUT,
+        for worker in (1, 2):
+            procs.append(
+                subprocess.Popen(
+                    [
+                        spark_class,
+                        "org.apache.spark.deploy.worker.Worker",
+                        f"spark://127.0.0.1:{port}",
+                        "--host",
+                        "127.0.0.1",
+                        "--cores",
+                        "1",
+                        "--memory",
+                        "2g",
+                        "--webui-port",
+                        str(_free_port()),
+                        "--work-dir",
+                        str(logs / f"work{worker}"),
+                    ],
+                    env=env,
+                    stdout=open(logs / f"worker{worker}.log", "w"),
+                    stderr=subprocess.STDOUT,
+                )
             )
-        )
         deadline = time.monotonic() + 120
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as answer:
                     state = json.load(answer)
-                if state.get("aliveworkers", 0) >= 1:
+                if state.get("aliveworkers", 0) >= 2:
                     break
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"standalone cluster did not come up: {(logs / 'worker.log').read_text()[-2000:]}")
+                pytest.fail(f"standalone cluster did not come up: {(logs / 'worker1.log').read_text()[-2000:]}")
             time.sleep(1)
-        yield f"spark://127.0.0.1:{port}", ui_port
+        yield f"spark://127.0.0.1:{port}", ui_port, logs
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -203,18 +206,20 @@ def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tup
                 proc.kill()
 
 
-def test_spark_submit_on_a_standalone_cluster(standalone_cluster: tuple[str, int], tmp_path: Path) -> None:
-    master, ui_port = standalone_cluster
-    lake = tmp_path / "lake"
+def test_spark_submit_on_a_standalone_cluster(
+    standalone_cluster: tuple[str, int, Path], tmp_path: Path, ingest: Any, make_settings: Any
+) -> None:
+    master, ui_port, logs = standalone_cluster
+    lake, corpus = tmp_path / "lake", _corpus(tmp_path)
     done = _submit(
         "--master",
         master,
         "--conf",
-        "spark.executor.memory=2g",
+        "spark.executor.memory=1g",
         "--conf",
         "spark.cores.max=2",
         "pipeline",
-        str(_corpus(tmp_path)),
+        str(corpus),
         "--lakehouse",
         str(lake),
         "--result-file",
@@ -230,3 +235,12 @@ def test_spark_submit_on_a_standalone_cluster(standalone_cluster: tuple[str, int
     assert any(app["name"] == "csillag" for app in apps), apps
     assert len(read(lake, "mentions")) > 0
     assert set(read(lake, "mentions").model) == {"en_litbank"}  # the shipped model reached the cluster's workers
+    # both workers ran an executor of the job (each keeps a folder per application it served)
+    (app_id,) = [app["id"] for app in apps if app["name"] == "csillag"]
+    assert all((logs / f"work{worker}" / app_id).is_dir() for worker in (1, 2)), app_id
+    # Issue 16, item 3: exactly the tables a local[2] run writes from the same input.
+    local = tmp_path / "local"
+    assert ingest([corpus], settings=make_settings(lakehouse={"root": local})).status == "succeeded"
+    for table in ("documents", "chunks", "mentions", "entities", "mention_entities", "cooccurrences", "graph_nodes",
+                  "graph_edges"):
+        assert comparable(read(lake, table)) == comparable(read(local, table)), table
