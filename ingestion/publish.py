@@ -117,6 +117,16 @@ def unpublishable(ctx: RunContext, ran: list[Stage]) -> list[str]:
     return blocking
 
 
+def is_published(root: Path) -> bool:
+    """Whether a run's manifest already names the lakehouse's latest state (tables and index files): publishing
+    again would change nothing."""
+    previous = read_published(root)
+    if previous is None or previous.run_id is None:
+        return False
+    current = snapshot(root, run_id=None, tool=None)
+    return (previous.tables, previous.index_files) == (current.tables, current.index_files)
+
+
 def publish(ctx: RunContext, ran: list[Stage], *, tool: str, whole_pipeline: bool) -> PublishedRun | None:
     """Publish the lakehouse after a run that completed; None when it is not consistent yet (see the module doc).
 

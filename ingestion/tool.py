@@ -187,29 +187,30 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             return self._run_locked(request, run_id, stages, domain, spark)
 
     def run_if_up_to_date(self, request: IngestionRequest) -> IngestionResult | None:
-        """The run's result when every requested stage is up to date, found without starting Spark; else None.
+        """The run's result when every requested stage is up to date and published, found without Spark; else None.
 
-        What ``spark-submit.sh`` asks before it starts a JVM (issue 16, item 5). Takes the lakehouse lock like a run;
-        a busy lakehouse is a ``busy`` result, an invalid request a ``failed`` one (the tool boundary never raises).
+        What ``spark-submit.sh`` asks before it starts a JVM (issue 16, item 5). It only reads — markers, inputs,
+        table metadata, the publish manifest — so it takes no lock and can make no other run "busy"; anything left to
+        do, publishing included, is the run proper's (which locks). Never raises: a problem means "ask the run".
         """
+        from ingestion.pipeline import PipelineOutcome, select_stages, up_to_date_reports
+        from ingestion.publish import is_published
+
         settings = self._require_settings()
         if request.force or not (settings.lakehouse.root / "_markers").is_dir():
             return None  # nothing can be up to date in a lakehouse without markers: leave it untouched
         run_id = request.run_id or new_run_id()
         try:
-            from ingestion.pipeline import select_stages
-            from ingestion.publish import ensure_baseline
-
             stages = select_stages(request.stages)
-            lock = LakehouseLock(settings.lakehouse.root, run_id=run_id, tool=self.get_name(), wait_seconds=0)
-            with lock:
-                ensure_baseline(lock.root)
-                return self._run_up_to_date(request, run_id, stages, self.domain_spec())
-        except LakehouseBusyError:
-            return None  # the run proper waits or reports it
+            ctx = self._context(request, run_id, self.domain_spec(), spark=None)
+            reports = up_to_date_reports(ctx, stages)
+            if reports is None or not is_published(ctx.lakehouse.root):
+                return None
         except Exception as exc:  # noqa: BLE001 - any problem is the run proper's to report, with Spark or without
             logger.debug("up-to-date check of run %s gave up: %s", run_id, exc)
             return None
+        logger.info("ingestion run %s: every stage is up to date; Spark not started", run_id)
+        return self._finish(ctx, stages, PipelineOutcome(reports=reports), publishing=False)
 
     def _run_up_to_date(
         self, request: IngestionRequest, run_id: str, stages: list[Stage], domain: DomainSpec
@@ -254,8 +255,10 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         )
         return self._finish(ctx, stages, run_stages(ctx, stages))
 
-    def _finish(self, ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) -> IngestionResult:
-        """The run's result from its stage reports; a run that completed is published."""
+    def _finish(
+        self, ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome, publishing: bool = True
+    ) -> IngestionResult:
+        """The run's result from its stage reports; a run that completed is published (when ``publishing``)."""
         from ingestion.pipeline import STAGE_NAMES
         from ingestion.publish import publish
 
@@ -273,7 +276,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             status, reason = "partial", f"{rejects} document(s) rejected; see the rejects table"
         else:
             status, reason = "succeeded", None
-        if status != "failed":
+        if status != "failed" and publishing:
             whole = [stage.name for stage in stages] == list(STAGE_NAMES)
             publish(ctx, stages, tool=self.get_name(), whole_pipeline=whole)
         return IngestionResult(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+import pyarrow as pa
 
 from graph.tables import DOCUMENTS, REJECTS, Column, ddl
 from ingestion.markers import fingerprint
@@ -381,7 +382,12 @@ class DocumentsStage(Stage):
                 if updated:
                     self._update_descriptions(ctx, docs.where(F.col("doc_id").isin(updated)))
             reject_rows = rejects.orderBy("source", "detail").collect()
-            ctx.lakehouse.overwrite(ctx.spark.createDataFrame(reject_rows, REJECTS.ddl()), REJECTS.name)
+            # A handful of rows, committed in-process (delta-rs): a Spark write job costs seconds on every run.
+            schema = REJECTS.arrow_schema()
+            ctx.lakehouse.write_arrow(
+                pa.Table.from_pylist([row.asDict() for row in reject_rows], schema=schema), REJECTS.name,
+                overwrite=True,
+            )
         finally:
             prepared.unpersist()
         for row in reject_rows:

@@ -257,7 +257,10 @@ def test_issue_16_up_to_date_rerun_is_answered_without_spark(
     tool = GenericNERIngestionTool()  # no session handed in: the run would have to start one
     tool.set_settings(sample_run.settings)
     request = IngestionRequest(inputs=[str(SAMPLES / "en")])
-    answered = tool.run_if_up_to_date(request)
+    from ingestion.lock import LakehouseLock
+
+    with LakehouseLock(sample_run.lake, run_id="someone-else", tool="ner_ingestion", wait_seconds=0):
+        answered = tool.run_if_up_to_date(request)  # it only reads: another run's lock neither stops nor waits it
     assert answered is not None and answered.status == "skipped"
     assert [(s.stage, s.status) for s in answered.stages] == [(s.stage, s.status) for s in sample_run.second.stages]
     assert answered.counts == sample_run.second.counts
