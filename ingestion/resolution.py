@@ -657,9 +657,12 @@ def _canonical_name(forms: list[_Form]) -> str:
         counts[name] += form.count
         lengths[name] = len(form.name_tokens)
     proper = [name for name in counts if _properly_cased(name)]
-    # a one-off that is a recurring name with a word in front was glued by the NER ("Jelentkezzél Bornemissza
-    # Gergely", *report, B. G.*): it is not the most informative name
-    glued = {name for name in proper if counts[name] == 1 and counts[name.split(" ", 1)[-1]] >= MIN_ANCHOR_SUPPORT}
+    # a one-off that is a recurring full name with a word in front was glued by the NER ("Jelentkezzél Bornemissza
+    # Gergely", *report, B. G.*): it is not the most informative name ("Roderick Vance" beside "Vance" is)
+    glued = {
+        name for name in proper
+        if counts[name] == 1 and name.count(" ") >= 2 and counts[name.split(" ", 1)[1]] >= MIN_ANCHOR_SUPPORT
+    }
     proper = [name for name in proper if name not in glued or len(glued) == len(proper)]
     if not proper:
         return min(counts, key=lambda name: (-lengths[name], -counts[name], name)).title()

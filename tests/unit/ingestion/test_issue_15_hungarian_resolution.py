@@ -33,6 +33,16 @@ def test_issue_15_a_sentence_opener_glued_to_a_name_is_dropped() -> None:
     assert plain["Ránézett Gergely"].entity_id != plain["Bornemissza Gergely"].entity_id
 
 
+def test_issue_15_a_glued_one_off_is_not_the_canonical_name_but_a_one_off_full_name_is() -> None:
+    glued = _resolve(("Jelentkezzél Bornemissza Gergely", 1), ("Bornemissza Gergely", 20))
+    assert glued["Jelentkezzél Bornemissza Gergely"].canonical_name == "Bornemissza Gergely"
+    # English: a full name seen once beside its recurring surname is the most informative name, not a glued one
+    entities, _ = resolve_entities([SurfaceForm("Captain Roderick Vance", "PERSON", 1),
+                                    SurfaceForm("Captain Vance", "PERSON", 3), SurfaceForm("Vance", "PERSON", 2)],
+                                   language="en")
+    assert [e.canonical_name for e in entities] == ["Roderick Vance"]
+
+
 def test_issue_15_opener_candidates_are_the_capitalised_first_words_of_longer_names() -> None:
     forms = [SurfaceForm("Ránézett Gergely", "PER", 1), SurfaceForm("Dobó", "PER", 9),
              SurfaceForm("Bornemissza Gergely", "PER", 2), SurfaceForm("von Toll", "PER", 1)]
