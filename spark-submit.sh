@@ -73,8 +73,12 @@ fi
 # The job's own check (settings, the master, every input exists) in a plain Python: about a second, no JVM. A master
 # from CSILLAG_SPARK_MASTER is left to the settings, so that the message names the variable. When every stage is
 # already up to date the check answers the run itself (the result printed, exit 10 = answered): no JVM is started.
+# A user's own --check is answered here too, and nothing else is started.
 case " $* " in
   *" --help "*|*" -h "*) ;;
+  *" --check "*) CHECK_MASTER=(); [ "$HAS_MASTER" = 1 ] && CHECK_MASTER=(--master "$MASTER")
+     PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" "${CHECK_MASTER[@]}"
+     exit $? ;;
   *) CHECK_MASTER=(); [ "$HAS_MASTER" = 1 ] && CHECK_MASTER=(--master "$MASTER")
      rc=0
      PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" "${CHECK_MASTER[@]}" --check \

@@ -70,3 +70,16 @@ def test_issue_16_spark_submit_remote_lakehouse_is_refused_before_spark(tmp_path
     assert len(lines) == 1 and lines[0].startswith("csillag: invalid setting lakehouse.root = 's3a://bucket/lh'")
     assert list(tmp_path.iterdir()) == [] and time.monotonic() - started < 20  # no JVM, no local "s3a:" folder
 
+
+
+def test_issue_16_spark_submit_user_check_starts_no_spark_submit(tmp_path: Path) -> None:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("CSILLAG_", "SPARK_"))}
+    lake = tmp_path / "lake"
+    done = subprocess.run(
+        [str(ROOT / "spark-submit.sh"), "pipeline", str(SAMPLES), "--lakehouse", str(lake), "--check"],
+        cwd=tmp_path, env=environ | {"CSILLAG_NO_BOOTSTRAP": "1"}, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    # spark-submit resolves the Delta package with Ivy before anything else: none of that ran
+    assert ":: resolving dependencies" not in done.stderr and "ivy" not in done.stderr.lower(), done.stderr
+    assert not lake.exists()
