@@ -1,0 +1,216 @@
+"""The scale curve (issue 16, item 4): each stage's time and the driver's and workers' peak memory at 1×, 2×, 4×, 8×
+War and Peace worth of distinct documents, and an incremental run that adds one chapter to the largest lakehouse.
+
+    .venv/bin/python bench/bench_scale.py [--scales 1 2 4 8] [--workdir /tmp/csillag-scale] [--master local[2]]
+                                          [--corpus ../shared/corpora/war_and_peace.txt]
+
+Corpora: the novel split into its chapters (one document each); copy *c* of every chapter gets its names varied
+deterministically (every word the novel capitalises inside sentences and never writes in lowercase gets the copy's
+suffix: "Pierre" → "Pierreov"), so each copy is distinct content (documents are deduplicated by content) with its own
+people, as a library of similar novels would be. Built once under ``--workdir`` and reused.
+
+Each scale runs the whole pipeline from scratch in a child process (``--run``), with the default settings
+(``ner_ingestion``, the embedded graph store); the child reports each stage's seconds and the peak resident memory
+(the kernel's high-water mark, VmHWM) of the driver — its Python process and its JVM — and of the Spark Python
+workers. Then one new chapter-sized document is added to the largest lakehouse and the incremental run is timed.
+
+Never a test: it measures and prints (docs/benchmarks.md, docs/scaling.md). Hours at 8× on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "war_and_peace.txt"
+SUFFIXES = ["", "ov", "ski", "ina", "ev", "ek", "ard", "ton", "ell", "ani"]
+_CHAPTER = re.compile(r"^\s*CHAPTER [IVXLC]+\.?\s*$", re.MULTILINE)
+
+
+def chapters(text: str) -> list[str]:
+    """The novel's chapters (text between ``CHAPTER N`` headings; the front matter before the first is dropped)."""
+    starts = [m.start() for m in _CHAPTER.finditer(text)]
+    return [text[a:b].strip() + "\n" for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+
+
+def name_words(text: str) -> list[str]:
+    """Words capitalised inside sentences at least five times and never written in lowercase: the names."""
+    inside = Counter(re.findall(r"(?<=[a-z,;] )([A-Z][a-z]+)", text))
+    lower = set(re.findall(r"\b([a-z]+)\b", text))
+    return sorted(word for word, n in inside.items() if n >= 5 and word.lower() not in lower)
+
+
+def vary(text: str, names: list[str], copy: int) -> str:
+    """Copy ``copy`` of ``text``: every name gets the copy's suffix (copy 0 is the text itself)."""
+    if copy == 0:
+        return text
+    suffix = SUFFIXES[copy % len(SUFFIXES)] + (str(copy // len(SUFFIXES)) if copy >= len(SUFFIXES) else "")
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    return pattern.sub(lambda m: m.group(1) + suffix, text)
+
+
+def build_corpus(source: Path, folder: Path, scale: int) -> tuple[int, int]:
+    """``scale`` varied copies of the novel's chapters as .txt files in ``folder`` (reused); (documents, words)."""
+    text = source.read_text(encoding="utf-8")
+    parts = chapters(text)
+    names = name_words(text)
+    if not (folder / "done").exists():
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        for copy in range(scale):
+            for number, chapter in enumerate(parts):
+                (folder / f"c{copy:02d}_{number:04d}.txt").write_text(vary(chapter, names, copy), encoding="utf-8")
+        (folder / "done").write_text("ok\n")
+    files = sorted(folder.glob("*.txt"))
+    return len(files), sum(len(f.read_text(encoding="utf-8").split()) for f in files)
+
+
+def _high_water(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+class Peaks(threading.Thread):
+    """Peak RSS (VmHWM) of this process, its JVM and the Spark Python workers, sampled every half second."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.jvm = self.workers = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self.stop.is_set():
+            for proc in me.children(recursive=True):
+                try:
+                    cmd = " ".join(proc.cmdline())
+                except (psutil.NoSuchProcess, psutil.AccessDenied):
+                    continue
+                peak = _high_water(proc.pid)
+                if "java" in cmd.split(" ")[0]:
+                    self.jvm = max(self.jvm, peak)
+                elif "pyspark" in cmd or "worker_daemon" in cmd:
+                    self.workers = max(self.workers, peak)
+            self.stop.wait(0.5)
+
+
+def run_once(corpus: Path, lake: Path, master: str) -> dict[str, Any]:
+    """One pipeline run in this process; stage seconds and peaks as a dict (the ``--run`` child's output)."""
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from settings.config import load_settings
+    from tools.ingestion import IngestionRequest
+
+    peaks = Peaks()
+    peaks.start()
+    settings = load_settings(lakehouse={"root": lake}, spark={"master": master})
+    tool = GenericNERIngestionTool()
+    tool.set_settings(settings)
+    started = time.perf_counter()
+    result = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus)]))
+    seconds = time.perf_counter() - started
+    peaks.stop.set()
+    peaks.join()
+    return {
+        "status": result.status, "seconds": round(seconds, 1),
+        "stages": {s.stage: s.seconds for s in result.stages},
+        "counts": {k: v for k, v in result.counts.items() if k in {
+            "documents.documents", "mentions.mentions", "entities.entities", "cooccurrences.pairs"}},
+        "driver_python_peak_mib": round(_high_water(os.getpid()) / 2**20),
+        "driver_jvm_peak_mib": round(peaks.jvm / 2**20),
+        "worker_peak_mib": round(peaks.workers / 2**20),
+    }
+
+
+def child(corpus: Path, lake: Path, master: str) -> dict[str, Any]:
+    """``run_once`` in a fresh process, so each scale has its own JVM and peaks."""
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    done = subprocess.run([sys.executable, __file__, "--run", str(corpus), str(lake), "--master", master],
+                          capture_output=True, text=True, env=env, check=False)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        sys.exit(f"run over {corpus} failed:\n{done.stderr[-4000:]}")
+    return json.loads(lines[-1])
+
+
+def main() -> int:
+    """Build the corpora, run every scale, add a chapter to the largest; print a table per figure."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--scales", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/csillag-scale"))
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--run", nargs=2, type=Path, metavar=("CORPUS", "LAKE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.run:
+        print(json.dumps(run_once(args.run[0], args.run[1], args.master)), flush=True)
+        return 0
+    if not args.corpus.exists():
+        print(f"corpus not found: {args.corpus}", file=sys.stderr)
+        return 2
+    rows = {}
+    for scale in args.scales:
+        folder = args.workdir / f"corpus-{scale}x"
+        documents, words = build_corpus(args.corpus, folder, scale)
+        lake = args.workdir / f"lake-{scale}x"
+        if lake.exists():
+            shutil.rmtree(lake)
+        print(f"{scale}×: {documents} documents, {words:,} words …", flush=True)
+        row = child(folder, lake, args.master)
+        row.update(documents=documents, words=words)
+        rows[scale] = row
+        print(f"  {json.dumps(row)}", flush=True)
+    largest = max(rows)
+    folder = args.workdir / f"corpus-{largest}x"
+    text = args.corpus.read_text(encoding="utf-8")
+    extra = folder / "zz_added.txt"
+    extra.write_text(vary(chapters(text)[0], name_words(text), largest + 1), encoding="utf-8")
+    try:
+        added = child(folder, args.workdir / f"lake-{largest}x", args.master)
+    finally:
+        extra.unlink()
+        (folder / "done").touch()
+    print(f"incremental, one chapter added to {largest}×: {json.dumps(added)}", flush=True)
+    stages = list(next(iter(rows.values()))["stages"])
+    print("\nseconds per stage (ratio to the previous scale)")
+    print(f"{'scale':>6} {'words':>10} " + " ".join(f"{s:>13}" for s in stages) + f" {'total':>13}")
+    previous: dict[str, Any] | None = None
+    for scale, row in rows.items():
+        cells = []
+        for stage in [*stages, "total"]:
+            value = row["seconds"] if stage == "total" else row["stages"].get(stage, 0.0)
+            before = None if previous is None else (previous["seconds"] if stage == "total"
+                                                    else previous["stages"].get(stage, 0.0))
+            ratio = f"({value / before:.2f}×)" if before else ""
+            cells.append(f"{value:6.1f}{ratio:>7}")
+        print(f"{scale:>5}× {row['words']:>10,} " + " ".join(f"{c:>13}" for c in cells))
+        previous = row
+    print("\npeak resident memory, MiB: driver Python / driver JVM / largest Python worker")
+    for scale, row in rows.items():
+        print(f"{scale:>5}×  {row['driver_python_peak_mib']:>6} / {row['driver_jvm_peak_mib']:>6} / "
+              f"{row['worker_peak_mib']:>6}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
