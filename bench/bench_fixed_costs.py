@@ -1,0 +1,84 @@
+"""The whole pipeline against plain spaCy NER on the same novel, in one run (issue 16, item 5: "≤ 1.3× plain NER").
+
+    .venv/bin/python bench/bench_fixed_costs.py [--corpus ../shared/corpora/war_and_peace.txt] [--lake DIR]
+
+1. Plain NER: the default English pipeline (``ingestion.nlp.build_nlp``, the one the mentions stage loads) over the
+   chunks the pipeline would make, ``nlp.pipe(n_process=2)`` — NER only, nothing written.
+2. The whole pipeline from scratch, as a user runs it: ``./spark-submit.sh pipeline CORPUS --lakehouse DIR``, wall
+   clock of the command, and each stage's seconds from its ``--result-file``.
+3. The same command again with everything up to date.
+
+Prints the three and the ratio of 2 to 1. Never a test: it measures and prints (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "war_and_peace.txt"
+
+
+def plain_ner(corpus: Path) -> tuple[float, int]:
+    """Seconds and words of plain ``nlp.pipe(n_process=2)`` with the default English pipeline over the chunks."""
+    from bench_mentions import plain, prepare_chunks
+
+    from ingestion.language_models import default_pipeline
+
+    chunks = prepare_chunks(corpus, None)
+    pipeline = default_pipeline("en")
+    assert pipeline is not None  # csillag ships an English model
+    seconds, _ = plain(chunks, 2, 64, pipeline.model)
+    return seconds, sum(len(c.split()) for c in chunks)
+
+
+def submit(corpus: Path, lake: Path, result: Path) -> float:
+    """Wall seconds of ``./spark-submit.sh pipeline`` (exit 0 required)."""
+    env = dict(os.environ, CSILLAG_NO_BOOTSTRAP="1", CSILLAG_VENV=str(Path(sys.executable).parent.parent),
+               PYSPARK_PYTHON=sys.executable)
+    started = time.perf_counter()
+    done = subprocess.run([str(ROOT / "spark-submit.sh"), "pipeline", str(corpus), "--lakehouse", str(lake),
+                           "--quiet", "--result-file", str(result)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"spark-submit.sh failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return seconds
+
+
+def main() -> int:
+    """Measure the three and print them."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--lake", type=Path, default=Path("/tmp/csillag-bench-fixed"))
+    args = parser.parse_args()
+    if not args.corpus.exists():
+        print(f"corpus not found: {args.corpus}", file=sys.stderr)
+        return 2
+    ner_seconds, words = plain_ner(args.corpus)
+    rate = words / ner_seconds
+    print(f"plain NER, nlp.pipe(n_process=2): {ner_seconds:.1f} s ({words:,} words, {rate:,.0f} words/s)", flush=True)
+    if args.lake.exists():
+        shutil.rmtree(args.lake)
+    result = args.lake.parent / (args.lake.name + "-result.json")
+    whole = submit(args.corpus, args.lake, result)
+    stages = {s["stage"]: s["seconds"] for s in json.loads(result.read_text())["stages"]}
+    print(f"whole pipeline, ./spark-submit.sh: {whole:.1f} s wall = {whole / ner_seconds:.2f}× plain NER; stages: "
+          + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stages.items()), flush=True)
+    print(f"  outside the stages (JVM, session, checks, publish): {whole - sum(stages.values()):.1f} s", flush=True)
+    again = submit(args.corpus, args.lake, result)
+    print(f"up-to-date rerun, ./spark-submit.sh: {again:.2f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
