@@ -34,6 +34,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_mentions import _high_water  # noqa: E402 - the one VmHWM reader of the benches
+
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "war_and_peace.txt"
 SUFFIXES = ["", "ov", "ski", "ina", "ev", "ek", "ard", "ton", "ell", "ani"]
 _CHAPTER = re.compile(r"^\s*CHAPTER [IVXLC]+\.?\s*$", re.MULTILINE)
@@ -76,17 +79,6 @@ def build_corpus(source: Path, folder: Path, scale: int) -> tuple[int, int]:
         (folder / "done").write_text("ok\n")
     files = sorted(folder.glob("*.txt"))
     return len(files), sum(len(f.read_text(encoding="utf-8").split()) for f in files)
-
-
-def _high_water(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 class Peaks(threading.Thread):
