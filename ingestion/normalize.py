@@ -189,6 +189,10 @@ def restore_case(original: str, stem: str) -> str:
     return stem
 
 
+# Russian surnames in English transliteration: a man's ending and a woman's ("Rostov", "Rostova")
+SURNAME_ENDINGS = (("ov", "ova"), ("ev", "eva"), ("in", "ina"), ("ski", "skaya"), ("skoy", "skaya"))
+
+
 def surname_variants(surname: str) -> set[str]:
     """Other forms of a Russian surname (in English transliteration) that name other members of its family.
 
@@ -196,7 +200,7 @@ def surname_variants(surname: str) -> set[str]:
     bare surname is shared by several people, so it must not attach to one of them.
     """
     variants = {surname + "s"}
-    for masculine, feminine in (("ov", "ova"), ("ev", "eva"), ("in", "ina"), ("ski", "skaya"), ("skoy", "skaya")):
+    for masculine, feminine in SURNAME_ENDINGS:
         if surname.endswith(masculine):
             variants.add(surname[: -len(masculine)] + feminine)
         if surname.endswith(feminine):

@@ -13,13 +13,23 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from ingestion.alias_table import AliasEntry, AliasTable, AliasTableError
-from ingestion.names import MALE, gender_of_titles, genders_compatible, given_name_variant, pronoun_gender, specificity
+from ingestion.names import (
+    FEMALE,
+    MALE,
+    gender_of_titles,
+    genders_compatible,
+    given_name_variant,
+    pronoun_gender,
+    specificity,
+)
 from ingestion.normalize import (
+    SURNAME_ENDINGS,
     WEAK_TITLES,
     check_language,
     clean_surface,
@@ -342,6 +352,17 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
     mass = [group.count for group in groups]  # mentions gathered under each root, for dominance
     genders = [{group.gender} - {""} for group in groups]
     titles = [{t for form in group.forms for t in form.titles if t not in WEAK_TITLES} for group in groups]
+    # how often each title is used with the name: the title a book mostly gives a name is the one that picks its
+    # bearer ("Princess Mary", 484 times, is "Princess Mary Bolkonskaya" though she is "Countess Mary" later too)
+    title_mass: list[Counter[str]] = [Counter() for _ in groups]
+    for i, group in enumerate(groups):
+        for form in group.forms:
+            title_mass[i].update({t: form.count for t in form.titles if t not in WEAK_TITLES})
+    # the sex the pronouns after a name's own mentions give ("Kutuzov … he"), where no title says it
+    said_sex = [
+        pronoun_gender(sum(f.pronouns["he"] for f in group.forms), sum(f.pronouns["she"] for f in group.forms))
+        for group in groups
+    ]
 
     def root(index: int) -> int:
         while parent[index] != index:
@@ -464,6 +485,19 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         mass[home] += mass[index]
         genders[home] |= genders[index]
         titles[home] |= titles[index]
+        title_mass[home] += title_mass[index]
+
+    last_words = {match_key(form.tokens[-1]) for form in forms if form.tokens}
+
+    def sexes(index: int) -> set[str]:
+        """What is known of a group's sex: its titles'; for a full name its given name's in the book (titles and
+        pronouns, ``given_genders``) and its surname's form where the book has both ("Rostova" beside "Rostov");
+        for a lone word the pronouns after its own mentions (a full name's few mentions say too little)."""
+        words = groups[index].name_tokens
+        if len(words) == 1:
+            return genders[root(index)] | ({said_sex[index]} - {""})
+        by_form = _surname_sex(words[-1 - given], last_words) if language == "en" else ""  # transliterated Russian
+        return genders[root(index)] | given_genders.get(words[given], set()) | ({by_form} - {""})
 
     # One name under titles of one sex is one person ("Princess Mary", "Countess Mary", "Mary"): join them before
     # any full name is looked for, so that the bare name weighs with its titled forms.
@@ -481,6 +515,29 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         for i in members:
             if i != home and _rank_fits(titles[i], groups[home].gender, titles[home]):
                 union(i, home)
+
+    # Two full names of one family whose given names are forms of one name are one person ("Natalie Rostova" beside
+    # "Natasha Rostova", "Vasili Dmitrich Denisov" beside "Vaska Denisov"): a known nickname pair, or a shared start
+    # of three letters when both are known to be of one sex ("Henry" and "Henrietta" are not). The rarer joins.
+    families: dict[str, list[int]] = defaultdict(list)
+    for i in people:
+        words = groups[i].name_tokens
+        if len(words) > 1 and groups[i].entry is None and parent[i] == i:
+            families[words[-1 - given]].append(i)
+    for members in families.values():
+        members.sort(key=lambda i: (-mass[i], i))
+        for position, rarer in enumerate(members):
+            for home in members[:position]:
+                if (
+                    parent[rarer] != rarer
+                    or root(home) == rarer
+                    or not _given_name_forms(
+                        groups[rarer].name_tokens, groups[home].name_tokens, given, language, sexes(rarer), sexes(home)
+                    )
+                ):
+                    continue
+                union(rarer, root(home))
+                break
 
     # Longest first; then the most specific title; then the rarest, so that the many small partial names
     # ("Bonaparte") have gathered under their full names before a frequent first name ("Napoleon") weighs them.
@@ -502,15 +559,29 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             - {index}
             - {home for home in {root(other) for other in matches} if not _compatible_sets(own, genders[home])}
         )
-        titled = [home for home in homes if titles[index] <= titles[home]]
-        if titles[index] and titled:
-            homes = titled
+        if len(homes) > 1 and title_mass[index]:
+            # The homes bearing the name's titles ("Prince Andrew" → "Prince Andrew Bolkonski"), else the title the
+            # book mostly gives it ("Princess Mary", 484 times, beside "Countess Mary" → "Princess Mary
+            # Bolkonskaya") — but only for a name that mostly goes by a title: "Prince Nicholas", 10 of 580
+            # "Nicholas", does not make every Nicholas the prince.
+            usual = max(title_mass[index], key=lambda title: (title_mass[index][title], title))
+            if 2 * title_mass[index][usual] >= mass[index]:
+                titled = [home for home in homes if titles[index] <= titles[home]]
+                homes = titled or [home for home in homes if usual in titles[home]] or homes
         given_only = all(kinds[other] == "given" for other in matches if root(other) in homes)
+        ranked = sorted(homes, key=lambda home: -mass[home])
         if len(homes) > 1 and given_only:
-            ranked = sorted(homes, key=lambda home: -mass[home])
             if mass[ranked[0]] >= DOMINANCE * mass[ranked[1]] and not (
                 language == "hu" and any(established(home, ranked[0]) for home in ranked[1:])
             ):
+                homes = ranked[:1]
+        elif len(homes) > 1 and len(tokens) == 1:
+            # A bare surname of a known sex ("Kutuzov … he") joins the one full name of that sex that dominates the
+            # others; of unknown sex ("Bennet": the father and his daughters) it stays apart, and a surname seen in
+            # the plural ("the Rostovs") never gets here (``_is_partial``).
+            sex = sexes(index)
+            top = sexes(ranked[0])
+            if sex and top and _compatible_sets(sex, top) and mass[ranked[0]] >= DOMINANCE * mass[ranked[1]]:
                 homes = ranked[:1]
         if len(homes) == 1 and any(kinds[other] != "maybe" for other in matches if root(other) == homes[0]):
             home = homes[0]
@@ -521,6 +592,36 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             names = [" ".join(groups[home].name_tokens) for home in homes]
             logger.debug("name %r fits %d entities %s; kept apart", " ".join(tokens), len(homes), names)
     return [root(i) for i in range(len(groups))]
+
+
+def _given_name_forms(
+    a: tuple[str, ...], b: tuple[str, ...], given: int, language: str, sex_a: set[str], sex_b: set[str]
+) -> bool:
+    """Whether two full names of one surname differ only in the form of the given name ("Natalie Rostova",
+    "Natasha Rostova"; "Vaska Denisov", "Vasili Dmitrich Denisov"): the other words of one are among the other's,
+    the given names are a known nickname pair (any sex known or not, but not contradictory), or they share their
+    first three letters and both names are known to be of one sex."""
+    first, second = a[given], b[given]
+    if first == second or not _compatible_sets(sex_a, sex_b):
+        return False
+    rest_a, rest_b = set(a) - {first}, set(b) - {second}
+    if not (rest_a <= rest_b or rest_b <= rest_a):
+        return False
+    if given_name_variant(first, second, language):
+        return True
+    shared = len(os.path.commonprefix([first, second]))
+    return shared >= 3 and bool(sex_a) and bool(sex_b)
+
+
+def _surname_sex(surname: str, last_words: set[str]) -> str:
+    """The sex a Russian surname's form gives when the book also has the other form ("rostova" is a woman's beside
+    "rostov", "rostov" a man's beside "rostova"); "" otherwise."""
+    for masculine, feminine in SURNAME_ENDINGS:
+        if surname.endswith(feminine) and surname[: -len(feminine)] + masculine in last_words:
+            return FEMALE
+        if surname.endswith(masculine) and surname[: -len(masculine)] + feminine in last_words:
+            return MALE
+    return ""
 
 
 def _rank_fits(ranks: set[str], gender: str, home_titles: set[str]) -> bool:
@@ -660,7 +761,8 @@ def _canonical_name(forms: list[_Form]) -> str:
     # a one-off that is a recurring full name with a word in front was glued by the NER ("Jelentkezzél Bornemissza
     # Gergely", *report, B. G.*): it is not the most informative name ("Roderick Vance" beside "Vance" is)
     glued = {
-        name for name in proper
+        name
+        for name in proper
         if counts[name] == 1 and name.count(" ") >= 2 and counts[name.split(" ", 1)[1]] >= MIN_ANCHOR_SUPPORT
     }
     proper = [name for name in proper if name not in glued or len(glued) == len(proper)]

@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python scripts/train_en_ner.py [--litbank ../shared/data/litbank]
         [--workdir .cache/en_ner] [--folds 5] [--fold N ...] [--max-steps N] [--skip-cv] [--no-final] [--retrain]
-        [--caps 0.0] [--rename 0.0]
+        [--caps 0.0] [--rename 0.0] [--unsure LABELS]
 
 Steps: convert LitBank (ingestion.training.litbank), train one model per fold on the other folds' books
 (conf/training/en_litbank.cfg: en_core_web_sm's NER fine-tuned), score en_core_web_sm, the fold's NER alone and the
@@ -45,8 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retrain", action="store_true")
     parser.add_argument("--caps", type=float, default=en_ner.CAPS_SHARE, help="share of capitalised copies")
     parser.add_argument("--rename", type=float, default=en_ner.RENAME_SHARE, help="share of renamed copies")
+    parser.add_argument("--unsure", default=",".join(en_ner.UNSURE_LABELS),
+                        help="labels whose base-model spans are left out of the loss (comma-separated; '' for none)")
     args = parser.parse_args(argv)
     en_ner.CAPS_SHARE, en_ner.RENAME_SHARE = args.caps, args.rename
+    en_ner.UNSURE_LABELS = tuple(label for label in args.unsure.split(",") if label)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if not args.litbank.is_dir():
         print(f"LitBank not found at {args.litbank}", file=sys.stderr)

@@ -185,7 +185,8 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 3  # 3: sentence openers, Hungarian given names and pet names (issue 15)
+    version = 4  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    # family, bare surnames of a known sex, the title a name mostly goes by (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -110,3 +110,25 @@ def test_issue_14_name_labels_make_places_of_named_places() -> None:
     words = "They lived in Surrey near Chiswick Mall , and Surrey was green .".split()
     doc = harmonize(_doc(words, [(3, 4, "PERSON"), (5, 7, "PERSON"), (9, 10, "PERSON")]))  # type: ignore[arg-type]
     assert _ents(doc) == [("Surrey", "GPE"), ("Chiswick Mall", "FAC"), ("Surrey", "GPE")]
+
+
+@pytest.mark.parametrize("unsure", [(), ("ORG",)])
+def test_issue_14_rehearsal_adds_unannotated_labels_and_can_leave_unsure_ones_out_of_the_loss(unsure) -> None:
+    import spacy
+    from spacy.tokens import Span
+
+    from ingestion.training.litbank import add_rehearsal
+
+    base = spacy.blank("en")  # a stand-in base model with fixed predictions: the rule is what is tested
+    base.add_pipe("entity_ruler").add_patterns([
+        {"label": "DATE", "pattern": "Monday"}, {"label": "ORG", "pattern": "Bank of England"},
+        {"label": "ORG", "pattern": "Lydgate"},
+    ])
+    doc = spacy.blank("en")("Lydgate went to the Bank of England on Monday .")
+    doc.ents = [Span(doc, 0, 1, label="PERSON")]  # the gold name
+    assert add_rehearsal([doc], base, unsure=unsure) == 1
+    by_text = {ent.text: ent.label_ for ent in doc.ents}
+    assert by_text == {"Lydgate": "PERSON", "Monday": "DATE"}  # the gold name wins over the base model's ORG
+    bank = doc[4:7]
+    assert [t.ent_iob_ for t in bank] == (["", "", ""] if unsure else ["O", "O", "O"])
+    assert doc[2].ent_iob_ == "O"  # everything else stays "outside"
