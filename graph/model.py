@@ -22,7 +22,7 @@ import pyarrow as pa
 from pydantic import BaseModel, Field, TypeAdapter
 
 from graph.errors import GraphDataError
-from graph.published import PublishedRun, open_table, read_published
+from graph.published import PublishedRun, arrow_dataset, open_table, read_published
 from graph.tables import CHUNKS, DOCUMENTS, GRAPH_EDGES, GRAPH_NODES, MENTION_ENTITIES, MENTIONS
 
 logger = logging.getLogger(__name__)
@@ -274,7 +274,7 @@ def read_table(
             path=str(path),
         )
     try:
-        return delta.to_pyarrow_table(columns=columns).to_pylist()
+        return arrow_dataset(delta).to_table(columns=columns).to_pylist()
     except (DeltaError, OSError) as exc:
         raise missing_table_error(root, table, str(exc)) from exc
 

@@ -96,13 +96,16 @@ class Lakehouse:
         return self.snapshot(table).to_table(columns=columns)
 
     def snapshot(self, table: str) -> Any:
-        """The table's current version as a ``pyarrow.dataset.Dataset``, read in-process with delta-rs.
+        """The table's current version as a ``pyarrow.dataset.Dataset``, read in-process
+        (``graph.published.arrow_dataset``).
 
         Every read of the returned dataset sees that one version, whatever is committed meanwhile.
         """
         from deltalake import DeltaTable
 
-        return DeltaTable(self.path(table)).to_pyarrow_dataset()
+        from graph.published import arrow_dataset
+
+        return arrow_dataset(DeltaTable(self.path(table)))
 
     def count(self, table: str) -> int:
         """Rows in the table's current snapshot, from the Delta log's file statistics (no data is read)."""

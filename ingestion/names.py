@@ -52,6 +52,14 @@ _GENDER_OF_TITLE: dict[str, str] = {
     ),
 }
 _SPECIFICITY = {"": 0, FEMALE: 1, MALE: 2, MARRIED: 2, UNMARRIED: 2}
+# A sovereign is not called by a lesser title: "Emperor Alexander" and "Prince Alexander" are two people.
+SOVEREIGN_TITLES = frozenset("emperor empress tsar tsarina tsaritsa king queen sultan kaiser".split())
+
+
+def sovereign_conflict(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Whether one set of titles is a sovereign's and the other a lesser rank's (casefolded, without dots)."""
+    a, b = set(a), set(b)
+    return bool((a & SOVEREIGN_TITLES and b - SOVEREIGN_TITLES) or (b & SOVEREIGN_TITLES and a - SOVEREIGN_TITLES))
 
 
 def title_gender(title: str) -> str:

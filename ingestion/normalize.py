@@ -120,10 +120,16 @@ def split_titles(tokens: list[str], language: str) -> tuple[list[str], list[str]
     return tokens[:start] + tokens[end:], tokens[start:end]
 
 
+# Kinship titles that also personify places and things ("Mother Moscow", "Father Thames", "Mother Russia"): a name
+# under one of them is not thereby a person's.
+FIGURATIVE_TITLES = frozenset({"mother", "father", "sister", "brother", "uncle", "aunt"})
+
+
 def has_person_title(tokens: list[str], language: str) -> bool:
-    """Whether casefolded tokens are a name with a person's title ("Lieutenant Telyanin", "Dobó kapitány")."""
+    """Whether casefolded tokens are a name with a person's title ("Lieutenant Telyanin", "Dobó kapitány"); a weak
+    or figurative title alone ("Old Town", "Mother Moscow") does not count."""
     titles, _ = split_titles(tokens, language)
-    return any(title.replace(".", "") not in WEAK_TITLES for title in titles)
+    return any(title.replace(".", "") not in WEAK_TITLES | FIGURATIVE_TITLES for title in titles)
 
 
 def _restore_lengthening(base: str) -> list[str]:

@@ -26,6 +26,7 @@ from ingestion.names import (
     genders_compatible,
     given_name_variant,
     pronoun_gender,
+    sovereign_conflict,
     specificity,
 )
 from ingestion.normalize import (
@@ -62,6 +63,8 @@ MIN_ANCHOR_SUPPORT = 2
 # A first name fitting several entities joins the one with this many times the mentions of the next ("Andrew":
 # Prince Andrew, not the Andrew Kaysarov of one chapter); below it the name stays apart.
 DOMINANCE = 3
+# A title carried by this share of a name's mentions is a rank the person holds (``sovereign_conflict``)
+RANK_SHARE = 0.1
 # Capitalised at the start of a sentence, these open many NER spans ("Beside Kutuzov", "Tell Denisov").
 _FUNCTION_WORDS = {
     "en": frozenset(
@@ -455,6 +458,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         part, full, group = groups[index].name_tokens, groups[other].name_tokens, groups[index]
         if other == index or not genders_compatible(group.gender, groups[other].gender):
             return ""
+        if sovereign_conflict(usual_titles(index), usual_titles(other)):
+            return ""  # "Emperor Alexander" is not "Prince Alexander Golitsyn"
         if part == full:  # "Captain Eldridge" is not "Miss Eldridge": a title must not contradict the home's
             more_specific = specificity(groups[other].gender) > specificity(group.gender)
             fitting = _rank_fits(titles[index], groups[other].gender, titles[root(other)])
@@ -489,6 +494,13 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
 
     last_words = {match_key(form.tokens[-1]) for form in forms if form.tokens}
 
+    def usual_titles(index: int) -> set[str]:
+        """The titles carried by ``RANK_SHARE`` or more of a group's mentions ("Emperor Alexander", 34 of 130): a
+        rank held once ("General Bonaparte" among 79 "Bonaparte") says nothing against a later one ("Emperor
+        Napoleon")."""
+        home = root(index)
+        return {title for title, n in title_mass[home].items() if n >= RANK_SHARE * mass[home]}
+
     def sexes(index: int) -> set[str]:
         """What is known of a group's sex: its titles'; for a full name its given name's in the book (titles and
         pronouns, ``given_genders``) and its surname's form where the book has both ("Rostova" beside "Rostov");
@@ -511,6 +523,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             continue
         if not all(genders_compatible(groups[a].gender, groups[b].gender) for a in specific for b in specific):
             continue  # namesakes ("Monsieur X", "Mademoiselle X"): settled one by one below
+        if any(sovereign_conflict(usual_titles(a), usual_titles(b)) for a in specific for b in specific):
+            continue  # "Emperor Alexander" and "Prince Alexander": settled one by one below too
         home = max(specific, key=lambda i: (specificity(groups[i].gender), groups[i].count, -i))
         for i in members:
             if i != home and _rank_fits(titles[i], groups[home].gender, titles[home]):

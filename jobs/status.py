@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from graph.published import PublishedRun, open_table, read_published
+from graph.published import PublishedRun, arrow_dataset, open_table, read_published
 from ingestion.errors import LakehouseError
 from ingestion.lock import is_stale, read_holder
 from ingestion.markers import MarkerStore
@@ -30,7 +30,7 @@ def table_rows(root: Path, manifest: PublishedRun | None = None) -> dict[str, in
     rows: dict[str, int | None] = {}
     for table in TABLES:
         try:
-            rows[table] = open_table(root, table, manifest).to_pyarrow_dataset().count_rows()
+            rows[table] = arrow_dataset(open_table(root, table, manifest)).count_rows()
         except TableNotFoundError:
             rows[table] = None
     return rows

@@ -27,14 +27,14 @@ def summarize(lake: Path, top: int = 10) -> str:
     not raised."""
     from deltalake.exceptions import TableNotFoundError
 
-    from graph.published import open_table, read_published
+    from graph.published import arrow_dataset, open_table, read_published
 
     lines = [f"lakehouse {lake.resolve()}", ""]
     frames = {}
     manifest = read_published(lake)
     for table in TABLES:
         try:
-            frames[table] = open_table(lake, table, manifest).to_pandas()
+            frames[table] = arrow_dataset(open_table(lake, table, manifest)).to_table().to_pandas()
             lines.append(f"  {table:<15}{len(frames[table]):>8} rows")
         except TableNotFoundError:
             lines.append(f"  {table:<15}{'—':>8} (not written yet)")

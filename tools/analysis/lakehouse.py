@@ -49,8 +49,10 @@ def documents_languages(root: Path) -> tuple[int, Counter[str]]:
     from deltalake import DeltaTable
     from deltalake.exceptions import TableNotFoundError
 
+    from graph.published import arrow_dataset
+
     try:
-        table = DeltaTable(str(root / "documents")).to_pyarrow_table(columns=["language"])
+        table = arrow_dataset(DeltaTable(str(root / "documents"))).to_table(columns=["language"])
     except TableNotFoundError as exc:
         raise LakehouseNotReadyError(
             f"lakehouse {root} has a documents marker but no documents table; rebuild it with: "

@@ -35,7 +35,7 @@ from deltalake.exceptions import TableNotFoundError
 
 from graph.errors import GraphDataError
 from graph.files import atomic_open, atomic_write_text
-from graph.published import open_table
+from graph.published import arrow_dataset, open_table
 from graph.tables import CHUNKS, DOCUMENTS, NON_PROSE_UNIT_KINDS
 from tools.errors import ToolError
 from tools.retrieval.analyzer import Analyzer
@@ -114,7 +114,7 @@ def _read(root: Path, table: str, columns: list[str], *, published: bool = True)
         raise RetrievalError(f"no Delta table {table!r} at {path}; run the ingestion pipeline first") from exc
     except GraphDataError as exc:
         raise RetrievalError(str(exc)) from exc
-    frame = delta.to_pyarrow_table(columns=columns)
+    frame = arrow_dataset(delta).to_table(columns=columns)
     return frame.to_pylist(), int(delta.version())
 
 

@@ -187,3 +187,25 @@ def test_issue_14_the_title_a_name_mostly_goes_by_chooses_its_bearer() -> None:
     assert index["Princess Sophia"] == index["Sophia"] == index["Sophia Volkonskaya"]
     assert index["Sophia"] != index["Sophia Hendrikhovna"]
     assert index["Nicholas"] != index["Prince Nicholas Andreevich Volkonski"]
+
+
+def test_issue_14_a_sovereign_and_a_prince_of_one_name_are_two_people() -> None:
+    index = _ids([
+        SurfaceForm("Alexander", "PERSON", 96), SurfaceForm("Emperor Alexander", "PERSON", 34),
+        SurfaceForm("Prince Alexander", "PERSON", 1), SurfaceForm("Prince Alexander Golitsyn", "PERSON", 1),
+        SurfaceForm("Prince Golitsyn", "PERSON", 1), SurfaceForm("Golitsyn", "PERSON", 2),
+    ])
+    assert index["Alexander"] == index["Emperor Alexander"]
+    assert index["Emperor Alexander"] != index["Prince Alexander Golitsyn"]
+
+
+def test_issue_14_a_place_personified_once_stays_a_place() -> None:
+    entities, _ = resolve_entities([
+        SurfaceForm("Moscow", "GPE", 705), SurfaceForm("Moscow", "PERSON", 4), SurfaceForm("Mother Moscow", "PERSON", 1),
+        SurfaceForm("Moscow Karataev", "PERSON", 1), SurfaceForm("Karataev", "PERSON", 48),
+        SurfaceForm("Platon Karataev", "PERSON", 9),
+    ], language="en")
+    by_alias = {alias: entity for entity in entities for alias in entity.aliases}
+    assert by_alias["Moscow"].label == "GPE"
+    assert by_alias["Moscow"].entity_id != by_alias["Karataev"].entity_id
+    assert by_alias["Karataev"].canonical_name == "Platon Karataev"

@@ -68,6 +68,7 @@ def test_has_person_title_ignores_descriptive_words() -> None:
     assert has_person_title(["bálint", "úr"], "hu")
     assert not has_person_title(["old", "town"], "en")
     assert not has_person_title(["telyanin"], "en")
+    assert not has_person_title(["mother", "moscow"], "en")  # a personified place, not a person's title
 
 
 ATTESTED = {"gergely", "dobó", "eger", "bornemissza", "cecey", "mekcsey", "vicuska", "éva", "istván", "kapitány"}
