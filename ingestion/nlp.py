@@ -23,6 +23,7 @@ from ingestion.errors import ModelLoadError
 from ingestion.language_models import shipped_model_path
 from ingestion.markers import fingerprint
 from ingestion.name_labels import register as register_name_labels
+from ingestion.normalize import hu_postposed_title
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -46,6 +47,7 @@ NOT_NEEDED_FOR_NER = (
     "trainable_lemmatizer",
 )
 
+
 @dataclass(frozen=True)
 class NlpSpec:
     """What pipeline to build: ``model`` (package or path) or, when None, ``spacy.blank(language)``."""
@@ -65,15 +67,16 @@ class NlpSpec:
     @property
     def key(self) -> str:
         """Identifies the pipeline; part of the mentions stage's config fingerprint."""
-        return fingerprint(
-            {
-                "language": self.language,
-                "model": self.model,
-                "patterns": list(self.patterns),
-                "labels": self.labels,
-                "phrase_matcher_attr": self.phrase_matcher_attr,
-            }
-        )
+        spec: dict[str, Any] = {
+            "language": self.language,
+            "model": self.model,
+            "patterns": list(self.patterns),
+            "labels": self.labels,
+            "phrase_matcher_attr": self.phrase_matcher_attr,
+        }
+        if self.language == "hu":  # Hungarian mentions take the title after a name (issue 15): NER redone once
+            spec["spans"] = "postposed titles"
+        return fingerprint(spec)
 
 
 def resolve_model_name(model: str) -> str:
@@ -182,6 +185,7 @@ def extract_mentions(
     keep = set(spec.labels)
     items = list(chunks)
     texts = (text for _, _, _, text in items)
+    titled = spec.language == "hu"
     with vocabulary_zone(nlp, spec.cached_words):  # bounded memory over any length of run
         for (doc_id, chunk_id, chunk_start, _), doc in zip(
             items, nlp.pipe(texts, batch_size=spec.batch_size), strict=True
@@ -192,6 +196,11 @@ def extract_mentions(
                     continue
                 sentence_index = _sentence_of(sentence_starts, ent.start_char)
                 start = chunk_start + ent.start_char
+                end_char, key = ent.end_char, ent.ent_id_ or ""
+                title = _postposed_title(doc, ent) if titled else None
+                if title is not None:  # "Dobó uramnak": the name with its title, keyed "Dobó uram"
+                    end_char = doc[ent.end].idx + len(doc[ent.end].text)
+                    key = f"{key or ent.text} {title}"
                 yield {
                     "mention_id": f"{chunk_id}:m{ent.start_char}",
                     "doc_id": doc_id,
@@ -199,13 +208,28 @@ def extract_mentions(
                     "sentence_index": sentence_index,
                     "sentence_id": f"{chunk_id}:s{sentence_index}",
                     "start": start,
-                    "end": chunk_start + ent.end_char,
-                    "text": ent.text,
+                    "end": chunk_start + end_char,
+                    "text": doc.text[ent.start_char : end_char],
                     "label": ent.label_,
-                    "ent_id": ent.ent_id_ or "",
+                    "ent_id": key,
                     "model": name,
                     "model_version": version,
                 }
+
+
+# Labels whose mentions take a Hungarian title written after the name ("Dobó uram", "Arszlán bég").
+_PERSON_LABELS = frozenset({"PER", "PERSON"})
+
+
+def _postposed_title(doc: Any, ent: Any) -> str | None:
+    """The nominative of the title right after a Hungarian person's name, if one follows (``hu_postposed_title``).
+
+    Hungarian writes titles after the name and inflects the title, not the name ("Dobó uramnak", "Bálint urat"):
+    the title belongs to the mention as "Mr." does in English, and without it the alias "Dobó uram" is never seen.
+    """
+    if ent.label_ not in _PERSON_LABELS or ent.end >= len(doc) or doc[ent.end - 1].whitespace_ == "":
+        return None
+    return hu_postposed_title(doc[ent.end].text)
 
 
 def _sentence_of(starts: list[int], offset: int) -> int:

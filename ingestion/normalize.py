@@ -188,6 +188,25 @@ def hu_stem(token: str, is_attested: Callable[[str], bool]) -> str:
     return attested[0] if attested else token
 
 
+def hu_postposed_title(word: str) -> str | None:
+    """The nominative of a Hungarian title written after a name, inflected or not ("uramnak" → "uram", "urat" →
+    "úr", "bégnek" → "bég"), or None when the word is not one (or is only descriptive: "öreg", "ifjú").
+
+    The longest title among the stems wins: "uram" (*my lord*) is a title of its own, not "úr" + possessive.
+    """
+    if not word[:1].islower():  # written after a name, a title is lowercase ("Dobó uram"); "Dobó Uram" is not one
+        return None
+    low = word.casefold()
+    stems = (
+        [low]
+        if low in HU_TITLES
+        else sorted((stem for stem in hu_stem_candidates(low) if stem in HU_TITLES), key=lambda s: (-len(s), s))
+    )
+    if not stems or stems[0] in WEAK_TITLES:
+        return None
+    return "úr" if stems[0] == "ur" else stems[0]
+
+
 def restore_case(original: str, stem: str) -> str:
     """Carry the capitalisation of the display token over to its (casefolded) stem: ("Gergelynek", "gergely")."""
     if original[:1].isupper():

@@ -192,9 +192,9 @@ def resolve_entities(
         item.name_tokens = tuple(match_key(token) for token in names)
         item.title_only = item.family == "PERSON" and all(is_title(token, language) for token in item.tokens)
         item.titles = tuple(title.replace(".", "") for title in titles)
-        # Namesakes are told apart by the sex their titles give ("Monsieur X" / "Mademoiselle X"); the Hungarian
-        # titles are not classified (yet), so Hungarian names group as before.
-        item.gender = gender_of_titles(item.titles) if language == "en" and not item.title_only else ""
+        # Namesakes are told apart by the sex their titles give ("Monsieur X" / "Mademoiselle X"; in Hungarian,
+        # written after the name, "Cecey uram" / "Éva asszony"), and the sex is what lets a bare surname join.
+        item.gender = gender_of_titles(item.titles) if not item.title_only else ""
     groups = _group(kept, table, language)
     roots = _attach_partial_names(groups, parsed, language)
     return _build(groups, roots, scope)
@@ -590,6 +590,13 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             ):
                 homes = ranked[:1]
         elif len(homes) > 1 and len(tokens) == 1:
+            # Among one-off full names a bare surname fits, the one whose given name the book's recurring full names
+            # use is a name; the others were glued by the NER ("Mekcsey Cece", "Nono Mekcsey" beside "Mekcsey
+            # István", each once)
+            named = [home for home in homes if groups[home].name_tokens[given] in given_names]
+            if len(named) == 1 and all(support[home] < MIN_ANCHOR_SUPPORT for home in homes if home != named[0]):
+                homes = named
+        if len(homes) > 1 and len(tokens) == 1 and not given_only:
             # A bare surname of a known sex ("Kutuzov … he") joins the one full name of that sex that dominates the
             # others; of unknown sex ("Bennet": the father and his daughters) it stays apart, and a surname seen in
             # the plural ("the Rostovs") never gets here (``_is_partial``).

@@ -101,3 +101,54 @@ def test_issue_15_sentence_openers_from_the_corpus_casing(spark: Any) -> None:
     # "Fekete" is capitalised inside a sentence as well (a surname); "Hallod" and "Aztán" are never in lowercase
     assert found == {"Ránézett", "Megint"}
     assert sentence_openers(chunks, set()) == set()
+
+
+@pytest.mark.parametrize(
+    ("word", "title"),
+    [("uram", "uram"), ("uramnak", "uram"), ("urat", "úr"), ("úrral", "úr"), ("bégnek", "bég"), ("deák", "deák"),
+     ("hadnagyot", "hadnagy"), ("Uram", None), ("öreg", None), ("Budára", None), ("nagyon", None)],
+)
+def test_issue_15_a_title_after_a_name_in_any_case(word: str, title: str | None) -> None:
+    from ingestion.normalize import hu_postposed_title
+
+    assert hu_postposed_title(word) == title
+
+
+def test_issue_15_hungarian_mentions_take_the_title_after_the_name() -> None:
+    from ingestion.nlp import NlpSpec, build_nlp, extract_mentions
+
+    # a blank pipeline whose EntityRuler stands in for the model's spans: the span rule is what is tested
+    patterns = tuple({"label": "PER", "pattern": name} for name in ("Dobó", "Bálint", "Gergely"))
+    spec = NlpSpec(language="hu", patterns=patterns)
+    text = "Dobó uramnak szólt Gergely, hogy Bálint urat is várják. Gergely Budára ment."
+    mentions = [(m["text"], m["ent_id"], m["end"] - m["start"]) for m in extract_mentions(build_nlp(spec), spec, [
+        ("d", "c", 0, text)])]
+    assert mentions[0] == ("Dobó uramnak", "Dobó uram", len("Dobó uramnak"))
+    assert ("Bálint urat", "Bálint úr", len("Bálint urat")) in mentions
+    assert [m for m in mentions if m[0] == "Gergely"] == [("Gergely", "", 7), ("Gergely", "", 7)]  # no title after
+    # English spans are not touched
+    english = NlpSpec(language="en", patterns=({"label": "PERSON", "pattern": "Dobó"},))
+    assert [m["text"] for m in extract_mentions(build_nlp(english), english, [("d", "c", 0, text)])] == ["Dobó"]
+
+
+def test_issue_15_a_titled_bare_surname_joins_the_dominant_full_name_of_its_sex() -> None:
+    # "Dobó uram" makes the bare surname a man's; "Dobó István uram" makes István a man's name; the one-offs the
+    # NER glued ("Dobó Hegedüs", "Dobó Bécs") weigh nothing beside the recurring full name
+    forms = [("Dobó", 600), ("Dobó uram", 5), ("Dobó István", 12), ("Dobó István uram", 1), ("Dobó Hegedüs", 2),
+             ("Dobó Bécs", 2), ("Hegedüs István", 3),
+             # the father is "Cecey uram"; his daughter "Cecey Éva", "Éva asszony": never the bare surname's home
+             ("Cecey", 86), ("Cecey uram", 4), ("Cecey Éva", 3), ("Éva", 190), ("Éva asszony", 4), ("Cecey Péter", 1)]
+    index = _resolve(*forms)
+    assert index["Dobó"].entity_id == index["Dobó István"].entity_id == index["Dobó uram"].entity_id
+    assert index["Dobó"].canonical_name == "Dobó István"
+    assert index["Cecey"].entity_id != index["Cecey Éva"].entity_id
+    # without any title the bare surname's sex is unknown: it stays apart, as before
+    index = _resolve(*[(text, n) for text, n in forms if "uram" not in text and "asszony" not in text])
+    assert index["Dobó"].entity_id != index["Dobó István"].entity_id
+
+
+def test_issue_15_among_one_off_full_names_the_one_with_a_known_given_name_is_the_bare_surnames() -> None:
+    index = _resolve(("Mekcsey", 244), ("Mekcsey István", 1), ("Mekcsey Cece", 1), ("Nono Mekcsey", 1),
+                     ("Dobó István", 12), ("Zoltay István", 8), ("Cece", 3))
+    assert index["Mekcsey"].entity_id == index["Mekcsey István"].entity_id
+    assert index["Mekcsey"].canonical_name == "Mekcsey István"
