@@ -44,7 +44,9 @@ _GENDER_OF_TITLE: dict[str, str] = {
         MALE,
     ),
     # Hungarian, written after the name ("Dobó uram", "Éva asszony"): ranks such as kapitány or deák say no sex
-    **dict.fromkeys("úr ur uram úrfi bácsi király herceg gróf császár szultán bég basa pasa aga pap barát".split(), MALE),
+    **dict.fromkeys(
+        "úr ur uram úrfi bácsi király herceg gróf császár szultán bég basa pasa aga pap barát".split(), MALE
+    ),
     **dict.fromkeys("asszony asszonyom kisasszony néni királyné hercegnő grófnő".split(), FEMALE),
     **dict.fromkeys("mrs missus mme madame frau signora senora".split(), MARRIED),
     **dict.fromkeys("miss mlle mademoiselle fraulein fräulein signorina senorita".split(), UNMARRIED),

@@ -201,7 +201,8 @@ def test_issue_14_a_sovereign_and_a_prince_of_one_name_are_two_people() -> None:
 
 def test_issue_14_a_place_personified_once_stays_a_place() -> None:
     entities, _ = resolve_entities([
-        SurfaceForm("Moscow", "GPE", 705), SurfaceForm("Moscow", "PERSON", 4), SurfaceForm("Mother Moscow", "PERSON", 1),
+        SurfaceForm("Moscow", "GPE", 705), SurfaceForm("Moscow", "PERSON", 4),
+        SurfaceForm("Mother Moscow", "PERSON", 1),
         SurfaceForm("Moscow Karataev", "PERSON", 1), SurfaceForm("Karataev", "PERSON", 48),
         SurfaceForm("Platon Karataev", "PERSON", 9),
     ], language="en")
