@@ -17,9 +17,7 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,14 +43,11 @@ def submit(corpus: Path, lake: Path, result: Path) -> float:
     """Wall seconds of ``./spark-submit.sh pipeline`` (exit 0 required)."""
     env = dict(os.environ, CSILLAG_NO_BOOTSTRAP="1", CSILLAG_VENV=str(Path(sys.executable).parent.parent),
                PYSPARK_PYTHON=sys.executable)
-    started = time.perf_counter()
-    done = subprocess.run([str(ROOT / "spark-submit.sh"), "pipeline", str(corpus), "--lakehouse", str(lake),
-                           "--quiet", "--result-file", str(result)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, check=False)
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"spark-submit.sh failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return seconds
+    from bench_rerun import timed  # the benches' one timed-subprocess helper
+
+    command = [str(ROOT / "spark-submit.sh"), "pipeline", str(corpus), "--lakehouse", str(lake), "--quiet",
+               "--result-file", str(result)]
+    return timed(command, env)
 
 
 def main() -> int:
