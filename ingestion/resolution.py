@@ -65,6 +65,8 @@ MIN_ANCHOR_SUPPORT = 2
 DOMINANCE = 3
 # A title carried by this share of a name's mentions is a rank the person holds (``sovereign_conflict``)
 RANK_SHARE = 0.1
+# How often a name said alone makes a one-off full name that contains it its introduction (``credible``).
+INTRODUCED = 3
 # Capitalised at the start of a sentence, these open many NER spans ("Beside Kutuzov", "Tell Denisov").
 _FUNCTION_WORDS = {
     "en": frozenset(
@@ -400,9 +402,16 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             return True
         words = groups[other].name_tokens
         # a one-off whose surname is a given name of recurring full names is two names glued ("Natasha Pierre";
-        # in Hungarian order "Jancsi Gergely", from "Jancsi, Gergely")
-        glued = words[-1 - given] in given_names
-        return not glued and all(owners[word] - {other} for word in words if word not in part)
+        # in Hungarian order "Jancsi, Gergely" read as "Jancsi Gergely")
+        if words[-1 - given] in given_names:
+            return False
+        if all(owners[word] - {other} for word in words if word not in part):
+            return True
+        # an introduction: the one full name that holds a name, said once, then the name alone again and again
+        # ("Carl Linstrum", then "Carl" five times); a name said alone once or twice, or found in several one-off
+        # full names ("Pierre" in letters and NER glue), is no such evidence
+        fuller = [i for i in owners[part[0]] if len(groups[i].name_tokens) > 1]
+        return fuller == [other] and lone_mentions[part[0]] >= INTRODUCED
 
     given = -1 if language == "hu" else 0  # where the given name stands: "Pierre Bezukhov", "Cecey Éva"
     # Each word's usual role, by the mentions of the recurring full names that have it as given name or surname:

@@ -185,8 +185,9 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 4  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
-    # family, bare surnames of a known sex, the title a name mostly goes by (issue 14)
+    version = 5  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
+    # introduces the name said alone (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

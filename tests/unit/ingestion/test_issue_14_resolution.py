@@ -210,3 +210,22 @@ def test_issue_14_a_place_personified_once_stays_a_place() -> None:
     assert by_alias["Moscow"].label == "GPE"
     assert by_alias["Moscow"].entity_id != by_alias["Karataev"].entity_id
     assert by_alias["Karataev"].canonical_name == "Platon Karataev"
+
+
+def test_issue_14_a_full_name_said_once_introduces_the_name_said_alone() -> None:
+    # a novel's excerpt names its people in full once, then by one name ("Carl Linstrum", then "Carl")
+    index = _resolve(("Carl Linstrum", 1), ("Carl", 5), ("Sherlock Holmes", 1), ("Holmes", 6), ("Watson", 2))
+    assert index["Carl"].entity_id == index["Carl Linstrum"].entity_id
+    assert index["Holmes"].entity_id == index["Sherlock Holmes"].entity_id
+    assert index["Carl"].canonical_name == "Carl Linstrum"
+    # a name said alone only twice is not enough evidence that a one-off full name is more than NER glue
+    index = _resolve(("Carl Linstrum", 1), ("Carl", 2))
+    assert index["Carl"].entity_id != index["Carl Linstrum"].entity_id
+    # nor is a name found in several one-off full names: which one introduced it?
+    index = _resolve(("Pierre Besouhoff", 1), ("Pierre Kirilovich", 1), ("Pierre", 40))
+    assert index["Pierre"].entity_id not in {index["Pierre Besouhoff"].entity_id,
+                                             index["Pierre Kirilovich"].entity_id}
+    # nor two names glued by the NER: the second is a given name of a recurring full name
+    index = _resolve(("Natasha Pierre", 1), ("Pierre Bezukhov", 5), ("Natasha Rostova", 4), ("Natasha", 30))
+    assert index["Natasha"].entity_id == index["Natasha Rostova"].entity_id
+    assert index["Natasha Pierre"].entity_id != index["Natasha"].entity_id
