@@ -171,8 +171,8 @@ def resolve_entities(
 
     ``sentence_openers`` are words the corpus capitalises only where a sentence starts and otherwise writes in
     lowercase (``sentence_openers``): the first word of a name that is one of them was glued on by the NER
-    ("Ránézett Gergely", *he looked at him, Gergely*) and is dropped. ``scope`` goes into every id
-    (``entity_id_for``): the forms are one document's, resolved apart from the others'.
+    ("Ránézett Gergely", *he looked at him, Gergely*) and is dropped; a form that is only such a word is no name.
+    ``scope`` goes into every id (``entity_id_for``): the forms are one document's, resolved apart from the others'.
     """
     check_language(language)
     table = alias_table or AliasTable(())
@@ -203,11 +203,11 @@ def resolve_entities(
 
 
 def opener_candidates(forms: Iterable[SurfaceForm], language: str) -> set[str]:
-    """The capitalised first words of the multi-word forms: the words whose casing the corpus is asked about."""
+    """The capitalised first words of the forms: the words whose casing the corpus is asked about."""
     out = set()
     for form in forms:
         words = _strip_descriptions(clean_surface(form.text, language), language).split()
-        if len(words) > 1 and words[0][:1].isupper():
+        if words and words[0][:1].isupper():
             out.add(words[0])
     return out
 
@@ -215,7 +215,8 @@ def opener_candidates(forms: Iterable[SurfaceForm], language: str) -> set[str]:
 def _parse(text: str, labels: Counter[str], language: str, sentence_openers: Collection[str] = ()) -> _Form:
     display = _strip_descriptions(clean_surface(text, language), language)
     words = display.split()
-    if len(words) > 1 and words[0] in sentence_openers:
+    if words and words[0] in sentence_openers:
+        # a lone word capitalised only where it starts a sentence is no name at all ("Bother!", "Thither")
         display = " ".join(words[1:])
     return _Form(text=text, labels=labels, display=display, tokens=display.casefold().split(), language=language)
 

@@ -187,7 +187,7 @@ class EntitiesStage(Stage):
     name = "entities"
     version = 5  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
-    # introduces the name said alone (issue 14)
+    # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -12,6 +12,7 @@ another (unreachable for a flat NER, ~13 in 75 books) counts neither way.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -110,24 +111,30 @@ def score_with_entity_labels(
     The entities stage resolves a book's names (``ingestion.resolution``) and gives each entity one label from all
     its mentions and their evidence (majority, titles, full names); what a user sees — "Agnes (PERSON)" — is that
     label, whatever the NER said of one mention ("Agnes" LOC in one sentence). Per book, as the stage does per
-    corpus; an entity under ``min_mentions`` is dropped by the stage, so its mentions keep the NER's label.
+    corpus; an entity under ``min_mentions`` is dropped by the stage, so its mentions keep the NER's label. A name
+    that is one word the book capitalises only where a sentence starts ("Bother!") is no name to the stage
+    (``sentence_openers``, computed here from the book's pieces as the stage computes it from its chunks) and is
+    dropped.
     """
     from collections import Counter, defaultdict
 
-    from ingestion.resolution import SurfaceForm, resolve_entities
+    from ingestion.resolution import SurfaceForm, opener_candidates, resolve_entities
 
     pieces = list(pieces)
     predicted: list[list[tuple[int, int, str]]] = []
     for piece, doc in zip(pieces, nlp.pipe((p.text for p in pieces), batch_size=batch_size), strict=True):
         predicted.append([(*normalize_span(piece.text, e.start_char, e.end_char), e.label_) for e in doc.ents])
     books: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    texts: dict[str, list[str]] = defaultdict(list)
     for piece, spans in zip(pieces, predicted, strict=True):
         books[piece.book].update((piece.text[s:e], label) for s, e, label in spans)
+        texts[piece.book].append(piece.text)
     relabel: dict[str, dict[tuple[str, str], str]] = {}
+    dropped: dict[str, set[str]] = {}
     for book, forms in books.items():
-        entities, mapping = resolve_entities(
-            [SurfaceForm(text, label, n) for (text, label), n in forms.items()], language="en"
-        )
+        surface = [SurfaceForm(text, label, n) for (text, label), n in forms.items()]
+        openers = sentence_openers(texts[book], opener_candidates(surface, "en"))
+        entities, mapping = resolve_entities(surface, language="en", sentence_openers=openers)
         label_of = {entity.entity_id: entity.label for entity in entities}
         mentions: Counter[str] = Counter()
         for key, entity_id in mapping.items():
@@ -135,13 +142,35 @@ def score_with_entity_labels(
         relabel[book] = {
             key: label_of[entity_id] for key, entity_id in mapping.items() if mentions[entity_id] >= min_mentions
         }
+        dropped[book] = openers
     total, raw = Scores(), Scores()
     for piece, spans in zip(pieces, predicted, strict=True):
         table = relabel[piece.book]
-        labelled = [(s, e, table.get((piece.text[s:e], label), label)) for s, e, label in spans]
+        labelled = [
+            (s, e, table.get((piece.text[s:e], label), label))
+            for s, e, label in spans
+            if piece.text[s:e] not in dropped[piece.book]
+        ]
         total.add(score_piece(piece, labelled))
         raw.add(score_piece(piece, labelled, raw=True))
     return total, raw
+
+
+# The entities stage's casing rules (ingestion.stages.entities), in Python: a capitalised word inside a sentence —
+# after a letter, digit, comma or semicolon and one space or line break — and a word in lowercase.
+_MID_SENTENCE_CAPITAL = re.compile(r"(?<=[^\W_,;][ \t\r\n])[^\W\d_]+|(?<=[,;][ \t\r\n])[^\W\d_]+")
+_WORD = re.compile(r"(?<!\w)[^\W\d_]+")
+
+
+def sentence_openers(texts: Iterable[str], candidates: set[str]) -> set[str]:
+    """The ``candidates`` the texts write in lowercase somewhere and never capitalise inside a sentence: the rule of
+    the entities stage's ``sentence_openers`` (a Spark pass over the chunks there), for scoring a book here."""
+    lower: set[str] = set()
+    inside: set[str] = set()
+    for text in texts:
+        lower.update(word for word in _WORD.findall(text) if word[:1].islower())
+        inside.update(word for word in _MID_SENTENCE_CAPITAL.findall(text) if word[:1].isupper())
+    return {word for word in candidates if word.lower() in lower and word not in inside}
 
 
 def score_piece(piece: Piece, predicted: Iterable[tuple[int, int, str]], raw: bool = False) -> Scores:
