@@ -124,16 +124,20 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
                 "options": self._told_apart(options)}
 
     def _told_apart(self, options: list[list[str]]) -> list[list[str]]:
-        """Options that share a name get their book's title: two novels' "Mary" with ``ingestion.entity_scope =
-        "document"`` (issue 16) are "Mary — Harbour Notes" and "Mary — The Lighthouse Keepers"."""
+        """Options get their book's title when they share a name or come from different books: two novels' "Mary"
+        with ``ingestion.entity_scope = "document"`` (issue 16) are "Mary — Harbour Notes" and "Mary — The
+        Lighthouse Keepers"; "Mary Ashdown — The Mill House" too, since a reader asking for "Mary" may know the
+        book rather than the surname. Options of one book with names of their own stay as they are."""
         shared = {name for name in (n for _, n in options) if sum(n == name for _, n in options) > 1}
-        if not shared:
+        titles = {entity_id: self._book_of(entity_id) for entity_id, _ in options} if len(options) > 1 else {}
+        several_books = len(set(titles.values()) - {""}) > 1
+        if not shared and not several_books:
             return options
         told = []
         for entity_id, name in options:
-            if name in shared:
-                title = self._book_of(entity_id)
-                name = f"{name} — {title}" if title else name
+            title = titles.get(entity_id, "")
+            if (several_books or name in shared) and title:
+                name = f"{name} — {title}"
             told.append([entity_id, name])
         return told
 

@@ -141,6 +141,8 @@ def test_issue_16_chat_asks_which_books_mary_and_names_the_book(libraries: Simpl
     text = out.getvalue()
     options = [line for line in text.splitlines() if line[:2] in {"1.", "2."}]
     assert sorted(line.split(" — ")[-1] for line in options) == sorted([MILL, NORTH]), text
+    # each book introduces its Mary by her full name once ("Mary Ashdown", "Mary Lindqvist"): the options carry it
+    assert sorted(line.split(" — ")[0][3:] for line in options) == ["Mary Ashdown", "Mary Lindqvist"], text
     assert f"first in {NORTH} › " in text, text
     # with one Mary per corpus there is nothing to ask
     single = io.StringIO()
