@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.errors import StorageError
-from graph.files import atomic_write_text
+from graph.files import atomic_write_bytes, atomic_write_text
 from graph.settings import S3Settings
 
 logger = logging.getLogger(__name__)
@@ -210,6 +210,48 @@ class LakehouseStorage:
             return
         self._put(parts, data)
 
+    def write_bytes(self, *parts: str, data: bytes) -> None:
+        """``write_text`` for binary content (the retrieval index's vectors)."""
+        if self.local is not None:
+            path = self.path(*parts)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, data)
+            return
+        self._put(parts, data)
+
+    def read_bytes(self, *parts: str) -> bytes | None:
+        """The file's content, or None when it does not exist."""
+        if self.local is not None:
+            try:
+                return self.path(*parts).read_bytes()
+            except FileNotFoundError:
+                return None
+        try:
+            return bytes(self._client().get_object(Bucket=self.bucket, Key=self.key(*parts))["Body"].read())
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            if _error_code(exc) in {"NoSuchKey", "404"}:
+                return None
+            raise self._error("read", parts, exc) from exc
+
+    def is_file(self, *parts: str) -> bool:
+        """Whether the file exists."""
+        if self.local is not None:
+            return self.path(*parts).is_file()
+        try:
+            self._client().head_object(Bucket=self.bucket, Key=self.key(*parts))
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            if _error_code(exc) in {"NoSuchKey", "404", "NotFound"}:
+                return False
+            raise self._error("look up", parts, exc) from exc
+        return True
+
+    def list_files(self, *parts: str) -> list[str]:
+        """The names of the files directly under ``parts``, sorted."""
+        if self.local is not None:
+            folder = self.path(*parts)
+            return sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+        return self._list(parts, "Contents", "Key")
+
     def create_text(self, *parts: str, data: str) -> str | None:
         """Create the file only if it does not exist (S3: ``If-None-Match: *``); its tag, or None when it existed.
 
@@ -240,8 +282,11 @@ class LakehouseStorage:
         """Whether anything is stored under ``parts`` (S3 has no folders: a key with that prefix)."""
         if self.local is not None:
             return self.path(*parts).is_dir()
+        prefix = self.key(*parts)
         try:
-            answer = self._client().list_objects_v2(Bucket=self.bucket, Prefix=self.key(*parts) + "/", MaxKeys=1)
+            answer = self._client().list_objects_v2(
+                Bucket=self.bucket, Prefix=prefix + "/" if prefix else "", MaxKeys=1
+            )
         except Exception as exc:  # noqa: BLE001 - see read_tagged
             raise self._error("list", parts, exc) from exc
         return bool(answer.get("KeyCount"))
@@ -251,18 +296,7 @@ class LakehouseStorage:
         if self.local is not None:
             folder = self.path(*parts)
             return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
-        prefix = self.key(*parts)
-        prefix = prefix + "/" if prefix else ""
-        names: list[str] = []
-        try:
-            pages = self._client().get_paginator("list_objects_v2").paginate(
-                Bucket=self.bucket, Prefix=prefix, Delimiter="/"
-            )
-            for page in pages:
-                names += [item["Prefix"][len(prefix):].rstrip("/") for item in page.get("CommonPrefixes", [])]
-        except Exception as exc:  # noqa: BLE001 - see read_tagged
-            raise self._error("list", parts, exc) from exc
-        return sorted(names)
+        return self._list(parts, "CommonPrefixes", "Prefix")
 
     def is_table(self, *parts: str) -> bool:
         """Whether a committed Delta table is at ``parts`` (it has a ``_delta_log``)."""
@@ -292,11 +326,25 @@ class LakehouseStorage:
 
     # -- S3 plumbing ---------------------------------------------------------------------------------------------
 
-    def _put(self, parts: tuple[str, ...], data: str, **conditions: str) -> str | None:
+    def _list(self, parts: tuple[str, ...], kind: str, field: str) -> list[str]:
+        """One level of names under ``parts``: "CommonPrefixes" (folders) or "Contents" (files)."""
+        prefix = self.key(*parts)
+        prefix = prefix + "/" if prefix else ""
+        names: list[str] = []
         try:
-            answer = self._client().put_object(
-                Bucket=self.bucket, Key=self.key(*parts), Body=data.encode("utf-8"), **conditions
+            pages = self._client().get_paginator("list_objects_v2").paginate(
+                Bucket=self.bucket, Prefix=prefix, Delimiter="/"
             )
+            for page in pages:
+                names += [item[field][len(prefix):].rstrip("/") for item in page.get(kind, [])]
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            raise self._error("list", parts, exc) from exc
+        return sorted(name for name in names if name)
+
+    def _put(self, parts: tuple[str, ...], data: str | bytes, **conditions: str) -> str | None:
+        body = data.encode("utf-8") if isinstance(data, str) else data
+        try:
+            answer = self._client().put_object(Bucket=self.bucket, Key=self.key(*parts), Body=body, **conditions)
         except Exception as exc:  # noqa: BLE001 - see read_tagged
             code = _error_code(exc)
             if conditions and code in {"PreconditionFailed", "ConditionalRequestConflict", "NoSuchKey", "404"}:

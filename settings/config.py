@@ -45,8 +45,9 @@ _URI_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 def lakehouse_path(value: str | os.PathLike[str]) -> Path:
     """A lakehouse root as a local path: a path or a ``file://`` URI; any other URI is refused with one line.
 
-    For the callers that need a local folder (the chat side's readers, the API's path confinement). The ingestion
-    pipeline, ``csillag status`` and ``csillag summary`` take ``s3a://`` roots too (``lakehouse_root``).
+    For the callers that need a local folder (the chat side's readers, ``csillag vacuum`` and ``graph``, the API's
+    path confinement). The ingestion pipeline, ``csillag status`` and ``csillag summary`` take ``s3a://`` roots too
+    (``lakehouse_root``).
 
     Raises:
         ValueError: for a remote URI, naming it and what is accepted.
@@ -59,8 +60,9 @@ def lakehouse_path(value: str | os.PathLike[str]) -> Path:
     if scheme == "file":
         return Path(text[len(match.group(0)):] or "/")
     raise ValueError(
-        f"{scheme}:// is not supported yet; csillag writes its lakehouse to a local or mounted file system (a path "
-        "or file://…): mount the bucket or share and give its local path"
+        f"{scheme}:// is not supported here: this reads and writes its lakehouse on a local or mounted file system "
+        "(a path or file://…); mount the bucket or share and give its local path (the pipeline, `csillag status` "
+        "and `csillag summary` take s3a:// roots)"
     )
 
 
@@ -111,8 +113,7 @@ class LakehouseSettings(BaseModel):
     @field_validator("root", mode="before")
     @classmethod
     def _check_root(cls, value: Any) -> Any:
-        # s3a:// roots stay refused until the whole pipeline is proven on a bucket (issue 16): lakehouse_root then
-        return lakehouse_path(value) if isinstance(value, str | os.PathLike) else value
+        return lakehouse_root(value) if isinstance(value, str | os.PathLike) else value
 
     def storage(self) -> LakehouseStorage:
         """The root as every engine names it (Spark, delta-rs, pyarrow, the small files), from these settings."""
@@ -129,6 +130,10 @@ class SparkSettings(BaseModel):
     driver_memory: str = "2g"
     shuffle_partitions: int = Field(default=8, ge=1)
     delta_package: str = "io.delta:delta-spark_2.13:4.0.1"
+    s3_package: str = Field(
+        default="org.apache.hadoop:hadoop-aws:3.4.1",
+        description="Hadoop's S3A connector, added for an s3a:// lakehouse; its version must be pyspark's Hadoop's.",
+    )
     ivy_dir: Path | None = Field(
         default=None, description="Ivy cache for the Delta jars; default <project>/.cache/ivy."
     )
