@@ -1,15 +1,17 @@
 """Issue 16, items 1-2: the whole pipeline with its lakehouse in an S3 bucket (moto's S3 API server on 127.0.0.1).
 
-The run is the issue's own command, ``./spark-submit.sh pipeline … --lakehouse s3a://…``, in a separate process: its
-JVM must start with Hadoop's S3A connector and the bucket's settings (``spark-submit.sh`` gets them from its pre-JVM
-check). The lakehouse it leaves must be the one a run on local disk leaves from the same input, table for table and
-row for row; the rerun (``python -m jobs.pipeline``, the other door) must find every stage up to date.
+A first run (``python -m jobs.pipeline``, which builds its own session) is killed with SIGKILL in the middle of the
+mentions stage; the issue's own command, ``./spark-submit.sh pipeline … --lakehouse s3a://…``, then takes over the
+dead run's lock and resumes. Each run is a separate process whose JVM must start with Hadoop's S3A connector and the
+bucket's settings (``spark-submit.sh`` gets them from its pre-JVM check). The lakehouse left must be the one a run on
+local disk leaves from the same input, table for table and row for row; a rerun must find every stage up to date.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +22,7 @@ import pytest
 
 from graph.settings import S3Settings
 from graph.storage import LakehouseStorage
+from graph.tables import NON_PROSE_UNIT_KINDS
 from jobs.cli import main as cli_main
 from tests.conftest import ROOT, SAMPLES
 from tests.unit.ingestion.tables import comparable, read
@@ -55,7 +58,26 @@ SPARK_SUBMIT = [str(ROOT / "spark-submit.sh"), "--master", "local[2]", "pipeline
 PYTHON_M = [sys.executable, "-m", "jobs.pipeline", "--master", "local[2]"]
 
 
-def test_issue_16_pipeline_into_an_s3_bucket_equals_local_disk_and_reruns_skip(
+def _kill_mid_mentions(root: str, s3: S3Settings, storage: LakehouseStorage, cwd: Path) -> None:
+    """Start a run with small NER batches and SIGKILL it (and its JVM) once a few batches are committed."""
+    env = _environment(s3) | {"CSILLAG_INGESTION_MENTIONS_BATCH_WORDS": "300"}
+    job = subprocess.Popen(
+        [*PYTHON_M, str(SAMPLES / "en"), "--lakehouse", root, "--quiet"],
+        cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    try:
+        # the progress table's creation plus at least three appends
+        while len([n for n in storage.list_files("mention_chunks", "_delta_log") if n.endswith(".json")]) < 4:
+            assert job.poll() is None, f"the job ended before it could be killed: {job.stdout.read().decode()[-2000:]}"  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "the mentions stage never got going"
+            time.sleep(0.3)
+    finally:
+        os.killpg(job.pid, signal.SIGKILL)
+        job.wait(30)
+
+
+def test_issue_16_s3_pipeline_killed_mid_mentions_resumes_to_the_local_disk_tables_and_reruns_skip(
     s3_bucket: tuple[str, S3Settings], tmp_path: Path, ingest: Any, make_settings: Any,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -64,10 +86,25 @@ def test_issue_16_pipeline_into_an_s3_bucket_equals_local_disk_and_reruns_skip(
     storage = LakehouseStorage.for_root(root, s3)
     work = tmp_path / "cwd"
     work.mkdir()
+    _kill_mid_mentions(root, s3, storage, work)
+    assert storage.read_text("_markers", "mentions", "_SUCCESS") is None  # killed before its marker
+    assert storage.read_text("_lock.json") is not None  # the dead run's lock, left behind
+    done_before = len(read(storage, "mention_chunks"))
+    chunks = read(storage, "chunks")
+    total_chunks = int((~chunks.unit_kind.isin(NON_PROSE_UNIT_KINDS)).sum())  # NER reads prose chunks only
+    assert 0 < done_before < total_chunks
+
     done = _pipeline(SPARK_SUBMIT, root, s3, tmp_path / "first.json", work)
     assert done.returncode == 0, done.stderr[-4000:]
+    # spark-submit's JVM passes the Python driver's stderr on to its own stdout
+    assert "took over the stale lock of run" in done.stdout + done.stderr
     first = json.loads((tmp_path / "first.json").read_text())
     assert first["status"] == "succeeded", first
+    stages = {stage["stage"]: stage for stage in first["stages"]}
+    assert stages["documents"]["status"] == stages["chunks"]["status"] == "skipped"
+    # resumed, not redone: only the chunks the killed run had not finished went through NER
+    assert stages["mentions"]["counts"]["chunks_processed"] == total_chunks - done_before
+    assert read(storage, "mentions").mention_id.is_unique and read(storage, "mention_chunks").chunk_id.is_unique
     assert list(work.iterdir()) == []  # nothing written to a local folder named "s3a:"
 
     # the same input on local disk, through the same code, gives the same tables
