@@ -257,11 +257,13 @@ class LakehouseStorage:
 
         Only for an object store: a local exclusive create is the lock's own ``link`` (``ingestion.lock``).
         """
+        self._object_store_only("an exclusive create")
         return self._put(parts, data, IfNoneMatch="*")
 
     def replace_text(self, *parts: str, data: str, tag: str) -> str | None:
         """Replace the file only if it is still the one read with ``tag`` (S3: ``If-Match``); the new tag, or None
         when another writer changed or removed it first."""
+        self._object_store_only("a conditional replace")
         return self._put(parts, data, IfMatch=tag)
 
     def delete(self, *parts: str, tag: str | None = None) -> bool:
@@ -325,6 +327,13 @@ class LakehouseStorage:
             raise self._error("reach the bucket of", (), exc) from exc
 
     # -- S3 plumbing ---------------------------------------------------------------------------------------------
+
+    def _object_store_only(self, what: str) -> None:
+        if self.local is not None:
+            raise StorageError(
+                f"{what} by ETag is for an object store; on the folder {self.local} the lock uses link(2)",
+                path=str(self.local),
+            )
 
     def _list(self, parts: tuple[str, ...], kind: str, field: str) -> list[str]:
         """One level of names under ``parts``: "CommonPrefixes" (folders) or "Contents" (files)."""

@@ -89,3 +89,15 @@ def test_issue_16_an_unreachable_bucket_is_named(s3_bucket: tuple[str, S3Setting
     storage = LakehouseStorage.for_root("s3a://no-such-bucket-here/lh", s3)
     with pytest.raises(StorageError, match="s3a://no-such-bucket-here/lh"):
         storage.check_writable()
+
+
+def test_issue_16_a_folder_keeps_its_atomic_writes_and_has_no_etag_writes(tmp_path: Path) -> None:
+    storage = LakehouseStorage.for_root(tmp_path / "lake")
+    storage.write_text("_markers", "chunks", "_SUCCESS", data="{}")
+    assert (tmp_path / "lake" / "_markers" / "chunks" / "_SUCCESS").read_text() == "{}"
+    assert [p.name for p in (tmp_path / "lake" / "_markers" / "chunks").iterdir()] == ["_SUCCESS"]  # no temp left
+    assert storage.list_dirs("_markers") == ["chunks"] and storage.is_dir("_markers")
+    with pytest.raises(StorageError, match="the lock uses link"):
+        storage.create_text("_lock.json", data="x")
+    assert storage.delete("_markers", "chunks", "_SUCCESS")
+    assert storage.read_text("_markers", "chunks", "_SUCCESS") is None

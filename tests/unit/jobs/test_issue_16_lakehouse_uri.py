@@ -102,3 +102,19 @@ def test_issue_16_spark_submit_user_check_starts_no_spark_submit(tmp_path: Path)
     # spark-submit resolves the Delta package with Ivy before anything else: none of that ran
     assert ":: resolving dependencies" not in done.stderr and "ivy" not in done.stderr.lower(), done.stderr
     assert not lake.exists()
+
+
+def test_issue_16_chat_side_refuses_an_s3a_root_setting_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # the chat side reads a local folder only: an s3a:// lakehouse.root must not become the local folder "s3a:"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CSILLAG_LAKEHOUSE_ROOT", "s3a://bucket/lh")
+    assert cli_main(["ask", "Who is Ishmael?"]) == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "lakehouse.root 's3a://bucket/lh': s3a:// is not supported here" in err[0], err
+    from tools.platform import ChatPlatform
+
+    with pytest.raises(ConfigError, match="s3a:// is not supported here"):
+        ChatPlatform.from_settings(load_settings())
+    assert list(tmp_path.iterdir()) == []
