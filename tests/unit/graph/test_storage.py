@@ -101,3 +101,26 @@ def test_issue_16_a_folder_keeps_its_atomic_writes_and_has_no_etag_writes(tmp_pa
         storage.create_text("_lock.json", data="x")
     assert storage.delete("_markers", "chunks", "_SUCCESS")
     assert storage.read_text("_markers", "chunks", "_SUCCESS") is None
+
+
+@pytest.mark.s3
+def test_issue_16_a_bucket_table_is_read_with_pyarrows_own_s3_filesystem(s3_bucket: tuple[str, S3Settings]) -> None:
+    # delta-rs commits to the bucket; the snapshot is read by pyarrow's native S3FileSystem (no Python filesystem
+    # handler, whose I/O threads can abort the interpreter at exit), from the same settings block
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+    from deltalake import DeltaTable, write_deltalake
+
+    from graph.published import arrow_dataset
+
+    bucket, s3 = s3_bucket
+    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lake", s3)
+    data = pa.table({"doc_id": [f"d{i}" for i in range(50)]})
+    write_deltalake(storage.delta_uri("documents"), data, storage_options=storage.storage_options)
+    write_deltalake(storage.delta_uri("documents"), data.slice(0, 5), mode="append",
+                    storage_options=storage.storage_options)
+    assert storage.is_table("documents") and storage.list_dirs() == ["documents"]
+    dataset = arrow_dataset(DeltaTable(storage.delta_uri("documents"), storage_options=storage.storage_options),
+                            storage)
+    assert isinstance(dataset.filesystem, pafs.S3FileSystem)
+    assert dataset.count_rows() == 55
