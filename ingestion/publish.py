@@ -1,14 +1,13 @@
 """Publishing a completed run: ``<root>/_published.json``, the table versions readers use (format: ``graph.published``).
 
 The pipeline commits its tables stage by stage; readers must not see that mix. A run that completed publishes the
-versions it left — written atomically (temp file + rename; in an S3 bucket one PUT, as the last write of the run), so
-a reader sees the previous manifest or the new one —
-and only then removes the retrieval index files of other chunks versions (the chat side may still be reading the
-previous version's files until the manifest changes). A failed run publishes nothing: readers keep the last
-completed run. A run of some stages only (``--stages``, the Airflow DAG's one-stage tasks) publishes only when the
-whole pipeline is consistent afterwards: every stage is up to date, or has never run (a lakehouse ingested up to its
-chunks serves retrieval, and has no graph yet); otherwise the last complete state stays published until the stage
-that is out of date has run.
+versions it left — written atomically (temp file + rename; in an S3 bucket one PUT, as the last write of the run),
+so a reader sees the previous manifest or the new one — and only then removes the retrieval index files of other
+chunks versions (the chat side may still be reading the previous version's files until the manifest changes). A
+failed run publishes nothing: readers keep the last completed run. A run of some stages only (``--stages``, the
+Airflow DAG's one-stage tasks) publishes only when the whole pipeline is consistent afterwards: every stage is up to
+date, or has never run (a lakehouse ingested up to its chunks serves retrieval, and has no graph yet); otherwise the
+last complete state stays published until the stage that is out of date has run.
 
 The first run with the lock on a lakehouse without a manifest first publishes the tables as it finds them (the
 ``baseline``, with no run id), so that even then readers do not see that run half-written.
