@@ -13,6 +13,7 @@ VENV="${CSILLAG_VENV:-$ROOT/.venv}"
 [ "${CSILLAG_NO_BOOTSTRAP:-}" = "1" ] || "$ROOT/scripts/bootstrap.sh" --quiet
 
 SPARK_ARGS=()
+STORAGE_ARGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     pipeline|stage) break ;;
@@ -81,8 +82,12 @@ case " $* " in
      exit $? ;;
   *) CHECK_MASTER=(); [ "$HAS_MASTER" = 1 ] && CHECK_MASTER=(--master "$MASTER")
      rc=0
-     PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" "${CHECK_MASTER[@]}" --check \
-       --answer-if-up-to-date || rc=$?
+     # The check also writes what the lakehouse needs at the JVM's start (an s3a:// root: hadoop-aws and the
+     # spark.hadoop.fs.s3a.* settings of lakehouse.s3), one argument per line.
+     ARGS_FILE="$(mktemp)"
+     CSILLAG_SPARK_ARGS_FILE="$ARGS_FILE" PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" \
+       "${CHECK_MASTER[@]}" --check --answer-if-up-to-date || rc=$?
+     mapfile -t STORAGE_ARGS < "$ARGS_FILE"; rm -f "$ARGS_FILE"
      [ "$rc" = 10 ] && exit 0
      [ "$rc" = 0 ] || exit "$rc" ;;
 esac
@@ -111,6 +116,7 @@ exec "$VENV/bin/spark-submit" \
   --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON" \
   --driver-java-options "$DRIVER_JAVA_OPTIONS" \
   "${LOCAL_ARGS[@]}" \
+  "${STORAGE_ARGS[@]}" \
   --py-files "$ZIP" \
   "${SPARK_ARGS[@]}" \
   "$ROOT/jobs/$JOB.py" "$@"

@@ -58,3 +58,11 @@ class GraphDataError(GraphStoreError):
     def __init__(self, message: str, *, path: str) -> None:
         super().__init__(message)
         self.path = path
+
+
+class StorageError(GraphStoreError):
+    """Raised when the lakehouse's storage (a folder or a bucket) cannot be read or written; names the location."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path

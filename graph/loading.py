@@ -22,6 +22,7 @@ from graph.model import LAKEHOUSE_TABLES, GraphData, missing_table_error, read_t
 from graph.published import PublishedRun
 from graph.results import GraphStats, LoadReport
 from graph.settings import Neo4jSettings
+from graph.storage import LakehouseStorage, as_storage
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ class Neo4jLoad:
         return f"Neo4j at {self.uri} (database {self.database}) holds {held}{change} ({self.report.seconds:.1f} s)"
 
 
-def lakehouse_versions(root: Path, *, published: bool) -> dict[str, int]:
+def lakehouse_versions(root: Path | LakehouseStorage, *, published: bool) -> dict[str, int]:
     """The Delta version of every table the graph reads: the published ones, or the latest.
 
     Raises ``GraphDataError`` naming the path and the stage to run when a table is missing.
@@ -65,16 +66,17 @@ def lakehouse_versions(root: Path, *, published: bool) -> dict[str, int]:
     from deltalake import DeltaTable
     from deltalake.exceptions import TableNotFoundError
 
+    storage = as_storage(root)
     versions = {}
     for table in LAKEHOUSE_TABLES:
         try:
-            versions[table] = DeltaTable(str(Path(root) / table)).version()
+            versions[table] = DeltaTable(storage.delta_uri(table), storage_options=storage.storage_options).version()
         except TableNotFoundError as exc:
             raise missing_table_error(root, table, "not a Delta table") from exc
     return versions
 
 
-def read_graph(root: Path, versions: dict[str, int]) -> GraphData:
+def read_graph(root: Path | LakehouseStorage, versions: dict[str, int]) -> GraphData:
     """The graph of the lakehouse with every table read at the given version (delta-rs time travel)."""
     pinned = PublishedRun(finished_at="", tables=versions)  # the manifest format is how read_table takes versions
     records = {table: read_table(root, table, columns, manifest=pinned) for table, columns in LAKEHOUSE_TABLES.items()}
@@ -90,7 +92,7 @@ def _one_line(exc: Exception) -> str:
 
 
 def load_into_neo4j(
-    root: Path, settings: Neo4jSettings, *, published: bool, versions: dict[str, int] | None = None
+    root: Path | LakehouseStorage, settings: Neo4jSettings, *, published: bool, versions: dict[str, int] | None = None
 ) -> Neo4jLoad:
     """Make the Neo4j server of ``settings`` hold exactly the graph of the lakehouse at ``root``.
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from graph.errors import GraphDataError
 from graph.published import PublishedRun, arrow_dataset, open_table, read_published
+from graph.storage import LakehouseStorage, as_storage
 from graph.tables import CHUNKS, DOCUMENTS, GRAPH_EDGES, GRAPH_NODES, MENTION_ENTITIES, MENTIONS
 
 logger = logging.getLogger(__name__)
@@ -207,7 +208,7 @@ class GraphData(BaseModel):
         )
 
     @classmethod
-    def from_lakehouse(cls, root: Path) -> GraphData:
+    def from_lakehouse(cls, root: Path | LakehouseStorage) -> GraphData:
         """Read the graph from the Delta tables under ``root`` with ``deltalake`` (no JVM).
 
         Every table is read at the version the last completed run published (``graph.published``), so a run in
@@ -233,12 +234,12 @@ class GraphData(BaseModel):
         return graph
 
 
-def table_path(root: Path, table: str) -> Path:
-    """Where a lakehouse table lives."""
-    return Path(root) / table
+def table_path(root: Path | LakehouseStorage, table: str) -> Path | str:
+    """Where a lakehouse table lives (a path, or an s3a:// URI)."""
+    return root.uri(table) if isinstance(root, LakehouseStorage) else Path(root) / table
 
 
-def missing_table_error(root: Path, table: str, reason: str) -> GraphDataError:
+def missing_table_error(root: Path | LakehouseStorage, table: str, reason: str) -> GraphDataError:
     """The error for a missing or unreadable table, saying which stage to run."""
     path = table_path(root, table)
     if table.startswith("graph_"):
@@ -253,7 +254,7 @@ def missing_table_error(root: Path, table: str, reason: str) -> GraphDataError:
 
 
 def read_table(
-    root: Path, table: str, columns: list[str], *, manifest: PublishedRun | None = None
+    root: Path | LakehouseStorage, table: str, columns: list[str], *, manifest: PublishedRun | None = None
 ) -> list[dict[str, Any]]:
     """Read ``columns`` of one Delta table at its published version as a list of dicts (``manifest``: the one
     already read, so that every table of one load comes from the same manifest); a missing table or column is a
@@ -274,12 +275,12 @@ def read_table(
             path=str(path),
         )
     try:
-        return arrow_dataset(delta).to_table(columns=columns).to_pylist()
+        return arrow_dataset(delta, as_storage(root)).to_table(columns=columns).to_pylist()
     except (DeltaError, OSError) as exc:
         raise missing_table_error(root, table, str(exc)) from exc
 
 
-def table_versions(root: Path) -> dict[str, int]:
+def table_versions(root: Path | LakehouseStorage) -> dict[str, int]:
     """The Delta version of every table the graph reads — the published one, else the latest: the key of the
     embedded store's cache, so a run in progress does not change it and its completion does."""
     from deltalake.exceptions import TableNotFoundError

@@ -1,11 +1,12 @@
 """The publish manifest ``<lakehouse>/_published.json``: which table versions make up the last completed run.
 
-An ingestion run commits its Delta tables stage by stage, so the latest versions of the tables are, while it runs,
-a half-written mix of the new run and the previous one. The run writes this manifest atomically (temp file + rename)
-only once every stage of the pipeline is current (``ingestion.publish``), naming the Delta version of every table and
-the retrieval index files of that chunks version. Readers — the graph, the embedded store's cache key, the chunk
-retriever, ``csillag status`` — open every table at its published version (delta-rs time travel), so they see the
-last completed run until the next one completes, never a run in progress.
+An ingestion run commits its Delta tables stage by stage, so the latest versions of the tables are, while it runs, a
+half-written mix of the new run and the previous one. The run writes this manifest atomically (temp file + rename;
+in an S3 bucket one PUT, which replaces the object whole) only once every stage of the pipeline is current
+(``ingestion.publish``), naming the Delta version of every table and the retrieval index files of that chunks
+version. Readers — the graph, the embedded store's cache key, the chunk retriever, ``csillag status`` — open every
+table at its published version (delta-rs time travel), so they see the last completed run until the next one
+completes, never a run in progress.
 
 A lakehouse without a manifest (written before publishing existed, or by hand in tests) is read at the latest
 versions. A table the manifest does not name did not exist when the run was published: readers treat it as missing.
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from graph.errors import GraphDataError
+from graph.errors import GraphDataError, StorageError
+from graph.storage import LakehouseStorage, as_storage
 
 if TYPE_CHECKING:
     from deltalake import DeltaTable
@@ -45,25 +47,28 @@ class PublishedRun(BaseModel):
     markers: dict[str, dict[str, Any]] = Field(default_factory=dict)  # stage → its _SUCCESS marker when published
 
 
-def published_path(root: Path) -> Path:
-    """Where the manifest of the lakehouse at ``root`` lives."""
-    return Path(root) / PUBLISHED_FILE
+def published_path(root: Path | LakehouseStorage) -> str:
+    """Where the manifest of the lakehouse at ``root`` lives (a path, or an s3a:// URI)."""
+    return as_storage(root).uri(PUBLISHED_FILE)
 
 
-def read_published(root: Path) -> PublishedRun | None:
+def read_published(root: Path | LakehouseStorage) -> PublishedRun | None:
     """The manifest, or None when the lakehouse has none (it is then read at the latest versions).
 
     Raises:
         GraphDataError: the file exists but is not a manifest; reading the latest versions instead could serve a
             half-written run, so the reader stops and says how to repair it.
     """
-    path = published_path(root)
+    storage = as_storage(root)
+    path = published_path(storage)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
+        text = storage.read_text(PUBLISHED_FILE)
     except OSError as exc:
         raise GraphDataError(f"cannot read the publish manifest {path}: {exc.strerror}", path=str(path)) from exc
+    except StorageError as exc:
+        raise GraphDataError(f"cannot read the publish manifest: {exc}", path=str(path)) from exc
+    if text is None:
+        return None
     try:
         return PublishedRun.model_validate(json.loads(text))
     except (ValueError, ValidationError) as exc:
@@ -74,7 +79,7 @@ def read_published(root: Path) -> PublishedRun | None:
         ) from exc
 
 
-def published_version(root: Path, table: str, manifest: PublishedRun | None = None) -> int | None:
+def published_version(root: Path | LakehouseStorage, table: str, manifest: PublishedRun | None = None) -> int | None:
     """The version of ``table`` to read: the published one, or None for "the latest" (no manifest).
 
     Raises:
@@ -90,7 +95,7 @@ def published_version(root: Path, table: str, manifest: PublishedRun | None = No
     return manifest.tables[table]
 
 
-def open_table(root: Path, table: str, manifest: PublishedRun | None = None) -> DeltaTable:
+def open_table(root: Path | LakehouseStorage, table: str, manifest: PublishedRun | None = None) -> DeltaTable:
     """The Delta table ``<root>/<table>`` at its published version (at its latest without a manifest).
 
     Raises:
@@ -100,12 +105,13 @@ def open_table(root: Path, table: str, manifest: PublishedRun | None = None) -> 
     from deltalake import DeltaTable
     from deltalake.exceptions import DeltaError, TableNotFoundError
 
-    version = published_version(root, table, manifest)
-    path = str(Path(root) / table)
+    storage = as_storage(root)
+    version = published_version(storage, table, manifest)
+    path = storage.delta_uri(table)
     if version is None:
-        return DeltaTable(path)
+        return DeltaTable(path, storage_options=storage.storage_options)
     try:
-        return DeltaTable(path, version=version)
+        return DeltaTable(path, version=version, storage_options=storage.storage_options)
     except TableNotFoundError:
         raise
     except DeltaError as exc:
@@ -116,7 +122,7 @@ def open_table(root: Path, table: str, manifest: PublishedRun | None = None) -> 
         ) from exc
 
 
-def arrow_dataset(delta: DeltaTable) -> Any:
+def arrow_dataset(delta: DeltaTable, storage: LakehouseStorage | None = None) -> Any:
     """The Delta snapshot's Parquet files as a native ``pyarrow.dataset.Dataset``.
 
     delta-rs's own ``to_pyarrow_dataset`` reads through a Python filesystem handler, so Arrow's I/O threads call back
@@ -124,7 +130,8 @@ def arrow_dataset(delta: DeltaTable) -> Any:
     active exception", exit 134) after a command that succeeded — about one run in five of ``csillag pipeline`` on
     an up-to-date lakehouse here (apache/arrow#39862, delta-io/delta-rs#2184). A local table the plain Parquet
     reader can read exactly — reader protocol 1 (no deletion vectors, no column mapping), no partition columns — is
-    read by pyarrow's own file system instead; anything else still goes through delta-rs.
+    read by pyarrow's own file system instead; so is one in the S3 bucket of ``storage`` (pyarrow's own
+    ``S3FileSystem``, from the same settings as delta-rs's); anything else still goes through delta-rs.
     """
     import pyarrow as pa
     import pyarrow.dataset as ds
@@ -132,7 +139,15 @@ def arrow_dataset(delta: DeltaTable) -> Any:
     protocol = delta.protocol()
     files = delta.file_uris()
     local = all("://" not in uri or uri.startswith("file://") for uri in files)
-    if protocol.min_reader_version > 1 or protocol.reader_features or delta.metadata().partition_columns or not local:
-        return delta.to_pyarrow_dataset()
-    paths = [uri.removeprefix("file://") for uri in files]
-    return ds.dataset(paths, schema=pa.schema(delta.schema().to_arrow()), format="parquet")
+    in_bucket = storage is not None and storage.bucket is not None and all(
+        uri.startswith(f"s3://{storage.bucket}/") or uri.startswith(f"s3a://{storage.bucket}/") for uri in files
+    )
+    plain = not (protocol.min_reader_version > 1 or protocol.reader_features or delta.metadata().partition_columns)
+    schema = pa.schema(delta.schema().to_arrow())
+    if plain and local:
+        return ds.dataset([uri.removeprefix("file://") for uri in files], schema=schema, format="parquet")
+    if plain and in_bucket:
+        assert storage is not None
+        paths = [uri.split("://", 1)[1] for uri in files]  # bucket/key: pyarrow's S3 names
+        return ds.dataset(paths, schema=schema, format="parquet", filesystem=storage.filesystem())
+    return delta.to_pyarrow_dataset()

@@ -1,12 +1,17 @@
-"""The lakehouse: Delta tables under one root, plus the stage markers beside them."""
+"""The lakehouse: Delta tables under one root, plus the stage markers beside them.
+
+The root is a local folder or an ``s3a://`` prefix (``graph.storage``): Spark reads and writes ``spark_uri``s,
+delta-rs (the driver's own commits and reads) ``delta_uri``s with the same settings' ``storage_options``.
+"""
 
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graph.errors import StorageError
+from graph.storage import LakehouseStorage, as_storage
 from ingestion.errors import LakehouseError
 from ingestion.markers import MarkerStore
 
@@ -19,29 +24,33 @@ logger = logging.getLogger(__name__)
 class Lakehouse:
     """Delta tables named after the stages that write them (see docs/tables.md)."""
 
-    def __init__(self, root: Path, spark: SparkSession) -> None:
-        self.root = root.resolve()
+    def __init__(self, root: Path | LakehouseStorage, spark: SparkSession) -> None:
+        self.storage = as_storage(root)
+        # A local root stays the Path it always was; a bucket's root is its s3a:// URI (messages only).
+        self.root: Path | str = self.storage.local if self.storage.local is not None else self.storage.uri()
         self.spark = spark
-        self.markers = MarkerStore(self.root)
+        self.markers = MarkerStore(self.storage)
 
     def check_writable(self) -> None:
-        """Fail early, before any work, when the root cannot be created or written."""
+        """Fail early, before any work, when the root cannot be created or written (or the bucket reached)."""
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise LakehouseError(
-                f"cannot create the lakehouse root {self.root}: {exc.strerror}", path=str(self.root)
-            ) from exc
-        if not os.access(self.root, os.W_OK | os.X_OK):
-            raise LakehouseError(f"the lakehouse root {self.root} is not writable", path=str(self.root))
+            self.storage.check_writable()
+        except StorageError as exc:
+            raise LakehouseError(str(exc), path=str(self.root)) from exc
 
     def path(self, table: str) -> str:
-        """The table's folder."""
-        return str(self.root / table)
+        """The table's location as Spark names it (a folder, or an s3a:// URI)."""
+        return self.storage.spark_uri(table)
 
     def exists(self, table: str) -> bool:
         """Whether a committed Delta table is there."""
-        return (self.root / table / "_delta_log").is_dir()
+        return self.storage.is_table(table)
+
+    def delta_table(self, table: str) -> Any:
+        """The table's latest version opened with delta-rs (in-process, no Spark)."""
+        from deltalake import DeltaTable
+
+        return DeltaTable(self.storage.delta_uri(table), storage_options=self.storage.storage_options)
 
     def read(self, table: str) -> DataFrame:
         """Read a table; a missing one is an error naming the stage that writes it."""
@@ -68,10 +77,11 @@ class Lakehouse:
         """
         from deltalake import write_deltalake
 
+        uri, options = self.storage.delta_uri(table), self.storage.storage_options
         if overwrite:
-            write_deltalake(self.path(table), data, mode="overwrite", schema_mode="overwrite")
+            write_deltalake(uri, data, mode="overwrite", schema_mode="overwrite", storage_options=options)
         else:
-            write_deltalake(self.path(table), data, mode="append")
+            write_deltalake(uri, data, mode="append", storage_options=options)
 
     def delete_docs(self, table: str, doc_ids: list[str]) -> None:
         """Delete every row of the given documents in one Delta commit (used by incremental runs)."""
@@ -101,15 +111,11 @@ class Lakehouse:
 
         Every read of the returned dataset sees that one version, whatever is committed meanwhile.
         """
-        from deltalake import DeltaTable
-
         from graph.published import arrow_dataset
 
-        return arrow_dataset(DeltaTable(self.path(table)))
+        return arrow_dataset(self.delta_table(table), self.storage)
 
     def count(self, table: str) -> int:
         """Rows in the table's current snapshot, from the Delta log's file statistics (no data is read)."""
-        from deltalake import DeltaTable
-
-        actions = DeltaTable(self.path(table)).get_add_actions(flatten=True)
+        actions = self.delta_table(table).get_add_actions(flatten=True)
         return int(sum(actions.column("num_records").to_pylist())) if actions.num_rows else 0

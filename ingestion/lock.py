@@ -9,7 +9,10 @@ holder) and is created atomically: the content is written to a private temp file
 A lock of this host whose process is gone is stale (the run was killed): it is taken over with a warning naming the
 old holder. A lock held by a live process, or by another host (whose processes we cannot see), makes the run wait up
 to ``wait_seconds`` and then fail with ``LakehouseBusyError`` naming the holder. The lakehouse lives on a local or
-shared POSIX file system; an object store would need a conditional put (``If-None-Match: *``) instead of ``link``.
+shared POSIX file system as above, or in an S3 bucket, which has neither ``link`` nor ``rename``: there the lock is
+created with a conditional PUT (``If-None-Match: *``: exactly one run's create succeeds), a stale lock is taken over
+by replacing it with ``If-Match`` on the ETag just read (two runs cannot both take over the same stale lock), and it
+is released with a delete conditional on the ETag of our own lock (never a lock another run has taken over since).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from types import TracebackType
 
 from pydantic import BaseModel, ValidationError
 
+from graph.errors import StorageError
+from graph.storage import LakehouseStorage, as_storage
 from ingestion.errors import IngestionError, LakehouseError
 
 logger = logging.getLogger(__name__)
@@ -82,18 +87,25 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def read_holder(root: Path) -> LockHolder | None:
+def read_holder(root: Path | LakehouseStorage) -> LockHolder | None:
     """The holder named by ``<root>/_lock.json``, or None when the lakehouse is not locked.
 
     Raises:
         LakehouseError: the lock file exists but cannot be read or is not a lock (remove it if no run is writing).
     """
-    path = Path(root) / LOCK_FILE
+    found = _read_tagged(as_storage(root))
+    return None if found is None else found[0]
+
+
+def _read_tagged(storage: LakehouseStorage) -> tuple[LockHolder, str] | None:
+    """The holder and the lock file's tag (S3: its ETag, for a conditional take-over or release)."""
+    path = storage.uri(LOCK_FILE)
     try:
-        return LockHolder.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, ValidationError) as exc:
+        found = storage.read_tagged(LOCK_FILE)
+        if found is None:
+            return None
+        return LockHolder.model_validate(json.loads(found[0])), found[1]
+    except (OSError, ValueError, ValidationError, StorageError) as exc:
         raise LakehouseError(
             f"the lock file {path} is unreadable ({type(exc).__name__}); remove it if no run is writing the lakehouse",
             path=str(path),
@@ -114,9 +126,12 @@ def is_stale(holder: LockHolder, host: str | None = None) -> bool:
 class LakehouseLock:
     """The exclusive lock of one lakehouse for one run; a context manager that releases it even on failure."""
 
-    def __init__(self, root: Path, *, run_id: str, tool: str, wait_seconds: float = 0.0) -> None:
-        self.root = Path(root).resolve()
-        self.path = self.root / LOCK_FILE
+    def __init__(self, root: Path | LakehouseStorage, *, run_id: str, tool: str, wait_seconds: float = 0.0) -> None:
+        self.storage = as_storage(root)
+        # Path for a local root (as before), the s3a:// URI text for a bucket: both only name it in messages then.
+        self.root: Path | str = self.storage.local if self.storage.local is not None else self.storage.uri()
+        self.path: Path | str = self.storage.path(LOCK_FILE) if self.storage.is_local else self.storage.uri(LOCK_FILE)
+        self._tag = ""  # S3: the ETag of our lock object, so release deletes only ours
         self.wait_seconds = max(0.0, float(wait_seconds))
         self.holder = LockHolder(
             run_id=run_id,
@@ -145,13 +160,9 @@ class LakehouseLock:
             LakehouseError: the root cannot be created, or the lock file is unreadable.
         """
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise LakehouseError(
-                f"cannot create the lakehouse root {self.root}: {exc.strerror}", path=str(self.root)
-            ) from exc
-        if not os.access(self.root, os.W_OK | os.X_OK):
-            raise LakehouseError(f"the lakehouse root {self.root} is not writable", path=str(self.root))
+            self.storage.check_writable()
+        except StorageError as exc:
+            raise LakehouseError(str(exc), path=str(self.root)) from exc
         started = time.monotonic()
         deadline = started + self.wait_seconds
         next_log = started
@@ -160,11 +171,17 @@ class LakehouseLock:
                 self.held = True
                 logger.info("lakehouse %s locked by %s", self.root, self.holder.describe())
                 return
-            holder = read_holder(self.root)
-            if holder is None:
+            found = _read_tagged(self.storage)
+            if found is None:
                 continue  # released between our attempt and the read: try again at once
+            holder, tag = found
             if is_stale(holder, self.holder.host):
-                self._take_over(holder)
+                if self.storage.is_local:
+                    self._take_over(holder)
+                    continue
+                if self._take_over_object(holder, tag):
+                    self.held = True
+                    return
                 continue
             now = time.monotonic()
             if now >= deadline:
@@ -183,22 +200,34 @@ class LakehouseLock:
             return
         self.held = False
         try:
-            current = read_holder(self.root)
+            found = _read_tagged(self.storage)
         except LakehouseError as exc:
             logger.warning("not releasing %s: %s", self.path, exc)
             return
+        current, tag = found if found is not None else (None, "")
         if current is None or (current.run_id, current.pid, current.host) != (
             self.holder.run_id, self.holder.pid, self.holder.host,
         ):
             logger.warning("lock %s is no longer ours (now: %s); left in place", self.path,
                            current.describe() if current else "none")
             return
-        self.path.unlink(missing_ok=True)
+        if self.storage.is_local:
+            Path(self.path).unlink(missing_ok=True)
+        elif not self.storage.delete(LOCK_FILE, tag=tag):
+            logger.warning("lock %s changed while it was being released; left in place", self.path)
+            return
         logger.info("lakehouse %s unlocked (run %s)", self.root, self.holder.run_id)
 
     def _try_create(self) -> bool:
         """Create the lock file with our holder in one step; False when it exists."""
-        temp = self.root / f".{LOCK_FILE}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+        if not self.storage.is_local:
+            try:
+                tag = self.storage.create_text(LOCK_FILE, data=self.holder.model_dump_json(indent=2))
+            except StorageError as exc:
+                raise LakehouseError(str(exc), path=str(self.path)) from exc
+            self._tag = tag or ""
+            return tag is not None
+        temp = self.storage.path(f".{LOCK_FILE}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
         temp.write_text(self.holder.model_dump_json(indent=2), encoding="utf-8")
         try:
             os.link(temp, self.path)  # atomic and exclusive, like O_CREAT|O_EXCL, but never half-written
@@ -208,9 +237,24 @@ class LakehouseLock:
         finally:
             temp.unlink(missing_ok=True)
 
+    def _take_over_object(self, stale: LockHolder, tag: str) -> bool:
+        """Replace the stale lock object with ours, only if it is still the one read (``If-Match`` on its ETag)."""
+        try:
+            new_tag = self.storage.replace_text(LOCK_FILE, data=self.holder.model_dump_json(indent=2), tag=tag)
+        except StorageError as exc:
+            raise LakehouseError(str(exc), path=str(self.path)) from exc
+        if new_tag is None:
+            return False  # another run took it over (or it was released) since we read it: look again
+        self._tag = new_tag
+        logger.warning(
+            "lakehouse %s: took over the stale lock of %s: that process is gone", self.root, stale.describe()
+        )
+        logger.info("lakehouse %s locked by %s", self.root, self.holder.describe())
+        return True
+
     def _take_over(self, stale: LockHolder) -> None:
         """Move the stale lock aside; if another run took it over first, put back what we moved."""
-        aside = self.root / f".{LOCK_FILE}.stale.{os.getpid()}.{uuid.uuid4().hex[:8]}"
+        aside = self.storage.path(f".{LOCK_FILE}.stale.{os.getpid()}.{uuid.uuid4().hex[:8]}")
         try:
             os.rename(self.path, aside)
         except FileNotFoundError:

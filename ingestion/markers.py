@@ -1,7 +1,8 @@
 """``_SUCCESS`` markers (R-ING-2): the proof that a stage finished, and what it finished with.
 
-A marker is written only after the stage's Delta commit, atomically (temp file + rename), so a job killed mid-stage
-leaves no marker and the rerun redoes that stage. Its fingerprints decide whether a rerun may skip the stage.
+A marker is written only after the stage's Delta commit, atomically (on a folder temp file + rename; in an S3 bucket
+one PUT under the final key, which replaces the object whole), so a job killed mid-stage leaves no marker and the
+rerun redoes that stage. Its fingerprints decide whether a rerun may skip the stage.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graph.files import atomic_write_text
+from graph.errors import StorageError
+from graph.storage import LakehouseStorage, as_storage
 
 logger = logging.getLogger(__name__)
 
+MARKERS_DIR = "_markers"
 MARKER_FILE = "_SUCCESS"
 STARTED_FILE = "_STARTED"
 
@@ -60,43 +63,39 @@ class Marker(BaseModel):
 class MarkerStore:
     """Reads and writes markers under ``<root>/_markers/<stage>/_SUCCESS``."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root / "_markers"
+    def __init__(self, root: Path | LakehouseStorage) -> None:
+        self.storage = as_storage(root)
 
-    def path(self, stage: str) -> Path:
-        """Where the stage's marker lives."""
-        return self.root / stage / MARKER_FILE
+    def path(self, stage: str) -> str:
+        """Where the stage's marker lives (a path, or an s3a:// URI)."""
+        return self.storage.uri(MARKERS_DIR, stage, MARKER_FILE)
 
     def read(self, stage: str) -> Marker | None:
         """The stage's marker, or None when absent or unreadable (an unreadable marker means: redo the stage)."""
-        path = self.path(stage)
         try:
-            return Marker.model_validate_json(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            logger.warning("ignoring unreadable marker %s: %s", path, exc)
+            text = self.storage.read_text(MARKERS_DIR, stage, MARKER_FILE)
+            return None if text is None else Marker.model_validate_json(text)
+        except (OSError, ValueError, StorageError) as exc:
+            logger.warning("ignoring unreadable marker %s: %s", self.path(stage), exc)
             return None
 
     def write(self, marker: Marker) -> None:
         """Write the marker atomically: a reader sees the old file, no file, or the whole new one."""
-        path = self.path(marker.stage)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, marker.model_dump_json(indent=2))
+        self.storage.write_text(MARKERS_DIR, marker.stage, MARKER_FILE, data=marker.model_dump_json(indent=2))
 
     def started_config(self, stage: str) -> str | None:
         """The config fingerprint of the last attempt that started the stage (finished or not)."""
         try:
-            return json.loads((self.root / stage / STARTED_FILE).read_text(encoding="utf-8"))["config_fingerprint"]
-        except (OSError, ValueError, KeyError):
+            text = self.storage.read_text(MARKERS_DIR, stage, STARTED_FILE)
+            return None if text is None else json.loads(text)["config_fingerprint"]
+        except (OSError, ValueError, KeyError, StorageError):
             return None
 
     def mark_started(self, stage: str, *, run_id: str, config_fingerprint: str) -> None:
         """Record which settings the tables are being written with, so a crashed attempt can be resumed."""
-        path = self.root / stage / STARTED_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps({"run_id": run_id, "config_fingerprint": config_fingerprint}))
+        data = json.dumps({"run_id": run_id, "config_fingerprint": config_fingerprint})
+        self.storage.write_text(MARKERS_DIR, stage, STARTED_FILE, data=data)
 
     def clear(self, stage: str) -> None:
         """Remove the stage's marker before its work starts, so a crash cannot leave a stale one behind."""
-        self.path(stage).unlink(missing_ok=True)
+        self.storage.delete(MARKERS_DIR, stage, MARKER_FILE)

@@ -1,13 +1,13 @@
 """Publishing a completed run: ``<root>/_published.json``, the table versions readers use (format: ``graph.published``).
 
 The pipeline commits its tables stage by stage; readers must not see that mix. A run that completed publishes the
-versions it left — written atomically (temp file + rename), so a reader sees the previous manifest or the new one —
-and only then removes the retrieval index files of other chunks versions (the chat side may still be reading the
-previous version's files until the manifest changes). A failed run publishes nothing: readers keep the last
-completed run. A run of some stages only (``--stages``, the Airflow DAG's one-stage tasks) publishes only when the
-whole pipeline is consistent afterwards: every stage is up to date, or has never run (a lakehouse ingested up to its
-chunks serves retrieval, and has no graph yet); otherwise the last complete state stays published until the stage
-that is out of date has run.
+versions it left — written atomically (temp file + rename; in an S3 bucket one PUT, as the last write of the run),
+so a reader sees the previous manifest or the new one — and only then removes the retrieval index files of other
+chunks versions (the chat side may still be reading the previous version's files until the manifest changes). A
+failed run publishes nothing: readers keep the last completed run. A run of some stages only (``--stages``, the
+Airflow DAG's one-stage tasks) publishes only when the whole pipeline is consistent afterwards: every stage is up to
+date, or has never run (a lakehouse ingested up to its chunks serves retrieval, and has no graph yet); otherwise the
+last complete state stays published until the stage that is out of date has run.
 
 The first run with the lock on a lakehouse without a manifest first publishes the tables as it finds them (the
 ``baseline``, with no run id), so that even then readers do not see that run half-written.
@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from graph.files import atomic_write_text
-from graph.published import PublishedRun, published_path, read_published
+from graph.published import PUBLISHED_FILE, PublishedRun, read_published
+from graph.storage import LakehouseStorage, as_storage
 from ingestion.markers import MarkerStore
 from tools.retrieval.chunks import prune_index, version_files
 
@@ -34,24 +34,22 @@ logger = logging.getLogger(__name__)
 StageState = Literal["current", "untouched", "stale"]
 
 
-def table_versions(root: Path) -> dict[str, int]:
+def table_versions(root: Path | LakehouseStorage) -> dict[str, int]:
     """The latest Delta version of every table under ``root`` (folders holding a ``_delta_log``)."""
     from deltalake import DeltaTable
 
-    root = Path(root)
-    if not root.is_dir():
-        return {}
+    storage = as_storage(root)
     return {
-        path.name: int(DeltaTable(str(path)).version())
-        for path in sorted(root.iterdir())
-        if (path / "_delta_log").is_dir()
+        name: int(DeltaTable(storage.delta_uri(name), storage_options=storage.storage_options).version())
+        for name in storage.list_dirs()
+        if storage.is_table(name)
     }
 
 
-def snapshot(root: Path, *, run_id: str | None, tool: str | None) -> PublishedRun:
+def snapshot(root: Path | LakehouseStorage, *, run_id: str | None, tool: str | None) -> PublishedRun:
     """The manifest of the lakehouse's latest state: table versions, index files, stage markers."""
     tables = table_versions(root)
-    markers = MarkerStore(Path(root))
+    markers = MarkerStore(root)
     from ingestion.pipeline import STAGE_NAMES
 
     recorded = {}
@@ -70,12 +68,12 @@ def snapshot(root: Path, *, run_id: str | None, tool: str | None) -> PublishedRu
     )
 
 
-def write_manifest(root: Path, manifest: PublishedRun) -> None:
+def write_manifest(root: Path | LakehouseStorage, manifest: PublishedRun) -> None:
     """Write ``_published.json`` atomically: readers see the old manifest or the whole new one."""
-    atomic_write_text(published_path(root), manifest.model_dump_json(indent=2))
+    as_storage(root).write_text(PUBLISHED_FILE, data=manifest.model_dump_json(indent=2))
 
 
-def ensure_baseline(root: Path) -> None:
+def ensure_baseline(root: Path | LakehouseStorage) -> None:
     """Before a run's first write: publish the tables as found when the lakehouse has no manifest yet."""
     if read_published(root) is not None:
         return
@@ -117,7 +115,7 @@ def unpublishable(ctx: RunContext, ran: list[Stage]) -> list[str]:
     return blocking
 
 
-def is_published(root: Path) -> bool:
+def is_published(root: Path | LakehouseStorage) -> bool:
     """Whether a run's manifest already names the lakehouse's latest state (tables and index files): publishing
     again would change nothing."""
     previous = read_published(root)
@@ -132,7 +130,7 @@ def publish(ctx: RunContext, ran: list[Stage], *, tool: str, whole_pipeline: boo
 
     ``whole_pipeline``: every stage ran or was found up to date in this run, so no check is needed.
     """
-    root = ctx.lakehouse.root
+    root = ctx.lakehouse.storage
     if not whole_pipeline:
         blocking = unpublishable(ctx, ran)
         if blocking:

@@ -1,8 +1,10 @@
 """The Spark session of the batch side, with Delta Lake configured and workers on the right Python.
 
 Delta's jars come from Maven Central through Ivy (``spark.jars.packages``) into a project-local Ivy folder, so the
-second run needs no network. ``spark-submit.sh`` passes the same configuration on the command line; when a session is
-already active (under spark-submit) it is reused as it is.
+second run needs no network. A lakehouse in an S3 bucket adds Hadoop's S3A connector (``hadoop-aws`` of pyspark's
+Hadoop version, which brings the AWS SDK bundle) and the ``spark.hadoop.fs.s3a.*`` settings made from the same
+``lakehouse.s3`` block as delta-rs's and pyarrow's (``graph.storage``). ``spark-submit.sh`` passes the same
+configuration on the command line; when a session is already active (under spark-submit) it is reused as it is.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from graph.storage import LakehouseStorage
 from ingestion.worker_daemon import MODULE as WORKER_DAEMON
 from settings.config import PROJECT_ROOT, SparkSettings
 
@@ -65,10 +68,11 @@ def _workers_can_import_csillag() -> bool:
     return True
 
 
-def get_spark(settings: SparkSettings) -> SparkSession:
+def get_spark(settings: SparkSettings, storage: LakehouseStorage | None = None) -> SparkSession:
     """Return the active session (spark-submit made one) or build one from the settings.
 
-    Workers run on this interpreter (``PYSPARK_PYTHON``), since a system Python lacks our packages.
+    Workers run on this interpreter (``PYSPARK_PYTHON``), since a system Python lacks our packages. ``storage``:
+    the lakehouse's; a bucket adds the S3A connector and its settings.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -85,6 +89,17 @@ def get_spark(settings: SparkSettings) -> SparkSession:
         logger.info("starting Spark session under spark-submit")
         return SparkSession.builder.appName(settings.app_name).getOrCreate()
     builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
+    for key, value in session_conf(settings, storage).items():
+        builder = builder.config(key, value)
+    logger.info("starting Spark session master=%s", settings.master)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("WARN")
+    return session
+
+
+def session_conf(settings: SparkSettings, storage: LakehouseStorage | None = None) -> dict[str, str]:
+    """The configuration of a session ``get_spark`` builds: Delta, the local defaults, and for a lakehouse in a
+    bucket the S3A connector and its ``spark.hadoop.fs.s3a.*`` settings."""
     local = settings.master.startswith("local")
     conf = {
         **LOCAL_DEFAULTS,
@@ -97,19 +112,28 @@ def get_spark(settings: SparkSettings) -> SparkSession:
         # Local workers run on this interpreter, where csillag is importable before any task starts: the daemon that
         # preloads the NER pipeline can fork them (a cluster's executors may not have csillag installed).
         **({"spark.python.daemon.module": WORKER_DAEMON} if local and _workers_can_import_csillag() else {}),
+        **(storage.spark_conf() if storage is not None else {}),
         **settings.extra_conf,
     }
+    remote = storage is not None and not storage.is_local
     jars_dir = os.environ.get("CSILLAG_DELTA_JARS")
-    if jars_dir:  # jars fetched by `mvn dependency:copy` when Ivy cannot reach the registry
+    if jars_dir:  # jars fetched by `mvn dependency:copy` when Ivy cannot reach the registry (with hadoop-aws for S3)
         conf["spark.jars"] = ",".join(str(p) for p in sorted(Path(jars_dir).glob("*.jar")))
     else:
-        conf["spark.jars.packages"] = settings.delta_package
-    for key, value in conf.items():
-        builder = builder.config(key, value)
-    logger.info("starting Spark session master=%s", settings.master)
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("WARN")
-    return session
+        conf["spark.jars.packages"] = settings.delta_package + (f",{settings.s3_package}" if remote else "")
+    return conf
+
+
+def spark_submit_args(settings: SparkSettings, storage: LakehouseStorage) -> list[str]:
+    """The ``spark-submit`` arguments a lakehouse needs at the JVM's start (``spark-submit.sh`` asks for them in its
+    check): for a bucket, the S3A connector beside Delta and the ``spark.hadoop.fs.s3a.*`` settings; nothing for a
+    folder. Under spark-submit the session is the submitter's, so ``get_spark`` cannot add them any more."""
+    if storage.is_local:
+        return []
+    args = ["--packages", f"{settings.delta_package},{settings.s3_package}"]
+    for key, value in storage.spark_conf().items():
+        args += ["--conf", f"{key}={value}"]
+    return args
 
 
 @contextmanager

@@ -175,15 +175,15 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             resolve_model_name(domain.nlp.model)
         # Locked before Spark starts: a busy lakehouse is reported in a second, not after the JVM's start-up.
         lock = LakehouseLock(
-            settings.lakehouse.root, run_id=run_id, tool=self.get_name(), wait_seconds=request.wait_seconds
+            settings.lakehouse.storage(), run_id=run_id, tool=self.get_name(), wait_seconds=request.wait_seconds
         )
         with lock:
-            ensure_baseline(lock.root)
+            ensure_baseline(lock.storage)
             if not request.force:
                 answered = self._run_up_to_date(request, run_id, stages, domain)
                 if answered is not None:
                     return answered
-            spark = self._spark or get_spark(settings.spark)
+            spark = self._spark or get_spark(settings.spark, settings.lakehouse.storage())
             return self._run_locked(request, run_id, stages, domain, spark)
 
     def run_if_up_to_date(self, request: IngestionRequest) -> IngestionResult | None:
@@ -197,14 +197,14 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         from ingestion.publish import is_published
 
         settings = self._require_settings()
-        if request.force or not (settings.lakehouse.root / "_markers").is_dir():
+        if request.force or not _has_markers(settings):
             return None  # nothing can be up to date in a lakehouse without markers: leave it untouched
         run_id = request.run_id or new_run_id()
         try:
             stages = select_stages(request.stages)
             ctx = self._context(request, run_id, self.domain_spec(), spark=None)
             reports = up_to_date_reports(ctx, stages)
-            if reports is None or not is_published(ctx.lakehouse.root):
+            if reports is None or not is_published(ctx.lakehouse.storage):
                 return None
         except Exception as exc:  # noqa: BLE001 - any problem is the run proper's to report, with Spark or without
             logger.debug("up-to-date check of run %s gave up: %s", run_id, exc)
@@ -230,7 +230,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         from ingestion.lakehouse import Lakehouse
 
         settings = self._require_settings()
-        lakehouse = Lakehouse(settings.lakehouse.root, spark)  # type: ignore[arg-type] # None: no table is read
+        lakehouse = Lakehouse(settings.lakehouse.storage(), spark)  # type: ignore[arg-type] # None: no table is read
         lakehouse.check_writable()
         return RunContext(
             spark=spark,  # type: ignore[arg-type]
@@ -303,6 +303,17 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
 def new_run_id() -> str:
     """A time-based run id, unique enough for one lakehouse: ``20260301T101500-ab12cd``."""
     return time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+
+
+def _has_markers(settings: CsillagSettings) -> bool:
+    """Whether the lakehouse has stage markers at all; a bucket that cannot be reached counts as none (the run proper
+    then reports why)."""
+    from graph.errors import StorageError
+
+    try:
+        return settings.lakehouse.storage().is_dir("_markers")
+    except StorageError:
+        return False
 
 
 def _first_failed(reports: list[StageReport]) -> str:

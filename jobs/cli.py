@@ -23,13 +23,14 @@ from typing import Any
 import click
 
 from api.cli import serve
+from graph.errors import StorageError
 from jobs.cli_graph import graph
 from jobs.cli_ingest import pipeline, stage
 from jobs.cli_tasks import tasks
 from jobs.summary import summary
 from settings.config import CsillagSettings
 from tools.ask import ask_command
-from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_root, run
+from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_root, lakehouse_storage, run
 
 logger = logging.getLogger(__name__)
 
@@ -70,10 +71,13 @@ def status(ctx: click.Context, lakehouse: str | None, as_json: bool, top: int) -
     from jobs.status import lakehouse_status, render_status
 
     settings = settings_from(ctx)
-    root = lakehouse_root(lakehouse, settings)
-    if not root.exists():
-        fail(f"lakehouse {root} does not exist; run `csillag pipeline` first or pass --lakehouse")
-    report = lakehouse_status(root, graph_store=settings.graph.store)
+    root = lakehouse_storage(lakehouse, settings)
+    try:
+        if not root.is_dir():
+            fail(f"lakehouse {root.uri()} does not exist; run `csillag pipeline` first or pass --lakehouse")
+        report = lakehouse_status(root, graph_store=settings.graph.store)
+    except StorageError as exc:  # a bucket that cannot be reached: one line naming it and the endpoint
+        fail(str(exc), EXIT_FAILED)
     click.echo(json.dumps(report, indent=2, default=str) if as_json else render_status(report, root, top))
 
 

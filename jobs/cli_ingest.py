@@ -8,6 +8,7 @@ job with ``--check`` in a plain Python first, so bad settings or inputs end befo
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -155,6 +156,8 @@ def run_ingestion(
     problem = input_problem(list(inputs))
     if problem:
         fail(problem)
+    if check:
+        _write_spark_submit_args(settings)
     if check and not answer_if_up_to_date:  # spark-submit.sh's check before the JVM: settings and inputs, no Spark
         return EXIT_OK
     try:
@@ -175,6 +178,18 @@ def run_ingestion(
     result = ingestion_tool.execute_ingestion(request)
     _print_result(result, settings, as_json, result_file)
     return EXIT_CODES[result.status]
+
+
+def _write_spark_submit_args(settings: Any) -> None:
+    """For ``spark-submit.sh``, which names the file in ``CSILLAG_SPARK_ARGS_FILE``: the arguments this lakehouse
+    needs at the JVM's start (an s3a:// root: the S3A connector and its settings), one per line."""
+    target = os.environ.get("CSILLAG_SPARK_ARGS_FILE")
+    if not target:
+        return
+    from ingestion.spark import spark_submit_args
+
+    args = spark_submit_args(settings.spark, settings.lakehouse.storage())
+    Path(target).write_text("".join(f"{arg}\n" for arg in args), encoding="utf-8")
 
 
 def _print_result(result: Any, settings: Any, as_json: bool, result_file: Path | None) -> None:

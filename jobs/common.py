@@ -54,7 +54,7 @@ def input_problem(inputs: list[str]) -> str | None:
 
 def render_result(result: IngestionResult, settings: CsillagSettings) -> str:
     """A plain-text summary: one line per stage, then the outcome."""
-    lines = [f"run {result.run_id} → {settings.lakehouse.root.resolve()}", ""]
+    lines = [f"run {result.run_id} → {settings.lakehouse.storage().uri()}", ""]
     lines.append(f"{'stage':<15}{'status':<11}{'seconds':>8}  counts")
     for report in result.stages:
         counts = ", ".join(f"{k}={v}" for k, v in report.counts.items())

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.published import PublishedRun, arrow_dataset, open_table, read_published
+from graph.storage import LakehouseStorage, as_storage
 from ingestion.errors import LakehouseError
 from ingestion.lock import is_stale, read_holder
 from ingestion.markers import MarkerStore
@@ -23,20 +24,20 @@ from jobs.summary import TABLES, summarize
 logger = logging.getLogger(__name__)
 
 
-def table_rows(root: Path, manifest: PublishedRun | None = None) -> dict[str, int | None]:
+def table_rows(root: Path | LakehouseStorage, manifest: PublishedRun | None = None) -> dict[str, int | None]:
     """Rows per table of ``jobs.summary.TABLES`` at the published versions; None for a table not published."""
     from deltalake.exceptions import TableNotFoundError
 
     rows: dict[str, int | None] = {}
     for table in TABLES:
         try:
-            rows[table] = arrow_dataset(open_table(root, table, manifest)).count_rows()
+            rows[table] = arrow_dataset(open_table(root, table, manifest), as_storage(root)).count_rows()
         except TableNotFoundError:
             rows[table] = None
     return rows
 
 
-def running_run(root: Path) -> dict[str, Any] | None:
+def running_run(root: Path | LakehouseStorage) -> dict[str, Any] | None:
     """The lock's holder with ``stale`` (its process is gone) and the stages it has finished so far; None if the
     lakehouse is not locked."""
     try:
@@ -50,7 +51,7 @@ def running_run(root: Path) -> dict[str, Any] | None:
     return holder.model_dump() | {"stale": is_stale(holder), "stages_done": done}
 
 
-def lakehouse_status(root: Path, graph_store: str | None = None) -> dict[str, Any]:
+def lakehouse_status(root: Path | LakehouseStorage, graph_store: str | None = None) -> dict[str, Any]:
     """``{"lakehouse", "published", "running", "stages": {stage: marker dict | None}, "unused": {stage: why},
     "tables": {table: rows | None}}``, stages in order; ``stages`` and ``tables`` as published (latest without a
     manifest). ``graph_store`` (the ``graph.store`` setting) tells whether the ``neo4j`` stage is used at all: with
@@ -67,7 +68,7 @@ def lakehouse_status(root: Path, graph_store: str | None = None) -> dict[str, An
     if graph_store is not None and graph_store != "neo4j" and stages.get("neo4j") is None:
         unused["neo4j"] = f"graph.store is {graph_store!r}"
     return {
-        "lakehouse": str(root.resolve()),
+        "lakehouse": as_storage(root).uri(),
         "published": published,
         "running": running_run(root),
         "stages": stages,
@@ -76,7 +77,7 @@ def lakehouse_status(root: Path, graph_store: str | None = None) -> dict[str, An
     }
 
 
-def render_status(report: dict[str, Any], root: Path, top: int = 10) -> str:
+def render_status(report: dict[str, Any], root: Path | LakehouseStorage, top: int = 10) -> str:
     """The stage table, the published and the running run, then ``jobs.summary``'s table sizes, top entities and
     strongest relations (as published)."""
     lines = [f"{'stage':<15}{'state':<9}{'finished':<27}{'run':<26}counts"]

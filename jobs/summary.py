@@ -15,30 +15,33 @@ from typing import Any
 
 import click
 
-from tools.cli import Command, fail, run
+from graph.errors import StorageError
+from graph.storage import LakehouseStorage, as_storage
+from tools.cli import EXIT_FAILED, Command, fail, lakehouse_storage, run
 
 logger = logging.getLogger(__name__)
 
 TABLES = ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph_nodes", "rejects")
 
 
-def summarize(lake: Path, top: int = 10) -> str:
+def summarize(lake: Path | LakehouseStorage, top: int = 10) -> str:
     """The summary as text, of the tables as the last completed run published them; a missing table is reported,
     not raised."""
     from deltalake.exceptions import TableNotFoundError
 
     from graph.published import arrow_dataset, open_table, read_published
 
-    lines = [f"lakehouse {lake.resolve()}", ""]
+    storage = as_storage(lake)
+    lines = [f"lakehouse {storage.uri()}", ""]
     frames = {}
-    manifest = read_published(lake)
+    manifest = read_published(storage)
     for table in TABLES:
         try:
-            frames[table] = arrow_dataset(open_table(lake, table, manifest)).to_table().to_pandas()
+            frames[table] = arrow_dataset(open_table(storage, table, manifest), storage).to_table().to_pandas()
             lines.append(f"  {table:<15}{len(frames[table]):>8} rows")
         except TableNotFoundError:
             lines.append(f"  {table:<15}{'—':>8} (not written yet)")
-    gold = _gold_report(lake)
+    gold = _gold_report(storage)
     if gold:
         lines += ["", gold_line(gold)]
     nodes = frames.get("graph_nodes")
@@ -70,7 +73,7 @@ def gold_line(gold: dict[str, Any]) -> str:
     return f"entity resolution vs gold {gold.get('path', '')}: {describe_gold_report(gold)}"
 
 
-def _gold_report(lake: Path) -> dict[str, Any] | None:
+def _gold_report(lake: Path | LakehouseStorage) -> dict[str, Any] | None:
     """The entities stage's score against ``ner.gold_list`` (its marker's ``details["gold"]``), if it made one."""
     from ingestion.markers import MarkerStore
 
@@ -79,18 +82,24 @@ def _gold_report(lake: Path) -> dict[str, Any] | None:
 
 
 @click.command("summary", cls=Command)
-@click.argument("lakehouse", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("lakehouse")
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
               help="Entities and relations listed.")
-def summary(lakehouse: Path, top: int) -> None:
+def summary(lakehouse: str, top: int) -> None:
     """What LAKEHOUSE holds as its last completed run published it: table sizes, the score against the gold list,
     the main entities and the strongest relations. Reads Delta with delta-rs (no Spark), so it answers at once.
 
-    Exit code 2 when LAKEHOUSE does not exist.
+    LAKEHOUSE is a folder, a file:// URI or an s3a:// URI (reached with the settings' lakehouse.s3). Exit code 2
+    when LAKEHOUSE does not exist.
     """
-    if not lakehouse.exists():
-        fail(f"lakehouse {lakehouse} does not exist; run the pipeline first")
-    click.echo(summarize(lakehouse, top))
+    storage = lakehouse_storage(lakehouse, None)
+    try:
+        if not storage.is_dir():
+            fail(f"lakehouse {lakehouse} does not exist; run the pipeline first")
+        text = summarize(storage, top)
+    except StorageError as exc:  # a bucket that cannot be reached: one line naming it and the endpoint
+        fail(str(exc), EXIT_FAILED)
+    click.echo(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

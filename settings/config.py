@@ -18,7 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
-from graph.settings import GraphSettings, Neo4jSettings
+from graph.settings import GraphSettings, Neo4jSettings, S3Settings
+from graph.storage import S3_SCHEMES, LakehouseStorage
 from settings.chat import LlmSettings, OrchestratorSettings, RetrievalSettings
 from settings.environment import environment_json_error, warn_unknown_variables
 from settings.errors import ConfigError
@@ -44,8 +45,9 @@ _URI_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 def lakehouse_path(value: str | os.PathLike[str]) -> Path:
     """A lakehouse root as a local path: a path or a ``file://`` URI; any other URI is refused with one line.
 
-    Object stores and HDFS are not supported yet (issue 16): the stage markers, the lock and the driver's Delta commits
-    use the local file system, so an ``s3a://`` root used to be written, silently, into a local folder named ``s3a:``.
+    For the callers that need a local folder (the chat side's readers, ``csillag vacuum`` and ``graph``, the API's
+    path confinement). The ingestion pipeline, ``csillag status`` and ``csillag summary`` take ``s3a://`` roots too
+    (``lakehouse_root``).
 
     Raises:
         ValueError: for a remote URI, naming it and what is accepted.
@@ -58,9 +60,32 @@ def lakehouse_path(value: str | os.PathLike[str]) -> Path:
     if scheme == "file":
         return Path(text[len(match.group(0)):] or "/")
     raise ValueError(
-        f"{scheme}:// is not supported yet; csillag writes its lakehouse to a local or mounted file system (a path "
-        "or file://…): mount the bucket or share and give its local path"
+        f"{scheme}:// is not supported here: this reads and writes its lakehouse on a local or mounted file system "
+        "(a path or file://…); mount the bucket or share and give its local path (the pipeline, `csillag status` "
+        "and `csillag summary` take s3a:// roots)"
     )
+
+
+def lakehouse_root(value: str | os.PathLike[str]) -> Path | str:
+    """A lakehouse root: a local path (a path or ``file://``), or an ``s3a://BUCKET/PATH`` URI kept as text.
+
+    ``s3://`` is accepted as another name of ``s3a://``. HDFS, GCS and Azure are refused: csillag's markers, lock and
+    driver-side Delta commits are implemented and tested for local folders and S3-compatible stores only.
+
+    Raises:
+        ValueError: any other URI or a bad bucket name, naming the value and what is accepted.
+    """
+    text = os.fspath(value)
+    match = _URI_SCHEME.match(text)
+    if match is None or match.group(1).lower() == "file":
+        return lakehouse_path(text)
+    scheme = match.group(1).lower()
+    if scheme not in S3_SCHEMES:
+        raise ValueError(
+            f"{scheme}:// is not supported; accepted: a local or mounted folder (a path or file://…) or "
+            "s3a://BUCKET/PATH (any S3-compatible store, settings lakehouse.s3)"
+        )
+    return LakehouseStorage.for_root(text).uri()  # normalised: s3a://bucket/prefix
 
 
 class LakehouseSettings(BaseModel):
@@ -68,8 +93,14 @@ class LakehouseSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    root: Path = Field(
-        default=Path("lakehouse"), description="Folder (or file:// URI) under which every table is written."
+    root: Path | str = Field(
+        default=Path("lakehouse"),
+        description="Folder (or file:// URI) under which every table is written, or s3a://BUCKET/PATH.",
+    )
+    s3: S3Settings = Field(
+        default_factory=S3Settings,
+        description="The S3-compatible store of an s3a:// root (endpoint, region, path-style); credentials come "
+        "from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the environment only.",
     )
     retention_hours: int = Field(
         default=168,
@@ -82,7 +113,11 @@ class LakehouseSettings(BaseModel):
     @field_validator("root", mode="before")
     @classmethod
     def _check_root(cls, value: Any) -> Any:
-        return lakehouse_path(value) if isinstance(value, str | os.PathLike) else value
+        return lakehouse_root(value) if isinstance(value, str | os.PathLike) else value
+
+    def storage(self) -> LakehouseStorage:
+        """The root as every engine names it (Spark, delta-rs, pyarrow, the small files), from these settings."""
+        return LakehouseStorage.for_root(self.root, self.s3)
 
 
 class SparkSettings(BaseModel):
@@ -95,6 +130,10 @@ class SparkSettings(BaseModel):
     driver_memory: str = "2g"
     shuffle_partitions: int = Field(default=8, ge=1)
     delta_package: str = "io.delta:delta-spark_2.13:4.0.1"
+    s3_package: str = Field(
+        default="org.apache.hadoop:hadoop-aws:3.4.1",
+        description="Hadoop's S3A connector, added for an s3a:// lakehouse; its version must be pyspark's Hadoop's.",
+    )
     ivy_dir: Path | None = Field(
         default=None, description="Ivy cache for the Delta jars; default <project>/.cache/ivy."
     )

@@ -99,3 +99,35 @@ def _root_logging_restored() -> Iterator[None]:
         if handler not in before and type(handler) is logging.StreamHandler:  # pytest's own handlers are subclasses
             root.removeHandler(handler)
     root.setLevel(level)
+
+
+S3_TEST_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "csillag-test", "AWS_SECRET_ACCESS_KEY": "csillag-test-secret"}
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """A real S3 API server for the whole run: moto's, in a thread, on 127.0.0.1 and a free port; its URL."""
+    moto_server = pytest.importorskip("moto.server", reason="the S3 tests need moto[server] (dev extra)")
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def s3_bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Any:
+    """A fresh bucket on the test server, the credentials in the environment (where csillag reads them), and the
+    ``S3Settings`` that reach it; returns ``(bucket name, settings)``."""
+    import re
+
+    import boto3
+
+    from graph.settings import S3Settings
+
+    for name, value in S3_TEST_CREDENTIALS.items():
+        monkeypatch.setenv(name, value)
+    bucket = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:40].strip("-") + f"-{os.getpid()}"
+    settings = S3Settings(endpoint=s3_endpoint, region="us-east-1", path_style=True)
+    boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1").create_bucket(Bucket=bucket)
+    return bucket, settings

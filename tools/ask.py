@@ -25,7 +25,16 @@ import click
 
 from graph.errors import GraphStoreError
 from tools.analysis.domain import KNOWN_DOMAINS, DomainServices, DomainSettings
-from tools.cli import EXIT_FAILED, Command, cli_settings, config_option, configure_logging, fail, run
+from tools.cli import (
+    EXIT_FAILED,
+    Command,
+    cli_settings,
+    config_option,
+    configure_logging,
+    fail,
+    lakehouse_root,
+    run,
+)
 from tools.errors import ConfigError, ToolError
 from tools.platform import ChatPlatform
 from tools.request import ChatRequest
@@ -88,6 +97,7 @@ def ask_command(ctx: click.Context, question: str | None, lakehouse: str | None,
     out: TextIO = streams.get("out") or sys.stdout
     inp: TextIO = streams.get("inp") or sys.stdin
     settings = cli_settings(ctx, config, **({"lakehouse": {"root": lakehouse}} if lakehouse else {}))
+    lakehouse_root(lakehouse, settings)  # the chat side reads a local folder: an s3a:// root ends here, in one line
     try:
         platform, services = build_platform(settings, domain)
     except ConfigError as exc:

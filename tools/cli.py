@@ -17,7 +17,9 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
+from graph.storage import LakehouseStorage
 from settings.config import PROJECT_ROOT, CsillagSettings, lakehouse_path, load_settings
+from settings.config import lakehouse_root as config_lakehouse_root
 from settings.errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -50,12 +52,26 @@ class CliError(click.ClickException):
 def lakehouse_root(raw: str | None, settings: CsillagSettings) -> Path:
     """A ``--lakehouse`` option's root, else ``lakehouse.root``; an unsupported URI (``s3a://…``) ends the command
     with one line instead of becoming a local folder named ``s3a:``."""
-    if not raw:
-        return Path(settings.lakehouse.root)
+    value = raw if raw else settings.lakehouse.root
     try:
-        return lakehouse_path(raw)
+        return lakehouse_path(value)
+    except ValueError as exc:  # an s3a:// root in the settings: these commands read a local folder only
+        fail(f"--lakehouse {raw!r}: {exc}" if raw else f"lakehouse.root {value!r}: {exc}")
+
+
+def lakehouse_storage(raw: str | None, settings: CsillagSettings | None) -> LakehouseStorage:
+    """A ``--lakehouse`` option's (or argument's) root, else ``lakehouse.root``, as a storage: a folder, ``file://``
+    or ``s3a://`` (with the settings' ``lakehouse.s3``; ``settings`` None: loaded here). For the commands that read
+    a bucket as well as a folder (``status``, ``summary``); another URI ends the command with one line."""
+    try:
+        settings = settings or load_settings()
+    except ConfigError as exc:
+        fail(str(exc))
+    value = raw if raw else settings.lakehouse.root
+    try:
+        return LakehouseStorage.for_root(config_lakehouse_root(value), settings.lakehouse.s3)
     except ValueError as exc:
-        fail(f"--lakehouse {raw!r}: {exc}")
+        fail(f"--lakehouse {raw!r}: {exc}" if raw else str(exc))
 
 
 def fail(message: str, exit_code: int = EXIT_USAGE) -> NoReturn:

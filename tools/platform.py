@@ -112,7 +112,7 @@ class ChatPlatform:
         if isinstance(domain, DomainSettings):
             check_lakehouse(domain.lakehouse)
         else:
-            domain = DomainSettings.for_lakehouse(settings, check_lakehouse(Path(settings.lakehouse.root)), domain)
+            domain = DomainSettings.for_lakehouse(settings, check_lakehouse(_local_root(settings)), domain)
         book = DomainServices.load(domain, settings.graph, neo4j_settings=settings.neo4j,
                                    retrieval_settings=settings.retrieval)
         for tool_class in TOOLS:  # the book tools, also when csillag's entry points are not installed
@@ -204,3 +204,15 @@ class ChatPlatform:
         if result is not None and not isinstance(result, ToolExecutionResult):
             raise UnknownToolError(f"tool {name!r} returned {type(result).__name__}, not a ToolExecutionResult")
         return result
+
+
+def _local_root(settings: Any) -> Path:
+    """``lakehouse.root`` as the local folder the chat side reads; an s3a:// root is a ``ConfigError`` (the chat side
+    does not read a bucket yet), never the local folder "s3a:" that ``Path`` would make of it."""
+    from settings.config import lakehouse_path
+    from settings.errors import ConfigError
+
+    try:
+        return lakehouse_path(settings.lakehouse.root)
+    except ValueError as exc:
+        raise ConfigError(f"lakehouse.root {settings.lakehouse.root!r}: {exc}", field="lakehouse.root") from None

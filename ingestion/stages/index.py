@@ -6,18 +6,34 @@ named after the chunks table version they index, so this stage writes no Delta t
 (``outputs_exist``) looks for the files of the current version instead. Everything runs in the driver with delta-rs,
 no Spark job: BM25 over a novel takes seconds, the dense vectors minutes (War and Peace: ~2.5 min on 2 cores),
 reported through the run's progress in chunks.
+
+A lakehouse in an S3 bucket gets the same files: they are built in a local staging folder (this version's files
+already in the bucket are fetched first, so they are reused as on disk) and each is then uploaded in one PUT under
+its final name — a reader sees no file or the whole file, and the publish manifest names them only afterwards.
 """
 
 from __future__ import annotations
 
 import logging
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingestion.markers import fingerprint
 from ingestion.stage import Stage, StageOutput
 from tools.retrieval.analyzer import STEMMER_LANGUAGES, STOP_WORDS
-from tools.retrieval.chunks import DENSE_FORMAT, INDEX_FORMAT, build_index, chunks_version, index_paths
+from tools.retrieval.chunks import (
+    DENSE_FORMAT,
+    INDEX_DIR,
+    INDEX_FORMAT,
+    build_index,
+    chunks_version,
+    file_version,
+    index_paths,
+)
 
 if TYPE_CHECKING:
     from ingestion.context import RunContext
@@ -62,19 +78,22 @@ class IndexStage(Stage):
 
     def input_fingerprint(self, ctx: RunContext) -> str:
         """The chunks marker, and the chunks table version: the index files are named after it."""
-        return fingerprint([super().input_fingerprint(ctx), chunks_version(ctx.lakehouse.root)])
+        return fingerprint([super().input_fingerprint(ctx), chunks_version(ctx.lakehouse.storage)])
 
     def outputs_exist(self, ctx: RunContext) -> bool:
         """The index files of the current chunks version are there (the dense ones only when dense is on)."""
-        root, language = ctx.lakehouse.root, ctx.domain.language
-        version = chunks_version(root)
+        storage, language = ctx.lakehouse.storage, ctx.domain.language
+        version = chunks_version(storage)
         if version is None:
             return False
         if language not in STEMMER_LANGUAGES:
             return True  # nothing is written for a language without an analyser (see compute)
         # build_index embeds nothing for an empty chunks table, so there is no vector file to expect then
         model = self._dense_model_id(ctx) if ctx.lakehouse.count("chunks") else None
-        return all(path.is_file() for path in index_paths(root, language, version, model))
+        paths = index_paths(storage, language, version, model)
+        if storage.is_local:
+            return all(path.is_file() for path in paths)
+        return all(storage.is_file(INDEX_DIR, path.name) for path in paths)
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Build (or, for files of this chunks version already written by the chat side, reuse) the index files."""
@@ -100,7 +119,12 @@ class IndexStage(Stage):
         started = time.perf_counter()
         try:
             # force rebuilds; otherwise files of this chunks version are reused: their names carry every setting
-            summary = build_index(ctx.lakehouse.root, language, dense=dense, rebuild=ctx.force, progress=progress)
+            with _index_folder(ctx, rebuild=ctx.force) as index_dir:
+                summary = build_index(ctx.lakehouse.storage, language, dense=dense, rebuild=ctx.force,
+                                      progress=progress, index_dir=index_dir)
+                if index_dir is not None:
+                    for path in summary.paths:  # one PUT each, under the final name
+                        ctx.lakehouse.storage.write_bytes(INDEX_DIR, path.name, data=path.read_bytes())
         finally:
             progress.finish()
         details: dict[str, Any] = {"chunks_version": summary.version, "files": [p.name for p in summary.paths]}
@@ -119,6 +143,24 @@ class IndexStage(Stage):
             output_fingerprint=self.derived_fingerprint(ctx),
             details=details,
         )
+
+
+@contextmanager
+def _index_folder(ctx: RunContext, *, rebuild: bool) -> Iterator[Path | None]:
+    """None (the lakehouse's own ``_index``) on disk; for a bucket, a local staging folder holding the files of the
+    current chunks version already uploaded (unless ``rebuild``), removed afterwards."""
+    storage = ctx.lakehouse.storage
+    if storage.is_local:
+        yield None
+        return
+    version = chunks_version(storage)
+    with tempfile.TemporaryDirectory(prefix="csillag-index-") as staging:
+        current = [n for n in storage.list_files(INDEX_DIR) if file_version(Path(n)) == version] if not rebuild else []
+        for name in current:
+            data = storage.read_bytes(INDEX_DIR, name)
+            if data is not None:
+                (Path(staging) / name).write_bytes(data)
+        yield Path(staging)
 
 
 class _EmbedProgress:

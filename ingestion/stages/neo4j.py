@@ -65,7 +65,7 @@ class Neo4jStage(Stage):
 
         if self._versions is None:
             try:
-                self._versions = lakehouse_versions(ctx.lakehouse.root, published=False)
+                self._versions = lakehouse_versions(ctx.lakehouse.storage, published=False)
             except GraphStoreError as exc:
                 raise IngestionError(str(exc), stage=self.name, path=str(ctx.lakehouse.root)) from exc
         return self._versions
@@ -92,7 +92,7 @@ class Neo4jStage(Stage):
 
         versions = self._table_versions(ctx)
         try:
-            done = load_into_neo4j(ctx.lakehouse.root, ctx.settings.neo4j, published=False, versions=versions)
+            done = load_into_neo4j(ctx.lakehouse.storage, ctx.settings.neo4j, published=False, versions=versions)
         except GraphStoreError as exc:
             raise IngestionError(str(exc), stage=self.name) from exc
         logger.info("stage %s: %s", self.name, done.summary())

@@ -34,7 +34,8 @@ def test_issue_12_layer_contracts_break_on_each_forbidden_import(tmp_path: Path)
         (tmp_path / package / "__init__.py").write_text("")
     (tmp_path / "graph" / "settings.py").write_text("")
     (tmp_path / "graph" / "store.py").write_text("")
-    (tmp_path / "settings" / "config.py").write_text("from graph.settings import *\n")  # allowed
+    (tmp_path / "graph" / "storage.py").write_text("")
+    (tmp_path / "settings" / "config.py").write_text("from graph.settings import *\nfrom graph.storage import *\n")
     (tmp_path / "api" / "runs.py").write_text("import ingestion\n")
     (tmp_path / "graph" / "model.py").write_text("import tools\n")
     (tmp_path / "settings" / "chat.py").write_text("from graph import store\n")
@@ -47,7 +48,7 @@ def test_issue_12_layer_contracts_break_on_each_forbidden_import(tmp_path: Path)
     for line in ("api.runs -> ingestion", "graph.model -> tools", "settings.chat -> graph.store",
                  "tools.ask -> pyspark", "api.app -> delta"):
         assert line in out, (line, out)
-    assert "settings.config -> graph.settings" not in out, out
+    assert "settings.config -> graph.settings" not in out and "settings.config -> graph.storage" not in out, out
 
 
 BLOCK_SPARK = """

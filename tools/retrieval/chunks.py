@@ -36,6 +36,7 @@ from deltalake.exceptions import TableNotFoundError
 from graph.errors import GraphDataError
 from graph.files import atomic_open, atomic_write_text
 from graph.published import arrow_dataset, open_table
+from graph.storage import LakehouseStorage, as_storage
 from graph.tables import CHUNKS, DOCUMENTS, NON_PROSE_UNIT_KINDS
 from tools.errors import ToolError
 from tools.retrieval.analyzer import Analyzer
@@ -105,16 +106,20 @@ class Hit:
         return self.chunk.citation
 
 
-def _read(root: Path, table: str, columns: list[str], *, published: bool = True) -> tuple[list[dict[str, Any]], int]:
+def _read(root: Path | LakehouseStorage, table: str, columns: list[str], *,
+          published: bool = True) -> tuple[list[dict[str, Any]], int]:
     """Rows and version of a table: the published version for the chat side, the latest for the ``index`` stage."""
-    path = root / table
+    storage = as_storage(root)
     try:
-        delta = open_table(root, table) if published else DeltaTable(str(path))
+        delta = (open_table(storage, table) if published
+                 else DeltaTable(storage.delta_uri(table), storage_options=storage.storage_options))
     except TableNotFoundError as exc:
-        raise RetrievalError(f"no Delta table {table!r} at {path}; run the ingestion pipeline first") from exc
+        raise RetrievalError(
+            f"no Delta table {table!r} at {storage.uri(table)}; run the ingestion pipeline first"
+        ) from exc
     except GraphDataError as exc:
         raise RetrievalError(str(exc)) from exc
-    frame = arrow_dataset(delta).to_table(columns=columns)
+    frame = arrow_dataset(delta, storage).to_table(columns=columns)
     return frame.to_pylist(), int(delta.version())
 
 
@@ -192,10 +197,25 @@ class IndexSummary:
     paths: tuple[Path, ...]
 
 
-def index_paths(root: Path, language: str, version: int, model_id: str | None = None,
+def index_folder(root: Path | LakehouseStorage, index_dir: Path | None = None) -> Path:
+    """Where the index files are read and written: ``index_dir``, else ``<lakehouse>/_index``.
+
+    Raises:
+        graph.errors.StorageError: the lakehouse is in a bucket and no local ``index_dir`` is given (the ``index``
+            stage builds the files in a local folder and uploads them).
+    """
+    return Path(index_dir) if index_dir else as_storage(root).path(INDEX_DIR)
+
+
+def index_paths(root: Path | LakehouseStorage, language: str, version: int, model_id: str | None = None,
                 index_dir: Path | None = None) -> tuple[Path, ...]:
-    """The files ``from_lakehouse`` looks for: the BM25 index, and the chunk vectors of ``model_id`` if given."""
-    folder = Path(index_dir) if index_dir else Path(root) / INDEX_DIR
+    """The files ``from_lakehouse`` looks for: the BM25 index, and the chunk vectors of ``model_id`` if given.
+
+    For a lakehouse in a bucket without ``index_dir``: their names under a stand-in folder ``_index`` (the stage
+    checks the bucket's ``_index/<name>``).
+    """
+    storage = as_storage(root)
+    folder = Path(INDEX_DIR) if index_dir is None and not storage.is_local else index_folder(storage, index_dir)
     paths = [_bm25_path(folder, language, version)]
     if model_id:
         paths.append(_dense_path(folder, model_id, version))
@@ -210,16 +230,18 @@ def _dense_path(folder: Path, model_id: str, version: int) -> Path:
     return folder / f"dense-{model_id}-f{DENSE_FORMAT}-v{version}.npz"
 
 
-def chunks_version(root: Path) -> int | None:
+def chunks_version(root: Path | LakehouseStorage) -> int | None:
     """The latest version of the lakehouse's chunks table (its index files are named after it); None if missing."""
+    storage = as_storage(root)
     try:
-        return int(DeltaTable(str(Path(root) / "chunks")).version())
+        return int(DeltaTable(storage.delta_uri("chunks"), storage_options=storage.storage_options).version())
     except TableNotFoundError:
         return None
 
 
-def build_index(root: Path, language: str, *, dense: DenseEncoder | None = None, rebuild: bool = False,
-                progress: EmbedProgress | None = None, index_dir: Path | None = None) -> IndexSummary:
+def build_index(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder | None = None,
+                rebuild: bool = False, progress: EmbedProgress | None = None,
+                index_dir: Path | None = None) -> IndexSummary:
     """Build and persist the index files ``from_lakehouse`` loads (the ingestion pipeline's ``index`` stage), for the
     latest chunks version.
 
@@ -230,7 +252,7 @@ def build_index(root: Path, language: str, *, dense: DenseEncoder | None = None,
     model_id = getattr(dense, "model_id", None) if dense is not None else None
     if dense is not None and not model_id:
         raise RetrievalError("build_index needs a dense encoder with a model_id: its vectors are saved under it")
-    retriever, version = _load(Path(root), language, dense=dense, index_dir=index_dir, rebuild=rebuild,
+    retriever, version = _load(root, language, dense=dense, index_dir=index_dir, rebuild=rebuild,
                                progress=progress, published=False)
     paths = index_paths(root, language, version, model_id if retriever.chunks else None, index_dir)
     vectors = 0 if retriever._vectors is None else int(retriever._vectors.shape[0])
@@ -238,7 +260,8 @@ def build_index(root: Path, language: str, *, dense: DenseEncoder | None = None,
                         version=version, paths=paths)
 
 
-def _load(root: Path, language: str, *, dense: DenseEncoder | None, index_dir: Path | None, published: bool,
+def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder | None, index_dir: Path | None,
+          published: bool,
           rebuild: bool = False, progress: EmbedProgress | None = None) -> tuple[ChunkRetriever, int]:
     """The retriever over the chunks table's published (or, for the writer, latest) version, its index files read,
     or built and written. The reader removes the files of older chunks versions; the writer removes none."""
@@ -254,7 +277,7 @@ def _load(root: Path, language: str, *, dense: DenseEncoder | None, index_dir: P
     rows.sort(key=lambda r: (r["doc_id"], r["chunk_index"]))
     chunks = [_chunk(r, titles.get(r["doc_id"], "")) for r in rows]
     analyzer = Analyzer(language)
-    path = _bm25_path(Path(index_dir) if index_dir else root / INDEX_DIR, language, version)
+    path = _bm25_path(index_folder(root, index_dir), language, version)
     index = None if rebuild else _load_index(path, len(chunks))
     if index is None:
         index = BM25Index.build(analyzer.terms(c.text) for c in chunks)
@@ -398,9 +421,15 @@ def _prune(paths: Iterable[Path], below: int) -> None:
             stale.unlink(missing_ok=True)
 
 
-def prune_index(root: Path, keep_version: int, index_dir: Path | None = None) -> list[str]:
+def prune_index(root: Path | LakehouseStorage, keep_version: int, index_dir: Path | None = None) -> list[str]:
     """Remove every index file not of chunks version ``keep_version`` (at publish time); the names removed."""
-    folder = Path(index_dir) if index_dir else Path(root) / INDEX_DIR
+    storage = as_storage(root)
+    if index_dir is None and not storage.is_local:
+        stale = [name for name in storage.list_files(INDEX_DIR) if file_version(Path(name)) not in (None, keep_version)]
+        for name in stale:
+            storage.delete(INDEX_DIR, name)
+        return stale
+    folder = index_folder(storage, index_dir)
     removed = []
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
         version = file_version(path)
@@ -410,9 +439,12 @@ def prune_index(root: Path, keep_version: int, index_dir: Path | None = None) ->
     return removed
 
 
-def version_files(root: Path, version: int, index_dir: Path | None = None) -> list[str]:
+def version_files(root: Path | LakehouseStorage, version: int, index_dir: Path | None = None) -> list[str]:
     """The names of the index files of chunks version ``version`` (what a publish manifest lists)."""
-    folder = Path(index_dir) if index_dir else Path(root) / INDEX_DIR
+    storage = as_storage(root)
+    if index_dir is None and not storage.is_local:
+        return [name for name in storage.list_files(INDEX_DIR) if file_version(Path(name)) == version]
+    folder = index_folder(storage, index_dir)
     if not folder.is_dir():
         return []
     return sorted(path.name for path in folder.glob("*") if file_version(path) == version)

@@ -7,6 +7,8 @@ from pathlib import Path
 import pandas as pd
 from deltalake import DeltaTable
 
+from graph.storage import LakehouseStorage
+
 # The natural key of each table, to compare two lakehouses row by row regardless of file order.
 KEYS = {
     "documents": ["doc_id"],
@@ -20,9 +22,12 @@ KEYS = {
 }
 
 
-def read(lake: Path, table: str) -> pd.DataFrame:
-    """The table's current snapshot, sorted by its key."""
-    frame = DeltaTable(str(lake / table)).to_pandas()
+def read(lake: Path | LakehouseStorage, table: str) -> pd.DataFrame:
+    """The table's current snapshot, sorted by its key (a lakehouse on disk, or in a bucket)."""
+    if isinstance(lake, LakehouseStorage):
+        frame = DeltaTable(lake.delta_uri(table), storage_options=lake.storage_options).to_pandas()
+    else:
+        frame = DeltaTable(str(lake / table)).to_pandas()
     keys = KEYS.get(table)
     return frame.sort_values(keys).reset_index(drop=True) if keys else frame
 

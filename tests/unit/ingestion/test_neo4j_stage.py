@@ -17,6 +17,7 @@ import graph.metrics
 from graph.errors import GraphLoadError
 from graph.loading import lakehouse_versions, load_into_neo4j, read_graph
 from graph.settings import Neo4jSettings
+from graph.storage import LakehouseStorage
 from graph.testing.fixtures import frames, small_graph
 from ingestion.markers import MarkerStore
 from ingestion.pipeline import STAGE_NAMES
@@ -44,8 +45,8 @@ def _closed_port() -> int:
 
 def _ctx(root: Path, **overrides: Any) -> SimpleNamespace:
     settings = load_settings(lakehouse={"root": root}, **overrides)
-    return SimpleNamespace(settings=settings, lakehouse=SimpleNamespace(root=root, markers=MarkerStore(root)),
-                           force=False, run_id="run-1")
+    lakehouse = SimpleNamespace(root=root, storage=LakehouseStorage.for_root(root), markers=MarkerStore(root))
+    return SimpleNamespace(settings=settings, lakehouse=lakehouse, force=False, run_id="run-1")
 
 
 def test_issue_12_neo4j_stage_runs_last_and_is_in_the_contract_list() -> None:

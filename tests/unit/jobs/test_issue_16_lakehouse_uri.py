@@ -1,8 +1,11 @@
-"""Issue 16, until object stores are supported: a remote lakehouse root is refused with one line on every surface
-(the API's side: tests/unit/api/test_issue_16_lakehouse_uri.py).
+"""Issue 16: a lakehouse root csillag cannot write is refused with one line on every surface (the API's side:
+tests/unit/api/test_issue_16_lakehouse_uri.py).
 
 ``s3a://bucket/lh`` used to become the local folder ``s3a:/bucket/lh`` (pathlib folds the double slash) and a run
-"succeeded" into it. Each test checks the line and that nothing was written under the working folder.
+"succeeded" into it. The pipeline, ``csillag status`` and ``summary`` now take s3a:// roots (proven against an S3 API
+server in tests/integration/test_issue_16_s3_pipeline.py); HDFS, GCS and Azure roots stay refused everywhere — csillag
+has no tested storage for them —, and so do s3a:// roots for the commands that still read a local folder only
+(``vacuum``, ``graph``, ``ask``). Each test checks the line and that nothing was written under the working folder.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from settings.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "ingestion" / "samples" / "en"
-REMOTE = ["s3a://bucket/lh", "s3://bucket/lh", "hdfs://namenode:8020/lh", "gs://bucket/lh", "abfss://c@a.dfs/lh"]
+REMOTE = ["hdfs://namenode:8020/lh", "gs://bucket/lh", "abfss://c@a.dfs/lh"]
 
 
 @pytest.mark.parametrize("uri", REMOTE)
@@ -30,7 +33,18 @@ def test_issue_16_remote_root_setting_is_refused_naming_the_uri_and_the_scheme(u
         load_settings(lakehouse={"root": uri})
     message = str(caught.value)
     scheme = uri.split("://")[0]
-    assert f"lakehouse.root = {uri!r}" in message and f"{scheme}:// is not supported yet" in message
+    assert f"lakehouse.root = {uri!r}" in message and f"{scheme}:// is not supported" in message
+    assert "s3a://BUCKET/PATH" in message  # what is accepted
+
+
+@pytest.mark.parametrize("uri", ["s3a://bucket/lh", "s3://bucket/lh/"])
+def test_issue_16_s3_root_setting_is_kept_as_one_s3a_uri(uri: str) -> None:
+    assert load_settings(lakehouse={"root": uri}).lakehouse.root == "s3a://bucket/lh"
+
+
+def test_issue_16_s3_root_with_a_bad_bucket_name_is_refused_naming_it() -> None:
+    with pytest.raises(ConfigError, match="does not name a valid S3 bucket \\('B_'\\)"):
+        load_settings(lakehouse={"root": "s3a://B_/lh"})
 
 
 def test_issue_16_file_uri_and_paths_are_local_roots(tmp_path: Path) -> None:
@@ -41,34 +55,39 @@ def test_issue_16_file_uri_and_paths_are_local_roots(tmp_path: Path) -> None:
 
 
 def test_issue_16_remote_root_from_the_environment_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CSILLAG_LAKEHOUSE_ROOT", "s3a://bucket/lh")
+    monkeypatch.setenv("CSILLAG_LAKEHOUSE_ROOT", "hdfs://namenode/lh")
     with pytest.raises(ConfigError, match="CSILLAG_LAKEHOUSE_ROOT"):
         load_settings()
 
 
-@pytest.mark.parametrize("command", [["status"], ["vacuum", "--dry-run"], ["graph", "export", "g.graphml"],
-                                     ["pipeline", str(SAMPLES)], ["ask", "Who is Ishmael?"]])
-def test_issue_16_cli_remote_lakehouse_option_is_one_line_exit_2(
-    command: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("command", "uri"),
+    [(["status"], "hdfs://nn/lh"), (["pipeline", str(SAMPLES)], "hdfs://nn/lh"), (["ask", "Who?"], "hdfs://nn/lh"),
+     (["vacuum", "--dry-run"], "s3a://bucket/lh"), (["graph", "export", "g.graphml"], "s3a://bucket/lh"),
+     (["ask", "Who is Ishmael?"], "s3a://bucket/lh")],
+)
+def test_issue_16_cli_unsupported_lakehouse_option_is_one_line_exit_2(
+    command: list[str], uri: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert cli_main([*command, "--lakehouse", "s3a://bucket/lh"]) == EXIT_USAGE
+    assert cli_main([*command, "--lakehouse", uri]) == EXIT_USAGE
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "'s3a://bucket/lh'" in err[0] and "s3a:// is not supported yet" in err[0], err
-    assert list(tmp_path.iterdir()) == []  # no folder named "s3a:" appeared
+    scheme = uri.split("://")[0]
+    assert len(err) == 1 and repr(uri) in err[0] and f"{scheme}:// is not supported" in err[0], err
+    assert list(tmp_path.iterdir()) == []  # no folder named "s3a:" or "hdfs:" appeared
 
 
 def test_issue_16_spark_submit_remote_lakehouse_is_refused_before_spark(tmp_path: Path) -> None:
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("CSILLAG_", "SPARK_"))}
     started = time.monotonic()
     done = subprocess.run(
-        [str(ROOT / "spark-submit.sh"), "pipeline", str(SAMPLES), "--lakehouse", "s3a://bucket/lh"],
+        [str(ROOT / "spark-submit.sh"), "pipeline", str(SAMPLES), "--lakehouse", "hdfs://namenode/lh"],
         cwd=tmp_path, env=environ | {"CSILLAG_NO_BOOTSTRAP": "1"}, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == EXIT_USAGE, done.stderr
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("csillag: invalid setting lakehouse.root = 's3a://bucket/lh'")
-    assert list(tmp_path.iterdir()) == [] and time.monotonic() - started < 20  # no JVM, no local "s3a:" folder
+    assert len(lines) == 1 and lines[0].startswith("csillag: invalid setting lakehouse.root = 'hdfs://namenode/lh'")
+    assert list(tmp_path.iterdir()) == [] and time.monotonic() - started < 20  # no JVM, no local "hdfs:" folder
 
 
 
@@ -83,3 +102,19 @@ def test_issue_16_spark_submit_user_check_starts_no_spark_submit(tmp_path: Path)
     # spark-submit resolves the Delta package with Ivy before anything else: none of that ran
     assert ":: resolving dependencies" not in done.stderr and "ivy" not in done.stderr.lower(), done.stderr
     assert not lake.exists()
+
+
+def test_issue_16_chat_side_refuses_an_s3a_root_setting_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # the chat side reads a local folder only: an s3a:// lakehouse.root must not become the local folder "s3a:"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CSILLAG_LAKEHOUSE_ROOT", "s3a://bucket/lh")
+    assert cli_main(["ask", "Who is Ishmael?"]) == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "lakehouse.root 's3a://bucket/lh': s3a:// is not supported here" in err[0], err
+    from tools.platform import ChatPlatform
+
+    with pytest.raises(ConfigError, match="s3a:// is not supported here"):
+        ChatPlatform.from_settings(load_settings())
+    assert list(tmp_path.iterdir()) == []

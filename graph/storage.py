@@ -1,0 +1,432 @@
+"""``LakehouseStorage``: one lakehouse root — a local folder or an ``s3a://`` prefix — as every engine must name it.
+
+A lakehouse is read and written by four clients: Spark (executors write the Delta files), delta-rs (the driver's
+own commits and every in-process read), pyarrow (Parquet snapshots, the retrieval index) and csillag's small files
+(stage markers, ``_STARTED``, the lock, ``_published.json``). This class is the only place that turns the one root of
+the settings into what each of them needs — a Spark URI, a delta-rs URI with its ``storage_options``, a pyarrow file
+system and path — from the one ``S3Settings`` block, so they can never point at different buckets.
+
+Small files keep the marker protocol's guarantees on both kinds of storage (docs/deploy.md, "Object storage"):
+
+- on a local (or mounted) folder, exactly as before: temp file + fsync + ``rename`` for a write, ``link`` for an
+  exclusive create;
+- on S3, which has no rename: one PUT under the final key (S3 replaces an object whole, so a reader sees the old or
+  the new content, never half), ``If-None-Match: *`` for an exclusive create and ``If-Match: <ETag>`` for a replace or
+  delete that must not overwrite what another run wrote meanwhile.
+
+It lives in ``graph`` (the bottom layer: it imports none of our packages but ``graph.settings``) so that every
+layer, from the chat side's readers to the ingestion stages, uses the same one.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graph.errors import StorageError
+from graph.files import atomic_write_bytes, atomic_write_text
+from graph.settings import S3Settings
+
+logger = logging.getLogger(__name__)
+
+# s3a:// is Hadoop's (and so Spark's) name for S3; s3:// is delta-rs's and the AWS tools'. Both name the same objects.
+S3_SCHEMES = ("s3a", "s3")
+_URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
+# S3's rules for a bucket name (3-63 lower-case letters, digits, dots, hyphens), checked so a typo fails at start.
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+
+def is_remote(root: str | os.PathLike[str]) -> bool:
+    """Whether ``root`` is a URI other than ``file://`` (an object store or HDFS), not a local path."""
+    match = _URI.match(os.fspath(root))
+    return match is not None and match.group(1).lower() != "file"
+
+
+@dataclass(frozen=True)
+class LakehouseStorage:
+    """A lakehouse root: ``local`` (an absolute folder) or ``bucket``/``prefix`` of an S3-compatible store."""
+
+    local: Path | None = None
+    bucket: str | None = None
+    prefix: str = ""
+    s3: S3Settings | None = None
+
+    @classmethod
+    def for_root(
+        cls, root: str | os.PathLike[str] | LakehouseStorage, s3: S3Settings | None = None
+    ) -> LakehouseStorage:
+        """The storage of ``root``: a path, a ``file://`` URI, or ``s3a://BUCKET/PREFIX`` (``s3://`` too).
+
+        Raises:
+            ValueError: another scheme, or an S3 URI without a valid bucket name; the message names the value.
+        """
+        if isinstance(root, LakehouseStorage):
+            return root
+        text = os.fspath(root)
+        match = _URI.match(text)
+        if match is None:
+            return cls(local=Path(text).resolve())
+        scheme, rest = match.group(1).lower(), match.group(2)
+        if scheme == "file":
+            return cls(local=Path(rest or "/").resolve())
+        if scheme not in S3_SCHEMES:
+            raise ValueError(
+                f"{scheme}:// lakehouse roots are not supported ({text}); accepted: a path, file://…, s3a://BUCKET/PATH"
+            )
+        bucket, _, prefix = rest.partition("/")
+        if not _BUCKET.match(bucket):
+            raise ValueError(f"{text} does not name a valid S3 bucket ({bucket!r}); accepted: s3a://BUCKET/PATH")
+        return cls(bucket=bucket, prefix=prefix.strip("/"), s3=s3 or S3Settings())
+
+    @property
+    def is_local(self) -> bool:
+        """Whether the root is a folder of this machine's file system (or a mount)."""
+        return self.local is not None
+
+    # -- names ---------------------------------------------------------------------------------------------------
+
+    def key(self, *parts: str) -> str:
+        """The object key of ``parts`` under the root (S3), ``prefix/part/…``."""
+        return "/".join(p for p in (self.prefix, *(str(part).strip("/") for part in parts)) if p)
+
+    def path(self, *parts: str) -> Path:
+        """The local path of ``parts``; only for a local root.
+
+        Raises:
+            StorageError: the root is in an object store (no local path exists).
+        """
+        if self.local is None:
+            raise StorageError(f"{self.uri()} is not on the local file system", path=self.uri())
+        return self.local.joinpath(*parts)
+
+    def uri(self, *parts: str) -> str:
+        """How people and messages name it: the local path, or ``s3a://bucket/key``."""
+        return str(self.path(*parts)) if self.is_local else f"s3a://{self.bucket}/{self.key(*parts)}"
+
+    def spark_uri(self, *parts: str) -> str:
+        """What Spark reads and writes: the local path, or ``s3a://bucket/key`` (Hadoop's S3A connector)."""
+        return self.uri(*parts)
+
+    def delta_uri(self, *parts: str) -> str:
+        """What delta-rs opens (with ``storage_options``): the local path, or ``s3://bucket/key``."""
+        return str(self.path(*parts)) if self.is_local else f"s3://{self.bucket}/{self.key(*parts)}"
+
+    # -- client configuration ------------------------------------------------------------------------------------
+
+    @property
+    def storage_options(self) -> dict[str, str] | None:
+        """delta-rs's ``storage_options`` (None for a local root).
+
+        ``AWS_S3_ALLOW_UNSAFE_RENAME``: delta-rs commits a version by writing its log entry, and on S3 without a
+        locking provider it cannot make that write exclusive by itself. That is safe here because the lakehouse lock
+        (``ingestion.lock``, a conditional create) already makes one run the only writer of the lakehouse.
+        """
+        if self.s3 is None:
+            return None
+        options = {
+            "AWS_REGION": self.s3.region,
+            "AWS_S3_ALLOW_UNSAFE_RENAME": "true",
+            "AWS_VIRTUAL_HOSTED_STYLE_REQUEST": "false" if self.s3.path_style else "true",
+        }
+        if self.s3.endpoint:
+            options["AWS_ENDPOINT_URL"] = self.s3.endpoint
+            options["AWS_ALLOW_HTTP"] = "true" if self.s3.endpoint.startswith("http://") else "false"
+        for variable in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+            if os.environ.get(variable):
+                options[variable] = os.environ[variable]
+        return options
+
+    def spark_conf(self) -> dict[str, str]:
+        """The ``spark.hadoop.fs.s3a.*`` settings that make Spark's S3A connector reach the same bucket (empty locally).
+
+        Credentials are not put in the configuration (it is logged and shown in Spark's UI): the connector reads
+        them from the environment, as delta-rs and pyarrow do.
+        """
+        if self.s3 is None:
+            return {}
+        conf = {
+            "spark.hadoop.fs.s3a.impl": "org.apache.hadoop.fs.s3a.S3AFileSystem",
+            "spark.hadoop.fs.s3a.endpoint.region": self.s3.region,
+            "spark.hadoop.fs.s3a.path.style.access": "true" if self.s3.path_style else "false",
+            "spark.hadoop.fs.s3a.aws.credentials.provider":
+                "software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider",
+        }
+        if self.s3.endpoint:
+            conf["spark.hadoop.fs.s3a.endpoint"] = self.s3.endpoint
+            conf["spark.hadoop.fs.s3a.connection.ssl.enabled"] = (
+                "false" if self.s3.endpoint.startswith("http://") else "true"
+            )
+        return conf
+
+    def filesystem(self) -> Any:
+        """A pyarrow file system for :meth:`fs_path` names (local, or ``S3FileSystem`` on the same endpoint)."""
+        return _pyarrow_fs(self.s3)
+
+    def fs_path(self, *parts: str) -> str:
+        """The name of ``parts`` in :meth:`filesystem`: the local path, or ``bucket/key``."""
+        return str(self.path(*parts)) if self.is_local else f"{self.bucket}/{self.key(*parts)}"
+
+    # -- small files: markers, the lock, the manifest ------------------------------------------------------------
+
+    def read_text(self, *parts: str) -> str | None:
+        """The file's text, or None when it does not exist.
+
+        Raises:
+            OSError (local) or StorageError (S3): it exists but cannot be read.
+        """
+        found = self.read_tagged(*parts)
+        return None if found is None else found[0]
+
+    def read_tagged(self, *parts: str) -> tuple[str, str] | None:
+        """The file's text and a tag to make a later replace or delete conditional on (S3: its ETag), or None."""
+        if self.local is not None:
+            try:
+                return self.path(*parts).read_text(encoding="utf-8"), ""
+            except FileNotFoundError:
+                return None
+        try:
+            answer = self._client().get_object(Bucket=self.bucket, Key=self.key(*parts))
+        except Exception as exc:  # noqa: BLE001 - boto3's errors are classes made at run time; sorted by code below
+            if _error_code(exc) in {"NoSuchKey", "404"}:
+                return None
+            raise self._error("read", parts, exc) from exc
+        return answer["Body"].read().decode("utf-8"), answer["ETag"]
+
+    def write_text(self, *parts: str, data: str) -> None:
+        """Write the whole file so that a reader sees the old content or the new, never part of it.
+
+        Local: temp file, fsync, rename (``graph.files``). S3: one PUT under the final key — an object is replaced
+        whole, and there is no rename to do it with.
+        """
+        if self.local is not None:
+            path = self.path(*parts)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, data)
+            return
+        self._put(parts, data)
+
+    def write_bytes(self, *parts: str, data: bytes) -> None:
+        """``write_text`` for binary content (the retrieval index's vectors)."""
+        if self.local is not None:
+            path = self.path(*parts)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, data)
+            return
+        self._put(parts, data)
+
+    def read_bytes(self, *parts: str) -> bytes | None:
+        """The file's content, or None when it does not exist."""
+        if self.local is not None:
+            try:
+                return self.path(*parts).read_bytes()
+            except FileNotFoundError:
+                return None
+        try:
+            return bytes(self._client().get_object(Bucket=self.bucket, Key=self.key(*parts))["Body"].read())
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            if _error_code(exc) in {"NoSuchKey", "404"}:
+                return None
+            raise self._error("read", parts, exc) from exc
+
+    def is_file(self, *parts: str) -> bool:
+        """Whether the file exists."""
+        if self.local is not None:
+            return self.path(*parts).is_file()
+        try:
+            self._client().head_object(Bucket=self.bucket, Key=self.key(*parts))
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            if _error_code(exc) in {"NoSuchKey", "404", "NotFound"}:
+                return False
+            raise self._error("look up", parts, exc) from exc
+        return True
+
+    def list_files(self, *parts: str) -> list[str]:
+        """The names of the files directly under ``parts``, sorted."""
+        if self.local is not None:
+            folder = self.path(*parts)
+            return sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+        return self._list(parts, "Contents", "Key")
+
+    def create_text(self, *parts: str, data: str) -> str | None:
+        """Create the file only if it does not exist (S3: ``If-None-Match: *``); its tag, or None when it existed.
+
+        Only for an object store: a local exclusive create is the lock's own ``link`` (``ingestion.lock``).
+        """
+        self._object_store_only("an exclusive create")
+        return self._put(parts, data, IfNoneMatch="*")
+
+    def replace_text(self, *parts: str, data: str, tag: str) -> str | None:
+        """Replace the file only if it is still the one read with ``tag`` (S3: ``If-Match``); the new tag, or None
+        when another writer changed or removed it first."""
+        self._object_store_only("a conditional replace")
+        return self._put(parts, data, IfMatch=tag)
+
+    def delete(self, *parts: str, tag: str | None = None) -> bool:
+        """Remove the file (with ``tag``: only if it is still that version); False when it was not removed."""
+        if self.local is not None:
+            self.path(*parts).unlink(missing_ok=True)
+            return True
+        conditions = {"IfMatch": tag} if tag else {}
+        try:
+            self._client().delete_object(Bucket=self.bucket, Key=self.key(*parts), **conditions)
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            if _error_code(exc) in {"PreconditionFailed", "NoSuchKey", "404"}:
+                return False
+            raise self._error("delete", parts, exc) from exc
+        return True
+
+    def is_dir(self, *parts: str) -> bool:
+        """Whether anything is stored under ``parts`` (S3 has no folders: a key with that prefix)."""
+        if self.local is not None:
+            return self.path(*parts).is_dir()
+        prefix = self.key(*parts)
+        try:
+            answer = self._client().list_objects_v2(
+                Bucket=self.bucket, Prefix=prefix + "/" if prefix else "", MaxKeys=1
+            )
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            raise self._error("list", parts, exc) from exc
+        return bool(answer.get("KeyCount"))
+
+    def list_dirs(self, *parts: str) -> list[str]:
+        """The names of the folders directly under ``parts``, sorted (S3: the common prefixes)."""
+        if self.local is not None:
+            folder = self.path(*parts)
+            return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+        return self._list(parts, "CommonPrefixes", "Prefix")
+
+    def is_table(self, *parts: str) -> bool:
+        """Whether a committed Delta table is at ``parts`` (it has a ``_delta_log``)."""
+        return self.is_dir(*parts, "_delta_log")
+
+    def check_writable(self) -> None:
+        """Fail before any work when the root cannot hold a lakehouse: the folder cannot be created or written, or
+        the bucket cannot be reached with the environment's credentials.
+
+        Raises:
+            StorageError: naming the root and the cause.
+        """
+        if self.local is not None:
+            try:
+                self.local.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StorageError(
+                    f"cannot create the lakehouse root {self.local}: {exc.strerror}", path=str(self.local)
+                ) from exc
+            if not os.access(self.local, os.W_OK | os.X_OK):
+                raise StorageError(f"the lakehouse root {self.local} is not writable", path=str(self.local))
+            return
+        try:
+            self._client().head_bucket(Bucket=self.bucket)
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            raise self._error("reach the bucket of", (), exc) from exc
+
+    # -- S3 plumbing ---------------------------------------------------------------------------------------------
+
+    def _object_store_only(self, what: str) -> None:
+        if self.local is not None:
+            raise StorageError(
+                f"{what} by ETag is for an object store; on the folder {self.local} the lock uses link(2)",
+                path=str(self.local),
+            )
+
+    def _list(self, parts: tuple[str, ...], kind: str, field: str) -> list[str]:
+        """One level of names under ``parts``: "CommonPrefixes" (folders) or "Contents" (files)."""
+        prefix = self.key(*parts)
+        prefix = prefix + "/" if prefix else ""
+        names: list[str] = []
+        try:
+            pages = self._client().get_paginator("list_objects_v2").paginate(
+                Bucket=self.bucket, Prefix=prefix, Delimiter="/"
+            )
+            for page in pages:
+                names += [item[field][len(prefix):].rstrip("/") for item in page.get(kind, [])]
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            raise self._error("list", parts, exc) from exc
+        return sorted(name for name in names if name)
+
+    def _put(self, parts: tuple[str, ...], data: str | bytes, **conditions: str) -> str | None:
+        body = data.encode("utf-8") if isinstance(data, str) else data
+        try:
+            answer = self._client().put_object(Bucket=self.bucket, Key=self.key(*parts), Body=body, **conditions)
+        except Exception as exc:  # noqa: BLE001 - see read_tagged
+            code = _error_code(exc)
+            if conditions and code in {"PreconditionFailed", "ConditionalRequestConflict", "NoSuchKey", "404"}:
+                return None
+            if conditions and code == "NotImplemented":
+                raise StorageError(
+                    f"the S3 store at {self.s3.endpoint if self.s3 else '?'} does not support conditional writes "
+                    f"({', '.join(conditions)}); csillag needs them to lock a lakehouse ({self.uri()})",
+                    path=self.uri(*parts),
+                ) from exc
+            raise self._error("write", parts, exc) from exc
+        return str(answer["ETag"])
+
+    def _client(self) -> Any:
+        return _s3_client(self.s3)
+
+    def _error(self, action: str, parts: tuple[str, ...], exc: Exception) -> StorageError:
+        where = self.uri(*parts)
+        endpoint = self.s3.endpoint if self.s3 and self.s3.endpoint else "AWS S3"
+        return StorageError(f"cannot {action} {where} (endpoint {endpoint}): {_first_line(exc)}", path=where)
+
+
+def as_storage(root: str | os.PathLike[str] | LakehouseStorage) -> LakehouseStorage:
+    """``root`` as a storage: a storage as it is, a local path or ``file://`` URI as a local root.
+
+    Raises:
+        ValueError: ``root`` is a remote URI given as a string: its endpoint and region are settings, so build the
+            storage from them (``LakehouseSettings.storage()``) rather than guess.
+    """
+    if isinstance(root, LakehouseStorage):
+        return root
+    if is_remote(root):
+        raise ValueError(
+            f"{os.fspath(root)} is a remote lakehouse root: pass LakehouseStorage.for_root(root, settings.lakehouse.s3)"
+        )
+    return LakehouseStorage.for_root(root)
+
+
+def _error_code(exc: Exception) -> str:
+    response = getattr(exc, "response", None)
+    return str(response.get("Error", {}).get("Code", "")) if isinstance(response, dict) else ""
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+@functools.lru_cache(maxsize=8)
+def _s3_client(s3: S3Settings | None) -> Any:
+    """One boto3 client per S3 settings block (clients are thread-safe and costly to make)."""
+    try:
+        import boto3
+        from botocore.config import Config
+    except ImportError as exc:  # pragma: no cover - an optional dependency
+        raise StorageError("an s3a:// lakehouse needs boto3: pip install 'csillag[s3]'", path="s3a://") from exc
+    s3 = s3 or S3Settings()
+    return boto3.client(
+        "s3",
+        endpoint_url=s3.endpoint,
+        region_name=s3.region,
+        config=Config(s3={"addressing_style": "path" if s3.path_style else "auto"}, retries={"max_attempts": 5}),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _pyarrow_fs(s3: S3Settings | None) -> Any:
+    import pyarrow.fs as pafs
+
+    if s3 is None:
+        return pafs.LocalFileSystem()
+    options: dict[str, Any] = {"region": s3.region, "force_virtual_addressing": not s3.path_style and not s3.endpoint}
+    if s3.endpoint:
+        scheme, _, host = s3.endpoint.partition("://")
+        options.update(endpoint_override=host, scheme=scheme)
+    return pafs.S3FileSystem(**options)

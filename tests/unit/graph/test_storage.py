@@ -1,0 +1,126 @@
+"""``graph.storage``: one lakehouse root named for every engine, and the small-file protocol on a folder and in S3."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graph.errors import StorageError
+from graph.settings import S3Settings
+from graph.storage import LakehouseStorage, as_storage
+
+
+def test_issue_16_a_local_root_keeps_its_paths(tmp_path: Path) -> None:
+    for root in (tmp_path / "lake", f"file://{tmp_path}/lake"):
+        storage = LakehouseStorage.for_root(root)
+        assert storage.is_local and storage.storage_options is None and storage.spark_conf() == {}
+        assert storage.delta_uri("chunks") == storage.spark_uri("chunks") == str(tmp_path / "lake" / "chunks")
+
+
+def test_issue_16_one_settings_block_feeds_spark_delta_rs_and_pyarrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "key-id")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    s3 = S3Settings(endpoint="http://127.0.0.1:9000/", region="eu-central-1", path_style=True)
+    storage = LakehouseStorage.for_root("s3a://my-bucket/libraries/lh/", s3)
+    assert storage.spark_uri("chunks") == "s3a://my-bucket/libraries/lh/chunks"
+    assert storage.delta_uri("chunks") == "s3://my-bucket/libraries/lh/chunks"
+    assert storage.fs_path("_index") == "my-bucket/libraries/lh/_index"
+    options, conf = storage.storage_options, storage.spark_conf()
+    assert options is not None
+    assert options["AWS_ENDPOINT_URL"] == conf["spark.hadoop.fs.s3a.endpoint"] == "http://127.0.0.1:9000"
+    assert options["AWS_REGION"] == conf["spark.hadoop.fs.s3a.endpoint.region"] == "eu-central-1"
+    assert options["AWS_VIRTUAL_HOSTED_STYLE_REQUEST"] == "false" and conf["spark.hadoop.fs.s3a.path.style.access"]
+    assert conf["spark.hadoop.fs.s3a.connection.ssl.enabled"] == "false" and options["AWS_ALLOW_HTTP"] == "true"
+    # the secret reaches delta-rs from the environment, and never Spark's configuration (logged, shown in its UI)
+    assert options["AWS_SECRET_ACCESS_KEY"] == "secret" and "secret" not in conf.values()
+    assert LakehouseStorage.for_root("s3://my-bucket/libraries/lh", s3) == storage
+
+
+@pytest.mark.parametrize(
+    ("root", "named"),
+    [("hdfs://nn:8020/lh", "hdfs://nn:8020/lh"), ("s3a://B/lh", "'B'"), ("gs://bucket/lh", "gs://bucket/lh")],
+)
+def test_issue_16_an_unsupported_root_is_refused_naming_it(root: str, named: str) -> None:
+    with pytest.raises(ValueError, match=named.replace("/", "/")):
+        LakehouseStorage.for_root(root)
+
+
+def test_issue_16_a_remote_root_needs_its_settings() -> None:
+    with pytest.raises(ValueError, match="s3a://bucket/lh is a remote lakehouse root"):
+        as_storage("s3a://bucket/lh")
+
+
+@pytest.mark.s3
+def test_issue_16_s3_small_files_are_written_once_and_read_back(s3_bucket: tuple[str, S3Settings]) -> None:
+    bucket, s3 = s3_bucket
+    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lh", s3)
+    storage.check_writable()
+    assert storage.read_text("_markers", "documents", "_SUCCESS") is None
+    assert not storage.is_dir("_markers")
+    storage.write_text("_markers", "documents", "_SUCCESS", data='{"stage": "documents"}')
+    storage.write_text("_markers", "chunks", "_SUCCESS", data="{}")
+    assert storage.read_text("_markers", "documents", "_SUCCESS") == '{"stage": "documents"}'
+    assert storage.is_dir("_markers") and storage.list_dirs("_markers") == ["chunks", "documents"]
+    assert storage.delete("_markers", "chunks", "_SUCCESS")
+    assert storage.list_dirs("_markers") == ["documents"]
+
+
+@pytest.mark.s3
+def test_issue_16_s3_conditional_create_and_replace(s3_bucket: tuple[str, S3Settings]) -> None:
+    bucket, s3 = s3_bucket
+    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lh", s3)
+    first = storage.create_text("_lock.json", data="run A")
+    assert first is not None
+    assert storage.create_text("_lock.json", data="run B") is None  # If-None-Match: * — exactly one create wins
+    assert storage.read_text("_lock.json") == "run A"
+    taken = storage.replace_text("_lock.json", data="run C", tag=first)
+    assert taken is not None and storage.read_text("_lock.json") == "run C"
+    # a second take-over with the ETag it read before C's: refused, C's lock stays
+    assert storage.replace_text("_lock.json", data="run D", tag=first) is None
+    assert not storage.delete("_lock.json", tag=first)
+    assert storage.read_text("_lock.json") == "run C"
+    assert storage.delete("_lock.json", tag=taken) and storage.read_text("_lock.json") is None
+
+
+@pytest.mark.s3
+def test_issue_16_an_unreachable_bucket_is_named(s3_bucket: tuple[str, S3Settings]) -> None:
+    _, s3 = s3_bucket
+    storage = LakehouseStorage.for_root("s3a://no-such-bucket-here/lh", s3)
+    with pytest.raises(StorageError, match="s3a://no-such-bucket-here/lh"):
+        storage.check_writable()
+
+
+def test_issue_16_a_folder_keeps_its_atomic_writes_and_has_no_etag_writes(tmp_path: Path) -> None:
+    storage = LakehouseStorage.for_root(tmp_path / "lake")
+    storage.write_text("_markers", "chunks", "_SUCCESS", data="{}")
+    assert (tmp_path / "lake" / "_markers" / "chunks" / "_SUCCESS").read_text() == "{}"
+    assert [p.name for p in (tmp_path / "lake" / "_markers" / "chunks").iterdir()] == ["_SUCCESS"]  # no temp left
+    assert storage.list_dirs("_markers") == ["chunks"] and storage.is_dir("_markers")
+    with pytest.raises(StorageError, match="the lock uses link"):
+        storage.create_text("_lock.json", data="x")
+    assert storage.delete("_markers", "chunks", "_SUCCESS")
+    assert storage.read_text("_markers", "chunks", "_SUCCESS") is None
+
+
+@pytest.mark.s3
+def test_issue_16_a_bucket_table_is_read_with_pyarrows_own_s3_filesystem(s3_bucket: tuple[str, S3Settings]) -> None:
+    # delta-rs commits to the bucket; the snapshot is read by pyarrow's native S3FileSystem (no Python filesystem
+    # handler, whose I/O threads can abort the interpreter at exit), from the same settings block
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+    from deltalake import DeltaTable, write_deltalake
+
+    from graph.published import arrow_dataset
+
+    bucket, s3 = s3_bucket
+    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lake", s3)
+    data = pa.table({"doc_id": [f"d{i}" for i in range(50)]})
+    write_deltalake(storage.delta_uri("documents"), data, storage_options=storage.storage_options)
+    write_deltalake(storage.delta_uri("documents"), data.slice(0, 5), mode="append",
+                    storage_options=storage.storage_options)
+    assert storage.is_table("documents") and storage.list_dirs() == ["documents"]
+    dataset = arrow_dataset(DeltaTable(storage.delta_uri("documents"), storage_options=storage.storage_options),
+                            storage)
+    assert isinstance(dataset.filesystem, pafs.S3FileSystem)
+    assert dataset.count_rows() == 55
