@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.errors import StorageError
-from graph.files import atomic_write_bytes, atomic_write_text
+from graph.files import atomic_write_bytes
 from graph.settings import S3Settings
 
 logger = logging.getLogger(__name__)
@@ -203,12 +203,7 @@ class LakehouseStorage:
         Local: temp file, fsync, rename (``graph.files``). S3: one PUT under the final key — an object is replaced
         whole, and there is no rename to do it with.
         """
-        if self.local is not None:
-            path = self.path(*parts)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(path, data)
-            return
-        self._put(parts, data)
+        self.write_bytes(*parts, data=data.encode("utf-8"))
 
     def write_bytes(self, *parts: str, data: bytes) -> None:
         """``write_text`` for binary content (the retrieval index's vectors)."""

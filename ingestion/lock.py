@@ -211,9 +211,7 @@ class LakehouseLock:
             logger.warning("lock %s is no longer ours (now: %s); left in place", self.path,
                            current.describe() if current else "none")
             return
-        if self.storage.is_local:
-            Path(self.path).unlink(missing_ok=True)
-        elif not self.storage.delete(LOCK_FILE, tag=tag):
+        if not self.storage.delete(LOCK_FILE, tag=tag or None):  # S3: only the version we read, still ours
             logger.warning("lock %s changed while it was being released; left in place", self.path)
             return
         logger.info("lakehouse %s unlocked (run %s)", self.root, self.holder.run_id)

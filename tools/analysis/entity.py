@@ -120,8 +120,9 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         # Offer the candidates as close as the ambiguity rule's margin, not every weaker name that passed.
         close = [c for c in match.candidates if c.score >= match.best.score - AMBIGUITY_MARGIN - 1e-9]
         options = [[c.entity_id, c.canonical_name] for c in close]
+        # only an ambiguous name shows its options: look their books up only then
         return {"surface": name.surface, "entity_id": None if match.ambiguous else match.best.entity_id,
-                "options": self._told_apart(options)}
+                "options": self._told_apart(options) if match.ambiguous else options}
 
     def _told_apart(self, options: list[list[str]]) -> list[list[str]]:
         """Options get their book's title when they share a name or come from different books: two novels' "Mary"
