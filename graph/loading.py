@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graph.errors import GraphDataError, GraphLoadError, GraphStoreError
-from graph.model import LAKEHOUSE_TABLES, GraphData, missing_table_error, read_table, table_versions
+from graph.model import LAKEHOUSE_TABLES, GraphData, missing_table_error, read_records, table_versions
 from graph.published import PublishedRun
 from graph.results import GraphStats, LoadReport
 from graph.settings import Neo4jSettings
@@ -79,11 +79,7 @@ def lakehouse_versions(root: Path | LakehouseStorage, *, published: bool) -> dic
 def read_graph(root: Path | LakehouseStorage, versions: dict[str, int]) -> GraphData:
     """The graph of the lakehouse with every table read at the given version (delta-rs time travel)."""
     pinned = PublishedRun(finished_at="", tables=versions)  # the manifest format is how read_table takes versions
-    records = {table: read_table(root, table, columns, manifest=pinned) for table, columns in LAKEHOUSE_TABLES.items()}
-    return GraphData.from_records(
-        nodes=records["graph_nodes"], edges=records["graph_edges"], documents=records["documents"],
-        chunks=records["chunks"], mention_entities=records["mention_entities"], mentions=records["mentions"],
-    )
+    return GraphData.from_tables(read_records(root, pinned))
 
 
 def _one_line(exc: Exception) -> str:

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from graph.errors import GraphDataError
 from graph.published import PublishedRun, arrow_dataset, open_table, read_published
 from graph.storage import LakehouseStorage, as_storage
-from graph.tables import CHUNKS, DOCUMENTS, GRAPH_EDGES, GRAPH_NODES, MENTION_ENTITIES, MENTIONS
+from graph.tables import CHUNKS, DOCUMENTS, GRAPH_EDGES, GRAPH_NODES, MENTION_ENTITIES, MENTION_OFFSETS, MENTIONS
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,9 @@ LAKEHOUSE_TABLES: dict[str, list[str]] = {
     MENTION_ENTITIES.name: MENTION_ENTITIES.pick("mention_id", "entity_id", "doc_id", "chunk_id"),
     MENTIONS.name: MENTIONS.pick("mention_id", "start", "end", "text"),
 }
+#: Columns read when the table has them: ``mention_entities`` holds its mentions' offsets since the entities stage's
+#: version 6, and then ``mentions`` is not read at all (the carried mentions have no row there).
+OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {MENTION_ENTITIES.name: MENTION_OFFSETS}
 
 
 class EntityNode(BaseModel):
@@ -159,6 +162,9 @@ class GraphData(BaseModel):
         offsets = {row["mention_id"]: row for row in mentions}
         resolved = []
         for row in mention_entities:
+            if row.get("start") is not None:  # the offsets in the row itself (entities stage version 6)
+                resolved.append(row | {"text": row.get("text") or ""})
+                continue
             mention = offsets.get(row["mention_id"])
             if mention is None:  # a resolved mention must have a NER row; a missing one means stale tables
                 raise GraphDataError(
@@ -208,6 +214,15 @@ class GraphData(BaseModel):
         )
 
     @classmethod
+    def from_tables(cls, records: dict[str, list[dict[str, Any]]]) -> GraphData:
+        """Build the graph from ``read_records``' rows, keyed by table name."""
+        return cls.from_records(
+            nodes=records[GRAPH_NODES.name], edges=records[GRAPH_EDGES.name], documents=records[DOCUMENTS.name],
+            chunks=records[CHUNKS.name], mention_entities=records[MENTION_ENTITIES.name],
+            mentions=records[MENTIONS.name],
+        )
+
+    @classmethod
     def from_lakehouse(cls, root: Path | LakehouseStorage) -> GraphData:
         """Read the graph from the Delta tables under ``root`` with ``deltalake`` (no JVM).
 
@@ -215,18 +230,7 @@ class GraphData(BaseModel):
         progress is never seen half-written; a lakehouse without a manifest is read at the latest versions.
         Raises ``GraphDataError`` naming the table's path when a table is missing or lacks a column.
         """
-        manifest = read_published(root)
-        records = {
-            table: read_table(root, table, columns, manifest=manifest) for table, columns in LAKEHOUSE_TABLES.items()
-        }
-        graph = cls.from_records(
-            nodes=records["graph_nodes"],
-            edges=records["graph_edges"],
-            documents=records["documents"],
-            chunks=records["chunks"],
-            mention_entities=records["mention_entities"],
-            mentions=records["mentions"],
-        )
+        graph = cls.from_tables(read_records(root, read_published(root)))
         logger.info(
             "read graph from %s: %d entities, %d relations, %d chunks, %d mentions",
             root, len(graph.entities), len(graph.relations), len(graph.chunks), len(graph.mentions),
@@ -253,12 +257,36 @@ def missing_table_error(root: Path | LakehouseStorage, table: str, reason: str) 
     )
 
 
+def read_records(root: Path | LakehouseStorage, manifest: PublishedRun | None) -> dict[str, list[dict[str, Any]]]:
+    """The rows of every table the graph reads, at the versions ``manifest`` names (else the latest).
+
+    ``mentions`` is read only for a ``mention_entities`` table written before the entities stage's version 6,
+    whose rows lack their offsets.
+    """
+    records: dict[str, list[dict[str, Any]]] = {}
+    for table, columns in LAKEHOUSE_TABLES.items():
+        if table == MENTIONS.name:
+            continue
+        records[table] = read_table(root, table, columns, manifest=manifest, optional=OPTIONAL_COLUMNS.get(table, ()))
+    resolved = records[MENTION_ENTITIES.name]
+    with_offsets = all(row.get("start") is not None for row in resolved)
+    records[MENTIONS.name] = (
+        [] if with_offsets else read_table(root, MENTIONS.name, LAKEHOUSE_TABLES[MENTIONS.name], manifest=manifest)
+    )
+    return records
+
+
 def read_table(
-    root: Path | LakehouseStorage, table: str, columns: list[str], *, manifest: PublishedRun | None = None
+    root: Path | LakehouseStorage,
+    table: str,
+    columns: list[str],
+    *,
+    manifest: PublishedRun | None = None,
+    optional: tuple[str, ...] = (),
 ) -> list[dict[str, Any]]:
     """Read ``columns`` of one Delta table at its published version as a list of dicts (``manifest``: the one
     already read, so that every table of one load comes from the same manifest); a missing table or column is a
-    ``GraphDataError``."""
+    ``GraphDataError``. The ``optional`` columns are read too where the table has them."""
     from deltalake.exceptions import DeltaError, TableNotFoundError
 
     path = table_path(root, table)
@@ -274,6 +302,7 @@ def read_table(
             f"(it has: {', '.join(sorted(present))}); rerun the stage that writes it",
             path=str(path),
         )
+    columns = columns + [column for column in optional if column in present and column not in columns]
     try:
         return arrow_dataset(delta, as_storage(root)).to_table(columns=columns).to_pylist()
     except (DeltaError, OSError) as exc:

@@ -138,11 +138,16 @@ ENTITIES = TableSpec("entities", (
     ("mention_count", "long"), ("doc_count", "long"), ("first_chunk_id", "string"), ("last_chunk_id", "string"),
     ("first_unit_id", "string"), ("last_unit_id", "string"),
 ))
-# entity_id first: the order the table has always had (Spark puts the key of the entities semi-join first).
+# entity_id first: the order the table has always had (Spark puts the key of the entities semi-join first). The
+# offsets and the text as written since the entities stage's version 6: its carried mentions have no NER row in
+# ``mentions`` (``ingestion.carrying``); tables written before have only the first five columns.
 MENTION_ENTITIES = TableSpec("mention_entities", (
     ("entity_id", "string"), ("mention_id", "string"), ("doc_id", "string"), ("chunk_id", "string"),
-    ("sentence_id", "string"),
+    ("sentence_id", "string"), ("start", "long"), ("end", "long"), ("text", "string"),
 ))
+#: The ``mention_entities`` columns that tables written before the entities stage's version 6 lack (their offsets
+#: are in ``mentions``): readers take them when present.
+MENTION_OFFSETS: tuple[str, ...] = ("start", "end", "text")
 COOCCURRENCES = TableSpec("cooccurrences", (
     ("src_id", "string"), ("dst_id", "string"), ("count", "long"), ("weight", "double"),
     ("chunk_ids", "array<string>"), ("unit_ids", "array<string>"), ("window", "string"),

@@ -39,7 +39,7 @@ PARAGRAPH_BREAK = r"\n[ \t\r]*\n"
 TURNS_REACH = 1  # how many paragraphs away a "turns" window reaches: the reply to a line of dialogue
 
 
-def paragraph_numbers(mention_entities: DataFrame, mentions: DataFrame, chunks: DataFrame) -> DataFrame:
+def paragraph_numbers(mention_entities: DataFrame, mentions: DataFrame | None, chunks: DataFrame) -> DataFrame:
     """(chunk_id, entity_id, unit_id, paragraph): each resolved mention's paragraph, numbered through its document.
 
     A mention's paragraph in its chunk is the number of blank lines before it in the chunk's text; a chunk's first
@@ -55,16 +55,21 @@ def paragraph_numbers(mention_entities: DataFrame, mentions: DataFrame, chunks: 
     )
     before = Window.partitionBy("doc_id").orderBy("chunk_index").rowsBetween(Window.unboundedPreceding, -1)
     per_chunk = per_chunk.withColumn("first_paragraph", F.coalesce(F.sum("n_paragraphs").over(before), F.lit(0)))
-    located = mention_entities.select("mention_id", "entity_id").join(
-        mentions.select("mention_id", "chunk_id", "start"), "mention_id"
-    ).join(per_chunk.drop("doc_id", "chunk_index"), "chunk_id")
+    if "start" in mention_entities.columns:  # the entities stage's version 6 writes each mention's offsets
+        offsets = mention_entities.select("entity_id", "chunk_id", "start")
+    else:
+        assert mentions is not None, "a mention_entities table without offsets needs the mentions table"
+        offsets = mention_entities.select("mention_id", "entity_id").join(
+            mentions.select("mention_id", "chunk_id", "start"), "mention_id"
+        )
+    located = offsets.join(per_chunk.drop("doc_id", "chunk_index"), "chunk_id")
     within = F.expr(f"regexp_count(substring(text, 1, greatest(start - chunk_start, 0)), '{PARAGRAPH_BREAK}')")
     return located.select(
         "chunk_id", "entity_id", "unit_id", (F.col("first_paragraph") + within).cast("long").alias("paragraph")
     )
 
 
-def _windows(mention_entities: DataFrame, mentions: DataFrame, chunks: DataFrame, window: str) -> DataFrame:
+def _windows(mention_entities: DataFrame, mentions: DataFrame | None, chunks: DataFrame, window: str) -> DataFrame:
     """(window_id, chunk_id, src_id, dst_id) for every window two different entities share."""
     from pyspark.sql import functions as F
 
@@ -108,15 +113,16 @@ def cooccurrence_pairs(
 ) -> DataFrame:
     """Pure transform: (mention_entities, chunks, entities[, mentions]) → one row per unordered entity pair.
 
-    ``mentions`` (their offsets) is needed by the paragraph windows only.
+    ``mentions`` (their offsets) is needed by the paragraph windows only, and only for a ``mention_entities``
+    table written before the entities stage's version 6 (which holds the offsets itself).
     """
     from pyspark.sql import functions as F
 
     if window not in WINDOWS:
         raise ValueError(f"unknown co-occurrence window {window!r}; valid: {', '.join(WINDOWS)}")
-    if window in ("paragraph", "turns") and mentions is None:
+    if window in ("paragraph", "turns") and mentions is None and "start" not in mention_entities.columns:
         raise ValueError(f"the {window!r} window needs the mentions table (their offsets)")
-    pairs = _windows(mention_entities, mentions, chunks, window)  # type: ignore[arg-type]
+    pairs = _windows(mention_entities, mentions, chunks, window)
     located = pairs.join(chunks.select("chunk_id", "unit_id"), "chunk_id")
     counts = entities.select("entity_id", "mention_count")
     grouped = located.groupBy("src_id", "dst_id").agg(
@@ -151,8 +157,6 @@ class CooccurrencesStage(Stage):
         """Recompute the pairs from the resolved mentions."""
         lake = ctx.lakehouse
         window = ctx.settings.ingestion.cooccurrence_window
-        pairs = cooccurrence_pairs(
-            lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window, lake.read("mentions")
-        )
+        pairs = cooccurrence_pairs(lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window)
         lake.overwrite(pairs, self.name)
         return StageOutput(counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx))

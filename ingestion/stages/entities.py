@@ -16,13 +16,16 @@ changes no table: the stages downstream stay up to date.
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
 import pyarrow as pa
 
-from graph.tables import ENTITIES, MENTION_ENTITIES
+from graph.tables import ENTITIES, MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
+from ingestion.carrying import Carrier, carriable_aliases, one_word_aliases, sentence_of
 from ingestion.entity_ids import carry_over_ids
 from ingestion.markers import fingerprint
 from ingestion.names import PRONOUN_PATTERNS, PRONOUN_WINDOW
@@ -42,10 +45,10 @@ logger = logging.getLogger(__name__)
 def keyed_mentions(mentions: DataFrame) -> DataFrame:
     """Mentions with ``text`` replaced by their ``ent_id`` where they have one: the EntityRuler pattern's canonical
     name, or the base form the NER pipeline gave an inflected name ("Dobónak" → "Dobó", issue 15), so entities are
-    keyed and named by the nominative. Offsets and the stored mentions are untouched."""
+    keyed and named by the nominative; the text as written is kept in ``written``. Offsets are untouched."""
     from pyspark.sql import functions as F
 
-    return mentions.withColumn(
+    return mentions.withColumn("written", F.col("text")).withColumn(
         "text", F.when(F.coalesce(F.col("ent_id"), F.lit("")) != "", F.col("ent_id")).otherwise(F.col("text"))
     )
 
@@ -129,30 +132,96 @@ def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
     capitalised inside sentences too, even one that is also a common word ("Fekete Bálint", "Rose"). One Spark
     pass over the chunks; only the candidates (first words of multi-word names) are counted.
     """
-    from pyspark.sql import functions as F
-
     if not candidates:
         return set()
+    wanted = _wanted(chunks, candidates)
+    openers = wanted.join(_words_in(chunks, wanted, _LOWERCASE_WORD, "lower"), "lower", "left_semi").join(
+        _words_in(chunks, wanted, _MID_SENTENCE_CAPITAL, "word"), "word", "left_anti"
+    )
+    return {row.word for row in openers.collect()}
+
+
+def written_lowercase(chunks: DataFrame, candidates: set[str]) -> set[str]:
+    """The ``candidates`` the corpus also writes in lowercase ("Will" where "will" occurs): one Spark pass."""
+    if not candidates:
+        return set()
+    wanted = _wanted(chunks, candidates)
+    found = wanted.join(_words_in(chunks, wanted, _LOWERCASE_WORD, "lower"), "lower", "left_semi")
+    return {row.word for row in found.collect()}
+
+
+def _wanted(chunks: DataFrame, candidates: set[str]) -> DataFrame:
     ordered = sorted(candidates)
-    wanted = chunks.sparkSession.createDataFrame(
+    return chunks.sparkSession.createDataFrame(
         pa.table({"word": pa.array(ordered, pa.string()), "lower": pa.array([w.lower() for w in ordered], pa.string())})
     )
 
-    def words(pattern: str, column: str) -> DataFrame:
-        found = chunks.select(F.explode(F.regexp_extract_all("text", F.lit(pattern), F.lit(0))).alias(column))
-        return found.join(F.broadcast(wanted.select(column)), column, "left_semi").distinct()
 
-    openers = wanted.join(words(_LOWERCASE_WORD, "lower"), "lower", "left_semi").join(
-        words(_MID_SENTENCE_CAPITAL, "word"), "word", "left_anti"
+def _words_in(chunks: DataFrame, wanted: DataFrame, pattern: str, column: str) -> DataFrame:
+    """The distinct words of the chunks that ``pattern`` finds and ``wanted[column]`` holds."""
+    from pyspark.sql import functions as F
+
+    found = chunks.select(F.explode(F.regexp_extract_all("text", F.lit(pattern), F.lit(0))).alias(column))
+    return found.join(F.broadcast(wanted.select(column)), column, "left_semi").distinct()
+
+
+def carry_batches(
+    batches: Iterable[pd.DataFrame], *, aliases: dict[str, dict[str, str]], by_document: bool
+) -> Iterator[pd.DataFrame]:
+    """``mapInPandas`` transform: chunks with their NER spans → the carried mentions (``ingestion.carrying``).
+
+    ``aliases``: per resolution scope (the document id, or ``""`` for the corpus), the carriable aliases. Input
+    rows: doc_id, chunk_id, start, text, spans (each NER mention's [start, end, sentence index], document offsets).
+    """
+    carriers: dict[str, Carrier] = {}
+    for batch in batches:
+        rows = []
+        for doc_id, chunk_id, chunk_start, text, spans in zip(
+            batch["doc_id"], batch["chunk_id"], batch["start"], batch["text"], batch["spans"], strict=True
+        ):
+            scope = doc_id if by_document else ""
+            if scope not in carriers:
+                carriers[scope] = Carrier(aliases.get(scope, {}))
+            ner = () if spans is None else spans  # a chunk without NER mentions has none (the left join's null)
+            local = [(int(m[0]) - chunk_start, int(m[1]) - chunk_start, int(m[2])) for m in ner]
+            for found in carriers[scope].find(text, [(s, e) for s, e, _ in local]):
+                sentence = sentence_of(text, found.start, found.end, local)
+                rows.append((
+                    found.entity_id, f"{chunk_id}:p{found.start}", doc_id, chunk_id,
+                    f"{chunk_id}:s{sentence}" if sentence is not None else f"{chunk_id}:p{found.start}",
+                    chunk_start + found.start, chunk_start + found.end, found.text,
+                ))
+        yield pd.DataFrame(rows, columns=list(MENTION_ENTITIES.names))
+
+
+def carried_mentions(
+    chunks: DataFrame, mentions: DataFrame, aliases: dict[str, dict[str, str]], by_document: bool
+) -> DataFrame:
+    """``mention_entities`` rows of the carried mentions: every prose chunk scanned once in the Python workers."""
+    from pyspark.sql import functions as F
+
+    spans = mentions.groupBy("chunk_id").agg(
+        F.collect_list(F.array(F.col("start"), F.col("end"), F.col("sentence_index").cast("long"))).alias("spans")
     )
-    return {row.word for row in openers.collect()}
+    prose = chunks.where(~F.col("unit_kind").isin(*sorted(NON_PROSE_UNIT_KINDS))).select(
+        "doc_id", "chunk_id", "start", "text"
+    )
+    transform = functools.partial(carry_batches, aliases=aliases, by_document=by_document)
+    return prose.join(spans, "chunk_id", "left").select("doc_id", "chunk_id", "start", "text", "spans").mapInPandas(
+        transform, MENTION_ENTITIES.ddl()
+    )
 
 
 def attach_entities(mentions: DataFrame, mapping: DataFrame) -> DataFrame:
     """``mention_entities``: every mention whose form was resolved, with its entity (per document when ``mapping``
     has a ``doc_id`` column: ``ingestion.entity_scope = "document"``)."""
+    from pyspark.sql import functions as F
+
     keys = ["doc_id", "text", "label"] if "doc_id" in mapping.columns else ["text", "label"]
-    return conform(mentions.join(mapping, keys, "inner"), MENTION_ENTITIES)
+    joined = mentions.join(mapping, keys, "inner")
+    if "written" in joined.columns:  # keyed mentions (``keyed_mentions``): the table keeps the text as written
+        joined = joined.withColumn("text", F.col("written"))
+    return conform(joined, MENTION_ENTITIES)
 
 
 def entity_table(entities: DataFrame, mention_entities: DataFrame, chunks: DataFrame, min_mentions: int) -> DataFrame:
@@ -185,9 +254,10 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 5  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    version = 6  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
-    # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14)
+    # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
+    # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 
@@ -235,6 +305,7 @@ class EntitiesStage(Stage):
         openers = sentence_openers(lake.read("chunks"), opener_candidates(forms, language))
         previous = self._previous(ctx, by_document)
         resolved: list[ResolvedEntity] = []
+        by_scope: dict[str, list[ResolvedEntity]] = {}
         mapping: dict[tuple[str, str, str], str] = {}
         # One resolution per document (its own people, ids salted with its id) or one for the whole corpus.
         for scope, group in sorted(scoped_forms.items()):
@@ -243,6 +314,7 @@ class EntitiesStage(Stage):
             )
             entities, forms_to_ids = carry_over_ids(entities, forms_to_ids, previous.get(scope, []))
             resolved.extend(entities)
+            by_scope[scope] = entities
             mapping.update({(scope, text, label): entity_id for (text, label), entity_id in forms_to_ids.items()})
         logger.info(
             "entities: %d surface forms resolved into %d entities%s", len(forms), len(resolved),
@@ -274,22 +346,71 @@ class EntitiesStage(Stage):
             )
         )
         mention_entities = attach_entities(mentions, mapping_df)
-        table_df = entity_table(
-            entities_df, mention_entities, lake.read("chunks"), ctx.settings.ingestion.min_entity_mentions
-        )
+        min_mentions = ctx.settings.ingestion.min_entity_mentions
+        aliases = {
+            scope: [(e, _with(list(e.aliases), inflected.get(e.entity_id, ()))) for e in entities]
+            for scope, entities in by_scope.items()
+        }
+        carried = self._carried(ctx, written, mention_entities, aliases, openers, by_document)
+        n_carried = 0
+        if carried is not None:
+            n_carried = carried.count()
+            mention_entities = mention_entities.unionByName(carried)
+        table_df = entity_table(entities_df, mention_entities, lake.read("chunks"), min_mentions)
         lake.overwrite(table_df, ENTITIES.name)
         kept = lake.read(ENTITIES.name).select("entity_id")
         kept_mentions = mention_entities.join(kept, "entity_id", "left_semi")
         lake.overwrite(conform(kept_mentions, MENTION_ENTITIES), MENTION_ENTITIES.name)
+        if carried is not None:
+            carried.unpersist()
         counts = {
             "entities": lake.count(ENTITIES.name),
             "resolved_mentions": lake.count(MENTION_ENTITIES.name),
+            "carried_mentions": n_carried,
             "surface_forms": len(forms),
         }
         details: dict[str, Any] = {}
         if ctx.domain.gold is not None:
             details["gold"] = self._score(ctx)
         return StageOutput(counts=counts, output_fingerprint=self.output_fingerprint(ctx), details=details)
+
+    def _carried(
+        self,
+        ctx: RunContext,
+        mentions: DataFrame,
+        mention_entities: DataFrame,
+        aliases: dict[str, list[tuple[ResolvedEntity, list[str]]]],
+        openers: set[str],
+        by_document: bool,
+    ) -> DataFrame | None:
+        """The kept people carried to their names' unlabelled occurrences (``ingestion.carrying``), persisted (the
+        two writes read them), or None when no alias qualifies.
+
+        Kept means as the ``entities`` table keeps them: at least ``min_entity_mentions`` NER mentions.
+        """
+        counts = {r.entity_id: int(r["count"]) for r in mention_entities.groupBy("entity_id").count().collect()}
+        minimum = ctx.settings.ingestion.min_entity_mentions
+        kept: dict[str, list[tuple[str, str, list[str]]]] = {}
+        others: dict[str, list[tuple[str, str]]] = {}
+        for scope, entities in aliases.items():
+            enough = {e.entity_id for e, _ in entities if counts.get(e.entity_id, 0) >= minimum}
+            kept[scope] = [(e.entity_id, e.label, names) for e, names in entities if e.entity_id in enough]
+            others[scope] = [(n, e.entity_id) for e, names in entities if e.entity_id not in enough for n in names]
+        chunks = ctx.lakehouse.read("chunks")
+        # One pass over the corpus for every scope's one-word names: a word written in lowercase anywhere is common.
+        common = written_lowercase(chunks, {alias for group in kept.values() for alias in one_word_aliases(group)})
+        carriable = {
+            scope: found
+            for scope in kept
+            if (found := carriable_aliases(kept[scope], others[scope], openers, common))
+        }
+        if not carriable:
+            return None
+        logger.info(
+            "entities: carrying %d people's names to their unlabelled occurrences",
+            sum(len(set(found.values())) for found in carriable.values()),
+        )
+        return carried_mentions(chunks, mentions, carriable, by_document).persist()
 
     def _previous(self, ctx: RunContext, by_document: bool) -> dict[str, list[tuple[str, str, list[str]]]]:
         """(id, label, aliases) of the entities table as it stands, so that ids survive a renaming (entity_ids); per

@@ -37,8 +37,10 @@ logger = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "conf" / "training" / "en_litbank.cfg"
 BASE_MODEL = "en_core_web_sm"
-# "entity_labels": the default pipeline's names labelled by their entities, as the graph and the answers label them
-PIPELINES = ("en_core_web_sm", "ner_only", "default", "entity_labels")
+# "entity_labels": the default pipeline's names labelled by their entities, as the graph and the answers label them;
+# "carried": that, and the people's names carried to the occurrences the NER left unlabelled (ingestion.carrying) —
+# what the entities stage writes since its version 6
+PIPELINES = ("en_core_web_sm", "ner_only", "default", "entity_labels", "carried")
 # Share of training pieces that also get a copy with some sentences in capitals (litbank.capitalised_copy), and
 # with their people and places renamed (litbank.renamed_copy). Off: with 0.3 / 0.5, three folds moved named-people F1
 # by -1.9, +0.2 and +1.3 points (docs/quality.md) — no gain worth the longer training.
@@ -129,16 +131,19 @@ def assemble(model_dir: Path, target: Path) -> Path:
 
 
 def evaluate(
-    model: str, test_pieces: Sequence[Piece], entity_labels: bool = False
+    model: str, test_pieces: Sequence[Piece], entity_labels: bool = False, carry: bool = False
 ) -> dict[str, dict[str, dict[str, float | int]]]:
     """Score the pipeline the mentions stage would build for ``model`` (package, alias or path).
 
     Returns ``{"names": …, "raw": …}``: scores against the names and against LitBank's whole mention spans. With
     ``entity_labels``, each name is labelled by its entity, per book, as the entities stage labels it
-    (``score_with_entity_labels``).
+    (``score_with_entity_labels``), and with ``carry`` the people's names are carried too.
     """
     nlp = build_nlp(NlpSpec(language="en", model=model))
-    names, raw = (score_with_entity_labels if entity_labels else score_pipeline)(nlp, test_pieces)
+    if entity_labels:
+        names, raw = score_with_entity_labels(nlp, test_pieces, carry=carry)
+    else:
+        names, raw = score_pipeline(nlp, test_pieces)
     return {"names": names.as_dict(), "raw": raw.as_dict()}
 
 
@@ -178,6 +183,7 @@ def cross_validate(
             "ner_only": evaluate(str(out / "model-last"), test),
             "default": evaluate(str(shipped), test),
             "entity_labels": evaluate(str(shipped), test, entity_labels=True),
+            "carried": evaluate(str(shipped), test, entity_labels=True, carry=True),
         }
         results[str(index)] = fold
         workdir.mkdir(parents=True, exist_ok=True)
@@ -186,6 +192,7 @@ def cross_validate(
             f"fold {index}: named people F1 en_core_web_sm {fold['en_core_web_sm']['names']['people']['exact_f1']:.3f}"
             f", ner only {fold['ner_only']['names']['people']['exact_f1']:.3f}"
             f", default {fold['default']['names']['people']['exact_f1']:.3f}"
+            f", carried {fold['carried']['names']['people']['exact_f1']:.3f}"
         )
     return results
 

@@ -104,7 +104,7 @@ def pooled(rows: list[dict[str, dict[str, float | int]]]) -> Scores:
 
 
 def score_with_entity_labels(
-    nlp: Language, pieces: Iterable[Piece], min_mentions: int = 2, batch_size: int = 32
+    nlp: Language, pieces: Iterable[Piece], min_mentions: int = 2, batch_size: int = 32, carry: bool = False
 ) -> tuple[Scores, Scores]:
     """``score_pipeline``, each name labelled as the pipeline's graph labels it: by its entity.
 
@@ -114,10 +114,12 @@ def score_with_entity_labels(
     corpus; an entity under ``min_mentions`` is dropped by the stage, so its mentions keep the NER's label. A name
     that is one word the book capitalises only where a sentence starts ("Bother!") is no name to the stage
     (``sentence_openers``, computed here from the book's pieces as the stage computes it from its chunks) and is
-    dropped.
+    dropped. With ``carry``, the kept people's names are carried to their occurrences the NER left unlabelled
+    (``ingestion.carrying``), as the stage carries them.
     """
     from collections import Counter, defaultdict
 
+    from ingestion.carrying import Carrier, carriable_aliases, one_word_aliases
     from ingestion.resolution import SurfaceForm, opener_candidates, resolve_entities
 
     pieces = list(pieces)
@@ -131,6 +133,7 @@ def score_with_entity_labels(
         texts[piece.book].append(piece.text)
     relabel: dict[str, dict[tuple[str, str], str]] = {}
     dropped: dict[str, set[str]] = {}
+    carriers: dict[str, Carrier] = {}
     for book, forms in books.items():
         surface = [SurfaceForm(text, label, n) for (text, label), n in forms.items()]
         openers = sentence_openers(texts[book], opener_candidates(surface, "en"))
@@ -143,6 +146,11 @@ def score_with_entity_labels(
             key: label_of[entity_id] for key, entity_id in mapping.items() if mentions[entity_id] >= min_mentions
         }
         dropped[book] = openers
+        if carry:  # as the entities stage does: the kept people's names, wherever the NER left them unlabelled
+            kept = [(e.entity_id, e.label, e.aliases) for e in entities if mentions[e.entity_id] >= min_mentions]
+            others = [(text, eid) for (text, _), eid in mapping.items() if mentions[eid] < min_mentions]
+            common = written_lowercase(texts[book], one_word_aliases(kept))
+            carriers[book] = Carrier(carriable_aliases(kept, others, openers, common))
     total, raw = Scores(), Scores()
     for piece, spans in zip(pieces, predicted, strict=True):
         table = relabel[piece.book]
@@ -151,6 +159,9 @@ def score_with_entity_labels(
             for s, e, label in spans
             if piece.text[s:e] not in dropped[piece.book]
         ]
+        if piece.book in carriers:
+            found = carriers[piece.book].find(piece.text, [(s, e) for s, e, _ in spans])
+            labelled.extend((c.start, c.end, "PERSON") for c in found)
         total.add(score_piece(piece, labelled))
         raw.add(score_piece(piece, labelled, raw=True))
     return total, raw
@@ -160,6 +171,12 @@ def score_with_entity_labels(
 # after a letter, digit, comma or semicolon and one space or line break — and a word in lowercase.
 _MID_SENTENCE_CAPITAL = re.compile(r"(?<=[^\W_,;][ \t\r\n])[^\W\d_]+|(?<=[,;][ \t\r\n])[^\W\d_]+")
 _WORD = re.compile(r"(?<!\w)[^\W\d_]+")
+
+
+def written_lowercase(texts: Iterable[str], candidates: set[str]) -> set[str]:
+    """The ``candidates`` the texts also write in lowercase ("Will" where "will" occurs)."""
+    lower = {word for text in texts for word in _WORD.findall(text) if word[:1].islower()}
+    return {word for word in candidates if word.lower() in lower}
 
 
 def sentence_openers(texts: Iterable[str], candidates: set[str]) -> set[str]:

@@ -186,8 +186,20 @@ def test_entities_counts_agree_with_their_mentions(sample_run: SimpleNamespace) 
     for entity_id, row in entities.iterrows():
         assert row.mention_count == per_entity[entity_id]
         assert row.mention_count >= sample_run.settings.ingestion.min_entity_mentions
-        texts = set(mentions.loc[links[links.entity_id == entity_id].mention_id, "text"])
+        texts = set(links[links.entity_id == entity_id].text)
         assert texts <= set(row.aliases)
+    # A link's offsets and text are its NER mention's, or (carried, issue 14) the alias where it stands unlabelled.
+    ner = links[links.mention_id.isin(mentions.index)]
+    carried = links[~links.mention_id.isin(mentions.index)]
+    assert len(ner) > 0
+    for link in ner.itertuples():
+        mention = mentions.loc[link.mention_id]
+        assert (link.start, link.end, link.text) == (mention.start, mention.end, mention.text)
+    documents = read(sample_run.lake, "documents").set_index("doc_id")
+    for link in carried.itertuples():
+        assert documents.loc[link.doc_id, "text"][link.start : link.end] == link.text
+        same_doc = mentions[mentions.doc_id == link.doc_id]
+        assert not ((same_doc.start < link.end) & (link.start < same_doc.end)).any()  # outside every NER span
     names = set(entities.canonical_name)
     assert any("Margaret" in name for name in names)
 
@@ -205,11 +217,10 @@ def test_cooccurrences_match_an_independent_recount(sample_run: SimpleNamespace)
         for chunk_id, chunk in doc_chunks.iterrows():
             first[chunk_id] = n
             n += len(re.findall(r"\n[ \t\r]*\n", chunk.text)) + 1
-    starts = read(sample_run.lake, "mentions").set_index("mention_id").start
     seen = set()
-    for link in links.itertuples():
+    for link in links.itertuples():  # carried mentions too: each link has its own offsets
         chunk = chunks.loc[link.chunk_id]
-        before = chunk.text[: max(starts[link.mention_id] - chunk.start, 0)]
+        before = chunk.text[: max(link.start - chunk.start, 0)]
         seen.add((chunk.unit_id, first[link.chunk_id] + len(re.findall(r"\n[ \t\r]*\n", before)), link.entity_id))
     windows: dict[tuple[str, str], set[tuple[str, int, int]]] = {}
     for unit, p, a in seen:
