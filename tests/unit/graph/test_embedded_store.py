@@ -186,3 +186,24 @@ def test_issue_12_embedded_load_replaces_what_it_held() -> None:
     report = store.load(GraphData(entities=small_graph().entities[:2]))
     assert store.stats().entities == 2 and store.stats().relations == 0
     assert report.removed["entities"] == 10 and report.removed["relations"] == 20 and report.added["entities"] == 0
+
+
+def test_issue_14_graph_reads_the_offsets_of_carried_mentions_from_mention_entities(tmp_path: Path) -> None:
+    # Entities stage version 6: mention_entities holds every resolved mention's offsets and text, and a carried
+    # mention has no row in mentions — the graph must take it from mention_entities (and need mentions not at all).
+    tables = frames()
+    mentions = tables["mentions"].set_index("mention_id")
+    resolved = tables["mention_entities"].join(mentions[["start", "end", "text"]], on="mention_id")
+    carried = resolved.iloc[0]
+    tables["mention_entities"] = resolved
+    tables["mentions"] = tables["mentions"][tables["mentions"].mention_id != carried.mention_id]
+    for table, frame in tables.items():
+        write_deltalake(str(tmp_path / table), pa.Table.from_pandas(frame, preserve_index=False), mode="overwrite")
+    graph = GraphData.from_lakehouse(tmp_path)
+    assert len(graph.mentions) == len(resolved) == 37
+    found = next(m for m in graph.mentions if m.mention_id == carried.mention_id)
+    assert (found.entity_id, found.start, found.end, found.text) == (
+        carried.entity_id, carried.start, carried.end, carried.text
+    )
+    text = tables["documents"].text[0]
+    assert all(text[m.start : m.end] == m.text for m in graph.mentions)
