@@ -67,6 +67,11 @@ DOMINANCE = 3
 RANK_SHARE = 0.1
 # How often a name said alone makes a one-off full name that contains it its introduction (``credible``).
 INTRODUCED = 3
+# A lone name that fits several full names of like mass joins the one said in the same chapters as it: when the lone
+# name's mentions in that one's chapters number DOMINANCE times those in any other's, and at least NEAR
+# ("Kutuzov", 521 times, said 40 times in the chapters of "Michael Ilarionovich Kutuzov" and twice in those of
+# "Paul Ivanovich Kutuzov"; "Holmes" beside "Sherlock Holmes" and "Mycroft Holmes").
+NEAR = 5
 # Capitalised at the start of a sentence, these open many NER spans ("Beside Kutuzov", "Tell Denisov").
 _FUNCTION_WORDS = {
     "en": frozenset(
@@ -92,6 +97,8 @@ class SurfaceForm:
     # Pronouns just after its mentions (``ingestion.names.PRONOUNS``): "he"/"him"/"his"… and "she"/"her"…
     he: int = 0
     she: int = 0
+    # Where its mentions stand: (unit id, mentions there) — the chapters a name is said in (``NEAR``)
+    units: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +139,7 @@ class _Form:
     titles: tuple[str, ...] = ()  # casefolded, without dots
     gender: str = ""  # what the titles imply (``ingestion.names``); English only
     pronouns: Counter[str] = field(default_factory=Counter)  # "he"/"she" just after its mentions
+    units: Counter[str] = field(default_factory=Counter)  # mentions per unit (chapter)
 
     @property
     def count(self) -> int:
@@ -178,12 +186,15 @@ def resolve_entities(
     table = alias_table or AliasTable(())
     by_text: dict[str, Counter[str]] = defaultdict(Counter)
     pronouns: dict[str, Counter[str]] = defaultdict(Counter)
+    units: dict[str, Counter[str]] = defaultdict(Counter)
     for form in forms:
         by_text[form.text][form.label] += form.count
         pronouns[form.text].update(he=form.he, she=form.she)
+        units[form.text].update(dict(form.units))
     parsed = [_parse(text, labels, language, sentence_openers) for text, labels in sorted(by_text.items())]
     for item in parsed:
         item.pronouns = pronouns[item.text]
+        item.units = units[item.text]
     parsed = [form for form in parsed if form.display]
     if language == "hu":
         _stem_hungarian(parsed, table)
@@ -356,6 +367,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
     parent = list(range(len(groups)))
     support = [MIN_ANCHOR_SUPPORT if group.entry is not None else group.count for group in groups]
     mass = [group.count for group in groups]  # mentions gathered under each root, for dominance
+    # mentions per unit gathered under each root: in which chapters a name is said (``nearest``)
+    where = [sum((form.units for form in group.forms), Counter[str]()) for group in groups]
     genders = [{group.gender} - {""} for group in groups]
     titles = [{t for form in group.forms for t in form.titles if t not in WEAK_TITLES} for group in groups]
     # how often each title is used with the name: the title a book mostly gives a name is the one that picks its
@@ -498,11 +511,19 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
     def union(index: int, home: int) -> None:
         parent[index] = home
         mass[home] += mass[index]
+        where[home] += where[index]
         genders[home] |= genders[index]
         titles[home] |= titles[index]
         title_mass[home] += title_mass[index]
 
     last_words = {match_key(form.tokens[-1]) for form in forms if form.tokens}
+
+    def nearest(index: int, homes: list[int]) -> int | None:
+        """The home in whose chapters the lone name ``index`` is said ``DOMINANCE`` times as often as in any other
+        home's (and at least ``NEAR`` times), else None: where the text keeps a name, there is its bearer."""
+        said_near = sorted(((sum(where[index][unit] for unit in where[home]), home) for home in homes), reverse=True)
+        best, runner_up = said_near[0][0], said_near[1][0]
+        return said_near[0][1] if best >= NEAR and best >= DOMINANCE * runner_up else None
 
     def usual_titles(index: int) -> set[str]:
         """The titles carried by ``RANK_SHARE`` or more of a group's mentions ("Emperor Alexander", 34 of 130): a
@@ -599,6 +620,10 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
                 language == "hu" and any(established(home, ranked[0]) for home in ranked[1:])
             ):
                 homes = ranked[:1]
+            elif len(tokens) == 1 and language != "hu" and (near := nearest(index, homes)) is not None:
+                # of like mass, the one the name is said beside; Hungarian given names are shared by too many
+                # of a book's families for that ("István": Dobó, Mekcsey, Zoltay … in the same chapters)
+                homes = [near]
         elif len(homes) > 1 and len(tokens) == 1:
             # Among one-off full names a bare surname fits, the one whose given name the book's recurring full names
             # use is a name; the others were glued by the NER ("Mekcsey Cece", "Nono Mekcsey" beside "Mekcsey
@@ -614,6 +639,11 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             top = sexes(ranked[0])
             if sex and top and _compatible_sets(sex, top) and mass[ranked[0]] >= DOMINANCE * mass[ranked[1]]:
                 homes = ranked[:1]
+            elif sex and language != "hu" and (near := nearest(index, homes)) is not None:
+                # none dominates by mentions: the one of that sex whose chapters the surname is said in
+                # ("Kutuzov … he", said in Michael Ilarionovich Kutuzov's chapters)
+                if sexes(near) and _compatible_sets(sex, sexes(near)):
+                    homes = [near]
         if len(homes) == 1 and any(kinds[other] != "maybe" for other in matches if root(other) == homes[0]):
             home = homes[0]
             union(index, home)

@@ -85,7 +85,8 @@ def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[
     """Distinct (text, label) forms with their mention counts and first offsets, collected to the driver.
 
     With ``chunks``, also the "he" and "she" pronouns in the ``PRONOUN_WINDOW`` characters after each mention,
-    summed per form: the resolver's evidence of a name's sex where no title gives it (``ingestion.names``).
+    summed per form: the resolver's evidence of a name's sex where no title gives it (``ingestion.names``); and
+    the units (chapters) its mentions stand in, with their counts (``resolution.NEAR``).
     """
     return surface_forms_by(mentions, chunks, by_document=False)[""]
 
@@ -96,23 +97,40 @@ def surface_forms_by(
     """``surface_forms`` per resolution scope: per document id when ``by_document``, else all under ``""``."""
     from pyspark.sql import functions as F
 
-    aggregates = [F.count("*").alias("n"), F.min("start").alias("first")]
-    if chunks is not None:
-        mentions = mentions.join(
-            chunks.select("chunk_id", F.col("start").alias("chunk_start"), F.col("text").alias("chunk_text")),
-            "chunk_id",
-        )
-        after = F.expr(f"substring(chunk_text, end - chunk_start + 1, {PRONOUN_WINDOW})")
-        for sex, pattern in PRONOUN_PATTERNS.items():  # F.lit: no SQL string escapes to undo in the pattern
-            aggregates.append(F.sum(F.regexp_count(after, F.lit(pattern))).alias(sex))
     keys = ["doc_id", "text", "label"] if by_document else ["text", "label"]
-    rows = mentions.groupBy(*keys).agg(*aggregates).collect()
-    out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
+    if chunks is None:
+        rows = mentions.groupBy(*keys).agg(F.count("*").alias("n"), F.min("start").alias("first")).collect()
+        out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
+        for r in rows:
+            out.setdefault(r.doc_id if by_document else "", []).append(
+                SurfaceForm(text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first))
+            )
+        return out
+    located = mentions.join(
+        chunks.select(
+            "chunk_id", "unit_id", F.col("start").alias("chunk_start"), F.col("text").alias("chunk_text")
+        ),
+        "chunk_id",
+    )
+    after = F.expr(f"substring(chunk_text, end - chunk_start + 1, {PRONOUN_WINDOW})")
+    # per form and unit first, then per form: the units (chapters) a form is said in come with its counts
+    per_unit = located.groupBy(*keys, "unit_id").agg(
+        F.count("*").alias("n"), F.min("start").alias("first"),
+        # F.lit: no SQL string escapes to undo in the pattern
+        *[F.sum(F.regexp_count(after, F.lit(pattern))).alias(sex) for sex, pattern in PRONOUN_PATTERNS.items()],
+    )
+    rows = per_unit.groupBy(*keys).agg(
+        F.sum("n").alias("n"), F.min("first").alias("first"),
+        *[F.sum(sex).alias(sex) for sex in PRONOUN_PATTERNS],
+        F.collect_list(F.struct("unit_id", "n")).alias("units"),
+    ).collect()
+    out = {} if by_document else {"": []}
     for r in rows:
         out.setdefault(r.doc_id if by_document else "", []).append(
             SurfaceForm(
                 text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first),
-                he=int(r["he"] or 0) if chunks is not None else 0, she=int(r["she"] or 0) if chunks is not None else 0,
+                he=int(r["he"] or 0), she=int(r["she"] or 0),
+                units=tuple(sorted((u.unit_id, int(u.n)) for u in r.units)),
             )
         )
     return out
@@ -257,7 +275,8 @@ class EntitiesStage(Stage):
     version = 6  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
     # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
-    # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets (issue 14)
+    # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
+    # full names of like mass joins the one it is said beside (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -229,3 +229,31 @@ def test_issue_14_a_full_name_said_once_introduces_the_name_said_alone() -> None
     index = _resolve(("Natasha Pierre", 1), ("Pierre Bezukhov", 5), ("Natasha Rostova", 4), ("Natasha", 30))
     assert index["Natasha"].entity_id == index["Natasha Rostova"].entity_id
     assert index["Natasha Pierre"].entity_id != index["Natasha"].entity_id
+
+
+def test_issue_14_a_lone_name_of_several_full_names_joins_the_one_it_is_said_beside() -> None:
+    # "Holmes" (a man's surname by its pronouns) fits Sherlock and Mycroft, neither of whom dominates by mentions;
+    # the text says "Holmes" in Sherlock's chapters 40 times and once in Mycroft's: he is Sherlock.
+    forms = [
+        SurfaceForm("Holmes", "PERSON", 300, he=200, she=5,
+                    units=(("u1", 20), ("u2", 20), ("u3", 1), ("u4", 259))),
+        SurfaceForm("Sherlock Holmes", "PERSON", 6, he=4, units=(("u1", 3), ("u2", 3))),
+        SurfaceForm("Mycroft Holmes", "PERSON", 4, he=3, units=(("u3", 4),)),
+    ]
+    index = _ids(forms)
+    assert index["Holmes"] == index["Sherlock Holmes"] != index["Mycroft Holmes"]
+    # said as often in both men's chapters: nothing tells, it stays apart
+    even = [SurfaceForm("Holmes", "PERSON", 300, he=200, units=(("u1", 20), ("u3", 20))), *forms[1:]]
+    index = _ids(even)
+    assert index["Holmes"] not in {index["Sherlock Holmes"], index["Mycroft Holmes"]}
+    # without units (no chapters known) the mention counts alone decide, as before: apart
+    index = _ids([SurfaceForm(f.text, f.label, f.count, he=f.he, she=f.she) for f in forms])
+    assert index["Holmes"] not in {index["Sherlock Holmes"], index["Mycroft Holmes"]}
+    # a given name too: "Nicholas" beside Nicholas Rostov's chapters, not the old prince's
+    given = [
+        SurfaceForm("Nicholas", "PERSON", 500, he=100, units=(("a", 200), ("b", 200), ("c", 5), ("d", 95))),
+        SurfaceForm("Nicholas Rostov", "PERSON", 20, units=(("a", 10), ("b", 10))),
+        SurfaceForm("Nicholas Bolkonski", "PERSON", 22, units=(("c", 22),)),
+    ]
+    index = _ids(given)
+    assert index["Nicholas"] == index["Nicholas Rostov"] != index["Nicholas Bolkonski"]
