@@ -20,14 +20,15 @@ def spark_types(df: Any) -> list[tuple[str, str]]:
 
 def test_issue_12_conform_orders_and_casts_to_the_table(spark: Any) -> None:
     computed = spark.createDataFrame(
-        [("s1", 2, "e1", "m1", "c1", "d1")], "sentence_id string, n int, entity_id string, mention_id string, "
-        "chunk_id string, doc_id string",
+        [("s1", 2, "e1", "m1", "c1", "d1", "Anna", 7, 3)], "sentence_id string, n int, entity_id string, "
+        "mention_id string, chunk_id string, doc_id string, text string, end int, start int",
     )
     spec = TableSpec("t", (("mention_id", "string"), ("n", "long"), ("entity_id", "string")))
     out = conform(computed, spec)
     assert spark_types(out) == [("mention_id", "string"), ("n", "bigint"), ("entity_id", "string")]
     assert [tuple(r) for r in out.collect()] == [("m1", 2, "e1")]
     assert conform(computed, MENTION_ENTITIES).columns == list(MENTION_ENTITIES.names)
+    assert dict(spark_types(conform(computed, MENTION_ENTITIES)))["start"] == "bigint"
 
 
 def test_issue_12_conform_names_the_missing_columns(spark: Any) -> None:
