@@ -3,7 +3,8 @@
 Loading reads the Delta tables with ``deltalake`` (no JVM), validates them into ``GraphData`` and indexes them into
 a ``CompactGraph`` (numpy arrays; see ``graph.compact`` for why not a networkx graph). That takes seconds on a novel,
 so ``from_settings`` caches the ``CompactGraph`` (``graph.cache``: plain arrays, no pickle) under
-``<lakehouse>/_cache/`` (or ``GraphSettings.cache_dir``), keyed by the Delta versions of the tables it reads — the
+``<lakehouse>/_cache/`` (or ``GraphSettings.cache_dir``; for a lakehouse in a bucket, a local folder of the user's
+cache: ``graph.storage.LakehouseStorage.local_cache_dir``), keyed by the Delta versions of the tables it reads — the
 versions the last completed run published (``graph.published``), so a run in progress changes nothing here: once
 it is published the key changes, the cache is rebuilt and stale files are removed. An unreadable cache is only a
 lost speed-up and gets rebuilt.
@@ -48,6 +49,7 @@ from graph.results import (
     UnitRelations,
 )
 from graph.settings import GraphSettings
+from graph.storage import LakehouseStorage
 from graph.store import TopMetric
 
 logger = logging.getLogger(__name__)
@@ -69,16 +71,30 @@ class EmbeddedGraphStore:
         return store
 
     @classmethod
-    def from_settings(cls, lakehouse_root: Path, settings: GraphSettings | None = None) -> EmbeddedGraphStore:
-        """Load the graph of the lakehouse at ``lakehouse_root``, from the on-disk cache when it is current."""
+    def from_settings(
+        cls, lakehouse_root: Path | LakehouseStorage, settings: GraphSettings | None = None
+    ) -> EmbeddedGraphStore:
+        """Load the graph of the lakehouse at ``lakehouse_root`` (a folder, or its storage: a folder or a bucket),
+        from the local cache when it is current.
+
+        The cache lives in ``settings.cache_dir``, else ``<lakehouse>/_cache``; for a bucket, whose readers need not
+        be able to write it, ``_cache`` under the root's local folder (``LakehouseStorage.local_cache_dir``).
+        """
         settings = settings or GraphSettings()
-        root = Path(lakehouse_root)
-        cache_dir = Path(settings.cache_dir) if settings.cache_dir else root / "_cache"
+        if isinstance(lakehouse_root, LakehouseStorage) and lakehouse_root.is_local:
+            lakehouse_root = lakehouse_root.path()
+        root: Path | LakehouseStorage
+        if isinstance(lakehouse_root, LakehouseStorage):
+            root, identity, default_dir = lakehouse_root, lakehouse_root.identity, lakehouse_root.local_cache_dir()
+        else:
+            root = Path(lakehouse_root)
+            identity, default_dir = str(root.resolve()), root
+        cache_dir = Path(settings.cache_dir) if settings.cache_dir else default_dir / "_cache"
+        where = root.uri() if isinstance(root, LakehouseStorage) else root
         started = time.perf_counter()
         versions = table_versions(root)
         key = hashlib.sha256(
-            json.dumps({"format": CACHE_FORMAT, "root": str(root.resolve()), "versions": versions}, sort_keys=True)
-            .encode()
+            json.dumps({"format": CACHE_FORMAT, "root": identity, "versions": versions}, sort_keys=True).encode()
         ).hexdigest()[:16]
         cache_file = cache_dir / cache_name(key)
         compact = read_cache(cache_file)
@@ -90,10 +106,10 @@ class EmbeddedGraphStore:
         if table_versions(root) != versions:
             # A run was published while we read: the graph is the new one, the key names the old one.
             logger.info("graph loaded from %s in %.3f s (a run was published meanwhile; cache not written)",
-                        root, time.perf_counter() - started)
+                        where, time.perf_counter() - started)
             return store
         write_cache(cache_file, store._graph)
-        logger.info("graph loaded from %s in %.3f s (cache written)", root, time.perf_counter() - started)
+        logger.info("graph loaded from %s in %.3f s (cache written)", where, time.perf_counter() - started)
         return store
 
     def _reindex(self) -> None:

@@ -61,5 +61,7 @@ class GraphSettings(BaseModel):
 
     store: Literal["embedded", "neo4j"] = "embedded"
     cache_dir: Path | None = Field(
-        default=None, description="Where the embedded store caches the loaded graph; default: <lakehouse>/_cache."
+        default=None,
+        description="Where the embedded store caches the loaded graph; default: <lakehouse>/_cache (for an s3a:// "
+        "lakehouse: a local folder per root under $XDG_CACHE_HOME/csillag/lakehouses, default ~/.cache).",
     )

@@ -21,6 +21,7 @@ layer, from the chat side's readers to the ingestion stages, uses the same one.
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import os
 import re
@@ -115,6 +116,25 @@ class LakehouseStorage:
     def delta_uri(self, *parts: str) -> str:
         """What delta-rs opens (with ``storage_options``): the local path, or ``s3://bucket/key``."""
         return str(self.path(*parts)) if self.is_local else f"s3://{self.bucket}/{self.key(*parts)}"
+
+    @property
+    def identity(self) -> str:
+        """What tells this root from every other one: the local path, or the S3 endpoint and the ``s3a://`` URI
+        (one bucket name can exist on two stores)."""
+        if self.local is not None:
+            return str(self.local)
+        return f"{self.s3.endpoint if self.s3 and self.s3.endpoint else 'aws'} {self.uri()}"
+
+    def local_cache_dir(self) -> Path:
+        """The local folder where readers keep what they derive from this lakehouse (the embedded graph's cache, the
+        chat side's copies of the index files): the root itself for a folder; for a bucket, one folder per root under
+        the user's cache folder, ``$XDG_CACHE_HOME/csillag/lakehouses/<bucket>-<hash of identity>`` (default
+        ``~/.cache``) — readers must not need write access to the bucket, and two roots must never share a folder.
+        """
+        if self.local is not None:
+            return self.local
+        digest = hashlib.sha256(self.identity.encode("utf-8")).hexdigest()[:16]
+        return user_cache_root() / "csillag" / "lakehouses" / f"{self.bucket}-{digest}"
 
     # -- client configuration ------------------------------------------------------------------------------------
 
@@ -385,6 +405,12 @@ def as_storage(root: str | os.PathLike[str] | LakehouseStorage) -> LakehouseStor
             f"{os.fspath(root)} is a remote lakehouse root: pass LakehouseStorage.for_root(root, settings.lakehouse.s3)"
         )
     return LakehouseStorage.for_root(root)
+
+
+def user_cache_root() -> Path:
+    """The user's cache folder: ``$XDG_CACHE_HOME`` when it is an absolute path (the XDG rule), else ``~/.cache``."""
+    configured = os.environ.get("XDG_CACHE_HOME", "")
+    return Path(configured) if os.path.isabs(configured) else Path.home() / ".cache"
 
 
 def _error_code(exc: Exception) -> str:

@@ -32,7 +32,6 @@ from tools.cli import (
     config_option,
     configure_logging,
     fail,
-    lakehouse_root,
     run,
 )
 from tools.errors import ConfigError, ToolError
@@ -73,7 +72,8 @@ def build_platform(settings: object, domain: DomainSettings | str | None = None)
 
 @click.command("ask", cls=Command)
 @click.argument("question", required=False)
-@click.option("--lakehouse", type=click.Path(file_okay=False), help="Lakehouse root (overrides lakehouse.root).")
+@click.option("--lakehouse", type=click.Path(file_okay=False),
+              help="Lakehouse root: a folder or s3a://BUCKET/PATH (overrides lakehouse.root).")
 @click.option("--domain", help="The books' domain (default: the ingestion tool's, else the lakehouse folder's name; "
               f"known: {', '.join(sorted(KNOWN_DOMAINS))}).")
 @config_option
@@ -97,7 +97,6 @@ def ask_command(ctx: click.Context, question: str | None, lakehouse: str | None,
     out: TextIO = streams.get("out") or sys.stdout
     inp: TextIO = streams.get("inp") or sys.stdin
     settings = cli_settings(ctx, config, **({"lakehouse": {"root": lakehouse}} if lakehouse else {}))
-    lakehouse_root(lakehouse, settings)  # the chat side reads a local folder: an s3a:// root ends here, in one line
     try:
         platform, services = build_platform(settings, domain)
     except ConfigError as exc:

@@ -21,7 +21,7 @@ class ToolError(Exception):
 class LakehouseNotReadyError(ToolError):
     """Raised when the chat side's lakehouse is missing, empty or half-built; names the path and what is missing."""
 
-    def __init__(self, message: str, *, path: Path, missing: list[str] | None = None) -> None:
+    def __init__(self, message: str, *, path: Path | str, missing: list[str] | None = None) -> None:
         super().__init__(message)
         self.path = path
         self.missing = list(missing or [])

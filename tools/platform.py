@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from settings.chat import LlmSettings, OrchestratorSettings
@@ -89,30 +88,31 @@ class ChatPlatform:
     ) -> ChatPlatform:
         """The one way in: a started platform from the composed ``settings.config.CsillagSettings``.
 
-        Without ``registry`` and ``services`` it serves the books of ``settings.lakehouse.root`` (``domain`` given:
-        that domain's lakehouse): it checks that the lakehouse is built, chooses the domain — ``domain`` (a name or
-        full settings), else ``DomainSettings.for_lakehouse`` from the settings and the documents' language — loads
-        its services (the graph store ``graph.store`` names, the chunk retriever, the unit catalogue) and runs the
-        book tools beside the installed plugins; ``book`` then holds those ``DomainServices``. With an explicit
-        ``registry`` or ``services`` (tests, a host composing its own tools) nothing is loaded: exactly those.
+        Without ``registry`` and ``services`` it serves the books of ``settings.lakehouse.root`` — a folder, or an
+        ``s3a://`` bucket reached with ``lakehouse.s3`` (``domain`` given: that domain's lakehouse): it checks that
+        the lakehouse is built, chooses the domain — ``domain`` (a name or full settings), else
+        ``DomainSettings.for_lakehouse`` from the settings and the documents' language — loads its services (the
+        graph store ``graph.store`` names, the chunk retriever, the unit catalogue) and runs the book tools beside
+        the installed plugins; ``book`` then holds those ``DomainServices``. With an explicit ``registry`` or
+        ``services`` (tests, a host composing its own tools) nothing is loaded: exactly those.
 
         Raises:
             LakehouseNotReadyError: the lakehouse is missing, empty or half-built (names the path and what is missing).
             ConfigError: the domain has no language, or a retrieval setting is unusable.
-            GraphStoreError: the graph cannot be read or its server reached.
+            GraphStoreError: the graph cannot be read or its server (or the lakehouse's bucket) reached.
         """
         chosen = {"orchestrator_settings": settings.orchestrator, "llm_settings": settings.llm} | kwargs
         if registry is not None or services is not None:
             return cls(registry, services=services or (), **chosen).start()
         from tools.analysis.domain import DomainServices, DomainSettings
-        from tools.analysis.lakehouse import check_lakehouse
+        from tools.analysis.lakehouse import chat_lakehouse, check_lakehouse, lakehouse_name
         from tools.domains.egri_csillagok import TOOLS
         from tools.plugins import default_registry
 
         if isinstance(domain, DomainSettings):
             check_lakehouse(domain.lakehouse)
         else:
-            domain = DomainSettings.for_lakehouse(settings, check_lakehouse(_local_root(settings)), domain)
+            domain = DomainSettings.for_lakehouse(settings, check_lakehouse(chat_lakehouse(settings)), domain)
         book = DomainServices.load(domain, settings.graph, neo4j_settings=settings.neo4j,
                                    retrieval_settings=settings.retrieval)
         for tool_class in TOOLS:  # the book tools, also when csillag's entry points are not installed
@@ -120,7 +120,8 @@ class ChatPlatform:
         # The settings are a service too: the ingestion tool the domain names is wired with these, not a second load.
         platform = cls(default_registry, services=[*book.as_list(), settings], **chosen).start()
         platform.book = book
-        logger.info("chat platform serves domain %s (%s) from %s", domain.name, domain.language, domain.lakehouse)
+        logger.info("chat platform serves domain %s (%s) from %s", domain.name, domain.language,
+                    lakehouse_name(domain.lakehouse))
         return platform
 
     def start(self) -> ChatPlatform:
@@ -205,14 +206,3 @@ class ChatPlatform:
             raise UnknownToolError(f"tool {name!r} returned {type(result).__name__}, not a ToolExecutionResult")
         return result
 
-
-def _local_root(settings: Any) -> Path:
-    """``lakehouse.root`` as the local folder the chat side reads; an s3a:// root is a ``ConfigError`` (the chat side
-    does not read a bucket yet), never the local folder "s3a:" that ``Path`` would make of it."""
-    from settings.config import lakehouse_path
-    from settings.errors import ConfigError
-
-    try:
-        return lakehouse_path(settings.lakehouse.root)
-    except ValueError as exc:
-        raise ConfigError(f"lakehouse.root {settings.lakehouse.root!r}: {exc}", field="lakehouse.root") from None

@@ -5,6 +5,10 @@ mentions stage; the issue's own command, ``./spark-submit.sh pipeline … --lake
 dead run's lock and resumes. Each run is a separate process whose JVM must start with Hadoop's S3A connector and the
 bucket's settings (``spark-submit.sh`` gets them from its pre-JVM check). The lakehouse left must be the one a run on
 local disk leaves from the same input, table for table and row for row; a rerun must find every stage up to date.
+
+Both lakehouses are built once per module (``s3_run``); the chat side then asks them the same questions through the
+user's commands (``python -m tools.ask``, ``csillag ask``) and must give the same answers from the bucket as from
+local disk.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -24,7 +30,7 @@ from graph.settings import S3Settings
 from graph.storage import LakehouseStorage
 from graph.tables import NON_PROSE_UNIT_KINDS
 from jobs.cli import main as cli_main
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import ROOT, S3_TEST_CREDENTIALS, SAMPLES
 from tests.unit.ingestion.tables import comparable, read
 from tools.ingestion import STAGE_NAMES
 
@@ -77,39 +83,72 @@ def _kill_mid_mentions(root: str, s3: S3Settings, storage: LakehouseStorage, cwd
         job.wait(30)
 
 
-def test_issue_16_s3_pipeline_killed_mid_mentions_resumes_to_the_local_disk_tables_and_reruns_skip(
-    s3_bucket: tuple[str, S3Settings], tmp_path: Path, ingest: Any, make_settings: Any,
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-) -> None:
-    bucket, s3 = s3_bucket
-    root = f"s3a://{bucket}/library/lh"
-    storage = LakehouseStorage.for_root(root, s3)
-    work = tmp_path / "cwd"
-    work.mkdir()
-    _kill_mid_mentions(root, s3, storage, work)
-    assert storage.read_text("_markers", "mentions", "_SUCCESS") is None  # killed before its marker
-    assert storage.read_text("_lock.json") is not None  # the dead run's lock, left behind
-    done_before = len(read(storage, "mention_chunks"))
-    chunks = read(storage, "chunks")
-    total_chunks = int((~chunks.unit_kind.isin(NON_PROSE_UNIT_KINDS)).sum())  # NER reads prose chunks only
-    assert 0 < done_before < total_chunks
+@pytest.fixture(scope="module")
+def s3_run(s3_endpoint: str, spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimpleNamespace]:
+    """The sample ingested into a bucket — a run killed mid-mentions, then resumed by ``spark-submit.sh`` — and into
+    a local folder, once for the module; what was seen between the two bucket runs is recorded for the test."""
+    import boto3
 
-    done = _pipeline(SPARK_SUBMIT, root, s3, tmp_path / "first.json", work)
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from settings.config import load_settings
+    from tools.ingestion import IngestionRequest
+
+    tmp = tmp_path_factory.mktemp("s3-run")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in S3_TEST_CREDENTIALS.items():  # where csillag reads them: the environment
+            patch.setenv(name, value)
+        bucket = f"issue-16-s3-pipeline-{os.getpid()}"
+        s3 = S3Settings(endpoint=s3_endpoint, region="us-east-1", path_style=True)
+        boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1").create_bucket(Bucket=bucket)
+        root = f"s3a://{bucket}/library/lh"
+        storage = LakehouseStorage.for_root(root, s3)
+        work = tmp / "cwd"
+        work.mkdir()
+        _kill_mid_mentions(root, s3, storage, work)
+        chunks = read(storage, "chunks")
+        killed = SimpleNamespace(
+            marker=storage.read_text("_markers", "mentions", "_SUCCESS"),
+            lock=storage.read_text("_lock.json"),
+            done_chunks=len(read(storage, "mention_chunks")),
+            prose_chunks=int((~chunks.unit_kind.isin(NON_PROSE_UNIT_KINDS)).sum()),  # NER reads prose chunks only
+        )
+        resumed = _pipeline(SPARK_SUBMIT, root, s3, tmp / "first.json", work)
+
+        # the same input on local disk, through the same code; named like the bucket's (the domain's name)
+        local = tmp / "disk" / "lh"
+        tool = GenericNERIngestionTool()
+        spark_settings = {"master": "local[2]", "shuffle_partitions": 2}
+        tool.set_settings(load_settings(lakehouse={"root": local}, spark=spark_settings))
+        tool.set_spark_session(spark)
+        local_status = tool.execute_ingestion(IngestionRequest(inputs=[str(SAMPLES / "en")])).status
+        yield SimpleNamespace(root=root, s3=s3, storage=storage, work=work, tmp=tmp, killed=killed, resumed=resumed,
+                              result_file=tmp / "first.json", local=local, local_status=local_status)
+
+
+def test_issue_16_s3_pipeline_killed_mid_mentions_resumes_to_the_local_disk_tables_and_reruns_skip(
+    s3_run: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    root, s3, storage, work, local = s3_run.root, s3_run.s3, s3_run.storage, s3_run.work, s3_run.local
+    killed = s3_run.killed
+    assert killed.marker is None  # killed before its marker
+    assert killed.lock is not None  # the dead run's lock, left behind
+    assert 0 < killed.done_chunks < killed.prose_chunks
+
+    done = s3_run.resumed
     assert done.returncode == 0, done.stderr[-4000:]
     # spark-submit's JVM passes the Python driver's stderr on to its own stdout
     assert "took over the stale lock of run" in done.stdout + done.stderr
-    first = json.loads((tmp_path / "first.json").read_text())
+    first = json.loads(s3_run.result_file.read_text())
     assert first["status"] == "succeeded", first
     stages = {stage["stage"]: stage for stage in first["stages"]}
     assert stages["documents"]["status"] == stages["chunks"]["status"] == "skipped"
     # resumed, not redone: only the chunks the killed run had not finished went through NER
-    assert stages["mentions"]["counts"]["chunks_processed"] == total_chunks - done_before
+    assert stages["mentions"]["counts"]["chunks_processed"] == killed.prose_chunks - killed.done_chunks
     assert read(storage, "mentions").mention_id.is_unique and read(storage, "mention_chunks").chunk_id.is_unique
     assert list(work.iterdir()) == []  # nothing written to a local folder named "s3a:"
 
     # the same input on local disk, through the same code, gives the same tables
-    local = tmp_path / "local"
-    assert ingest([SAMPLES / "en"], settings=make_settings(lakehouse={"root": local})).status == "succeeded"
+    assert s3_run.local_status == "succeeded"
     for table in TABLES:
         assert comparable(read(storage, table)) == comparable(read(local, table)), table
     assert len(read(storage, "mentions")) > 0 and len(read(storage, "graph_edges")) > 0
@@ -141,3 +180,52 @@ def test_issue_16_s3_pipeline_killed_mid_mentions_resumes_to_the_local_disk_tabl
     summary = capsys.readouterr().out
     top = read(local, "graph_nodes").sort_values("pagerank", ascending=False).iloc[0].canonical_name
     assert summary.startswith(f"lakehouse {root}") and top in summary
+
+
+# In the sample, Margaret Hale spends the story with Ellen Pryor (tests/integration/test_chat_surfaces.py).
+QUESTIONS = ("Who is Margaret Hale's closest companion?", "How are Margaret Hale and Ellen Pryor connected?")
+CSILLAG = Path(sys.executable).with_name("csillag")
+
+
+def _ask(command: list[str], question: str, lakehouse: str, env: dict[str, str], cwd: Path) -> str:
+    done = subprocess.run([*command, question, "--lakehouse", lakehouse, "--quiet"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_issue_16_csillag_ask_answers_from_the_bucket_as_from_local_disk(
+    s3_run: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, storage, local = s3_run.root, s3_run.storage, s3_run.local
+    user_cache = s3_run.tmp / "user-cache"
+    cwd = s3_run.tmp / "ask-cwd"
+    cwd.mkdir()
+    # no CSILLAG_* setting from the caller's shell may point the chat side elsewhere; the bucket's block and the
+    # credentials are what a user sets
+    env = {k: v for k, v in _environment(s3_run.s3).items()
+           if not k.startswith(("CSILLAG_NER_", "CSILLAG_INGESTION_", "CSILLAG_GRAPH_", "CSILLAG_LAKEHOUSE_ROOT"))}
+    env["XDG_CACHE_HOME"] = str(user_cache)
+    index_files = storage.list_files("_index")
+    python_m = [sys.executable, "-m", "tools.ask"]
+    answers = []
+    for question in QUESTIONS:
+        from_bucket = _ask(python_m, question, root, env, cwd)
+        assert from_bucket == _ask(python_m, question, str(local), env, cwd), question
+        assert "Ellen Pryor" in from_bucket and "Sources:" in from_bucket, from_bucket
+        answers.append(from_bucket)
+    assert answers[0] != answers[1]  # two questions, two answers: not one canned reply
+    # csillag ask, started again: the graph from the local cache, the index from its local copy — the same answer
+    warm = _ask([str(CSILLAG), "ask"], QUESTIONS[0], root, env, cwd)
+    assert warm.startswith("Margaret Hale's closest companion is Ellen Pryor"), warm
+    assert warm == _ask(python_m, QUESTIONS[0], str(local), env, cwd)
+
+    # what the chat side derives lives in the user's cache folder, one folder per root; the bucket is unchanged
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache))  # as the commands had it
+    folder = storage.local_cache_dir()
+    assert folder.parent == user_cache / "csillag" / "lakehouses"
+    assert len(list((folder / "_cache").glob("graph-*.npz"))) == 1
+    for name in storage.list_files("_index"):
+        assert (folder / "_index" / name).read_bytes() == storage.read_bytes("_index", name)
+    assert storage.list_files("_index") == index_files and not storage.is_dir("_cache")
+    assert list(cwd.iterdir()) == []  # no local folder named "s3a:"

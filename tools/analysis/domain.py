@@ -9,13 +9,15 @@ the unit catalogue — once per process, from the lakehouse. ``ChatPlatform.from
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tools.analysis.lakehouse import LakehouseContents
+from graph.storage import LakehouseStorage, is_remote
+from tools.analysis.lakehouse import LakehouseContents, chat_lakehouse, lakehouse_name
 from tools.errors import ConfigError, ToolError
 from tools.retrieval.chunks import ChunkRetriever, DenseEncoder
 from tools.retrieval.units import UnitCatalog
@@ -37,16 +39,26 @@ class DomainSettings(BaseModel):
     name: str = Field(min_length=1, description="The chat requests' domain; no default: see for_lakehouse().")
     title: str = ""
     language: str = Field(min_length=2, description="ISO code of the books and the default answer language.")
-    lakehouse: Path = Path("lakehouse")
+    # A folder, or the storage of a lakehouse in a bucket (tools.analysis.lakehouse.chat_lakehouse).
+    lakehouse: Path | LakehouseStorage = Path("lakehouse")
     ingestion_tool: str | None = Field(
         default=None,
         description="Registered name of the ingestion tool that builds the lakehouse (e.g. ner_ingestion): the one "
         "wired to the domain's chat tools. None = the tool the container injects for the tools' class domain.",
     )
 
+    @field_validator("lakehouse", mode="before")
     @classmethod
-    def for_domain(cls, name: str, *, lakehouse: Path, language: str | None = None, title: str | None = None,
-                   ingestion_tool: str | None = None) -> DomainSettings:
+    def _no_uri_as_folder(cls, value: Any) -> Any:
+        # pathlib would make the local folder "s3a:/bucket/…" of a URI; its endpoint is a setting, so no guessing here
+        if isinstance(value, str | os.PathLike) and is_remote(value):
+            raise ValueError(f"{os.fspath(value)} is a remote lakehouse root: pass its LakehouseStorage "
+                             "(tools.analysis.lakehouse.chat_lakehouse(settings))")
+        return value
+
+    @classmethod
+    def for_domain(cls, name: str, *, lakehouse: Path | LakehouseStorage, language: str | None = None,
+                   title: str | None = None, ingestion_tool: str | None = None) -> DomainSettings:
         """Settings of ``name``: its known defaults, overridden by what is given.
 
         Raises:
@@ -56,8 +68,8 @@ class DomainSettings(BaseModel):
         language = language or known.get("language")
         if not language:
             raise ConfigError(
-                f"domain {name!r} is not one of {sorted(KNOWN_DOMAINS)} and the documents of {lakehouse} record no "
-                "language; give its language (ner.language)",
+                f"domain {name!r} is not one of {sorted(KNOWN_DOMAINS)} and the documents of "
+                f"{lakehouse_name(lakehouse)} record no language; give its language (ner.language)",
                 field="domain",
             )
         return cls(name=name, title=title or known.get("title", name), language=language, lakehouse=lakehouse,
@@ -68,26 +80,34 @@ class DomainSettings(BaseModel):
         """The domain of a ready lakehouse (``check_lakehouse``'s result), chosen from settings and what it holds.
 
         Name: ``name``, else the domain of the ingestion tool that ``ingestion.tool`` names (e.g.
-        ``egri_csillagok_ner_ingestion`` → ``egri_csillagok``), else the lakehouse folder's name — a generic domain,
+        ``egri_csillagok_ner_ingestion`` → ``egri_csillagok``), else the lakehouse folder's name (in a bucket: the
+        last segment of its path, else the bucket's name) — a generic domain,
         with a known domain's title when the folder is named like one. Language: the documents' majority language
         (what the books were analysed in), else ``ner.language``, else the known domain's.
 
         Raises:
             ConfigError: no language anywhere (documents without a language, no ``ner.language``, unknown domain).
         """
-        name = name or _tool_domain(settings.ingestion.tool) or contents.root.resolve().name
+        name = name or _tool_domain(settings.ingestion.tool) or _folder_name(contents.root)
         configured = settings.ner.language
         if contents.language and configured and configured != contents.language:
             logger.warning("ner.language is %s but the documents of %s are %s; analysing questions as %s", configured,
-                           contents.root, contents.language, contents.language)
+                           lakehouse_name(contents.root), contents.language, contents.language)
         return cls.for_domain(name, lakehouse=contents.root, language=contents.language or configured,
                               ingestion_tool=settings.ingestion.tool)
 
     @classmethod
     def from_settings(cls, settings: Any, name: str) -> DomainSettings:
         """From the composed ``CsillagSettings``: ``lakehouse.root``, ``ner.language`` and ``ingestion.tool``."""
-        return cls.for_domain(name, lakehouse=Path(settings.lakehouse.root), language=settings.ner.language,
+        return cls.for_domain(name, lakehouse=chat_lakehouse(settings), language=settings.ner.language,
                               ingestion_tool=settings.ingestion.tool)
+
+
+def _folder_name(root: Path | LakehouseStorage) -> str:
+    """The lakehouse's own name: its folder's, or in a bucket the last segment of its path (else the bucket's)."""
+    if isinstance(root, LakehouseStorage) and not root.is_local:
+        return root.prefix.rsplit("/", 1)[-1] or str(root.bucket)
+    return (root.path() if isinstance(root, LakehouseStorage) else root).resolve().name
 
 
 def _tool_domain(tool_name: str | None) -> str | None:

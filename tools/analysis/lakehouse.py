@@ -5,6 +5,10 @@ missing), so a lakehouse is ready when each of those stages has its ``_SUCCESS``
 has rows. Anything less is a ``LakehouseNotReadyError`` naming the path and what is missing — never a platform whose
 tools all stay silent. The books' language is the majority ``language`` of the ``documents`` table: the language
 the ingestion tool analysed them in, and so the one the chat side's analyser and index must use.
+
+A lakehouse is a local folder (a ``Path``, exactly as before) or, for an ``s3a://`` root, its ``LakehouseStorage``:
+markers and tables are then read through the storage (boto3 for the markers, delta-rs and pyarrow for the tables, all
+from the one ``lakehouse.s3`` block), never through a second client.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ import logging
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tools.errors import LakehouseNotReadyError
+from graph.storage import LakehouseStorage, is_remote
+from tools.errors import ConfigError, LakehouseNotReadyError
 
 logger = logging.getLogger(__name__)
 
@@ -30,21 +36,44 @@ MARKER_FILE = "_SUCCESS"
 class LakehouseContents:
     """A ready lakehouse: its root, how many documents it holds and their majority language (None if unrecorded)."""
 
-    root: Path
+    root: Path | LakehouseStorage
     documents: int
     language: str | None
 
 
-def _ingest_hint(root: Path) -> str:
-    return f"csillag ingest PATH… --lakehouse {root}"
+def chat_lakehouse(settings: Any) -> Path | LakehouseStorage:
+    """``lakehouse.root`` as the chat side reads it: the local folder, or the bucket's storage for an ``s3a://`` root
+    (with ``lakehouse.s3``) — never the local folder "s3a:" that ``Path`` would make of a URI.
+
+    Raises:
+        ConfigError: a root no storage reads (the settings' validation normally refuses it first).
+    """
+    from settings.config import lakehouse_path
+
+    root = settings.lakehouse.root
+    try:
+        return settings.lakehouse.storage() if is_remote(root) else lakehouse_path(root)
+    except ValueError as exc:
+        raise ConfigError(f"lakehouse.root {root!r}: {exc}", field="lakehouse.root") from None
 
 
-def done_stages(root: Path) -> list[str]:
+def lakehouse_name(root: Path | LakehouseStorage) -> str:
+    """How messages name the lakehouse: its path as given, or its ``s3a://`` URI."""
+    return root.uri() if isinstance(root, LakehouseStorage) else str(root)
+
+
+def _ingest_hint(root: Path | LakehouseStorage) -> str:
+    return f"csillag ingest PATH… --lakehouse {lakehouse_name(root)}"
+
+
+def done_stages(root: Path | LakehouseStorage) -> list[str]:
     """The chat stages whose ``_SUCCESS`` marker exists under ``root``, in pipeline order."""
+    if isinstance(root, LakehouseStorage):
+        return [stage for stage in CHAT_STAGES if root.is_file(MARKERS_DIR, stage, MARKER_FILE)]
     return [stage for stage in CHAT_STAGES if (root / MARKERS_DIR / stage / MARKER_FILE).is_file()]
 
 
-def documents_languages(root: Path) -> tuple[int, Counter[str]]:
+def documents_languages(root: Path | LakehouseStorage) -> tuple[int, Counter[str]]:
     """The ``documents`` table's row count, and how many rows carry each language code (empty codes left out)."""
     from deltalake import DeltaTable
     from deltalake.exceptions import TableNotFoundError
@@ -52,51 +81,61 @@ def documents_languages(root: Path) -> tuple[int, Counter[str]]:
     from graph.published import arrow_dataset
 
     try:
-        table = arrow_dataset(DeltaTable(str(root / "documents"))).to_table(columns=["language"])
+        if isinstance(root, LakehouseStorage):
+            delta = DeltaTable(root.delta_uri("documents"), storage_options=root.storage_options)
+            table = arrow_dataset(delta, root).to_table(columns=["language"])
+        else:
+            table = arrow_dataset(DeltaTable(str(root / "documents"))).to_table(columns=["language"])
     except TableNotFoundError as exc:
         raise LakehouseNotReadyError(
-            f"lakehouse {root} has a documents marker but no documents table; rebuild it with: "
-            f"{_ingest_hint(root)} --force", path=root, missing=["documents"],
+            f"lakehouse {lakehouse_name(root)} has a documents marker but no documents table; rebuild it with: "
+            f"{_ingest_hint(root)} --force", path=root if isinstance(root, Path) else root.uri(), missing=["documents"],
         ) from exc
     codes = table.column("language").to_pylist()
     return len(codes), Counter(code.strip() for code in codes if code and code.strip())
 
 
-def check_lakehouse(root: Path) -> LakehouseContents:
-    """The lakehouse at ``root`` if the chat tools can answer from it.
+def check_lakehouse(root: Path | LakehouseStorage) -> LakehouseContents:
+    """The lakehouse at ``root`` (a folder, or a bucket's storage) if the chat tools can answer from it.
 
     Raises:
-        LakehouseNotReadyError: ``root`` does not exist, a chat stage is not done, or there are no documents.
+        LakehouseNotReadyError: ``root`` does not exist (a bucket: nothing stored under it), a chat stage is not
+            done, or there are no documents.
+        graph.errors.StorageError: the bucket cannot be reached (names the endpoint and the cause).
     """
-    root = Path(root)
+    if isinstance(root, LakehouseStorage) and root.is_local:
+        root = root.path()
+    root = root if isinstance(root, LakehouseStorage) else Path(root)
+    name = lakehouse_name(root)
+    where = root if isinstance(root, Path) else name
     if not root.is_dir():
         raise LakehouseNotReadyError(
-            f"lakehouse {root} does not exist; ingest a corpus into it first: {_ingest_hint(root)}",
-            path=root, missing=list(CHAT_STAGES),
+            f"lakehouse {name} does not exist; ingest a corpus into it first: {_ingest_hint(root)}",
+            path=where, missing=list(CHAT_STAGES),
         )
     done = done_stages(root)
     missing = [stage for stage in CHAT_STAGES if stage not in done]
     if len(missing) == len(CHAT_STAGES):
         raise LakehouseNotReadyError(
-            f"lakehouse {root} holds no ingested corpus (no stage done); ingest one first: {_ingest_hint(root)}",
-            path=root, missing=missing,
+            f"lakehouse {name} holds no ingested corpus (no stage done); ingest one first: {_ingest_hint(root)}",
+            path=where, missing=missing,
         )
     if missing:
         raise LakehouseNotReadyError(
-            f"lakehouse {root} is half-built: stages {', '.join(missing)} not done (the chat tools need "
+            f"lakehouse {name} is half-built: stages {', '.join(missing)} not done (the chat tools need "
             f"{', '.join(CHAT_STAGES)}); finish it with: {_ingest_hint(root)}",
-            path=root, missing=missing,
+            path=where, missing=missing,
         )
     count, languages = documents_languages(root)
     if count == 0:
         raise LakehouseNotReadyError(
-            f"lakehouse {root} has no documents: every input was rejected (see its rejects table, or "
-            f"`csillag status --lakehouse {root}`)", path=root, missing=["documents"],
+            f"lakehouse {name} has no documents: every input was rejected (see its rejects table, or "
+            f"`csillag status --lakehouse {name}`)", path=where, missing=["documents"],
         )
     # Ties go to the alphabetically first code, so the choice does not depend on the table's row order.
     language = min(languages, key=lambda code: (-languages[code], code)) if languages else None
     if len(languages) > 1:
-        logger.warning("lakehouse %s holds documents in several languages %s; analysing questions as %s", root,
+        logger.warning("lakehouse %s holds documents in several languages %s; analysing questions as %s", name,
                        dict(languages), language)
     return LakehouseContents(root=root, documents=count, language=language)
 

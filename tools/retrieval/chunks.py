@@ -16,6 +16,9 @@ encoder with a ``model_id`` has them persisted beside the BM25 index as
 The ingestion pipeline's ``index`` stage builds both files right after the ``chunks`` stage with ``build_index`` —
 the same code path as ``from_lakehouse`` — so the chat side normally finds them and builds nothing; building at
 start-up remains for a lakehouse written before that stage existed, or a dense model turned on only on the chat side.
+
+A lakehouse in an S3 bucket is read the same way (delta-rs and pyarrow through ``graph.storage.LakehouseStorage``);
+its index files are copied once into a local folder (``LakehouseStorage.local_cache_dir``) and loaded from there.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from deltalake import DeltaTable
 from deltalake.exceptions import TableNotFoundError
 
 from graph.errors import GraphDataError
-from graph.files import atomic_open, atomic_write_text
+from graph.files import atomic_open, atomic_write_bytes, atomic_write_text
 from graph.published import arrow_dataset, open_table
 from graph.storage import LakehouseStorage, as_storage
 from graph.tables import CHUNKS, DOCUMENTS, NON_PROSE_UNIT_KINDS
@@ -142,11 +145,17 @@ class ChunkRetriever:
         return cls(chunks, BM25Index.build(analyzer.terms(c.text) for c in chunks), analyzer, dense)
 
     @classmethod
-    def from_lakehouse(cls, root: Path, language: str, *, dense: DenseEncoder | None = None,
+    def from_lakehouse(cls, root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder | None = None,
                        index_dir: Path | None = None) -> ChunkRetriever:
         """Load the lakehouse's published chunks and the BM25 index for their table version (built and saved if
-        missing)."""
-        return _load(Path(root), language, dense=dense, index_dir=index_dir, published=True)[0]
+        missing).
+
+        ``root`` is a folder or a storage; for a bucket the index files are read from local copies (``index_dir``,
+        else ``_index`` of the root's local cache folder), fetched from the bucket's ``_index`` first — the chat side
+        never writes into the bucket (its credentials may be read-only); an index it must build stays local.
+        """
+        return _load(root if isinstance(root, LakehouseStorage) else Path(root), language, dense=dense,
+                     index_dir=index_dir, published=True)[0]
 
     def get(self, chunk_id: str) -> Chunk:
         """The chunk with this id."""
@@ -277,6 +286,10 @@ def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder |
     rows.sort(key=lambda r: (r["doc_id"], r["chunk_index"]))
     chunks = [_chunk(r, titles.get(r["doc_id"], "")) for r in rows]
     analyzer = Analyzer(language)
+    storage = as_storage(root)
+    if published and not storage.is_local:
+        index_dir = _fetch_index(storage, language, version, getattr(dense, "model_id", None) if dense else None,
+                                 index_dir)
     path = _bm25_path(index_folder(root, index_dir), language, version)
     index = None if rebuild else _load_index(path, len(chunks))
     if index is None:
@@ -289,6 +302,26 @@ def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder |
         vectors = _dense_vectors(path.parent, version, dense, chunks, rebuild=rebuild, progress=progress,
                                  prune_below=prune_below)
     return ChunkRetriever(chunks, index, analyzer, dense, vectors), version
+
+
+def _fetch_index(storage: LakehouseStorage, language: str, version: int, model_id: str | None,
+                 index_dir: Path | None) -> Path:
+    """The local folder holding this chunks version's index files of a bucket lakehouse: each missing one is copied
+    from the bucket's ``_index`` (the ``index`` stage uploaded it). The names carry the chunks version and every
+    setting, so a copy already there is that same file; one the bucket lacks is left for ``_load`` to build."""
+    folder = Path(index_dir) if index_dir else storage.local_cache_dir() / INDEX_DIR
+    wanted = [_bm25_path(folder, language, version)] + ([_dense_path(folder, model_id, version)] if model_id else [])
+    for path in wanted:
+        if path.is_file():
+            continue
+        data = storage.read_bytes(INDEX_DIR, path.name)
+        if data is None:
+            logger.info("no index file %s in the bucket; building it locally", storage.uri(INDEX_DIR, path.name))
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, data)  # a concurrent reader sees no copy or the whole one
+        logger.info("index file %s copied to %s", storage.uri(INDEX_DIR, path.name), path)
+    return folder
 
 
 def _chunk(row: dict[str, Any], doc_title: str) -> Chunk:

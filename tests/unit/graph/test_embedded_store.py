@@ -9,6 +9,7 @@ import random
 import shutil
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -207,3 +208,24 @@ def test_issue_14_graph_reads_the_offsets_of_carried_mentions_from_mention_entit
     )
     text = tables["documents"].text[0]
     assert all(text[m.start : m.end] == m.text for m in graph.mentions)
+
+
+@pytest.mark.s3
+def test_issue_16_embedded_store_on_a_bucket_caches_locally_or_in_the_cache_dir_setting(
+    s3_bucket: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graph.storage import LakehouseStorage
+
+    bucket, s3 = s3_bucket
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lh", s3)
+    for table, frame in frames().items():
+        write_deltalake(storage.delta_uri(table), pa.Table.from_pandas(frame, preserve_index=False),
+                        storage_options=storage.storage_options)
+    _write_lakehouse(tmp_path / "local")
+    expected = EmbeddedGraphStore.from_settings(tmp_path / "local").stats()
+    assert EmbeddedGraphStore.from_settings(storage).stats() == expected
+    assert len(list((storage.local_cache_dir() / "_cache").glob("graph-v3-*.npz"))) == 1  # under $XDG_CACHE_HOME
+    assert not storage.is_dir("_cache")  # nothing written into the bucket
+    assert EmbeddedGraphStore.from_settings(storage, GraphSettings(cache_dir=tmp_path / "mine")).stats() == expected
+    assert len(list((tmp_path / "mine").glob("graph-v3-*.npz"))) == 1

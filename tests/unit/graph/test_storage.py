@@ -124,3 +124,25 @@ def test_issue_16_a_bucket_table_is_read_with_pyarrows_own_s3_filesystem(s3_buck
                             storage)
     assert isinstance(dataset.filesystem, pafs.S3FileSystem)
     assert dataset.count_rows() == 55
+
+
+def test_issue_16_local_cache_dir_is_the_folder_itself_or_one_user_cache_folder_per_bucket_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert LakehouseStorage.for_root(tmp_path / "lake").local_cache_dir() == tmp_path / "lake"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    minio = S3Settings(endpoint="http://127.0.0.1:9000", path_style=True)
+    folder = LakehouseStorage.for_root("s3a://books/lib/lh", minio).local_cache_dir()
+    assert folder.parent == tmp_path / "xdg" / "csillag" / "lakehouses" and folder.name.startswith("books-")
+    assert LakehouseStorage.for_root("s3://books/lib/lh/", minio).local_cache_dir() == folder  # the same root
+    others = {
+        LakehouseStorage.for_root("s3a://books/lib/other", minio).local_cache_dir(),  # another prefix
+        LakehouseStorage.for_root("s3a://books/lib/lh", S3Settings()).local_cache_dir(),  # the same name on AWS
+    }
+    assert folder not in others and len(others) == 2
+    # a relative XDG_CACHE_HOME is ignored, as the XDG rule says: the default ~/.cache then
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert LakehouseStorage.for_root("s3a://books/lib/lh", minio).local_cache_dir().parent == (
+        tmp_path / "home" / ".cache" / "csillag" / "lakehouses"
+    )

@@ -3,9 +3,10 @@ tests/unit/api/test_issue_16_lakehouse_uri.py).
 
 ``s3a://bucket/lh`` used to become the local folder ``s3a:/bucket/lh`` (pathlib folds the double slash) and a run
 "succeeded" into it. The pipeline, ``csillag status`` and ``summary`` now take s3a:// roots (proven against an S3 API
-server in tests/integration/test_issue_16_s3_pipeline.py); HDFS, GCS and Azure roots stay refused everywhere — csillag
-has no tested storage for them —, and so do s3a:// roots for the commands that still read a local folder only
-(``vacuum``, ``graph``, ``ask``). Each test checks the line and that nothing was written under the working folder.
+server in tests/integration/test_issue_16_s3_pipeline.py), and so does the chat side (``ask``; on a bucket:
+tests/unit/tools/test_issue_16_chat_on_a_bucket.py); HDFS, GCS and Azure roots stay refused everywhere — csillag has
+no tested storage for them —, and so do s3a:// roots for the commands that still read a local folder only
+(``vacuum``, ``graph``). Each test checks the line and that nothing was written under the working folder.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ import os
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from jobs.cli import main as cli_main
-from jobs.common import EXIT_USAGE
+from jobs.common import EXIT_FAILED, EXIT_USAGE
 from settings.config import lakehouse_path, load_settings
 from settings.errors import ConfigError
+from tools.errors import LakehouseNotReadyError
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "ingestion" / "samples" / "en"
@@ -63,8 +66,7 @@ def test_issue_16_remote_root_from_the_environment_names_the_variable(monkeypatc
 @pytest.mark.parametrize(
     ("command", "uri"),
     [(["status"], "hdfs://nn/lh"), (["pipeline", str(SAMPLES)], "hdfs://nn/lh"), (["ask", "Who?"], "hdfs://nn/lh"),
-     (["vacuum", "--dry-run"], "s3a://bucket/lh"), (["graph", "export", "g.graphml"], "s3a://bucket/lh"),
-     (["ask", "Who is Ishmael?"], "s3a://bucket/lh")],
+     (["vacuum", "--dry-run"], "s3a://bucket/lh"), (["graph", "export", "g.graphml"], "s3a://bucket/lh")],
 )
 def test_issue_16_cli_unsupported_lakehouse_option_is_one_line_exit_2(
     command: list[str], uri: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -104,17 +106,22 @@ def test_issue_16_spark_submit_user_check_starts_no_spark_submit(tmp_path: Path)
     assert not lake.exists()
 
 
-def test_issue_16_chat_side_refuses_an_s3a_root_setting_in_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+@pytest.mark.s3
+def test_issue_16_chat_side_reads_an_s3a_root_setting_and_names_it_when_it_holds_nothing(
+    s3_bucket: tuple[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    # the chat side reads a local folder only: an s3a:// lakehouse.root must not become the local folder "s3a:"
+    # the chat side reads the bucket (its answers: tests/unit/tools/test_issue_16_chat_on_a_bucket.py), and an
+    # s3a:// lakehouse.root never becomes the local folder "s3a:"
+    bucket, s3 = s3_bucket
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CSILLAG_LAKEHOUSE_ROOT", "s3a://bucket/lh")
-    assert cli_main(["ask", "Who is Ishmael?"]) == EXIT_USAGE
+    monkeypatch.setenv("CSILLAG_LAKEHOUSE_ROOT", f"s3a://{bucket}/lh")
+    monkeypatch.setenv("CSILLAG_LAKEHOUSE_S3", s3.model_dump_json())
+    assert cli_main(["ask", "Who is Ishmael?"]) == EXIT_FAILED
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "lakehouse.root 's3a://bucket/lh': s3a:// is not supported here" in err[0], err
+    assert err == [f"csillag: lakehouse s3a://{bucket}/lh does not exist; ingest a corpus into it first: "
+                   f"csillag ingest PATH… --lakehouse s3a://{bucket}/lh"], err
     from tools.platform import ChatPlatform
 
-    with pytest.raises(ConfigError, match="s3a:// is not supported here"):
+    with pytest.raises(LakehouseNotReadyError, match=f"lakehouse s3a://{bucket}/lh does not exist"):
         ChatPlatform.from_settings(load_settings())
     assert list(tmp_path.iterdir()) == []
