@@ -98,10 +98,9 @@ def surface_forms_by(
     from pyspark.sql import functions as F
 
     keys = ["doc_id", "text", "label"] if by_document else ["text", "label"]
+    out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
     if chunks is None:
-        rows = mentions.groupBy(*keys).agg(F.count("*").alias("n"), F.min("start").alias("first")).collect()
-        out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
-        for r in rows:
+        for r in mentions.groupBy(*keys).agg(F.count("*").alias("n"), F.min("start").alias("first")).collect():
             out.setdefault(r.doc_id if by_document else "", []).append(
                 SurfaceForm(text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first))
             )
@@ -124,7 +123,6 @@ def surface_forms_by(
         *[F.sum(sex).alias(sex) for sex in PRONOUN_PATTERNS],
         F.collect_list(F.struct("unit_id", "n")).alias("units"),
     ).collect()
-    out = {} if by_document else {"": []}
     for r in rows:
         out.setdefault(r.doc_id if by_document else "", []).append(
             SurfaceForm(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graph.storage import LakehouseStorage, is_remote
+from graph.storage import LakehouseStorage, as_storage, is_remote
 from tools.errors import ConfigError, LakehouseNotReadyError
 
 logger = logging.getLogger(__name__)
@@ -81,11 +81,9 @@ def documents_languages(root: Path | LakehouseStorage) -> tuple[int, Counter[str
     from graph.published import arrow_dataset
 
     try:
-        if isinstance(root, LakehouseStorage):
-            delta = DeltaTable(root.delta_uri("documents"), storage_options=root.storage_options)
-            table = arrow_dataset(delta, root).to_table(columns=["language"])
-        else:
-            table = arrow_dataset(DeltaTable(str(root / "documents"))).to_table(columns=["language"])
+        storage = as_storage(root)  # a folder's storage names the same local table
+        delta = DeltaTable(storage.delta_uri("documents"), storage_options=storage.storage_options)
+        table = arrow_dataset(delta, storage).to_table(columns=["language"])
     except TableNotFoundError as exc:
         raise LakehouseNotReadyError(
             f"lakehouse {lakehouse_name(root)} has a documents marker but no documents table; rebuild it with: "
