@@ -29,9 +29,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.problems import ProblemError
-from api.security import confine_path
+from api.security import confine_path, confine_uri, folder_roots
 from api.state import INTERRUPTED, StateStore
-from settings.config import PROJECT_ROOT, CsillagSettings, lakehouse_path
+from graph.storage import LakehouseStorage, StorageError
+from settings.config import PROJECT_ROOT, CsillagSettings, lakehouse_root
 from tools.ingestion import IngestionResult, StageReport
 
 logger = logging.getLogger(__name__)
@@ -75,14 +76,22 @@ class RunRecord(BaseModel):
     key: str = Field(default="", description="Identifies identical requests.")
 
 
-def read_markers(lakehouse: Path) -> dict[str, dict[str, Any]]:
-    """Every ``<lakehouse>/_markers/<stage>/_SUCCESS`` as JSON, by stage; unreadable ones are skipped."""
+def read_markers(storage: LakehouseStorage) -> dict[str, dict[str, Any]]:
+    """Every ``<lakehouse>/_markers/<stage>/_SUCCESS`` as JSON, by stage (a folder or a bucket); unreadable ones,
+    and a store that cannot be listed, are logged and skipped: the run's own record is still answered."""
     out: dict[str, dict[str, Any]] = {}
-    for marker in sorted((lakehouse / "_markers").glob("*/_SUCCESS")):
+    try:
+        stages = storage.list_dirs("_markers")
+    except (OSError, StorageError) as exc:
+        logger.warning("cannot list the markers of %s: %s", storage.uri(), exc)
+        return out
+    for stage in stages:
         try:
-            out[marker.parent.name] = json.loads(marker.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            logger.warning("skipping unreadable marker %s: %s", marker, exc)
+            text = storage.read_text("_markers", stage, "_SUCCESS")
+            if text is not None:
+                out[stage] = json.loads(text)
+        except (OSError, StorageError, ValueError) as exc:
+            logger.warning("skipping unreadable marker of %s in %s: %s", stage, storage.uri(), exc)
     return out
 
 
@@ -102,7 +111,7 @@ def parse_job_output(stdout: str) -> IngestionResult | None:
 class RunManager:
     """Starts, deduplicates, tracks and cancels ingestion runs; one per API process, used from its event loop."""
 
-    def __init__(self, settings: CsillagSettings, store: StateStore, roots: list[Path]) -> None:
+    def __init__(self, settings: CsillagSettings, store: StateStore, roots: list[Path | str]) -> None:
         self.settings = settings
         self.store = store
         self.roots = roots
@@ -130,7 +139,7 @@ class RunManager:
 
         return STAGE_NAMES
 
-    def _validate(self, request: RunRequest) -> tuple[list[str], Path, list[str] | None]:
+    def _validate(self, request: RunRequest) -> tuple[list[str], str, list[str] | None]:
         tools = self.ingestion_tools()
         if request.tool not in tools:
             raise ProblemError(
@@ -147,18 +156,20 @@ class RunManager:
                     errors=[{"loc": ["body", "stages"], "msg": "unknown stage"}],
                 )
             stages = [s for s in valid if s in request.stages]  # pipeline order
-        inputs = [
-            str(confine_path(raw, self.roots, field=f"inputs.{i}")) for i, raw in enumerate(request.inputs)
-        ]
+        folders = folder_roots(self.roots)
+        inputs = [str(confine_path(raw, folders, field=f"inputs.{i}")) for i, raw in enumerate(request.inputs)]
         lake_raw = request.lakehouse if request.lakehouse is not None else str(self.settings.lakehouse.root)
-        try:  # an s3a:// root would otherwise pass as a relative folder named "s3a:"
-            lake_raw = str(lakehouse_path(lake_raw))
+        try:  # an s3a:// root would otherwise pass as a relative folder named "s3a:"; hdfs:// and others: refused
+            root = lakehouse_root(lake_raw)
         except ValueError as exc:
             raise ProblemError(
                 422, f"lakehouse {lake_raw!r}: {exc}", errors=[{"loc": ["body", "lakehouse"], "msg": "unsupported URI"}]
             ) from None
-        lakehouse = confine_path(lake_raw, self.roots, field="lakehouse", must_exist=False)
-        return inputs, lakehouse, stages
+        if isinstance(root, str):  # a bucket: under a bucket root, or the server's own configured lakehouse
+            own = self.settings.lakehouse.root
+            return inputs, confine_uri(root, [*self.roots, *([own] if isinstance(own, str) else [])],
+                                       field="lakehouse"), stages
+        return inputs, str(confine_path(str(root), folders, field="lakehouse", must_exist=False)), stages
 
     def start(self, request: RunRequest) -> tuple[RunRecord, bool]:
         """Queue a run, or return the queued/running identical one; ``(record, created)``.
@@ -217,7 +228,7 @@ class RunManager:
         roots (a symlink inside an allowed folder), which the API's check of the named inputs cannot see.
         """
         env = {k: v for k, v in os.environ.items() if k != "CSILLAG_API_API_KEY"}  # the job needs no API secret
-        env["CSILLAG_INGESTION_ALLOWED_ROOTS"] = json.dumps([str(root) for root in self.roots])
+        env["CSILLAG_INGESTION_ALLOWED_ROOTS"] = json.dumps([str(root) for root in folder_roots(self.roots)])
         return env
 
     def result_file(self, run_id: str) -> Path:
@@ -293,7 +304,7 @@ class RunManager:
     def view(self, run_id: str) -> RunRecord:
         """The run's record with the lakehouse's current stage markers."""
         record = self.get(run_id)
-        record.markers = read_markers(Path(record.lakehouse))
+        record.markers = read_markers(LakehouseStorage.for_root(record.lakehouse, self.settings.lakehouse.s3))
         return record
 
     def list(self, *, limit: int = 100, status: str | None = None) -> list[RunRecord]:

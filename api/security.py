@@ -46,9 +46,33 @@ async def require_api_key(
         raise ProblemError(401, "invalid API key", headers={"WWW-Authenticate": "Bearer"})
 
 
-def resolve_roots(roots: Sequence[Path]) -> list[Path]:
-    """The allowed roots as absolute, symlink-free paths (resolved once, at start-up)."""
-    return [Path(root).expanduser().resolve() for root in roots]
+def resolve_roots(roots: Sequence[Path | str]) -> list[Path | str]:
+    """The allowed roots: folders as absolute, symlink-free paths (resolved once, at start-up); bucket URIs
+    (``s3a://BUCKET/PATH``, already normalised by the settings) as they are."""
+    return [root if isinstance(root, str) else Path(root).expanduser().resolve() for root in roots]
+
+
+def folder_roots(roots: Sequence[Path | str]) -> list[Path]:
+    """The allowed roots that are folders of this machine (inputs are only ever local files)."""
+    return [root for root in roots if isinstance(root, Path)]
+
+
+def confine_uri(uri: str, roots: Sequence[Path | str], *, field: str) -> str:
+    """``uri`` (an ``s3a://BUCKET/PATH`` lakehouse, normalised) if it is one of the bucket roots or lies under one.
+
+    A bucket has no symlinks, so the comparison is of key segments: ``s3a://b/lh`` allows ``s3a://b/lh/x`` but not
+    ``s3a://b/lh2``; ``..`` is refused rather than interpreted (S3 keeps it as a literal key part).
+
+    Raises:
+        ProblemError: 403 for ``..`` or a URI under no bucket root, naming the URI as the client gave it.
+    """
+    scheme, _, rest = uri.partition("://")
+    if ".." in rest.split("/"):
+        raise ProblemError(403, f"{field}: {uri!r} refused: '..' is not allowed in paths")
+    buckets = [root for root in roots if isinstance(root, str)]
+    if not any(uri == root or uri.startswith(root.rstrip("/") + "/") for root in buckets):  # roots not named: as paths
+        raise ProblemError(403, f"{field}: {uri!r} refused: it lies under no allowed bucket root (api.allowed_roots)")
+    return uri
 
 
 def confine_path(raw: str, roots: Sequence[Path], *, field: str, must_exist: bool = True) -> Path:

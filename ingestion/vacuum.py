@@ -13,6 +13,10 @@ run's files not yet committed would look like garbage to a short horizon.
 A VACUUM that deletes files adds two commits (``VACUUM START``/``END``) to the table, which change no row. The
 retrieval index files are named after the chunks table version, so this module links them under the new version
 too, rather than leaving the next run to rebuild (and, with a dense model, re-embed) an identical index.
+
+The root is a folder or an S3 bucket (``graph.storage.LakehouseStorage``): delta-rs vacuums either with the same
+``storage_options`` its commits use, the lock is the bucket's conditional-create one, and in a bucket, which has no
+links, the index files are copied under the new version.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graph.errors import GraphDataError
+from graph.errors import GraphDataError, StorageError
 from graph.files import atomic_open
 from graph.published import read_published
+from graph.storage import LakehouseStorage, as_storage
 from ingestion.errors import LakehouseError
 from ingestion.lock import LakehouseLock
 
@@ -52,7 +57,7 @@ class TableVacuum:
 class VacuumReport:
     """What ``vacuum_lakehouse`` did, table by table."""
 
-    root: Path
+    root: Path | str  # the folder, or the bucket's s3a:// URI
     retention_hours: int
     dry_run: bool
     tables: list[TableVacuum] = field(default_factory=list)
@@ -64,46 +69,56 @@ class VacuumReport:
         return sum(len(t.files) for t in self.tables)
 
 
-def lakehouse_tables(root: Path) -> list[str]:
-    """The Delta tables directly under ``root`` (folders with a ``_delta_log``), sorted."""
-    return sorted(p.name for p in root.iterdir() if (p / "_delta_log").is_dir())
+def lakehouse_tables(root: Path | LakehouseStorage) -> list[str]:
+    """The Delta tables directly under ``root`` (folders, or key prefixes, with a ``_delta_log``), sorted."""
+    storage = as_storage(root)
+    return [name for name in storage.list_dirs() if storage.is_table(name)]
 
 
 def vacuum_lakehouse(
-    root: Path, *, retention_hours: int, dry_run: bool = False, wait_seconds: float = 0.0
+    root: Path | LakehouseStorage, *, retention_hours: int, dry_run: bool = False, wait_seconds: float = 0.0
 ) -> VacuumReport:
-    """VACUUM every table under ``root``, keeping what the versions of the last ``retention_hours`` and the
-    published versions need; holds the lakehouse's lock (waiting up to ``wait_seconds`` for a run to finish).
+    """VACUUM every table under ``root`` (a folder or a bucket's storage), keeping what the versions of the last
+    ``retention_hours`` and the published versions need; holds the lakehouse's lock (waiting up to
+    ``wait_seconds`` for a run to finish).
 
     Raises:
-        LakehouseError: the root is not a folder, the retention is negative, the publish manifest is unreadable,
-            or a table cannot be vacuumed.
+        LakehouseError: the root is not a folder (or holds nothing in its bucket), the retention is negative, the
+            publish manifest is unreadable, or a table cannot be vacuumed.
         LakehouseBusyError: a run still holds the lakehouse after the wait.
     """
     if retention_hours < 0:
         raise LakehouseError(f"retention of {retention_hours} hours is invalid; give 0 or more hours")
-    root = Path(root)
-    if not root.is_dir():
-        raise LakehouseError(f"lakehouse {root} does not exist or is not a folder", path=str(root))
+    storage = as_storage(root)
+    try:
+        exists = storage.is_dir()
+    except StorageError as exc:
+        raise LakehouseError(str(exc), path=storage.uri()) from exc
+    if not exists:
+        where = storage.local if storage.is_local else storage.uri()
+        kind = "is not a folder" if storage.is_local else "holds nothing in its bucket"
+        raise LakehouseError(f"lakehouse {where} does not exist or {kind}", path=str(where))
     run_id = time.strftime("vacuum-%Y%m%dT%H%M%S")
-    with LakehouseLock(root, run_id=run_id, tool="vacuum", wait_seconds=wait_seconds):
-        return _vacuum_locked(root, retention_hours=retention_hours, dry_run=dry_run)
+    with LakehouseLock(storage, run_id=run_id, tool="vacuum", wait_seconds=wait_seconds):
+        return _vacuum_locked(storage, retention_hours=retention_hours, dry_run=dry_run)
 
 
-def _vacuum_locked(root: Path, *, retention_hours: int, dry_run: bool) -> VacuumReport:
+def _vacuum_locked(storage: LakehouseStorage, *, retention_hours: int, dry_run: bool) -> VacuumReport:
     from deltalake import DeltaTable
     from deltalake.exceptions import DeltaError
 
+    root: Path | str = storage.local if storage.local is not None else storage.uri()
     try:
-        manifest = read_published(root)
-    except GraphDataError as exc:
+        manifest = read_published(storage)
+    except (GraphDataError, StorageError) as exc:
         raise LakehouseError(str(exc), path=str(root)) from exc
     published = manifest.tables if manifest is not None else {}
     report = VacuumReport(root=root, retention_hours=retention_hours, dry_run=dry_run)
-    for name in lakehouse_tables(root):
-        path = root / name
+    options = storage.storage_options
+    for name in lakehouse_tables(storage):
+        uri = storage.delta_uri(name)
         try:
-            table = DeltaTable(str(path))
+            table = DeltaTable(uri, storage_options=options)
             before = table.version()
             keep = [published[name]] if name in published else []
             # The setting is the horizon: Delta's own minimum (the table's deletedFileRetentionDuration, 7 days by
@@ -112,14 +127,17 @@ def _vacuum_locked(root: Path, *, retention_hours: int, dry_run: bool) -> Vacuum
                 retention_hours=retention_hours, dry_run=dry_run, enforce_retention_duration=False,
                 keep_versions=keep or None,
             )
-            after = DeltaTable(str(path)).version()
+            after = DeltaTable(uri, storage_options=options).version()
         except (DeltaError, OSError) as exc:
-            raise LakehouseError(f"cannot vacuum table {name} in {root}: {exc}", path=str(path)) from exc
+            raise LakehouseError(f"cannot vacuum table {name} in {root}: {exc}", path=uri) from exc
         report.tables.append(TableVacuum(name, sorted(files), before, after, keep))
         logger.info("vacuum %s: %s %d files (version %d -> %d)", name, "would remove" if dry_run else "removed",
                     len(files), before, after)
         if name == "chunks" and after != before:
-            report.linked_index_files = _carry_index_over(root / INDEX_DIR, before, after)
+            report.linked_index_files = (
+                _carry_index_over(storage.path(INDEX_DIR), before, after) if storage.is_local
+                else _copy_index_over(storage, before, after)
+            )
     return report
 
 
@@ -145,3 +163,21 @@ def _carry_index_over(folder: Path, before: int, after: int) -> list[str]:
                 shutil.copyfileobj(source, copy)
         linked.append(target.name)
     return linked
+
+
+def _copy_index_over(storage: LakehouseStorage, before: int, after: int) -> list[str]:
+    """A bucket's ``_carry_index_over``: S3 has no links, so each index file of ``before`` is copied under
+    ``after`` (a PUT is atomic: a reader sees the whole copy or none)."""
+    copied = []
+    for name in storage.list_files(INDEX_DIR):
+        match = _VERSIONED_FILE.match(name)
+        if match is None or int(match["version"]) != before:
+            continue
+        target = f"{match['stem']}{after}{match['suffix']}"
+        if storage.is_file(INDEX_DIR, target):
+            continue
+        data = storage.read_bytes(INDEX_DIR, name)
+        if data is not None:
+            storage.write_bytes(INDEX_DIR, target, data=data)
+            copied.append(target)
+    return copied

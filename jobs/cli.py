@@ -30,7 +30,7 @@ from jobs.cli_tasks import tasks
 from jobs.summary import summary
 from settings.config import CsillagSettings
 from tools.ask import ask_command
-from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_root, lakehouse_storage, run
+from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_storage, run
 
 logger = logging.getLogger(__name__)
 
@@ -106,13 +106,13 @@ def vacuum(
     from jobs.common import EXIT_BUSY
 
     settings = settings_from(ctx)
-    root = lakehouse_root(lakehouse, settings)
+    storage = lakehouse_storage(lakehouse, settings)  # a folder or a bucket
     hours = retention_hours if retention_hours is not None else settings.lakehouse.retention_hours
     try:
-        report = vacuum_lakehouse(root, retention_hours=hours, dry_run=dry_run, wait_seconds=wait_seconds)
+        report = vacuum_lakehouse(storage, retention_hours=hours, dry_run=dry_run, wait_seconds=wait_seconds)
     except LakehouseBusyError as exc:
         fail(str(exc), EXIT_BUSY)
-    except LakehouseError as exc:
+    except (LakehouseError, StorageError) as exc:  # StorageError: the bucket cannot be listed or read
         fail(str(exc), EXIT_FAILED)
     if as_json:
         click.echo(json.dumps({t.table: t.files for t in report.tables}, indent=2))
@@ -120,7 +120,8 @@ def vacuum(
     verb = "would remove" if dry_run else "removed"
     for table in report.tables:
         click.echo(f"{table.table}: {verb} {len(table.files)} file(s)")
-    click.echo(f"{verb} {report.files} file(s) in {len(report.tables)} table(s) of {root} (retention {hours} h)")
+    click.echo(f"{verb} {report.files} file(s) in {len(report.tables)} table(s) of {report.root} "
+               f"(retention {hours} h)")
 
 
 cli.add_command(ask_command)

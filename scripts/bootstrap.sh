@@ -44,3 +44,9 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
 else
   say "packages up to date"
 fi
+
+# Delta's and the S3A connector's jars, once, with one JVM (ingestion/packages.py says why: two JVMs resolving at once
+# into one Ivy folder can read each other's half-written jars). Instant when they are there.
+if ! "$VENV/bin/python" -m ingestion.packages; then
+  exit 1
+fi

@@ -244,10 +244,20 @@ class ApiSettings(BaseModel):
     state_dir: Path = Field(
         default=Path(".cache/api"), description="Where the API keeps its SQLite state (tasks, runs) and run logs."
     )
-    allowed_roots: list[Path] = Field(
-        default_factory=lambda: [Path(".")],
-        description="Folders that input and lakehouse paths must lie in; relative paths resolve against the first.",
+    allowed_roots: list[Path | str] = Field(
+        default_factory=lambda: list[Path | str]([Path(".")]),
+        description="Folders that input and lakehouse paths must lie in; relative paths resolve against the first. "
+        "An s3a://BUCKET/PATH entry allows lakehouses under it (inputs stay local files); a bucket lakehouse.root "
+        "is allowed as the server's own.",
     )
+
+    @field_validator("allowed_roots", mode="before")
+    @classmethod
+    def _check_allowed_roots(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple):  # each a folder or a bucket URI, HDFS & co. refused naming the entry
+            return [lakehouse_root(v) if isinstance(v, str | os.PathLike) else v for v in value]
+        return value
+
     max_body_bytes: int = Field(default=1_000_000, ge=1024, description="Larger request bodies are refused (413).")
     max_concurrent_runs: int = Field(default=1, ge=1, description="Ingestion runs executing at once; others queue.")
     max_queued_runs: int = Field(

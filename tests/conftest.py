@@ -131,3 +131,34 @@ def s3_bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch, request: pytest
     settings = S3Settings(endpoint=s3_endpoint, region="us-east-1", path_style=True)
     boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1").create_bucket(Bucket=bucket)
     return bucket, settings
+
+
+
+# Fixtures (and a mark) that hold one thing for the whole run: a novel ingested once, or the one Neo4j database that
+# tests clear. A test module that names one of them runs in one scope with all the others that do.
+SHARED_RUN_NAMES = ("war_and_peace_run", "egri_run", "neo4j_settings", "mark.neo4j")
+SHARED_SCOPE = "novels-and-neo4j"
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's scheduling when scripts/test.sh runs two workers: whole test modules per worker (as
+    ``--dist loadscope``), so a module-scoped pipeline run is built once; and every module that shares a session's
+    novel ingestion or the Neo4j database in one scope, so a novel is ingested once and two workers never clear
+    Neo4j under each other. (``--dist loadgroup`` with ``xdist_group`` marks would say this, but pytest-xdist 3.8
+    cannot rename pytest 9's node ids, so its groups are silently ignored.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    scopes: dict[str, str] = {}
+
+    class SharedRunScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            if module not in scopes:
+                try:
+                    source = (config.rootpath / module).read_text(encoding="utf-8")
+                except OSError:
+                    source = ""
+                scopes[module] = SHARED_SCOPE if any(name in source for name in SHARED_RUN_NAMES) else module
+            return scopes[module]
+
+    return SharedRunScheduling(config, log)
