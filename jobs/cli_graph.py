@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_root
+from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_storage
 
 logger = logging.getLogger(__name__)
 
@@ -19,13 +19,13 @@ def graph() -> None:
 
 
 def _graph_data(ctx: click.Context, lakehouse: str | None) -> Any:
-    from graph.errors import GraphDataError
+    from graph.errors import GraphDataError, StorageError
     from graph.model import GraphData
 
-    root = lakehouse_root(lakehouse, cli_settings(ctx))
+    root = lakehouse_storage(lakehouse, cli_settings(ctx))  # a folder or a bucket
     try:
         return GraphData.from_lakehouse(root)
-    except GraphDataError as exc:
+    except (GraphDataError, StorageError) as exc:
         fail(str(exc), EXIT_FAILED)
 
 
@@ -91,7 +91,7 @@ def graph_load(ctx: click.Context, lakehouse: str | None) -> None:
     from graph.loading import load_into_neo4j
 
     settings = cli_settings(ctx)
-    root = lakehouse_root(lakehouse, settings)
+    root = lakehouse_storage(lakehouse, settings)  # a folder or a bucket
     try:
         done = load_into_neo4j(root, settings.neo4j, published=True)
     except GraphStoreError as exc:

@@ -12,13 +12,12 @@ from __future__ import annotations
 import logging
 import logging.config
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 
 from graph.storage import LakehouseStorage
-from settings.config import PROJECT_ROOT, CsillagSettings, lakehouse_path, load_settings
+from settings.config import PROJECT_ROOT, CsillagSettings, load_settings
 from settings.config import lakehouse_root as config_lakehouse_root
 from settings.errors import ConfigError
 
@@ -47,16 +46,6 @@ class CliError(click.ClickException):
     def show(self, file: Any = None) -> None:
         """One line, no usage text."""
         click.echo(f"csillag: {self.message}", err=True)
-
-
-def lakehouse_root(raw: str | None, settings: CsillagSettings) -> Path:
-    """A ``--lakehouse`` option's root, else ``lakehouse.root``; an unsupported URI (``s3a://…``) ends the command
-    with one line instead of becoming a local folder named ``s3a:``."""
-    value = raw if raw else settings.lakehouse.root
-    try:
-        return lakehouse_path(value)
-    except ValueError as exc:  # an s3a:// root in the settings: these commands read a local folder only
-        fail(f"--lakehouse {raw!r}: {exc}" if raw else f"lakehouse.root {value!r}: {exc}")
 
 
 def lakehouse_storage(raw: str | None, settings: CsillagSettings | None) -> LakehouseStorage:

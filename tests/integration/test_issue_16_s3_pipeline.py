@@ -229,3 +229,38 @@ def test_issue_16_csillag_ask_answers_from_the_bucket_as_from_local_disk(
         assert (folder / "_index" / name).read_bytes() == storage.read_bytes("_index", name)
     assert storage.list_files("_index") == index_files and not storage.is_dir("_cache")
     assert list(cwd.iterdir()) == []  # no local folder named "s3a:"
+
+
+def _cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "jobs.cli", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def test_issue_16_csillag_graph_exports_and_loads_the_bucket_as_local_disk(
+    s3_run: SimpleNamespace, neo4j_settings: Any
+) -> None:
+    """``csillag graph export`` and ``csillag graph load`` read a bucket as a folder: the same GraphML, and a load
+    from the bucket right after one from local disk changes nothing in Neo4j (the same graph, item for item)."""
+    cwd = s3_run.tmp / "graph-cwd"
+    cwd.mkdir()
+    env = {k: v for k, v in _environment(s3_run.s3).items()
+           if not k.startswith(("CSILLAG_NEO4J_", "CSILLAG_GRAPH_", "CSILLAG_LAKEHOUSE_ROOT"))}
+    env |= {"CSILLAG_NEO4J_URI": neo4j_settings.uri, "CSILLAG_NEO4J_USER": neo4j_settings.user,
+            "CSILLAG_NEO4J_PASSWORD": neo4j_settings.password.get_secret_value(),
+            "CSILLAG_NEO4J_DATABASE": neo4j_settings.database}
+    exported = {}
+    for name, root in (("bucket", s3_run.root), ("disk", str(s3_run.local))):
+        out = s3_run.tmp / f"{name}.graphml"
+        done = _cli("graph", "export", str(out), "--lakehouse", root, env=env, cwd=cwd)
+        assert done.returncode == 0, done.stderr[-2000:]
+        exported[name] = out.read_text(encoding="utf-8")
+    assert "Ellen Pryor" in exported["bucket"] and exported["bucket"] == exported["disk"]
+
+    from_disk = _cli("graph", "load", "--lakehouse", str(s3_run.local), env=env, cwd=cwd)
+    assert from_disk.returncode == 0, from_disk.stderr[-2000:]
+    from_bucket = _cli("graph", "load", "--lakehouse", s3_run.root, env=env, cwd=cwd)
+    assert from_bucket.returncode == 0, from_bucket.stderr[-2000:]
+    assert "nothing changed" in from_bucket.stdout and neo4j_settings.uri in from_bucket.stdout, from_bucket.stdout
+    held = from_disk.stdout.split(" holds ", 1)[1].split(";", 1)[0]
+    assert held == from_bucket.stdout.split(" holds ", 1)[1].split(";", 1)[0] and held.split()[0] != "0", held
+    assert list(cwd.iterdir()) == []  # no local folder named "s3a:"

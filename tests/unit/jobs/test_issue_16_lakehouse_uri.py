@@ -5,8 +5,8 @@ tests/unit/api/test_issue_16_lakehouse_uri.py).
 "succeeded" into it. The pipeline, ``csillag status`` and ``summary`` now take s3a:// roots (proven against an S3 API
 server in tests/integration/test_issue_16_s3_pipeline.py), and so does the chat side (``ask``; on a bucket:
 tests/unit/tools/test_issue_16_chat_on_a_bucket.py); HDFS, GCS and Azure roots stay refused everywhere — csillag has
-no tested storage for them —, and so do s3a:// roots for the commands that still read a local folder only
-(``graph``; ``vacuum`` takes a bucket: tests/unit/ingestion/test_issue_16_vacuum_on_a_bucket.py). Each test
+no tested storage for them (``vacuum`` and ``graph`` take a bucket too:
+tests/unit/ingestion/test_issue_16_vacuum_on_a_bucket.py, tests/integration/test_issue_16_s3_pipeline.py). Each test
 checks the line and that nothing was written under the working folder.
 """
 
@@ -67,7 +67,7 @@ def test_issue_16_remote_root_from_the_environment_names_the_variable(monkeypatc
 @pytest.mark.parametrize(
     ("command", "uri"),
     [(["status"], "hdfs://nn/lh"), (["pipeline", str(SAMPLES)], "hdfs://nn/lh"), (["ask", "Who?"], "hdfs://nn/lh"),
-     (["vacuum", "--dry-run"], "hdfs://nn/lh"), (["graph", "export", "g.graphml"], "s3a://bucket/lh")],
+     (["vacuum", "--dry-run"], "hdfs://nn/lh"), (["graph", "export", "g.graphml"], "gs://bucket/lh")],
 )
 def test_issue_16_cli_unsupported_lakehouse_option_is_one_line_exit_2(
     command: list[str], uri: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
