@@ -8,7 +8,7 @@ local disk leaves from the same input, table for table and row for row; a rerun 
 
 Both lakehouses are built once per module (``s3_run``); the chat side then asks them the same questions through the
 user's commands (``python -m tools.ask``, ``csillag ask``) and must give the same answers from the bucket as from
-local disk.
+local disk; ``csillag graph export|load`` and the pipeline's ``neo4j`` stage read the bucket as they read a folder.
 """
 
 from __future__ import annotations
@@ -264,3 +264,32 @@ def test_issue_16_csillag_graph_exports_and_loads_the_bucket_as_local_disk(
     held = from_disk.stdout.split(" holds ", 1)[1].split(";", 1)[0]
     assert held == from_bucket.stdout.split(" holds ", 1)[1].split(";", 1)[0] and held.split()[0] != "0", held
     assert list(cwd.iterdir()) == []  # no local folder named "s3a:"
+
+
+def test_issue_16_pipeline_neo4j_stage_loads_from_the_bucket_and_marks_it_there(
+    s3_run: SimpleNamespace, neo4j_settings: Any, tmp_path: Path
+) -> None:
+    """The pipeline's ``neo4j`` stage (``graph.store = "neo4j"``) on the bucket lakehouse: it loads the published
+    graph, writes its marker into the bucket, and a rerun finds it up to date. (Runs after the graph test above,
+    which left Neo4j holding this graph: the stage then changes nothing, and says so in its counts.)"""
+    env = _environment(s3_run.s3) | {
+        "CSILLAG_GRAPH_STORE": "neo4j", "CSILLAG_NEO4J_URI": neo4j_settings.uri,
+        "CSILLAG_NEO4J_USER": neo4j_settings.user,
+        "CSILLAG_NEO4J_PASSWORD": neo4j_settings.password.get_secret_value(),
+        "CSILLAG_NEO4J_DATABASE": neo4j_settings.database,
+    }
+    results = []
+    for attempt in ("first", "again"):
+        done = subprocess.run(
+            [*PYTHON_M, str(SAMPLES / "en"), "--lakehouse", s3_run.root, "--stages", "neo4j",
+             "--result-file", str(tmp_path / f"{attempt}.json")],
+            cwd=s3_run.work, env=env, capture_output=True, text=True, timeout=600, check=False,
+        )
+        assert done.returncode == 0, done.stderr[-4000:]
+        results.append(json.loads((tmp_path / f"{attempt}.json").read_text()))
+    first, again = ({s["stage"]: s for s in r["stages"]}["neo4j"] for r in results)
+    assert first["status"] == "succeeded", first
+    marker = json.loads(s3_run.storage.read_text("_markers", "neo4j", "_SUCCESS") or "{}")
+    assert marker["run_id"] == results[0]["run_id"], marker
+    assert again["status"] == "skipped" and again["reason"] == "up to date", again
+    assert list(s3_run.work.iterdir()) == []  # no local folder named "s3a:"
