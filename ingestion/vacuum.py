@@ -134,41 +134,18 @@ def _vacuum_locked(storage: LakehouseStorage, *, retention_hours: int, dry_run: 
         logger.info("vacuum %s: %s %d files (version %d -> %d)", name, "would remove" if dry_run else "removed",
                     len(files), before, after)
         if name == "chunks" and after != before:
-            report.linked_index_files = (
-                _carry_index_over(storage.path(INDEX_DIR), before, after) if storage.is_local
-                else _copy_index_over(storage, before, after)
-            )
+            report.linked_index_files = _carry_index_over(storage, before, after)
     return report
 
 
-def _carry_index_over(folder: Path, before: int, after: int) -> list[str]:
-    """Link the index files of chunks version ``before`` under ``after`` too: VACUUM's commits change no chunk.
+def _carry_index_over(storage: LakehouseStorage, before: int, after: int) -> list[str]:
+    """Put the index files of chunks version ``before`` under ``after`` too: VACUUM's commits change no chunk.
 
-    The old names stay, since the publish manifest may name them; the index stage's next publish prunes them.
+    A folder gets hard links (a copy, written aside and renamed into place, where links are not supported); a
+    bucket, which has no links, a copy (a PUT is atomic: a reader sees the whole copy or none). The old names stay,
+    since the publish manifest may name them; the index stage's next publish prunes them.
     """
-    if not folder.is_dir():
-        return []
-    linked = []
-    for path in sorted(folder.iterdir()):
-        match = _VERSIONED_FILE.match(path.name)
-        if match is None or int(match["version"]) != before:
-            continue
-        target = folder / f"{match['stem']}{after}{match['suffix']}"
-        if target.exists():
-            continue
-        try:
-            os.link(path, target)
-        except OSError:  # a file system without hard links: a copy, written aside and renamed into place
-            with path.open("rb") as source, atomic_open(target, "wb") as copy:
-                shutil.copyfileobj(source, copy)
-        linked.append(target.name)
-    return linked
-
-
-def _copy_index_over(storage: LakehouseStorage, before: int, after: int) -> list[str]:
-    """A bucket's ``_carry_index_over``: S3 has no links, so each index file of ``before`` is copied under
-    ``after`` (a PUT is atomic: a reader sees the whole copy or none)."""
-    copied = []
+    carried = []
     for name in storage.list_files(INDEX_DIR):
         match = _VERSIONED_FILE.match(name)
         if match is None or int(match["version"]) != before:
@@ -176,8 +153,17 @@ def _copy_index_over(storage: LakehouseStorage, before: int, after: int) -> list
         target = f"{match['stem']}{after}{match['suffix']}"
         if storage.is_file(INDEX_DIR, target):
             continue
-        data = storage.read_bytes(INDEX_DIR, name)
-        if data is not None:
+        if storage.is_local:
+            source, copy = storage.path(INDEX_DIR, name), storage.path(INDEX_DIR, target)
+            try:
+                os.link(source, copy)
+            except OSError:
+                with source.open("rb") as reader, atomic_open(copy, "wb") as writer:
+                    shutil.copyfileobj(reader, writer)
+        else:
+            data = storage.read_bytes(INDEX_DIR, name)
+            if data is None:
+                continue
             storage.write_bytes(INDEX_DIR, target, data=data)
-            copied.append(target)
-    return copied
+        carried.append(target)
+    return carried
