@@ -25,6 +25,7 @@ __all__ = [
     "FEMALE",
     "MALE",
     "MARRIED",
+    "SURNAME_TITLES",
     "UNMARRIED",
     "gender_of_titles",
     "genders_compatible",
@@ -57,6 +58,12 @@ _GENDER_OF_TITLE: dict[str, str] = {
     ),
 }
 _SPECIFICITY = {"": 0, FEMALE: 1, MALE: 2, MARRIED: 2, UNMARRIED: 2}
+# Forms of address written before a surname ("Mr. Bennet", "Madame Magloire"); a rank such as Prince or Count goes
+# before a given name as often ("Prince Andrew").
+SURNAME_TITLES = frozenset(
+    "mr m mister monsieur herr signor senor mrs missus mme madame frau signora senora miss mlle mademoiselle "
+    "fraulein fräulein signorina senorita ms".split()
+)
 # A sovereign is not called by a lesser title: "Emperor Alexander" and "Prince Alexander" are two people.
 SOVEREIGN_TITLES = frozenset("emperor empress tsar tsarina tsaritsa king queen sultan kaiser".split())
 

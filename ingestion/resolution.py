@@ -22,6 +22,7 @@ from ingestion.alias_table import AliasEntry, AliasTable, AliasTableError
 from ingestion.names import (
     FEMALE,
     MALE,
+    SURNAME_TITLES,
     gender_of_titles,
     genders_compatible,
     given_name_variant,
@@ -52,9 +53,13 @@ __all__ = [
     "ResolvedEntity",
     "SurfaceForm",
     "entity_id_for",
+    "FAMILY_LABEL",
     "label_family",
     "resolve_entities",
 ]
+
+# The label of a surname in the plural ("the Rostovs", "the Bennets"): a family, several people, not a character.
+FAMILY_LABEL = "FAMILY"
 
 _FAMILIES = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOC", "LOC": "LOC", "FAC": "LOC", "ORG": "ORG"}
 # A partial name attaches only to a full name seen at least this often (or listed in the alias table), so
@@ -80,6 +85,8 @@ _FUNCTION_WORDS = {
     ),
     "hu": frozenset("és de hogy ha mert már még is sem nem igen".split()),
 }
+# A "name" opening with one of these is a form of address ("Your Highness", "His Excellency"), not a person's name.
+_POSSESSIVES = frozenset({"my", "your", "his", "her", "our", "their", "thy"})
 _NAME_PARTICLES = frozenset(
     {"de", "d'", "da", "di", "del", "della", "du", "la", "le", "van", "von", "der", "den", "zu"}
 )
@@ -766,6 +773,7 @@ def _build(
     entities: dict[str, ResolvedEntity] = {}
     mapping: dict[tuple[str, str], str] = {}
     plain = {root: _plain_name(groups[root], merged) for root, merged in members.items()}
+    families = _family_names(groups)
     # Namesakes apart by their titles alone ("Mr Pontifex", "Mrs Pontifex") would get one name, so one id: a
     # gendered entity whose plain name another entity of its family shares is named with its title.
     sharing = Counter((groups[root].family, match_key(name)) for root, name in plain.items())
@@ -780,6 +788,8 @@ def _build(
             labels.update({label: n for label, n in form.labels.items() if label_family(label) == anchor.family})
         label = anchor.entry.label if anchor.entry is not None and anchor.entry.label else None
         label = label or (min(labels, key=lambda lab: (-labels[lab], lab)) if labels else anchor.family)
+        if anchor.entry is None and anchor.family == "PERSON" and match_key(canonical) in families:
+            label = FAMILY_LABEL
         entity_id = entity_id_for(anchor.family, canonical, scope)
         aliases = {form.text for form in forms}
         if entity_id in entities:  # two groups chose the same canonical name: they are one entity
@@ -789,6 +799,38 @@ def _build(
             for form_label in form.labels:
                 mapping[(form.text, form_label)] = entity_id
     return [entities[key] for key in sorted(entities)], mapping
+
+
+def _family_names(groups: list[_Group]) -> set[str]:
+    """One-word person names that are a surname in the plural: "Rostovs", "Bennets", "Joneses"; Hungarian "Ceceyék".
+
+    The surname is the last word (Hungarian: the first) of the full person names the book writes, or a name written
+    with a title ("Mr. Bennet"), more often than it is their given name: "the two Marys", or "Williams" beside
+    "William Dobbin", is a given name, not a family.
+    """
+    hungarian = any(form.language == "hu" for group in groups for form in group.forms)
+    last, first = (0, -1) if hungarian else (-1, 0)  # Hungarian writes the surname first: "Cecey Péter"
+    as_surname: Counter[str] = Counter()
+    as_given: Counter[str] = Counter()
+    for group in groups:
+        tokens = group.name_tokens
+        if group.family != "PERSON" or group.title_only or not tokens or tokens[0] in _POSSESSIVES:
+            continue  # "Your Highness" is no name
+        if len(tokens) > 1:
+            as_surname[tokens[last]] += group.count
+            as_given[tokens[first]] += group.count
+        elif any(SURNAME_TITLES.intersection(form.titles) for form in group.forms):
+            as_surname[tokens[0]] += group.count
+    # by mentions, so that one glued "Rostov to Ilyin" does not make Rostov a given name
+    surnames = {word for word, n in as_surname.items() if n > as_given[word]}
+    endings = ("ek",) if hungarian else ("s", "es")  # "ék", accent-folded like every name token
+    plurals = {surname + ending for surname in surnames for ending in endings}
+    # said twice at least: a one-off "Highnesses" beside "Serene Highness" is not worth a family
+    one_word = Counter[str]()
+    for group in groups:
+        if group.family == "PERSON" and len(group.name_tokens) == 1:
+            one_word[group.name_tokens[0]] += group.count
+    return {word for word, n in one_word.items() if n >= MIN_ANCHOR_SUPPORT and word in plurals} - surnames
 
 
 def _plain_name(anchor: _Group, merged: list[_Group]) -> str:

@@ -87,7 +87,10 @@ def get_spark(settings: SparkSettings, storage: LakehouseStorage | None = None) 
         # Launched by spark-submit: its --master, --packages and properties file rule; setting them here would
         # silently override the submitter's choices (e.g. run locally when a cluster was asked for).
         logger.info("starting Spark session under spark-submit")
-        return SparkSession.builder.appName(settings.app_name).getOrCreate()
+        builder = SparkSession.builder.appName(settings.app_name)
+        for key, value in executor_credentials(storage).items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate()
     builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
     for key, value in session_conf(settings, storage).items():
         builder = builder.config(key, value)
@@ -113,6 +116,7 @@ def session_conf(settings: SparkSettings, storage: LakehouseStorage | None = Non
         # preloads the NER pipeline can fork them (a cluster's executors may not have csillag installed).
         **({"spark.python.daemon.module": WORKER_DAEMON} if local and _workers_can_import_csillag() else {}),
         **(storage.spark_conf() if storage is not None else {}),
+        **({} if local else executor_credentials(storage)),
         **settings.extra_conf,
     }
     remote = storage is not None and not storage.is_local
@@ -122,6 +126,24 @@ def session_conf(settings: SparkSettings, storage: LakehouseStorage | None = Non
     else:
         conf["spark.jars.packages"] = settings.delta_package + (f",{settings.s3_package}" if remote else "")
     return conf
+
+
+# The credentials S3A reads from the environment (``LakehouseStorage.spark_conf``), which a cluster's executors
+# do not share with the driver.
+CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
+
+
+def executor_credentials(storage: LakehouseStorage | None) -> dict[str, str]:
+    """``spark.executorEnv.*`` for the bucket credentials in the driver's environment: an executor on another machine
+    (standalone, YARN, Kubernetes) starts without them, and S3A reads them from its environment.
+
+    Set on the session's configuration, never on spark-submit's command line (which ``ps`` shows); Spark's UI and
+    event log redact them (``spark.redaction.regex`` matches "secret" and "token"; a key id is no secret). Nothing
+    for a folder, or where the driver has none (executors with their own credentials: an instance profile).
+    """
+    if storage is None or storage.is_local:
+        return {}
+    return {f"spark.executorEnv.{name}": os.environ[name] for name in CREDENTIAL_VARIABLES if os.environ.get(name)}
 
 
 def spark_submit_args(settings: SparkSettings, storage: LakehouseStorage) -> list[str]:

@@ -174,3 +174,19 @@ def test_war_and_peace_domain_answers_with_merged_aliases(war_and_peace_run: Sim
 def test_chapter_entities_helper_is_consistent(war_and_peace_run: SimpleNamespace) -> None:
     with pytest.raises(AssertionError):  # "chapter 1" is one per book: the helper refuses to guess
         chapter_entities(war_and_peace_run.lake, 1)
+
+
+def test_issue_14_war_and_peace_a_family_is_answered_with_its_members(war_and_peace_run: SimpleNamespace) -> None:
+    """"The Rostovs" is the family, not a character: labelled FAMILY, and "Who are the Rostovs?" lists its people —
+    expected from the entities table: the full person names ending in the surname or its feminine form."""
+    lake = war_and_peace_run.lake
+    family = entity_named(lake, "Rostovs")
+    assert family.label == "FAMILY"
+    entities = read(lake, "entities")
+    words = entities.canonical_name.str.split()
+    people = entities[(entities.label == "PERSON") & (words.str.len() > 1) & words.str[-1].isin(["Rostov", "Rostova"])]
+    members = people.sort_values(["mention_count", "entity_id"], ascending=[False, True]).canonical_name.head(6)
+    assert len(members) >= 3  # Natasha, Nicholas, Petya, the count …
+    answer = ask(lake, "Who are the Rostovs?", "--domain", "war_and_peace")
+    assert answer.startswith(f"{family.canonical_name} (FAMILY) is mentioned")
+    assert f"A family; its members in the book: {', '.join(members)}." in answer

@@ -29,8 +29,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _submit(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, CSILLAG_NO_BOOTSTRAP="1", CSILLAG_VENV=str(Path(sys.executable).parent.parent))
+def _submit(*args: str, timeout: int = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, CSILLAG_NO_BOOTSTRAP="1", CSILLAG_VENV=str(Path(sys.executable).parent.parent), **(env or {}))
     return subprocess.run(
         [str(ROOT / "spark-submit.sh"), *args],
         cwd=ROOT,
@@ -206,11 +206,18 @@ def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tup
                 proc.kill()
 
 
-def test_spark_submit_on_a_standalone_cluster(
-    standalone_cluster: tuple[str, int, Path], tmp_path: Path, ingest: Any, make_settings: Any
+@pytest.mark.s3
+def test_issue_16_spark_submit_on_a_standalone_cluster_with_the_lakehouse_in_a_bucket(
+    standalone_cluster: tuple[str, int, Path], tmp_path: Path, ingest: Any, make_settings: Any, s3_bucket: Any
 ) -> None:
+    """Issue 16, item 3: two one-core workers, the driver by ``spark-submit.sh --master spark://…``, the lakehouse in
+    the S3 bucket (the executors share no disk with the driver, only the bucket): the tables a local[2] run writes on
+    local disk from the same input."""
+    from graph.storage import LakehouseStorage
+
     master, ui_port, logs = standalone_cluster
-    lake, corpus = tmp_path / "lake", _corpus(tmp_path)
+    bucket, s3 = s3_bucket
+    root, corpus = f"s3a://{bucket}/cluster/lh", _corpus(tmp_path)
     done = _submit(
         "--master",
         master,
@@ -221,12 +228,15 @@ def test_spark_submit_on_a_standalone_cluster(
         "pipeline",
         str(corpus),
         "--lakehouse",
-        str(lake),
+        root,
         "--result-file",
         str(tmp_path / "result.json"),
         timeout=900,
+        env={"CSILLAG_LAKEHOUSE_S3": s3.model_dump_json()},  # the credentials are in the environment already
     )
     assert done.returncode == 0, done.stderr[-4000:]
+    lake = LakehouseStorage.for_root(root, s3)
+    assert not (ROOT / "s3a:").exists() and not (tmp_path / "s3a:").exists()
     result = json.loads((tmp_path / "result.json").read_text())
     assert result["status"] == "succeeded"
     with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=5) as answer:

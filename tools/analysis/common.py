@@ -31,6 +31,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "en": {
         "profile": "{name} ({label}) is mentioned {mentions} times in {units} units, first in {first}.",
         "companions_of": "Most often together with: {names}.",
+        "members": "A family; its members in the book: {names}.",
         "closest": "{name}'s closest companion is {other}: they appear together {count} times "
                    "(strength {weight:.2f}).",
         "others": "Next: {names}.",
@@ -56,6 +57,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "hu": {
         "profile": "{name} ({label}) {mentions} alkalommal szerepel {units} egységben; először itt: {first}.",
         "companions_of": "Leggyakrabban vele együtt: {names}.",
+        "members": "Egy család; tagjai a könyvben: {names}.",
         "closest": "{name} legközelebbi társa {other}: {count} alkalommal szerepelnek együtt "
                    "(erősség {weight:.2f}).",
         "others": "Utána: {names}.",

@@ -14,6 +14,7 @@ names seen once beside a main character.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,6 +46,9 @@ INTENT_WORDS: dict[str, tuple[str, ...]] = {
     "path": ("connected", "connection", "between", "link", "között", "összefügg", "összeköt"),
 }
 PERSON_FAMILY = frozenset({"PERSON", "PER"})
+# A surname in the plural ("the Rostovs"), labelled by the entities stage (ingestion.resolution.FAMILY_LABEL)
+FAMILY = "FAMILY"
+MEMBERS_LISTED = 6
 MAX_HOPS = 4
 EVIDENCE = 2
 COMPANIONS_LISTED = 5
@@ -188,7 +192,8 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         """Neighbours by co-occurrence count (ties: weight, id); same label family first if there is any."""
         limit = max(1, self.graph.stats().entities)
         relations = self.graph.neighbours(entity.entity_id, limit=limit)
-        family = PERSON_FAMILY if entity.label in PERSON_FAMILY else {entity.label}
+        # a family's company is people too ("the Rostovs" and Denisov), as is a person's
+        family = PERSON_FAMILY if entity.label in PERSON_FAMILY | {FAMILY} else {entity.label}
         same = [r for r in relations if r.target.label in family]
         ranked = same or list(relations)
         return sorted(ranked, key=lambda r: (-r.count, -r.weight, r.target.entity_id))
@@ -246,11 +251,34 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
             first = f"{book} › {first}" if book else first
         lines = [phrase(lang, "profile", name=entity.canonical_name, label=entity.label,
                         mentions=entity.mention_count, units=len(units), first=first)]
+        if entity.label == FAMILY and (members := self.members(entity)):
+            lines.append(phrase(lang, "members", names=", ".join(m.canonical_name for m in members)))
         company = self.companions(entity)[:3]
         if company:
             lines.append(phrase(lang, "companions_of", names=", ".join(r.target.canonical_name for r in company)))
         return lines, evidence(self._retriever, self.graph.mentions(entity.entity_id, limit=EVIDENCE),
                                names=[self._names(entity)])
+
+    def members(self, entity: Any) -> list[Any]:
+        """The people of a family, most mentioned first: their surname is the family's name without its plural
+        ending, allowing a feminine form ("Rostovs": Nicholas Rostov, Natasha Rostova; "Ceceyék": Cecey Éva)."""
+        key = normalise(entity.canonical_name).split()
+        if len(key) != 1:
+            return []
+        stem = key[0].removesuffix("ek") if key[0].endswith("ek") else key[0].removesuffix("s")
+        if len(stem) < 3:
+            return []
+        limit = max(1, self.graph.stats().entities)
+        people = [p for label in sorted(PERSON_FAMILY) for p in self.graph.top_entities(by="mentions", label=label,
+                                                                                          limit=limit)]
+
+        def of_family(word: str) -> bool:
+            shared = len(os.path.commonprefix([word, stem]))
+            return shared >= len(stem) - 1 and len(word) - shared <= 3
+
+        found = [p for p in people if len(words := normalise(p.canonical_name).split()) > 1
+                 and (of_family(words[-1]) or of_family(words[0]))]
+        return sorted(found, key=lambda p: (-p.mention_count, p.entity_id))[:MEMBERS_LISTED]
 
     def _names(self, entity: Any) -> list[str]:
         """The entity's canonical name and aliases (an ``EntityRef`` carries no aliases: read its node)."""

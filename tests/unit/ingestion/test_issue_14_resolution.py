@@ -257,3 +257,27 @@ def test_issue_14_a_lone_name_of_several_full_names_joins_the_one_it_is_said_bes
     ]
     index = _ids(given)
     assert index["Nicholas"] == index["Nicholas Rostov"] != index["Nicholas Bolkonski"]
+
+
+def test_issue_14_a_surname_in_the_plural_is_a_family_not_a_character() -> None:
+    entities, _ = resolve_entities(
+        [SurfaceForm(text, "PERSON", n) for text, n in (
+            ("Nicholas Rostov", 40), ("Rostov", 90), ("Rostovs", 25), ("Mr. Bennet", 30), ("Mrs. Bennet", 20),
+            ("Bennets", 6), ("Joneses", 3), ("Tom Jones", 12), ("Marys", 2), ("Mary Smith", 5), ("Williams", 9),
+            ("William Dobbin", 30), ("Holmes", 50), ("Sherlock Holmes", 6),
+        )],
+        language="en",
+    )
+    labels = {alias: entity.label for entity in entities for alias in entity.aliases}
+    assert labels["Rostovs"] == labels["Bennets"] == labels["Joneses"] == "FAMILY"
+    # the surname alone, a given name in the plural, and a surname ending in "s" stay people
+    assert labels["Rostov"] == labels["Marys"] == labels["Williams"] == labels["Holmes"] == "PERSON"
+    assert labels["Nicholas Rostov"] == labels["Mr. Bennet"] == "PERSON"
+    # a family stays apart from its members
+    by_alias = {alias: entity.entity_id for entity in entities for alias in entity.aliases}
+    assert by_alias["Rostovs"] not in {by_alias["Rostov"], by_alias["Nicholas Rostov"]}
+    hungarian, _ = resolve_entities(
+        [SurfaceForm(text, "PER", n) for text, n in (("Cecey Péter", 20), ("Ceceyék", 4), ("Cecey", 30))],
+        language="hu",
+    )
+    assert {e.canonical_name: e.label for e in hungarian}.get("Ceceyék") == "FAMILY"
