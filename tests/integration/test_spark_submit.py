@@ -30,7 +30,8 @@ def _free_port() -> int:
 
 
 def _submit(*args: str, timeout: int = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, CSILLAG_NO_BOOTSTRAP="1", CSILLAG_VENV=str(Path(sys.executable).parent.parent), **(env or {}))
+    venv = str(Path(sys.executable).parent.parent)
+    env = dict(os.environ, CSILLAG_NO_BOOTSTRAP="1", CSILLAG_VENV=venv, **(env or {}))
     return subprocess.run(
         [str(ROOT / "spark-submit.sh"), *args],
         cwd=ROOT,

@@ -55,9 +55,9 @@ PINNED_ENTITIES_OUTPUT = "d582164c23e25ca5bf306259"
 # (issue 15: sentence openers, Hungarian given names and pet names) then 4 (issue 14: given-name forms within a family,
 # bare surnames of a known sex, the title a name mostly goes by) then 5 (issue 14: a full name said once introduces
 # the name said alone) then 6 (issue 14: people carried to their names' unlabelled occurrences, mention_entities
-# with offsets) then 7 (issue 14: a surname in the plural is a FAMILY) and cooccurrences 2 (issue 14: the `turns` window). Their old pins above must no longer match;
-# the new ones below were recorded from this tree once that was checked, so a later change that forgets a version
-# bump still fails here.
+# with offsets) then 7 (issue 14: a surname in the plural is a FAMILY) and cooccurrences 2 (issue 14: the `turns`
+# window). Their old pins above must no longer match; the new ones below were recorded from this tree once that was
+# checked, so a later change that forgets a version bump still fails here.
 CHANGED = {
     "documents": "99fd50768885ae7d9cb9be85",
     "chunks": "e8f8e7f21dda06bd94a67d07",

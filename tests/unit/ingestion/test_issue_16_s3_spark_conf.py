@@ -47,3 +47,24 @@ def test_issue_16_spark_submit_args_for_a_bucket_only(tmp_path: Path) -> None:
     assert args[2::2] == ["--conf"] * len(pairs)
     assert pairs["spark.hadoop.fs.s3a.endpoint"] == "http://127.0.0.1:9000"
     assert pairs["spark.hadoop.fs.s3a.endpoint.region"] == "eu-west-1"
+
+
+def test_issue_16_a_clusters_executors_get_the_drivers_bucket_credentials_never_on_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Executors on other machines start without the driver's environment, where S3A reads the credentials: a
+    session for a cluster passes them as ``spark.executorEnv.*`` (local executors share the driver's process)."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "key-id")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "the-secret")
+    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+    bucket = LakehouseStorage.for_root("s3a://lake-bucket/lh", S3)
+    cluster = session_conf(SparkSettings(master="spark://127.0.0.1:7077"), bucket)
+    assert cluster["spark.executorEnv.AWS_ACCESS_KEY_ID"] == "key-id"
+    assert cluster["spark.executorEnv.AWS_SECRET_ACCESS_KEY"] == "the-secret"
+    assert "spark.executorEnv.AWS_SESSION_TOKEN" not in cluster  # only what the driver has
+    local = session_conf(SparkSettings(master="local[2]"), bucket)
+    assert not any(key.startswith("spark.executorEnv.AWS_") for key in local)
+    folder = session_conf(SparkSettings(master="spark://127.0.0.1:7077"), LakehouseStorage.for_root(tmp_path))
+    assert not any(key.startswith("spark.executorEnv.AWS_") for key in folder)  # a folder needs none
+    # spark-submit's command line (visible to `ps`) never carries them
+    assert not any("the-secret" in arg or "key-id" in arg for arg in spark_submit_args(SparkSettings(), bucket))
