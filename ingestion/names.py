@@ -30,6 +30,7 @@ __all__ = [
     "gender_of_titles",
     "genders_compatible",
     "given_name_variant",
+    "nickname_partners",
     "pronoun_gender",
     "specificity",
     "title_gender",
@@ -106,6 +107,10 @@ def specificity(gender: str) -> int:
 PRONOUN_PATTERNS = {"he": r"(?i)\b(he|him|his|himself)\b", "she": r"(?i)\b(she|her|hers|herself)\b"}
 PRONOUN_WINDOW = 60
 MIN_PRONOUNS = 3  # fewer say nothing
+# An article just before a mention ("the Frenchman", "a Cossack", "the Kremlin"): a person's name seldom takes one,
+# a common noun, a rank or a group does (English only; Hungarian puts "a"/"az" before names in speech).
+# A capitalised word, with the article before it when there is one (Java and Python regex alike).
+ARTICLED_WORD = r"(?:\b(?:[Aa]|[Aa]n|[Tt]he|THE)[ \t\r\n]+)?\p{Lu}[\p{L}\p{M}]*"
 PRONOUN_MARGIN = 2  # one sex's pronouns must outnumber the other's this many times
 
 
@@ -151,6 +156,22 @@ def hungarian_pet_name(a: str, b: str) -> bool:
         if any(pet.startswith(stem) and pet[len(stem):] in _HU_PET_ENDINGS for stem in stems):
             return True
     return False
+
+
+@lru_cache(maxsize=1)
+def _nickname_partners() -> dict[str, frozenset[str]]:
+    partners: dict[str, set[str]] = {}
+    for a, b in _nickname_pairs():
+        partners.setdefault(a, set()).add(b)
+        partners.setdefault(b, set()).add(a)
+    return {name: frozenset(others) for name, others in partners.items()}
+
+
+def nickname_partners(name: str) -> frozenset[str]:
+    """The casefolded given names the nickname table pairs with ``name`` ("elizabeth" → "lizzy", "beth", …): the
+    only English names ``given_name_variant`` can relate to it, so resolution looks them up instead of trying every
+    name of a book."""
+    return _nickname_partners().get(name, frozenset())
 
 
 def given_name_variant(a: str, b: str, language: str = "en") -> bool:

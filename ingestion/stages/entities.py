@@ -28,8 +28,15 @@ from graph.tables import ENTITIES, MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
 from ingestion.carrying import Carrier, carriable_aliases, one_word_aliases, sentence_of
 from ingestion.entity_ids import carry_over_ids
 from ingestion.markers import fingerprint
-from ingestion.names import PRONOUN_PATTERNS, PRONOUN_WINDOW
-from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, opener_candidates, resolve_entities
+from ingestion.names import ARTICLED_WORD, PRONOUN_PATTERNS, PRONOUN_WINDOW
+from ingestion.resolution import (
+    AliasTable,
+    ResolvedEntity,
+    SurfaceForm,
+    article_candidates,
+    opener_candidates,
+    resolve_entities,
+)
 from ingestion.resolution_eval import score_details
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
@@ -157,6 +164,25 @@ def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
     return {row.word for row in openers.collect()}
 
 
+def article_usage(chunks: DataFrame, candidates: set[str]) -> dict[str, tuple[int, int]]:
+    """How the corpus writes each capitalised ``candidate``: (occurrences, occurrences just after "a", "an" or
+    "the") — "the Cossack", "a Frenchman": a common noun's use, not a name's (``resolution.common_nouns``). Every
+    occurrence counts, not only the NER's mentions: a model that tags a word seldom still sees it everywhere. One
+    Spark pass over the chunks; only the candidates are counted."""
+    from pyspark.sql import functions as F
+
+    if not candidates:
+        return {}
+    wanted = _wanted(chunks, candidates).select("word")
+    found = chunks.select(F.explode(F.regexp_extract_all("text", F.lit(ARTICLED_WORD), F.lit(0))).alias("m"))
+    words = found.select(F.regexp_extract("m", r"(\S+)$", 1).alias("word"), (F.col("m").contains(" ") |
+                         F.col("m").contains("\n") | F.col("m").contains("\t")).alias("articled"))
+    counted = words.join(F.broadcast(wanted), "word", "left_semi").groupBy("word").agg(
+        F.count("*").alias("n"), F.sum(F.col("articled").cast("int")).alias("articled")
+    )
+    return {row.word: (int(row.n), int(row.articled or 0)) for row in counted.collect()}
+
+
 def written_lowercase(chunks: DataFrame, candidates: set[str]) -> set[str]:
     """The ``candidates`` the corpus also writes in lowercase ("Will" where "will" occurs): one Spark pass."""
     if not candidates:
@@ -274,7 +300,8 @@ class EntitiesStage(Stage):
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
     # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
     # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
-    # full names of like mass joins the one it is said beside (issue 14); 7: a surname in the plural is a FAMILY
+    # full names of like mass joins the one it is said beside (issue 14); 7: a surname in the plural is a FAMILY, a
+    # one-word "name" mostly said after an article is a common noun (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 
@@ -320,6 +347,7 @@ class EntitiesStage(Stage):
         table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
         language = ctx.domain.language
         openers = sentence_openers(lake.read("chunks"), opener_candidates(forms, language))
+        usage = article_usage(lake.read("chunks"), article_candidates(forms, language))
         previous = self._previous(ctx, by_document)
         resolved: list[ResolvedEntity] = []
         by_scope: dict[str, list[ResolvedEntity]] = {}
@@ -327,7 +355,8 @@ class EntitiesStage(Stage):
         # One resolution per document (its own people, ids salted with its id) or one for the whole corpus.
         for scope, group in sorted(scoped_forms.items()):
             entities, forms_to_ids = resolve_entities(
-                group, language=language, alias_table=table, sentence_openers=openers, scope=scope
+                group, language=language, alias_table=table, sentence_openers=openers, scope=scope,
+                article_usage=usage,
             )
             entities, forms_to_ids = carry_over_ids(entities, forms_to_ids, previous.get(scope, []))
             resolved.extend(entities)

@@ -120,7 +120,7 @@ def score_with_entity_labels(
     from collections import Counter, defaultdict
 
     from ingestion.carrying import Carrier, carriable_aliases, one_word_aliases
-    from ingestion.resolution import SurfaceForm, opener_candidates, resolve_entities
+    from ingestion.resolution import SurfaceForm, article_candidates, opener_candidates, resolve_entities
 
     pieces = list(pieces)
     predicted: list[list[tuple[int, int, str]]] = []
@@ -137,7 +137,8 @@ def score_with_entity_labels(
     for book, forms in books.items():
         surface = [SurfaceForm(text, label, n) for (text, label), n in forms.items()]
         openers = sentence_openers(texts[book], opener_candidates(surface, "en"))
-        entities, mapping = resolve_entities(surface, language="en", sentence_openers=openers)
+        usage = article_usage(texts[book], article_candidates(surface, "en"))
+        entities, mapping = resolve_entities(surface, language="en", sentence_openers=openers, article_usage=usage)
         label_of = {entity.entity_id: entity.label for entity in entities}
         mentions: Counter[str] = Counter()
         for key, entity_id in mapping.items():
@@ -171,6 +172,23 @@ def score_with_entity_labels(
 # after a letter, digit, comma or semicolon and one space or line break — and a word in lowercase.
 _MID_SENTENCE_CAPITAL = re.compile(r"(?<=[^\W_,;][ \t\r\n])[^\W\d_]+|(?<=[,;][ \t\r\n])[^\W\d_]+")
 _WORD = re.compile(r"(?<!\w)[^\W\d_]+")
+
+
+_ARTICLED_WORD = re.compile(r"(?:\b(?:[Aa]|[Aa]n|[Tt]he|THE)[ \t\r\n]+)?([^\W\d_]+)")
+
+
+def article_usage(texts: Iterable[str], candidates: set[str]) -> dict[str, tuple[int, int]]:
+    """The entities stage's ``article_usage`` in Python: each capitalised candidate's occurrences, and those just
+    after "a", "an" or "the"."""
+    counts: dict[str, list[int]] = {}
+    for text in texts:
+        for match in _ARTICLED_WORD.finditer(text):
+            word = match.group(1)
+            if word in candidates and word[:1].isupper():
+                seen = counts.setdefault(word, [0, 0])
+                seen[0] += 1
+                seen[1] += match.start(1) > match.start()
+    return {word: (n, articled) for word, (n, articled) in counts.items()}
 
 
 def written_lowercase(texts: Iterable[str], candidates: set[str]) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ingestion.carrying import Carrier, carriable_aliases, is_name_as_written, one_word_aliases, sentence_of
-from ingestion.stages.entities import carried_mentions, written_lowercase
+from ingestion.stages.entities import article_usage, carried_mentions, written_lowercase
 
 TEXT = (
     "Tuppence looked up. Mr. Carter smiled at Tuppence, and Tuppence's hat fell. "
@@ -93,3 +93,15 @@ def test_issue_14_the_entities_stage_carries_in_spark_with_document_offsets(spar
         ("tup", "k0", 100 + third, 108 + third, "Tuppence", f"k0:p{third}"),
     ]  # nothing from the contents page, nothing in a chunk without names
     assert all(r.mention_id.startswith("k0:p") and r.doc_id == "d" for r in rows)
+
+
+def test_issue_14_article_usage_counts_every_occurrence_and_those_after_an_article(spark: Any) -> None:
+    chunks = spark.createDataFrame(
+        [("k0", "The Cossack rode up. A Cossack and the\nCossack's horse; Denisov and a Cossack."),
+         ("k1", "Cossack songs. Denisov laughed; the Denisovs. THE COSSACK")],
+        "chunk_id string, text string",
+    )
+    # "Cossack": 5 written, 4 after an article (one across a line break, one possessive); "Denisov" never;
+    # "COSSACK" is another word; a word not asked about is not counted
+    assert article_usage(chunks, {"Cossack", "Denisov", "Nobody"}) == {"Cossack": (5, 4), "Denisov": (2, 0)}
+    assert article_usage(chunks, set()) == {}

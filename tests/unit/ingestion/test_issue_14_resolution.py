@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ingestion.entity_ids import carry_over_ids
 from ingestion.names import gender_of_titles, genders_compatible, given_name_variant
-from ingestion.resolution import ResolvedEntity, SurfaceForm, resolve_entities
+from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, article_candidates, resolve_entities
 
 
 def _resolve(*forms: tuple[str, int], label: str = "PERSON") -> dict[str, ResolvedEntity]:
@@ -281,3 +281,35 @@ def test_issue_14_a_surname_in_the_plural_is_a_family_not_a_character() -> None:
         language="hu",
     )
     assert {e.canonical_name: e.label for e in hungarian}.get("Ceceyék") == "FAMILY"
+
+
+def test_issue_14_a_one_word_name_mostly_written_after_an_article_is_a_common_noun() -> None:
+    forms = [
+        SurfaceForm("Frenchman", "PERSON", 21),  # "the Frenchman" all over the book: no one's name
+        SurfaceForm("Kremlin", "PERSON", 5), SurfaceForm("Kremlin", "GPE", 2),
+        SurfaceForm("Rostovs", "PERSON", 50), SurfaceForm("Nicholas Rostov", "PERSON", 30),
+        SurfaceForm("Pierre", "PERSON", 300),
+        SurfaceForm("Tuppence", "PERSON", 2),
+    ]
+    usage = {"Frenchman": (99, 80), "Kremlin": (28, 25), "Rostovs": (60, 58), "Pierre": (2000, 12),
+             "Tuppence": (2, 2)}  # two occurrences say nothing
+    assert article_candidates(forms, "en") == {"Frenchman", "Kremlin", "Rostovs", "Pierre", "Tuppence"}
+    entities, mapping = resolve_entities(forms, language="en", article_usage=usage)
+    labels = {alias: entity.label for entity in entities for alias in entity.aliases}
+    assert "Frenchman" not in labels and ("Frenchman", "PERSON") not in mapping
+    assert labels["Kremlin"] == "GPE"  # the label its other mentions give, all its mentions with it
+    assert mapping[("Kremlin", "PERSON")] == mapping[("Kremlin", "GPE")]
+    assert labels["Rostovs"] == "FAMILY"  # a family is written with "the" too
+    assert labels["Pierre"] == labels["Tuppence"] == "PERSON"
+    # without the corpus's evidence nothing changes; the alias table's word stands; English only (Hungarian puts
+    # "a"/"az" before names in speech, and no candidates are asked for)
+    plain, _ = resolve_entities(forms, language="en")
+    assert "Frenchman" in {alias for entity in plain for alias in entity.aliases}
+    table = AliasTable.from_mapping({"Frenchman": ["Frenchman"]})
+    listed, _ = resolve_entities(forms, language="en", alias_table=table, article_usage=usage)
+    assert "Frenchman" in {alias for entity in listed for alias in entity.aliases}
+    assert article_candidates([SurfaceForm("Gergely", "PER", 40)], "hu") == set()
+    # a Russian surname's other form names the family too: "the Karagins" beside "Julie Karagina"
+    family = [SurfaceForm("Julie Karagina", "PERSON", 40), SurfaceForm("Karagins", "PERSON", 9)]
+    karagins, _ = resolve_entities(family, language="en")
+    assert {e.canonical_name: e.label for e in karagins}["Karagins"] == "FAMILY"
