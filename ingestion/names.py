@@ -107,11 +107,11 @@ def specificity(gender: str) -> int:
 PRONOUN_PATTERNS = {"he": r"(?i)\b(he|him|his|himself)\b", "she": r"(?i)\b(she|her|hers|herself)\b"}
 PRONOUN_WINDOW = 60
 MIN_PRONOUNS = 3  # fewer say nothing
-# An article just before a mention ("the Frenchman", "a Cossack", "the Kremlin"): a person's name seldom takes one,
-# a common noun, a rank or a group does (English only; Hungarian puts "a"/"az" before names in speech).
-# A capitalised word, with the article before it when there is one (Java and Python regex alike).
-ARTICLED_WORD = r"(?:\b(?:[Aa]|[Aa]n|[Tt]he|THE)[ \t\r\n]+)?\p{Lu}[\p{L}\p{M}]*"
 PRONOUN_MARGIN = 2  # one sex's pronouns must outnumber the other's this many times
+# A capitalised word with the article before it when there is one (a Java regex: the entities stage's Spark pass).
+# A person's name seldom takes an article; a common noun, a rank or a group does ("the Frenchman", "a Cossack",
+# "the Kremlin"). English only: Hungarian puts "a"/"az" before names in speech.
+ARTICLED_WORD = r"(?:\b(?:[Aa]|[Aa]n|[Tt]he|THE)[ \t\r\n]+)?\p{Lu}[\p{L}\p{M}]*"
 
 
 def pronoun_gender(he: int, she: int) -> str:

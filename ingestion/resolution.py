@@ -51,11 +51,11 @@ __all__ = [
     "AliasEntry",
     "AliasTable",
     "AliasTableError",
+    "FAMILY_LABEL",
     "ResolvedEntity",
     "SurfaceForm",
-    "entity_id_for",
-    "FAMILY_LABEL",
     "article_candidates",
+    "entity_id_for",
     "label_family",
     "resolve_entities",
 ]

@@ -166,7 +166,8 @@ def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
 
 def article_usage(chunks: DataFrame, candidates: set[str]) -> dict[str, tuple[int, int]]:
     """How the corpus writes each capitalised ``candidate``: (occurrences, occurrences just after "a", "an" or
-    "the") — "the Cossack", "a Frenchman": a common noun's use, not a name's (``resolution.common_nouns``). Every
+    "the") — "the Cossack", "a Frenchman": a common noun's use, not a name's (``resolve_entities``'s
+    ``article_usage``). Every
     occurrence counts, not only the NER's mentions: a model that tags a word seldom still sees it everywhere. One
     Spark pass over the chunks; only the candidates are counted."""
     from pyspark.sql import functions as F
@@ -175,8 +176,8 @@ def article_usage(chunks: DataFrame, candidates: set[str]) -> dict[str, tuple[in
         return {}
     wanted = _wanted(chunks, candidates).select("word")
     found = chunks.select(F.explode(F.regexp_extract_all("text", F.lit(ARTICLED_WORD), F.lit(0))).alias("m"))
-    words = found.select(F.regexp_extract("m", r"(\S+)$", 1).alias("word"), (F.col("m").contains(" ") |
-                         F.col("m").contains("\n") | F.col("m").contains("\t")).alias("articled"))
+    word = F.regexp_extract("m", r"(\S+)$", 1)
+    words = found.select(word.alias("word"), (F.col("m") != word).alias("articled"))  # an article came first
     counted = words.join(F.broadcast(wanted), "word", "left_semi").groupBy("word").agg(
         F.count("*").alias("n"), F.sum(F.col("articled").cast("int")).alias("articled")
     )
