@@ -23,10 +23,18 @@ install() {
     base="$("$PYTHON" -c 'import sys; print(sys._base_executable)')"
     "$base" -m venv "$VENV"
   fi
-  local pins=()
+  local pins=() wanted=("apache-airflow==$AIRFLOW_VERSION" "apache-airflow-providers-apache-spark==$SPARK_PROVIDER_VERSION")
   [ -f "$CONSTRAINTS" ] && pins=(-c "$CONSTRAINTS")
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "${pins[@]}" \
-    "apache-airflow==$AIRFLOW_VERSION" "apache-airflow-providers-apache-spark==$SPARK_PROVIDER_VERSION"
+  # uv (in csillag's dev extra) installs the ~150 pinned packages in parallel: ~20 s where pip takes ~150 s on a
+  # fresh machine. pip stays the fallback, e.g. where uv's TLS cannot reach the index the way pip's does.
+  local uv="${CSILLAG_UV:-$ROOT/.venv/bin/uv}" cert="${SSL_CERT_FILE:-${PIP_CERT:-}}"
+  if [ -x "$uv" ] && env ${cert:+SSL_CERT_FILE="$cert"} "$uv" pip install --quiet \
+       --python "$VENV/bin/python" "${pins[@]}" "${wanted[@]}"; then
+    :
+  else
+    [ -x "$uv" ] && echo "airflow.sh: uv could not install Airflow; installing with pip" >&2
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "${pins[@]}" "${wanted[@]}"
+  fi
   touch "$VENV/.csillag-installed"
 }
 
