@@ -6,7 +6,7 @@
 #   scripts/airflow.sh ARGS…          run `airflow ARGS…` on jobs/airflow/ (installs first if needed), e.g.
 #                                     scripts/airflow.sh dags test csillag_ingestion 2026-11-29
 #
-# Airflow's constraints approach: one resolved, tested set of versions installed with `pip -c`. The upstream
+# Airflow's constraints approach: one resolved, tested set of versions installed with `-c` (uv, else pip). The upstream
 # constraint files are not reachable from every machine, so the set is kept here (regenerate with `freeze` after
 # changing AIRFLOW_VERSION). The Spark master of the DAG's tasks is CSILLAG_SPARK_MASTER (default local[2]).
 set -euo pipefail
@@ -23,16 +23,15 @@ install() {
     base="$("$PYTHON" -c 'import sys; print(sys._base_executable)')"
     "$base" -m venv "$VENV"
   fi
-  local pins=() wanted=("apache-airflow==$AIRFLOW_VERSION" "apache-airflow-providers-apache-spark==$SPARK_PROVIDER_VERSION")
+  local pins=()
+  local wanted=("apache-airflow==$AIRFLOW_VERSION" "apache-airflow-providers-apache-spark==$SPARK_PROVIDER_VERSION")
   [ -f "$CONSTRAINTS" ] && pins=(-c "$CONSTRAINTS")
   # uv (in csillag's dev extra) installs the ~150 pinned packages in parallel: ~20 s where pip takes ~150 s on a
   # fresh machine. pip stays the fallback, e.g. where uv's TLS cannot reach the index the way pip's does.
   local uv="${CSILLAG_UV:-$ROOT/.venv/bin/uv}" cert="${SSL_CERT_FILE:-${PIP_CERT:-}}"
-  if [ -x "$uv" ] && env ${cert:+SSL_CERT_FILE="$cert"} "$uv" pip install --quiet \
-       --python "$VENV/bin/python" "${pins[@]}" "${wanted[@]}"; then
-    :
-  else
-    [ -x "$uv" ] && echo "airflow.sh: uv could not install Airflow; installing with pip" >&2
+  if ! { [ -x "$uv" ] && env ${cert:+SSL_CERT_FILE="$cert"} "$uv" pip install --quiet \
+           --python "$VENV/bin/python" "${pins[@]}" "${wanted[@]}"; }; then
+    [ ! -x "$uv" ] || echo "airflow.sh: uv could not install Airflow; installing with pip" >&2
     "$VENV/bin/pip" install --quiet --disable-pip-version-check "${pins[@]}" "${wanted[@]}"
   fi
   touch "$VENV/.csillag-installed"
