@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graph.storage import LakehouseStorage
+from ingestion.jvm_archive import LOCAL_JVM_OPTIONS, archive_options
 from ingestion.worker_daemon import MODULE as WORKER_DAEMON
 from settings.config import PROJECT_ROOT, SparkSettings
 
@@ -42,11 +43,10 @@ LOCAL_DEFAULTS = {
 }
 
 
-# In local mode the driver JVM shares the machine's cores with the Python workers that run spaCy. A JIT that stops
-# at C1 and a serial GC spend a fraction of the CPU the defaults do (JIT and GC threads), CPU the NER workers get
-# instead: on 2 cores, the mentions stage over War and Peace is ~1 s faster (docs/benchmarks.md). The JVM's own work
-# in these jobs (reading and shuffling text, Delta logs) is small, so C2's peak speed buys nothing back.
-LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+def local_jvm_options() -> str:
+    """The local driver JVM's flags: ``LOCAL_JVM_OPTIONS`` and, once bootstrap built it, the class-data archive
+    that saves ~5 s of every cold start (``ingestion.jvm_archive``)."""
+    return f"{LOCAL_JVM_OPTIONS} {archive_options()}".strip()
 
 
 def default_ivy_dir() -> Path:
@@ -111,7 +111,7 @@ def session_conf(settings: SparkSettings, storage: LakehouseStorage | None = Non
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.jars.ivy": str(settings.ivy_dir or default_ivy_dir()),
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J_CONF}"
-        + (f" {LOCAL_JVM_OPTIONS}" if local else ""),
+        + (f" {local_jvm_options()}" if local else ""),
         # Local workers run on this interpreter, where csillag is importable before any task starts: the daemon that
         # preloads the NER pipeline can fork them (a cluster's executors may not have csillag installed).
         **({"spark.python.daemon.module": WORKER_DAEMON} if local and _workers_can_import_csillag() else {}),

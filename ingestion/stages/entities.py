@@ -392,7 +392,10 @@ class EntitiesStage(Stage):
                 }
             )
         )
-        mention_entities = attach_entities(mentions, mapping_df)
+        # Persisted: the carrying counts, the entities' statistics and the mention_entities write all read it, and
+        # each would otherwise redo the read of mentions and its join to the forms.
+        attached = attach_entities(mentions, mapping_df).persist()
+        mention_entities = attached
         min_mentions = ctx.settings.ingestion.min_entity_mentions
         aliases = {
             scope: [(e, _with(list(e.aliases), inflected.get(e.entity_id, ()))) for e in entities]
@@ -408,6 +411,7 @@ class EntitiesStage(Stage):
         kept = lake.read(ENTITIES.name).select("entity_id")
         kept_mentions = mention_entities.join(kept, "entity_id", "left_semi")
         lake.overwrite(conform(kept_mentions, MENTION_ENTITIES), MENTION_ENTITIES.name)
+        attached.unpersist()
         if carried is not None:
             carried.unpersist()
         counts = {

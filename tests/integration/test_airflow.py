@@ -88,6 +88,8 @@ def test_airflow_dags_test_runs_every_stage_on_the_samples(airflow_env, tmp_path
     )
     log = finished.stdout + finished.stderr
     assert finished.returncode == 0, log[-5000:]
+    # The connection's master is local[2]: the templated conf gave the driver spark-submit.sh's local flags.
+    assert "-XX:TieredStopAtLevel=1" in log, log[-3000:]
     # A manual run (what `dags test` makes) of a @daily DAG at 2026-11-29 00:00 covers the interval that ended
     # then: [2026-11-28 00:00, 2026-11-29 00:00) UTC.
     expected_run = "airflow-20261128T000000-20261129T000000"
