@@ -1,12 +1,14 @@
 """Quality figures of the English literary NER (issue 14, item 2), all of them reproduced by one command.
 
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python bench/quality_litbank.py [--workdir .cache/en_ner] [--retrain]
-        [--skip-cv] [--litbank ../shared/data/litbank]
+        [--skip-cv] [--litbank ../shared/data/litbank] [--base-share S ...]
 
 1. LitBank 5-fold cross-validation by book (75 books): named people (PER mentions LitBank's coreference layer marks
    PROP) and named places (PROP GPE/LOC/FAC): P/R/F1 of en_core_web_sm, of the fold's fine-tuned NER alone and of
-   the default pipeline (that NER + the name-label step). Folds trained before in ``--workdir`` (by
-   scripts/train_en_ner.py or an earlier run of this bench) are reused; missing ones are trained (~5–10 min each).
+   the default pipeline (that NER mixed with en_core_web_sm's by the base share, + the name-label step). Folds
+   trained before in ``--workdir`` (by scripts/train_en_ner.py or an earlier run of this bench) are reused; missing
+   ones are trained (~2–10 min each). Several ``--base-share`` values score the same fold models mixed each way (the
+   sweep that chose ``en_ner.BASE_SHARE``), each with the folds' mean on the news sample.
 2. The shipped model (ingestion/models/en_litbank, trained on all 75 books) on the fixed slice the unit test uses —
    seen in training, so a regression guard, not a measure of generalisation.
 3. News-style English: en_core_web_sm vs the default pipeline on tests/data/news_ner_sample.txt (see its README).
@@ -47,6 +49,8 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=ROOT / ".cache" / "en_ner")
     parser.add_argument("--retrain", action="store_true")
     parser.add_argument("--skip-cv", action="store_true", help="only the slice and news figures")
+    parser.add_argument("--base-share", type=float, nargs="+", default=[en_ner.BASE_SHARE],
+                        help="shares of en_core_web_sm's ner weights to score (default: the shipped one)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     if not args.litbank.is_dir():
@@ -54,8 +58,9 @@ def main() -> int:
         return 2
     by_book = en_ner.load_pieces(args.litbank)
     if not args.skip_cv:
-        results = en_ner.cross_validate(by_book, args.workdir, retrain=args.retrain)
-        print(en_ner.pooled_table(results))
+        for share in args.base_share:
+            results = en_ner.cross_validate(by_book, args.workdir, retrain=args.retrain, base_share=share)
+            print(f"base share {share:g}: " + en_ner.pooled_table(results))
     pieces = [by_book[name][0] for name in SLICE]
     for model in ("en_core_web_sm", "en_litbank"):
         scores = en_ner.evaluate(model, pieces)["names"]

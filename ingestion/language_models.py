@@ -13,6 +13,7 @@ or — when the package is imported from a zip (``--py-files`` on a cluster) —
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -61,6 +62,26 @@ def shipped_model_path(name: str) -> Path | None:
     if (path / "meta.json").is_file():
         return path
     return _extracted_from_zip(folder)
+
+
+def shipped_model_version(name: str) -> str | None:
+    """The version in the shipped pipeline ``name``'s meta.json (read in place, even inside a zip); None if unknown."""
+    folder = SHIPPED_MODELS.get(name)
+    if folder is None:
+        return None
+    meta = MODELS_DIR / folder / "meta.json"
+    try:
+        if meta.is_file():
+            text = meta.read_text(encoding="utf-8")
+        else:
+            archive, inner = _zip_location(meta)
+            if archive is None:
+                return None
+            with zipfile.ZipFile(archive) as zf:
+                text = zf.read(inner).decode("utf-8")
+        return str(json.loads(text).get("version")) or None
+    except (OSError, KeyError, ValueError):
+        return None
 
 
 def _extracted_from_zip(folder: str) -> Path | None:

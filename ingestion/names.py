@@ -25,6 +25,7 @@ __all__ = [
     "FEMALE",
     "MALE",
     "MARRIED",
+    "PRONOUN_WORDS",
     "SURNAME_TITLES",
     "UNMARRIED",
     "gender_of_titles",
@@ -106,6 +107,13 @@ def specificity(gender: str) -> int:
 # "Margaret looked up; she …" — mostly about the person just named, over many mentions.
 PRONOUN_PATTERNS = {"he": r"(?i)\b(he|him|his|himself)\b", "she": r"(?i)\b(she|her|hers|herself)\b"}
 PRONOUN_WINDOW = 60
+# English pronoun words, which are never part of a name: a form holding one ("God Himself", "Thou Napoleon") is the
+# NER's glue, not the most informative name of its entity. "I" is left out: it is also a Roman numeral
+# ("Alexander I").
+PRONOUN_WORDS = frozenset(
+    "me myself you your yourself thou thee thy he him his himself she her hers herself it its itself we us our "
+    "ourselves they them their themselves".split()
+)
 MIN_PRONOUNS = 3  # fewer say nothing
 PRONOUN_MARGIN = 2  # one sex's pronouns must outnumber the other's this many times
 # A capitalised word with the article before it when there is one (a Java regex: the entities stage's Spark pass).

@@ -8,7 +8,10 @@ inside ``mapInPandas`` and the equality test calls it directly, so both paths gi
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import importlib.util
+import json
 import logging
 import threading
 import weakref
@@ -20,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ingestion.baseform import register as register_base_forms
 from ingestion.errors import ModelLoadError
-from ingestion.language_models import shipped_model_path
+from ingestion.language_models import shipped_model_path, shipped_model_version
 from ingestion.markers import fingerprint
 from ingestion.name_labels import register as register_name_labels
 from ingestion.normalize import hu_postposed_title
@@ -70,6 +73,9 @@ class NlpSpec:
         spec: dict[str, Any] = {
             "language": self.language,
             "model": self.model,
+            # A new version of the same pipeline (a csillag upgrade that ships retrained weights, a newer model
+            # package) finds other mentions, so it redoes the NER like a change of model does.
+            "model_version": model_version(self.model) if self.model else None,
             "patterns": list(self.patterns),
             "labels": self.labels,
             "phrase_matcher_attr": self.phrase_matcher_attr,
@@ -77,6 +83,27 @@ class NlpSpec:
         if self.language == "hu":  # Hungarian mentions take the title after a name (issue 15): NER redone once
             spec["spans"] = "postposed titles"
         return fingerprint(spec)
+
+
+@functools.lru_cache(maxsize=64)
+def model_version(model: str) -> str | None:
+    """The version of the configured pipeline ``model`` (a folder's meta.json, a shipped pipeline's, an installed
+    package's), without loading it; None when it cannot be told — the key then names the model only."""
+    folder = Path(model).expanduser()
+    try:
+        if (folder / "meta.json").is_file():
+            return str(json.loads((folder / "meta.json").read_text(encoding="utf-8")).get("version")) or None
+    except (OSError, ValueError):
+        return None
+    shipped = shipped_model_version(model)
+    if shipped is not None:
+        return shipped
+    for candidate in MODEL_ALIASES.get(model, (model,)):
+        try:
+            return importlib.metadata.version(candidate)
+        except (importlib.metadata.PackageNotFoundError, ValueError):
+            continue
+    return None
 
 
 def resolve_model_name(model: str) -> str:

@@ -22,6 +22,7 @@ from ingestion.alias_table import AliasEntry, AliasTable, AliasTableError
 from ingestion.names import (
     FEMALE,
     MALE,
+    PRONOUN_WORDS,
     SURNAME_TITLES,
     gender_of_titles,
     genders_compatible,
@@ -947,6 +948,10 @@ def _canonical_name(forms: list[_Form]) -> str:
         if counts[name] == 1 and name.count(" ") >= 2 and counts[name.split(" ", 1)[1]] >= MIN_ANCHOR_SUPPORT
     }
     proper = [name for name in proper if name not in glued or len(glued) == len(proper)]
+    # a pronoun is no part of a name ("God Himself", once, beside "God" 210 times): such a form names the entity
+    # only when every form has one
+    pronouned = {name for name in proper if any(word.casefold() in PRONOUN_WORDS for word in name.split())}
+    proper = [name for name in proper if name not in pronouned or len(pronouned) == len(proper)]
     if not proper:
         return min(counts, key=lambda name: (-lengths[name], -counts[name], name)).title()
     return min(proper, key=lambda name: (-lengths[name], -counts[name], name))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ingestion.language_models import DEFAULT_PIPELINES, default_pipeline
 from ingestion.markers import fingerprint
-from ingestion.nlp import NlpSpec
+from ingestion.nlp import NlpSpec, model_version
 
 if TYPE_CHECKING:
     from ingestion.context import RunContext
@@ -41,7 +41,9 @@ class NlpRouting:
     @property
     def key(self) -> str:
         """Identifies the routing: the primary spec and the defaults the other languages would get."""
-        defaults = {lang: [p.model, list(p.labels)] for lang, p in sorted(DEFAULT_PIPELINES.items())}
+        defaults = {
+            lang: [p.model, list(p.labels), model_version(p.model)] for lang, p in sorted(DEFAULT_PIPELINES.items())
+        }
         return fingerprint({"primary": self.primary.key, "detect": self.detect, "defaults": defaults})
 
     def spec_for(self, language: str | None) -> NlpSpec:

@@ -297,12 +297,13 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 7  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    version = 8  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
     # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
     # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
     # full names of like mass joins the one it is said beside (issue 14); 7: a surname in the plural is a FAMILY, a
-    # one-word "name" mostly said after an article is a common noun (issue 14)
+    # one-word "name" mostly said after an article is a common noun (issue 14); 8: a form with a pronoun word ("God
+    # Himself") names its entity only when every form has one (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -236,7 +236,8 @@ class MentionsStage(Stage):
     """Runs NER over the chunks; writes ``mentions`` and ``mention_chunks``."""
 
     name = "mentions"
-    version = 1
+    # 2: the NER key holds the pipeline's version, so retrained weights under one name redo the NER (issue 14)
+    version = 2
     tables = (MENTIONS.name, PROGRESS_TABLE)
     requires = ("chunks",)
 

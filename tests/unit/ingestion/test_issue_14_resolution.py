@@ -313,3 +313,12 @@ def test_issue_14_a_one_word_name_mostly_written_after_an_article_is_a_common_no
     family = [SurfaceForm("Julie Karagina", "PERSON", 40), SurfaceForm("Karagins", "PERSON", 9)]
     karagins, _ = resolve_entities(family, language="en")
     assert {e.canonical_name: e.label for e in karagins}["Karagins"] == "FAMILY"
+
+
+def test_issue_14_a_pronoun_glued_to_a_name_never_names_the_entity() -> None:
+    index = _resolve(("God", 210), ("God Himself", 1), ("Lord God", 5))
+    assert index["God Himself"].entity_id == index["God"].entity_id
+    assert index["God"].canonical_name == "God"  # not the one-off with more words ("God Himself" before version 8)
+    # A Roman numeral "I" is no pronoun; a name seen only with a pronoun still gets a name.
+    assert _resolve(("Alexander I", 9), ("Alexander", 30))["Alexander"].canonical_name == "Alexander I"
+    assert _resolve(("Thou Napoleon", 2))["Thou Napoleon"].canonical_name == "Thou Napoleon"
