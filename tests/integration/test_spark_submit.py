@@ -12,6 +12,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -50,13 +51,20 @@ def _corpus(tmp_path: Path) -> Path:
     return corpus
 
 
-def test_spark_submit_runs_the_pipeline_and_reports_json(tmp_path: Path) -> None:
-    lake = tmp_path / "lake"
-    out = tmp_path / "result.json"
-    corpus = str(_corpus(tmp_path))
-    done = _submit("--master", "local[2]", "pipeline", corpus, "--lakehouse", str(lake), "--result-file", str(out))
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """harbour_notes.txt through ``spark-submit.sh --master local[2] pipeline``, once per module: the first test checks
+    the run, the cluster test compares its tables with the cluster's (a second local run would cost ~30 s)."""
+    base = tmp_path_factory.mktemp("local_run")
+    corpus, lake, out = _corpus(base), base / "lake", base / "result.json"
+    done = _submit("--master", "local[2]", "pipeline", str(corpus), "--lakehouse", str(lake), "--result-file", str(out))
+    return SimpleNamespace(corpus=corpus, lake=lake, out=out, done=done)
+
+
+def test_spark_submit_runs_the_pipeline_and_reports_json(local_run: SimpleNamespace, tmp_path: Path) -> None:
+    lake, corpus, done = local_run.lake, str(local_run.corpus), local_run.done
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(out.read_text())
+    result = json.loads(local_run.out.read_text())
     assert result["status"] == "succeeded"
     assert [s["stage"] for s in result["stages"]] == [
         "documents",
@@ -73,11 +81,12 @@ def test_spark_submit_runs_the_pipeline_and_reports_json(tmp_path: Path) -> None
     # Issue 14: with no settings, English is read by the shipped literary NER.
     assert set(read(lake, "mentions").model) == {"en_litbank"}
 
-    again = _submit("--master", "local[2]", "stage", "mentions", str(tmp_path / "corpus"), "--lakehouse", str(lake))
+    again = _submit("--master", "local[2]", "stage", "mentions", corpus, "--lakehouse", str(lake))
     assert again.returncode == 0, again.stderr[-3000:]
     assert "skipped" in again.stdout
 
     # Issue 16, item 5: a rerun with every stage up to date is answered before any JVM starts
+    out = tmp_path / "rerun.json"
     rerun = _submit("pipeline", corpus, "--lakehouse", str(lake), "--result-file", str(out))
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert "every stage is up to date; Spark not started" in rerun.stderr
@@ -209,7 +218,7 @@ def standalone_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tup
 
 @pytest.mark.s3
 def test_issue_16_spark_submit_on_a_standalone_cluster_with_the_lakehouse_in_a_bucket(
-    standalone_cluster: tuple[str, int, Path], tmp_path: Path, ingest: Any, make_settings: Any, s3_bucket: Any
+    standalone_cluster: tuple[str, int, Path], tmp_path: Path, local_run: SimpleNamespace, s3_bucket: Any
 ) -> None:
     """Issue 16, item 3: two one-core workers, the driver by ``spark-submit.sh --master spark://…``, the lakehouse in
     the S3 bucket (the executors share no disk with the driver, only the bucket): the tables a local[2] run writes on
@@ -218,7 +227,7 @@ def test_issue_16_spark_submit_on_a_standalone_cluster_with_the_lakehouse_in_a_b
 
     master, ui_port, logs = standalone_cluster
     bucket, s3 = s3_bucket
-    root, corpus = f"s3a://{bucket}/cluster/lh", _corpus(tmp_path)
+    root, corpus = f"s3a://{bucket}/cluster/lh", local_run.corpus  # the local run's folder: the same sources
     done = _submit(
         "--master",
         master,
@@ -250,8 +259,8 @@ def test_issue_16_spark_submit_on_a_standalone_cluster_with_the_lakehouse_in_a_b
     (app_id,) = [app["id"] for app in apps if app["name"] == "csillag"]
     assert all((logs / f"work{worker}" / app_id).is_dir() for worker in (1, 2)), app_id
     # Issue 16, item 3: exactly the tables a local[2] run writes from the same input.
-    local = tmp_path / "local"
-    assert ingest([corpus], settings=make_settings(lakehouse={"root": local})).status == "succeeded"
+    assert local_run.done.returncode == 0, local_run.done.stderr[-3000:]
+    local = local_run.lake
     for table in ("documents", "chunks", "mentions", "entities", "mention_entities", "cooccurrences", "graph_nodes",
                   "graph_edges"):
         assert comparable(read(lake, table)) == comparable(read(local, table)), table

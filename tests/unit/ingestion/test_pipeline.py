@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from graph.tables import NON_PROSE_UNIT_KINDS
-from tests.conftest import DENSE_MODEL, SAMPLES, dense_unavailable
+from tests.conftest import DENSE_MODEL, EN_SAMPLE_FILES, SAMPLES, RecordingProgress, dense_unavailable, settings_for
 from tests.unit.ingestion.tables import comparable, read, version
 from tools.ingestion import STAGE_NAMES
 from tools.retrieval.chunks import INDEX_FORMAT
@@ -32,27 +32,25 @@ ALL_TABLES = [
 
 
 @pytest.fixture(scope="module")
-def sample_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    """The English sample corpus ingested once, then ingested again unchanged."""
+def sample_run(spark: Any, pipeline_runs: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """The English sample corpus (a copy of ingestion/samples/en) ingested once, then ingested again unchanged. The
+    first run is the session's run of the two files, which test_incremental_remove_and_change_equal_fresh_run starts
+    from too; this module's copy of its lakehouse takes the second run."""
     from ingestion.domains.generic import GenericNERIngestionTool
-    from settings.config import load_settings
     from tools.ingestion import IngestionRequest
 
-    lake = tmp_path_factory.mktemp("sample") / "lake"
-    settings = load_settings(lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2})
+    run = pipeline_runs(*EN_SAMPLE_FILES)
+    lake = run.checkout(tmp_path_factory.mktemp("sample") / "lake")
+    settings = settings_for(lake)
     tool = GenericNERIngestionTool()
     tool.set_settings(settings)
     tool.set_spark_session(spark)
-    progress = RecordingProgress()
-    tool.set_progress(progress)
-    request = IngestionRequest(inputs=[str(SAMPLES / "en")])
-    first = tool.execute_ingestion(request)
     versions = {table: version(lake, table) for table in ALL_TABLES}
     index_files = _index_files(lake)
-    second = tool.execute_ingestion(request)
+    second = tool.execute_ingestion(IngestionRequest(inputs=[str(run.corpus)]))
     return SimpleNamespace(
-        lake=lake, first=first, second=second, versions=versions, tool=tool, settings=settings, progress=progress,
-        index_files=index_files,
+        lake=lake, corpus=run.corpus, first=run.result, second=second, versions=versions, tool=tool,
+        settings=settings, progress=run.progress, index_files=index_files,
     )
 
 
@@ -60,22 +58,6 @@ def _index_files(lake: Path) -> dict[str, int]:
     """The retrieval index folder: file name → modification time (ns)."""
     folder = lake / "_index"
     return {f.name: f.stat().st_mtime_ns for f in folder.iterdir()} if folder.is_dir() else {}
-
-
-class RecordingProgress:
-    """A ProgressReporter that keeps every call."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, str, Any]] = []
-
-    def start(self, stage: str, total: int, unit: str) -> None:
-        self.calls.append(("start", stage, (total, unit)))
-
-    def advance(self, stage: str, done: int) -> None:
-        self.calls.append(("advance", stage, done))
-
-    def finish(self, stage: str) -> None:
-        self.calls.append(("finish", stage, None))
 
 
 def test_long_stages_report_progress_in_their_units(sample_run: SimpleNamespace) -> None:
@@ -267,7 +249,7 @@ def test_issue_16_up_to_date_rerun_is_answered_without_spark(
     monkeypatch.setattr("ingestion.spark.get_spark", no_spark)
     tool = GenericNERIngestionTool()  # no session handed in: the run would have to start one
     tool.set_settings(sample_run.settings)
-    request = IngestionRequest(inputs=[str(SAMPLES / "en")])
+    request = IngestionRequest(inputs=[str(sample_run.corpus)])
     from ingestion.lock import LakehouseLock
 
     with LakehouseLock(sample_run.lake, run_id="someone-else", tool="ner_ingestion", wait_seconds=0):
@@ -282,9 +264,9 @@ def test_issue_16_up_to_date_rerun_is_answered_without_spark(
     extra = tmp_path / "more"
     extra.mkdir()
     (extra / "new.txt").write_text("Captain Vance met Margaret Hale at the harbour.", encoding="utf-8")
-    assert tool.run_if_up_to_date(IngestionRequest(inputs=[str(SAMPLES / "en"), str(extra)])) is None
-    assert tool.run_if_up_to_date(IngestionRequest(inputs=[str(SAMPLES / "en")], force=True)) is None
-    failed = tool.execute_ingestion(IngestionRequest(inputs=[str(SAMPLES / "en"), str(extra)]))
+    assert tool.run_if_up_to_date(IngestionRequest(inputs=[str(sample_run.corpus), str(extra)])) is None
+    assert tool.run_if_up_to_date(IngestionRequest(inputs=[str(sample_run.corpus)], force=True)) is None
+    failed = tool.execute_ingestion(IngestionRequest(inputs=[str(sample_run.corpus), str(extra)]))
     assert failed.status == "failed" and "Spark was started" in (failed.reason or "")
     assert {t: version(sample_run.lake, t) for t in ALL_TABLES} == sample_run.versions  # nothing was written
 
@@ -469,10 +451,10 @@ def _with_ids(frame: Any, translate: dict[str, str]) -> Any:
     return frame
 
 
-def test_r_ing_2_changed_setting_redoes_only_affected_stages(ingest: Any, make_settings: Any, tmp_path: Path) -> None:
-    corpus = _corpus(tmp_path, "harbour_notes.txt")
-    first = ingest([corpus])
-    assert first.status == "succeeded", first
+def test_r_ing_2_changed_setting_redoes_only_affected_stages(
+    ingest: Any, make_settings: Any, tmp_path: Path, pipeline_run: Any
+) -> None:
+    corpus = pipeline_run("harbour_notes.txt").corpus
     changed = ingest([corpus], settings=make_settings(ingestion={"cooccurrence_window": "chunk"}))
     statuses = {s.stage: s.status for s in changed.stages}
     assert statuses == {
@@ -491,11 +473,10 @@ def test_r_ing_2_changed_setting_redoes_only_affected_stages(ingest: Any, make_s
 
 
 def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
-    ingest: Any, make_settings: Any, tmp_path: Path
+    ingest: Any, tmp_path: Path, pipeline_run: Any, pipeline_runs: Any
 ) -> None:
-    corpus = _corpus(tmp_path, "harbour_notes.txt")
-    assert ingest([corpus]).status == "succeeded"
-    _corpus(tmp_path, "the_lighthouse_keepers.md")
+    corpus = pipeline_run("harbour_notes.txt").corpus
+    shutil.copy(SAMPLES / "en" / "the_lighthouse_keepers.md", corpus)
     grown = ingest([corpus])
     assert grown.status == "succeeded", grown
     counts = {s.stage: s.counts for s in grown.stages}
@@ -516,9 +497,8 @@ def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
     assert counts["index"]["chunks"] == int((~all_chunks.unit_kind.isin(NON_PROSE_UNIT_KINDS)).sum())
     chunks_version = version(tmp_path / "lake", "chunks")
     assert sorted(_index_files(tmp_path / "lake")) == [f"bm25-en-f{INDEX_FORMAT}-v{chunks_version}.json"]
-    fresh_settings = make_settings(lakehouse={"root": tmp_path / "fresh"})
-    assert ingest([corpus], settings=fresh_settings).status == "succeeded"
-    _assert_same_lakehouse(tmp_path / "lake", tmp_path / "fresh", renamed_keep_ids=True)
+    # A fresh run of the same two files: the session's, which tests copy and never write to.
+    _assert_same_lakehouse(tmp_path / "lake", pipeline_runs(*EN_SAMPLE_FILES).lake, renamed_keep_ids=True)
 
 
 def _doc_of(lake: Path, filename: str) -> str:
@@ -526,9 +506,10 @@ def _doc_of(lake: Path, filename: str) -> str:
     return docs[docs.source.str.endswith(filename)].doc_id.iloc[0]
 
 
-def test_incremental_remove_and_change_equal_fresh_run(ingest: Any, make_settings: Any, tmp_path: Path) -> None:
-    corpus = _corpus(tmp_path, "harbour_notes.txt", "the_lighthouse_keepers.md")
-    assert ingest([corpus]).status == "succeeded"
+def test_incremental_remove_and_change_equal_fresh_run(
+    ingest: Any, make_settings: Any, tmp_path: Path, pipeline_run: Any
+) -> None:
+    corpus = pipeline_run(*EN_SAMPLE_FILES).corpus
     (corpus / "the_lighthouse_keepers.md").unlink()
     notes = corpus / "harbour_notes.txt"
     notes.write_text(
@@ -582,9 +563,8 @@ def test_bad_documents_are_rejected_and_the_rest_completes(ingest: Any, tmp_path
     }  # neo4j: the embedded graph store is configured
 
 
-def test_missing_input_fails_clearly_and_damages_nothing(ingest: Any, tmp_path: Path) -> None:
-    corpus = _corpus(tmp_path, "harbour_notes.txt")
-    assert ingest([corpus]).status == "succeeded"
+def test_missing_input_fails_clearly_and_damages_nothing(ingest: Any, tmp_path: Path, pipeline_run: Any) -> None:
+    corpus = pipeline_run("harbour_notes.txt").corpus
     lake = tmp_path / "lake"
     before = {t: version(lake, t) for t in ALL_TABLES}
     markers = sorted(p.read_text() for p in (lake / "_markers").rglob("_SUCCESS"))
@@ -668,7 +648,7 @@ def _independent_score(lake: Path, gold: Path) -> Any:
 
 
 def test_gold_list_is_scored_by_the_entities_stage_and_reported(
-    ingest: Any, make_settings: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ingest: Any, make_settings: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture, pipeline_run: Any
 ) -> None:
     import json
     import logging
@@ -676,7 +656,9 @@ def test_gold_list_is_scored_by_the_entities_stage_and_reported(
     from jobs.common import render_result
     from jobs.summary import summarize
 
-    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    # Built without a gold list: naming one changes the entities stage's settings, so that stage runs from scratch
+    # as in a first build with the gold list; only the stages before it, which the list does not concern, are skipped.
+    corpus = pipeline_run("harbour_notes.txt").corpus
     lake = tmp_path / "lake"
     gold = _gold_file(tmp_path / "gold.json", HARBOUR_GOLD)
     settings = make_settings(ner={"gold_list": gold})
@@ -777,9 +759,8 @@ def test_documents_from_parquet_and_delta_tables(ingest: Any, make_settings: Any
         assert sorted(docs.text) == sorted(frame.text)
 
 
-def test_adding_an_unrelated_document_keeps_entity_ids(ingest: Any, tmp_path: Path) -> None:
-    corpus = _corpus(tmp_path, "harbour_notes.txt")
-    assert ingest([corpus], stages=["documents", "chunks", "mentions", "entities"]).status == "succeeded"
+def test_adding_an_unrelated_document_keeps_entity_ids(ingest: Any, tmp_path: Path, pipeline_run: Any) -> None:
+    corpus = pipeline_run("harbour_notes.txt").corpus
     before = read(tmp_path / "lake", "entities").set_index("canonical_name").entity_id.to_dict()
     (corpus / "unrelated.txt").write_text(
         "Professor Ingrid Solberg sailed from Bergen to Reykjavik in March. In Reykjavik, Ingrid Solberg met "

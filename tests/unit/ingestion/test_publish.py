@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graph.published import PUBLISHED_FILE, read_published
-from tests.conftest import SAMPLES
 from tests.unit.ingestion.tables import version
 
 pytestmark = pytest.mark.spark
@@ -29,20 +27,16 @@ def _graph_counts(lake: Path) -> tuple[int, int, int, int]:
 
 
 def test_issue_11_reader_sees_the_published_run_while_a_later_run_fails_half_way(
-    ingest: Any, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ingest: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipeline_run: Any
 ) -> None:
     from ingestion.stages.mentions import MentionsStage
     from jobs.status import lakehouse_status
     from tools.retrieval.chunks import ChunkRetriever, index_paths
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    shutil.copy(SAMPLES / "en" / "harbour_notes.txt", corpus)
-    lake = tmp_path / "lake"
-    first = ingest([corpus], run_id="run-1")
-    assert first.status == "succeeded", first
+    run = pipeline_run("harbour_notes.txt")
+    corpus, lake, first = run.corpus, tmp_path / "lake", run.result
     manifest = read_published(lake)
-    assert manifest is not None and manifest.run_id == "run-1"
+    assert manifest is not None and manifest.run_id == first.run_id
     assert manifest.tables["chunks"] == version(lake, "chunks")
     published_counts = _graph_counts(lake)
     published_chunks = {c.chunk_id for c in ChunkRetriever.from_lakehouse(lake, "en").chunks}
@@ -67,8 +61,8 @@ def test_issue_11_reader_sees_the_published_run_while_a_later_run_fails_half_way
     assert {c.chunk_id for c in ChunkRetriever.from_lakehouse(lake, "en").chunks} == published_chunks
     assert published_index.is_file()
     status = lakehouse_status(lake)
-    assert status["published"]["run_id"] == "run-1" and status["running"] is None
-    assert {m["run_id"] for m in status["stages"].values() if m} == {"run-1"}
+    assert status["published"]["run_id"] == first.run_id and status["running"] is None
+    assert {m["run_id"] for m in status["stages"].values() if m} == {first.run_id}
     assert status["tables"]["documents"] == 1
 
     # Running the stages before the failure again leaves the later stages out of date: still nothing published.
@@ -87,15 +81,11 @@ def test_issue_11_reader_sees_the_published_run_while_a_later_run_fails_half_way
 
 
 def test_issue_11_first_locked_run_publishes_an_unmanifested_lakehouse_as_found(
-    ingest: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ingest: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipeline_run: Any
 ) -> None:
     from ingestion.stages.graph import GraphStage
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    shutil.copy(SAMPLES / "en" / "harbour_notes.txt", corpus)
-    lake = tmp_path / "lake"
-    assert ingest([corpus]).status == "succeeded"
+    corpus, lake = pipeline_run("harbour_notes.txt").corpus, tmp_path / "lake"
     counts = _graph_counts(lake)
     (lake / PUBLISHED_FILE).unlink()  # as a lakehouse written before publishing existed
     (corpus / "fjord.txt").write_text(NEW_DOCUMENT, encoding="utf-8")

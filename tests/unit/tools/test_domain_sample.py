@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from tests.conftest import EN_SAMPLE_FILES
 from tests.unit.ingestion.tables import read
 from tools.ask import main
 from tools.retrieval.units import title_number
@@ -41,10 +42,11 @@ def _ingest(spark: Any, tool_class: type, inputs: Path, lake: Path) -> SimpleNam
 
 
 @pytest.fixture(scope="module")
-def english(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    from ingestion.domains.generic import GenericNERIngestionTool
-
-    return _ingest(spark, GenericNERIngestionTool, SAMPLES / "en", tmp_path_factory.mktemp("en") / "lake")
+def english(pipeline_runs: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """The session's run of ingestion/samples/en (the generic NER tool, the default settings), in a lakehouse of this
+    module's own: the chat side adds index files to it."""
+    run = pipeline_runs(*EN_SAMPLE_FILES)
+    return SimpleNamespace(lake=run.checkout(tmp_path_factory.mktemp("en") / "lake"), result=run.result)
 
 
 @pytest.fixture(scope="module")
