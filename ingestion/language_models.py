@@ -79,9 +79,15 @@ def shipped_model_version(name: str) -> str | None:
                 return None
             with zipfile.ZipFile(archive) as zf:
                 text = zf.read(inner).decode("utf-8")
-        return str(json.loads(text).get("version")) or None
+        return meta_version(text)
     except (OSError, KeyError, ValueError):
         return None
+
+
+def meta_version(meta_json: str) -> str | None:
+    """The ``version`` of a spaCy pipeline's meta.json text; None when it has none."""
+    version = json.loads(meta_json).get("version")
+    return str(version) if version else None
 
 
 def _extracted_from_zip(folder: str) -> Path | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import importlib.util
-import json
 import logging
 import threading
 import weakref
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ingestion.baseform import register as register_base_forms
 from ingestion.errors import ModelLoadError
-from ingestion.language_models import shipped_model_path, shipped_model_version
+from ingestion.language_models import meta_version, shipped_model_path, shipped_model_version
 from ingestion.markers import fingerprint
 from ingestion.name_labels import register as register_name_labels
 from ingestion.normalize import hu_postposed_title
@@ -92,7 +91,7 @@ def model_version(model: str) -> str | None:
     folder = Path(model).expanduser()
     try:
         if (folder / "meta.json").is_file():
-            return str(json.loads((folder / "meta.json").read_text(encoding="utf-8")).get("version")) or None
+            return meta_version((folder / "meta.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     shipped = shipped_model_version(model)

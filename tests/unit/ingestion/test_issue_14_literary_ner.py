@@ -194,14 +194,15 @@ def test_issue_14_a_new_version_of_a_pipeline_redoes_the_ner(tmp_path: Path, mon
     shipped = shipped_model_path("en_litbank")
     assert shipped is not None
     keys = []
-    for version in ("1.0.0", "9.9.9"):
-        copy = tmp_path / version
+    for version in ("1.0.0", "9.9.9", None):
+        copy = tmp_path / str(version)
         shutil.copytree(shipped, copy)
         meta = json.loads((copy / "meta.json").read_text(encoding="utf-8"))
         meta["version"] = version
         (copy / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
         keys.append(NlpSpec(language="en", model=str(copy)).key)
-    assert keys[0] != keys[1]
+    assert len(set(keys)) == 3
+    assert nlp_module.model_version(str(tmp_path / "None")) is None  # no version: the key names the folder only
     assert nlp_module.model_version("en_litbank") == json.loads((shipped / "meta.json").read_text())["version"]
     assert nlp_module.model_version("no_such_pipeline") is None  # unknown: the key names the model only
     # With language detection the key also holds every language's default pipeline: a new shipped Hungarian model
