@@ -81,9 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         model = en_ner.train(
             [p for b in books for p in by_book[b]], [p for b in dev_books for p in by_book[b]], out, overrides
         )
-        shipped = en_ner.assemble(model, out / "pipeline")
-        if args.base_share:
-            shipped = en_ner.mix_with_base(shipped, out / "pipeline-mixed", args.base_share)
+        shipped = en_ner.assemble(model, out / "pipeline", args.base_share)
         cv = {m: pooled([f[m]["names"] for f in results.values() if m in f]).as_dict() for m in en_ner.PIPELINES}
         extra = {"csillag_base_share": args.base_share}
         if results:

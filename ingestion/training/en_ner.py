@@ -15,7 +15,7 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ingestion.name_labels import TITLES
 from ingestion.nlp import NlpSpec, build_nlp, resolve_model_name
@@ -32,6 +32,9 @@ from ingestion.training.litbank import (
 )
 from ingestion.training.ner_scores import pooled, score_pipeline, score_with_entity_labels
 from ingestion.training.news import NEWS_SAMPLE, score_news
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 logger = logging.getLogger(__name__)
 
@@ -124,13 +127,16 @@ def train(
     return output / "model-last"
 
 
-def assemble(model_dir: Path, target: Path) -> Path:
-    """The shipped form of a trained pipeline: its ner followed by the name-label step (ingestion.name_labels)."""
+def assemble(model_dir: Path, target: Path, base_share: float = 0.0) -> Path:
+    """The shipped form of a trained pipeline: its ner, mixed with the base model's by ``base_share``
+    (``mix_with_base``), followed by the name-label step (ingestion.name_labels)."""
     import spacy
 
     from ingestion import name_labels
 
     nlp = spacy.load(model_dir)
+    if base_share:
+        mix_with_base(nlp, base_share)
     name_labels.add_to(nlp)
     if target.exists():
         shutil.rmtree(target)
@@ -138,8 +144,8 @@ def assemble(model_dir: Path, target: Path) -> Path:
     return target
 
 
-def mix_with_base(model_dir: Path, target: Path, base_share: float, base: str = BASE_MODEL) -> Path:
-    """A copy of the pipeline at ``model_dir`` whose ner weights are mixed with ``base``'s ner (``BASE_SHARE``).
+def mix_with_base(nlp: Language, base_share: float, base: str = BASE_MODEL) -> None:
+    """Mix ``nlp``'s ner weights, in place, with ``base``'s ner: (1 - share) · its own + share · the base's.
 
     Both ners must be of one architecture with the same labels in the same order (a fine-tuned copy of the base
     ner is); anything else is refused with a ValueError naming the difference, since averaging unrelated weights
@@ -147,19 +153,15 @@ def mix_with_base(model_dir: Path, target: Path, base_share: float, base: str = 
     """
     import spacy
 
-    from ingestion import name_labels
-
     if not 0.0 <= base_share <= 1.0:
         raise ValueError(f"base_share must be between 0 and 1, got {base_share!r}")
-    name_labels.register()  # a shipped folder ends with the name-label step
-    tuned = spacy.load(model_dir)
     reference = spacy.load(resolve_model_name(base), exclude=["tagger", "parser", "attribute_ruler", "lemmatizer"])
-    tuned_ner, base_ner = cast(Any, tuned.get_pipe("ner")), cast(Any, reference.get_pipe("ner"))
+    tuned_ner, base_ner = cast(Any, nlp.get_pipe("ner")), cast(Any, reference.get_pipe("ner"))
     if tuned_ner.labels != base_ner.labels:
         raise ValueError(f"cannot mix ners with other labels: {tuned_ner.labels} vs {base} {base_ner.labels}")
     tuned_nodes, base_nodes = list(tuned_ner.model.walk()), list(base_ner.model.walk())
     if [n.name for n in tuned_nodes] != [n.name for n in base_nodes]:
-        raise ValueError(f"cannot mix ners of other architectures: {model_dir} and {base}")
+        raise ValueError(f"cannot mix ners of other architectures: {nlp.meta.get('name')} and {base}")
     for mine, theirs in zip(tuned_nodes, base_nodes, strict=True):
         for param in mine.param_names:
             if not (mine.has_param(param) and theirs.has_param(param)):
@@ -168,10 +170,6 @@ def mix_with_base(model_dir: Path, target: Path, base_share: float, base: str = 
             if ours.shape != other.shape:
                 raise ValueError(f"cannot mix {mine.name}.{param}: shape {ours.shape} vs {base}'s {other.shape}")
             mine.set_param(param, (1.0 - base_share) * ours + base_share * other)
-    if target.exists():
-        shutil.rmtree(target)
-    tuned.to_disk(target)
-    return target
 
 
 def evaluate(
@@ -224,9 +222,7 @@ def cross_validate(
                   overrides)
             (out / "done").write_text("ok\n")
             report(f"fold {index}: trained in {time.perf_counter() - started:.0f} s")
-        shipped = assemble(out / "model-last", out / "pipeline")
-        if share:
-            shipped = mix_with_base(shipped, out / f"pipeline-base{share:g}", share)
+        shipped = assemble(out / "model-last", out / f"pipeline-base{share:g}", share)
         test = [p for b in test_books for p in by_book[b]]
         fold: dict[str, Any] = {
             "books": test_books,
