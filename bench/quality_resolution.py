@@ -46,7 +46,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ingestion.names import PRONOUN_PATTERNS, PRONOUN_WINDOW  # noqa: E402
+from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW  # noqa: E402
 from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, resolve_entities  # noqa: E402
 from ingestion.resolution_eval import GoldEntity, alias_key, load_gold, score_details  # noqa: E402
 
@@ -125,10 +125,12 @@ def wp_forms(lake: Path) -> list[SurfaceForm]:
     chunks = read_delta(lake, "chunks", ["chunk_id", "start", "text"]).rename(
         columns={"start": "chunk_start", "text": "chunk_text"})
     located = mentions.merge(chunks, on="chunk_id")
+    clause = re.compile(PRONOUN_CLAUSE)
+    after = [clause.match(text[max(end - start, 0): max(end - start, 0) + PRONOUN_WINDOW]).group(0)  # type: ignore[union-attr]
+             for text, end, start in zip(located.chunk_text, located.end, located.chunk_start, strict=True)]
     for sex, pattern in PRONOUN_PATTERNS.items():
         regex = re.compile(pattern)
-        located[sex] = [len(regex.findall(text[max(end - start, 0): max(end - start, 0) + PRONOUN_WINDOW]))
-                        for text, end, start in zip(located.chunk_text, located.end, located.chunk_start, strict=True)]
+        located[sex] = [len(regex.findall(text)) for text in after]
     grouped = located.groupby(["text", "label"]).agg(
         n=("start", "size"), first=("start", "min"), he=("he", "sum"), she=("she", "sum")).reset_index()
     return [SurfaceForm(r.text, r.label, int(r.n), int(r.first), he=int(r.he), she=int(r.she))
@@ -206,15 +208,19 @@ def wp_resolution(lake: Path) -> dict[str, Any]:
 
 
 def litbank_books() -> list[dict[str, Any]]:
-    """Per book: its mentions (id, sentence, type, kind, text) and coreference ids."""
+    """Per book: its mentions (id, sentence, type, kind, text, the text just after it) and coreference ids."""
     books = []
     for path in sorted(LITBANK.glob("*.ann")):
         mentions, coref = {}, {}
+        text_path = path.with_suffix(".txt")
+        sentences = [line.split(" ") for line in text_path.read_text(encoding="utf-8").splitlines()] \
+            if text_path.is_file() else []
         for line in path.read_text(encoding="utf-8").splitlines():
             cells = line.split("\t")
             if cells[0] == "MENTION":
                 mentions[cells[1]] = {"sentence": int(cells[2]), "end_sentence": int(cells[4]), "text": cells[6],
-                                      "type": cells[7], "kind": cells[8]}
+                                      "type": cells[7], "kind": cells[8],
+                                      "after": _text_after(sentences, int(cells[4]), int(cells[5]))}
             elif cells[0] == "COREF":
                 coref[cells[1]] = cells[2]
         for mention_id, mention in mentions.items():
@@ -223,29 +229,53 @@ def litbank_books() -> list[dict[str, Any]]:
     return books
 
 
+def _text_after(sentences: list[list[str]], sentence: int, token: int) -> str:
+    """The ``PRONOUN_WINDOW`` characters after a mention ending at (sentence, token), up to the sentence's end, as
+    the entities stage reads them after each mention in a chunk (``surface_forms_by``): the pronouns there are its
+    evidence of a name's sex."""
+    words: list[str] = []
+    for index in range(sentence, len(sentences)):
+        words.extend(sentences[index][token + 1:] if index == sentence else sentences[index])
+        if sum(len(word) + 1 for word in words) > PRONOUN_WINDOW:
+            break
+    return re.match(PRONOUN_CLAUSE, _detok(" " + " ".join(words))[:PRONOUN_WINDOW]).group(0)  # type: ignore[union-attr]
+
+
 def _detok(text: str) -> str:
     # LitBank's texts are tokenised ("Mr. Bennet 's"): undo the possessive split so names read as in a book
     return re.sub(r" (['’]s?)\b", r"\1", text)
 
 
 def litbank_clustering(books: list[dict[str, Any]]) -> dict[str, Any]:
-    """Pairwise precision/recall of name groupings vs coreference ids, summed over books; and the exact baseline."""
-    totals = {"ours": Counter[str](), "exact names": Counter[str]()}
+    """Pairwise precision/recall of name groupings vs coreference ids, summed over books; and the exact baseline.
+
+    "ours" resolves the bare names; "ours, with pronouns" also gives each form the "he"/"she" pronouns in the text
+    just after its mentions, as the pipeline's entities stage does — the evidence of a name's sex it has in a book."""
+    totals = {"ours": Counter[str](), "ours, with pronouns": Counter[str](), "exact names": Counter[str]()}
+    patterns = {sex: re.compile(pattern) for sex, pattern in PRONOUN_PATTERNS.items()}
     for book in books:
         names = [m for m in book["mentions"] if m["type"] == "PER" and m["kind"] == "PROP"]
         by_key: dict[str, Counter[str]] = defaultdict(Counter)
         texts: dict[str, Counter[str]] = defaultdict(Counter)
+        said: dict[str, Counter[str]] = defaultdict(Counter)
         for mention in names:
             text = _detok(mention["text"])
             key = alias_key(text)
             if key:
                 by_key[key][mention["coref"]] += 1
                 texts[key][text] += 1
+                said[text].update({sex: len(p.findall(mention["after"])) for sex, p in patterns.items()})
         gold_of = {key: ids.most_common(1)[0][0] for key, ids in by_key.items()}
         forms = [SurfaceForm(text, "PERSON", n) for counter in texts.values() for text, n in counter.items()]
         _, mapping = resolve_entities(forms, language="en")
         ours = {key: mapping.get((texts[key].most_common(1)[0][0], "PERSON"), key) for key in by_key}
-        for system, cluster in (("ours", ours), ("exact names", {key: key for key in by_key})):
+        forms = [SurfaceForm(form.text, "PERSON", form.count, he=said[form.text]["he"], she=said[form.text]["she"])
+                 for form in forms]
+        _, mapping = resolve_entities(forms, language="en")
+        with_pronouns = {key: mapping.get((texts[key].most_common(1)[0][0], "PERSON"), key) for key in by_key}
+        exact = {key: key for key in by_key}
+        systems = (("ours", ours), ("ours, with pronouns", with_pronouns), ("exact names", exact))
+        for system, cluster in systems:
             for a, b in combinations(sorted(by_key), 2):
                 together, same = cluster[a] == cluster[b], gold_of[a] == gold_of[b]
                 totals[system]["predicted"] += together

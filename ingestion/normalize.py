@@ -218,6 +218,17 @@ def restore_case(original: str, stem: str) -> str:
 SURNAME_ENDINGS = (("ov", "ova"), ("ev", "eva"), ("in", "ina"), ("ski", "skaya"), ("skoy", "skaya"))
 
 
+# A Russian patronymic in English transliteration, the name after the given name: "Vasili Sergeevich", "Anna
+# Pavlovna". Only the full literary endings: colloquial ones ("Dmitrich") and the "-ich" of surnames such as
+# "Aldrich" or "Dietrich" would make a surname read as a patronymic.
+PATRONYMIC_ENDINGS = ("ovich", "evich", "ovna", "evna", "ichna")
+
+
+def is_patronymic(word: str) -> bool:
+    """Whether a casefolded name word has a patronymic's ending ("sergeevich", "pavlovna")."""
+    return len(word) > 6 and word.endswith(PATRONYMIC_ENDINGS)
+
+
 def surname_variants(surname: str) -> set[str]:
     """Other forms of a Russian surname (in English transliteration) that name other members of its family.
 

@@ -31,6 +31,7 @@ from ingestion.names import (
     pronoun_gender,
     sovereign_conflict,
     specificity,
+    spelling_variants,
 )
 from ingestion.normalize import (
     SURNAME_ENDINGS,
@@ -39,6 +40,7 @@ from ingestion.normalize import (
     clean_surface,
     has_person_title,
     hu_stem,
+    is_patronymic,
     is_title,
     match_key,
     restore_case,
@@ -224,6 +226,8 @@ def resolve_entities(
         # Namesakes are told apart by the sex their titles give ("Monsieur X" / "Mademoiselle X"; in Hungarian,
         # written after the name, "Cecey uram" / "Éva asszony"), and the sex is what lets a bare surname join.
         item.gender = gender_of_titles(item.titles) if not item.title_only else ""
+    if language == "en":
+        _respell(kept)
     families = _family_names(kept)
     if language == "en" and article_usage:
         kept = _common_nouns_set_apart(kept, families, table, article_usage)
@@ -308,6 +312,22 @@ def _strip_descriptions(display: str, language: str) -> str:
     while start < len(words) - 1 and words[start][:1].islower() and words[start] not in _NAME_PARTICLES:
         start += 1
     return " ".join(words[start:]) if words[start][:1].isupper() else display
+
+
+def _respell(forms: list[_Form]) -> None:
+    """Key a person's name written two ways by its usual spelling ("Monsieur Buonaparte", 27 times, is keyed as
+    "Bonaparte", 80): resolution then treats the rare spelling as the name it is (``names.spelling_variants``)."""
+    words: Counter[str] = Counter()
+    for form in forms:
+        if form.family == "PERSON":
+            for word in form.name_tokens:
+                words[word] += form.count
+    variants = spelling_variants(words)
+    if not variants:
+        return
+    for form in forms:
+        if form.family == "PERSON" and any(word in variants for word in form.name_tokens):
+            form.name_tokens = tuple(variants.get(word, word) for word in form.name_tokens)
 
 
 def _stem_hungarian(forms: list[_Form], table: AliasTable) -> None:
@@ -430,6 +450,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
     last in Hungarian: "Cecey Éva"). Alias table entries are never moved.
     """
     parent = list(range(len(groups)))
+    gathered = [[i] for i in range(len(groups))]  # the groups gathered under each root
     support = [MIN_ANCHOR_SUPPORT if group.entry is not None else group.count for group in groups]
     mass = [group.count for group in groups]  # mentions gathered under each root, for dominance
     # mentions per unit gathered under each root: in which chapters a name is said (``nearest``)
@@ -575,6 +596,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
 
     def union(index: int, home: int) -> None:
         parent[index] = home
+        gathered[home].extend(gathered[index])
         mass[home] += mass[index]
         where[home] += where[index]
         genders[home] |= genders[index]
@@ -606,6 +628,29 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             return genders[root(index)] | ({said_sex[index]} - {""})
         by_form = _surname_sex(words[-1 - given], last_words) if language == "en" else ""  # transliterated Russian
         return genders[root(index)] | given_genders.get(words[given], set()) | ({by_form} - {""})
+
+    def one_person(homes: list[int]) -> bool:
+        """Whether full names that share a given name can all be one person's: one surname at most, one patronymic
+        at most ("Vasili Kuragin", "Vasili Sergeevich"), their sexes and ranks not in conflict. Two surnames, or two
+        patronymics, are two people ("Nicholas Rostov", "Nicholas Andreevich Bolkonski")."""
+        given_names, patronymics, surnames = set(), set(), set()
+        for home in homes:
+            for member in gathered[home]:
+                words = groups[member].name_tokens
+                if len(words) < 2:
+                    continue
+                given_names.add(words[0])
+                patronymics.update(word for word in words[1:] if is_patronymic(word))
+                if not is_patronymic(words[-1]):
+                    surnames.add(words[-1])
+        if len(given_names) != 1 or len(patronymics) > 1 or len(surnames) > 1 or not patronymics:
+            return False
+        return all(
+            _compatible_sets(sexes(a), sexes(b)) and not sovereign_conflict(usual_titles(a), usual_titles(b))
+            for a in homes
+            for b in homes
+            if a < b
+        )
 
     # One name under titles of one sex is one person ("Princess Mary", "Countess Mary", "Mary"): join them before
     # any full name is looked for, so that the bare name weighs with its titled forms.
@@ -700,7 +745,13 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
                 homes = titled or [home for home in homes if usual in titles[home]] or homes
         given_only = all(kinds[other] == "given" for other in matches if root(other) in homes)
         ranked = sorted(homes, key=lambda home: -mass[home])
-        if len(homes) > 1 and given_only:
+        if len(homes) > 1 and given_only and language != "hu" and one_person(homes):
+            # "Prince Vasili" fits "Prince Vasili Kuragin" and "Prince Vasili Sergeevich": one man's name with his
+            # surname and with his patronymic, not two rivals for it
+            for other in ranked[1:]:
+                union(other, ranked[0])
+            homes = ranked[:1]
+        elif len(homes) > 1 and given_only:
             if mass[ranked[0]] >= DOMINANCE * mass[ranked[1]] and not (
                 language == "hu" and any(established(home, ranked[0]) for home in ranked[1:])
             ):

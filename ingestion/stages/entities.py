@@ -28,7 +28,7 @@ from graph.tables import ENTITIES, MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
 from ingestion.carrying import Carrier, carriable_aliases, one_word_aliases, sentence_of
 from ingestion.entity_ids import carry_over_ids
 from ingestion.markers import fingerprint
-from ingestion.names import ARTICLED_WORD, PRONOUN_PATTERNS, PRONOUN_WINDOW
+from ingestion.names import ARTICLED_WORD, PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW
 from ingestion.resolution import (
     AliasTable,
     ResolvedEntity,
@@ -91,7 +91,8 @@ def _with(aliases: list[str], more: Iterable[str]) -> list[str]:
 def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[SurfaceForm]:
     """Distinct (text, label) forms with their mention counts and first offsets, collected to the driver.
 
-    With ``chunks``, also the "he" and "she" pronouns in the ``PRONOUN_WINDOW`` characters after each mention,
+    With ``chunks``, also the "he" and "she" pronouns in the ``PRONOUN_WINDOW`` characters after each mention (up to
+    its sentence's end, ``PRONOUN_CLAUSE``),
     summed per form: the resolver's evidence of a name's sex where no title gives it (``ingestion.names``); and
     the units (chapters) its mentions stand in, with their counts (``resolution.NEAR``).
     """
@@ -118,7 +119,8 @@ def surface_forms_by(
         ),
         "chunk_id",
     )
-    after = F.expr(f"substring(chunk_text, end - chunk_start + 1, {PRONOUN_WINDOW})")
+    window = F.expr(f"substring(chunk_text, end - chunk_start + 1, {PRONOUN_WINDOW})")
+    after = F.regexp_extract(window, PRONOUN_CLAUSE, 0)  # to the sentence's end
     # per form and unit first, then per form: the units (chapters) a form is said in come with its counts
     per_unit = located.groupBy(*keys, "unit_id").agg(
         F.count("*").alias("n"), F.min("start").alias("first"),
@@ -297,13 +299,15 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 8  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    version = 9  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
     # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
     # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
     # full names of like mass joins the one it is said beside (issue 14); 7: a surname in the plural is a FAMILY, a
     # one-word "name" mostly said after an article is a common noun (issue 14); 8: a form with a pronoun word ("God
-    # Himself") names its entity only when every form has one (issue 14)
+    # Himself") names its entity only when every form has one (issue 14); 9: a name spelt two ways is keyed by its
+    # usual spelling, a first name with a surname and with a patronymic is one person, the pronouns after a mention
+    # read up to its sentence's end (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -140,6 +140,9 @@ def test_issue_14_war_and_peace_resolution_without_its_alias_table(war_and_peace
     assert by_alias["Prince Andrew"].entity_id == by_alias["Andrew"].entity_id
     assert by_alias["Prince Andrew"].canonical_name == "Andrew Bolkonski"
     assert by_alias["Natasha"].canonical_name == "Natasha Rostova"
+    # one name spelt two ways; one man's name with his surname and with his patronymic
+    assert by_alias["Buonaparte"].entity_id == by_alias["Bonaparte"].entity_id
+    assert by_alias["Prince Vasili"].entity_id == by_alias["Prince Vasili Kuragin"].entity_id
     shouted = [e.canonical_name for e in kept if e.label == "PERSON" and any(
         len(word) > 2 and word.isupper() for word in e.canonical_name.split())]
     assert not shouted  # never a heading's capitals

@@ -92,9 +92,10 @@ def test_issue_14_surface_forms_count_the_pronouns_after_each_mention(spark: Any
         "chunk_id string, start long, end long, text string, label string, ent_id string",
     )
     forms = {form.text: form for form in surface_forms(mentions, chunks)}
-    # within PRONOUN_WINDOW (60) characters after each mention: "she", "Her", "he" | "her" ; "he", "her"
-    assert (forms["Margaret"].count, forms["Margaret"].she, forms["Margaret"].he) == (3, 3, 1)
-    assert (forms["Mr Temple"].he, forms["Mr Temple"].she) == (1, 1)
+    # within PRONOUN_WINDOW (60) characters after each mention, up to its sentence's end (PRONOUN_CLAUSE): "she" |
+    # "her" ; "he" — not the next sentence's "Her father" and "he" after Margaret, nor Margaret's "her" after Temple
+    assert (forms["Margaret"].count, forms["Margaret"].she, forms["Margaret"].he) == (3, 2, 0)
+    assert (forms["Mr Temple"].he, forms["Mr Temple"].she) == (1, 0)
     # and the units (chapters) each form is said in, with its mentions there (issue 14: ``resolution.NEAR``)
     assert forms["Margaret"].units == (("u1", 2), ("u2", 1)) and forms["Mr Temple"].units == (("u1", 1),)
     assert forms["Margaret"].first_pos == 100

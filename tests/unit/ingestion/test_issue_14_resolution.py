@@ -322,3 +322,45 @@ def test_issue_14_a_pronoun_glued_to_a_name_never_names_the_entity() -> None:
     # A Roman numeral "I" is no pronoun; a name seen only with a pronoun still gets a name.
     assert _resolve(("Alexander I", 9), ("Alexander", 30))["Alexander"].canonical_name == "Alexander I"
     assert _resolve(("Thou Napoleon", 2))["Thou Napoleon"].canonical_name == "Thou Napoleon"
+
+
+def test_issue_14_a_name_spelt_two_ways_is_one_person() -> None:
+    # "Buonaparte" is "Bonaparte" with one vowel more inside the name: one name spelt two ways, keyed by the usual one
+    index = _resolve(("Napoleon Bonaparte", 12), ("Emperor Napoleon", 30), ("Bonaparte", 80),
+                     ("Monsieur Buonaparte", 20), ("Buonaparte", 7))
+    forms = ("Napoleon Bonaparte", "Bonaparte", "Monsieur Buonaparte", "Buonaparte")
+    assert len({index[name].entity_id for name in forms}) == 1
+    assert index["Buonaparte"].canonical_name == "Napoleon Bonaparte"
+    # a vowel at the end makes another name ("Rostova" is a woman, "Rostov" a man), and short names are not spellings
+    index = _resolve(("Count Rostov", 30), ("Countess Rostova", 20), ("Lena", 10), ("Leona", 4))
+    assert index["Count Rostov"].entity_id != index["Countess Rostova"].entity_id
+    assert index["Lena"].entity_id != index["Leona"].entity_id
+
+
+def test_issue_14_a_spelling_variant_needs_an_inner_vowel_and_a_rarer_count() -> None:
+    from collections import Counter
+
+    from ingestion.names import spelling_variants
+
+    words = Counter({"bonaparte": 80, "buonaparte": 27, "rostov": 40, "rostova": 20, "marian": 5, "marion": 6,
+                     "vasilevich": 2, "vasilyevich": 3, "phillip": 4, "philip": 9, "samuel": 3, "samuael": 3})
+    # one inserted vowel, inside a long name, rarer than the usual spelling: nothing else (a changed vowel, a doubled
+    # consonant, a vowel at the end, two spellings as common as each other)
+    assert spelling_variants(words) == {"buonaparte": "bonaparte", "vasilevich": "vasilyevich"}
+
+
+def test_issue_14_a_first_name_with_a_surname_and_with_a_patronymic_is_one_person() -> None:
+    # "Prince Vasili" fits both full names; one is his surname, the other his patronymic: one man, not two rivals
+    index = _resolve(("Prince Vasili", 196), ("Vasili", 17), ("Prince Vasili Kuragin", 3),
+                     ("Prince Vasili Sergeevich", 2), ("Vasili Dmitrich Denisov", 4), ("Colonel Denisov", 40))
+    prince = index["Prince Vasili"].entity_id
+    assert index["Prince Vasili Kuragin"].entity_id == prince == index["Prince Vasili Sergeevich"].entity_id
+    assert index["Colonel Denisov"].entity_id != prince
+    # two surnames, or two patronymics, are two people: the lone name still chooses or stays apart
+    index = _resolve(("Nicholas", 500), ("Nicholas Rostov", 20), ("Nicholas Andreevich Bolkonski", 22))
+    assert len({index[name].entity_id for name in index}) == 3
+    index = _resolve(("Peter", 40), ("Peter Kirilovich", 5), ("Peter Ivanovich", 5))
+    assert len({index[name].entity_id for name in index}) == 3
+    # and a surname ending like a patronymic elsewhere ("Aldrich") is no patronymic
+    index = _resolve(("John", 40), ("John Aldrich", 5), ("John Smith", 5))
+    assert index["John"].entity_id not in {index["John Aldrich"].entity_id, index["John Smith"].entity_id}
