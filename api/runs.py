@@ -159,13 +159,13 @@ class RunManager:
         folders = folder_roots(self.roots)
         inputs = [str(confine_path(raw, folders, field=f"inputs.{i}")) for i, raw in enumerate(request.inputs)]
         lake_raw = request.lakehouse if request.lakehouse is not None else str(self.settings.lakehouse.root)
-        try:  # an s3a:// root would otherwise pass as a relative folder named "s3a:"; hdfs:// and others: refused
+        try:  # an s3a:// or hdfs:// root would otherwise pass as a relative folder named "s3a:"; gs:// & co.: refused
             root = lakehouse_root(lake_raw)
         except ValueError as exc:
             raise ProblemError(
                 422, f"lakehouse {lake_raw!r}: {exc}", errors=[{"loc": ["body", "lakehouse"], "msg": "unsupported URI"}]
             ) from None
-        if isinstance(root, str):  # a bucket: under a bucket root, or the server's own configured lakehouse
+        if isinstance(root, str):  # a bucket or HDFS: under such a root, or the server's own configured lakehouse
             own = self.settings.lakehouse.root
             return inputs, confine_uri(root, [*self.roots, *([own] if isinstance(own, str) else [])],
                                        field="lakehouse"), stages

@@ -131,7 +131,8 @@ def arrow_dataset(delta: DeltaTable, storage: LakehouseStorage | None = None) ->
     an up-to-date lakehouse here (apache/arrow#39862, delta-io/delta-rs#2184). A local table the plain Parquet
     reader can read exactly — reader protocol 1 (no deletion vectors, no column mapping), no partition columns — is
     read by pyarrow's own file system instead; so is one in the S3 bucket of ``storage`` (pyarrow's own
-    ``S3FileSystem``, from the same settings as delta-rs's); anything else still goes through delta-rs.
+    ``S3FileSystem``, from the same settings as delta-rs's) and one in the HDFS folder of ``storage`` (its files read
+    with hdfs-native into memory); anything else still goes through delta-rs.
     """
     import pyarrow as pa
     import pyarrow.dataset as ds
@@ -150,4 +151,17 @@ def arrow_dataset(delta: DeltaTable, storage: LakehouseStorage | None = None) ->
         assert storage is not None
         paths = [uri.split("://", 1)[1] for uri in files]  # bucket/key: pyarrow's S3 names
         return ds.dataset(paths, schema=schema, format="parquet", filesystem=storage.filesystem())
+    root = storage.uri() + "/" if storage is not None and storage.is_hdfs else None
+    if plain and root is not None and all(uri.startswith(root) for uri in files):
+        # pyarrow's own HDFS needs libhdfs and a JVM: each file is read whole through hdfs-native (one client, no
+        # Python callbacks from Arrow's threads) and decoded from memory
+        assert storage is not None
+        parquet = ds.ParquetFileFormat()
+        fragments = []
+        for uri in files:
+            data = storage.read_bytes(uri[len(root):])
+            if data is None:
+                raise FileNotFoundError(f"{uri} of the Delta table's snapshot is gone")
+            fragments.append(parquet.make_fragment(pa.BufferReader(data)))
+        return ds.FileSystemDataset(fragments, schema, parquet)
     return delta.to_pyarrow_dataset()

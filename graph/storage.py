@@ -1,4 +1,5 @@
-"""``LakehouseStorage``: one lakehouse root — a local folder or an ``s3a://`` prefix — as every engine must name it.
+"""``LakehouseStorage``: one lakehouse root — a local folder, an ``s3a://`` prefix or an ``hdfs://`` folder — as every
+engine must name it.
 
 A lakehouse is read and written by four clients: Spark (executors write the Delta files), delta-rs (the driver's
 own commits and every in-process read), pyarrow (Parquet snapshots, the retrieval index) and csillag's small files
@@ -6,13 +7,18 @@ own commits and every in-process read), pyarrow (Parquet snapshots, the retrieva
 the settings into what each of them needs — a Spark URI, a delta-rs URI with its ``storage_options``, a pyarrow file
 system and path — from the one ``S3Settings`` block, so they can never point at different buckets.
 
-Small files keep the marker protocol's guarantees on both kinds of storage (docs/deploy.md, "Object storage"):
+Small files keep the marker protocol's guarantees on every kind of storage (docs/deploy.md, "Object storage" and
+"HDFS"):
 
 - on a local (or mounted) folder, exactly as before: temp file + fsync + ``rename`` for a write, ``link`` for an
   exclusive create;
 - on S3, which has no rename: one PUT under the final key (S3 replaces an object whole, so a reader sees the old or
   the new content, never half), ``If-None-Match: *`` for an exclusive create and ``If-Match: <ETag>`` for a replace or
-  delete that must not overwrite what another run wrote meanwhile.
+  delete that must not overwrite what another run wrote meanwhile;
+- on HDFS (the ``hdfs-native`` client: Rust, no JVM or libhdfs), as on a folder: a temp file then a rename (atomic in
+  the NameNode) for a write; for an exclusive create the rename without overwrite, which fails when the name exists;
+  a conditional replace or delete moves the file aside (one rename: only one run can), checks that it is the one read
+  (its tag is the SHA-256 of its content) and puts it back if it is not.
 
 It lives in ``graph`` (the bottom layer: it imports none of our packages but ``graph.settings``) so that every
 layer, from the chat side's readers to the ingestion stages, uses the same one.
@@ -25,6 +31,8 @@ import hashlib
 import logging
 import os
 import re
+import socket
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,9 +45,15 @@ logger = logging.getLogger(__name__)
 
 # s3a:// is Hadoop's (and so Spark's) name for S3; s3:// is delta-rs's and the AWS tools'. Both name the same objects.
 S3_SCHEMES = ("s3a", "s3")
+HDFS_SCHEMES = ("hdfs",)
+# Every scheme a lakehouse root may have besides a path or file://.
+REMOTE_SCHEMES = S3_SCHEMES + HDFS_SCHEMES
+ACCEPTED_ROOTS = "a path, file://…, s3a://BUCKET/PATH, hdfs://NAMENODE[:PORT]/PATH"
 _URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
 # S3's rules for a bucket name (3-63 lower-case letters, digits, dots, hyphens), checked so a typo fails at start.
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+# An HDFS authority: a NameNode host[:port], or an HA nameservice's name (resolved by the client's Hadoop config).
+_NAMENODE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(:[0-9]{1,5})?$")
 
 
 def is_remote(root: str | os.PathLike[str]) -> bool:
@@ -50,21 +64,25 @@ def is_remote(root: str | os.PathLike[str]) -> bool:
 
 @dataclass(frozen=True)
 class LakehouseStorage:
-    """A lakehouse root: ``local`` (an absolute folder) or ``bucket``/``prefix`` of an S3-compatible store."""
+    """A lakehouse root: ``local`` (an absolute folder), ``bucket``/``prefix`` of an S3-compatible store, or
+    ``namenode``/``prefix`` of an HDFS (``prefix``: the folder's absolute path without its leading slash)."""
 
     local: Path | None = None
     bucket: str | None = None
     prefix: str = ""
     s3: S3Settings | None = None
+    namenode: str | None = None
 
     @classmethod
     def for_root(
         cls, root: str | os.PathLike[str] | LakehouseStorage, s3: S3Settings | None = None
     ) -> LakehouseStorage:
-        """The storage of ``root``: a path, a ``file://`` URI, or ``s3a://BUCKET/PREFIX`` (``s3://`` too).
+        """The storage of ``root``: a path, a ``file://`` URI, ``s3a://BUCKET/PREFIX`` (``s3://`` too) or
+        ``hdfs://NAMENODE[:PORT]/PATH``.
 
         Raises:
-            ValueError: another scheme, or an S3 URI without a valid bucket name; the message names the value.
+            ValueError: another scheme, an S3 URI without a valid bucket name, or an HDFS URI without a NameNode; the
+                message names the value.
         """
         if isinstance(root, LakehouseStorage):
             return root
@@ -75,10 +93,18 @@ class LakehouseStorage:
         scheme, rest = match.group(1).lower(), match.group(2)
         if scheme == "file":
             return cls(local=Path(rest or "/").resolve())
+        if scheme in HDFS_SCHEMES:
+            namenode, _, path = rest.partition("/")
+            if not _NAMENODE.match(namenode):
+                raise ValueError(
+                    f"{text} does not name an HDFS NameNode ({namenode!r}); accepted: hdfs://NAMENODE[:PORT]/PATH"
+                )
+            parts = [part for part in path.split("/") if part not in ("", ".")]
+            if ".." in parts:
+                raise ValueError(f"{text}: '..' is not allowed in an HDFS path; accepted: hdfs://NAMENODE[:PORT]/PATH")
+            return cls(namenode=namenode, prefix="/".join(parts))
         if scheme not in S3_SCHEMES:
-            raise ValueError(
-                f"{scheme}:// lakehouse roots are not supported ({text}); accepted: a path, file://…, s3a://BUCKET/PATH"
-            )
+            raise ValueError(f"{scheme}:// lakehouse roots are not supported ({text}); accepted: {ACCEPTED_ROOTS}")
         bucket, _, prefix = rest.partition("/")
         if not _BUCKET.match(bucket):
             raise ValueError(f"{text} does not name a valid S3 bucket ({bucket!r}); accepted: s3a://BUCKET/PATH")
@@ -89,10 +115,21 @@ class LakehouseStorage:
         """Whether the root is a folder of this machine's file system (or a mount)."""
         return self.local is not None
 
+    @property
+    def is_s3(self) -> bool:
+        """Whether the root is in an S3-compatible store (an ``s3a://`` URI)."""
+        return self.bucket is not None
+
+    @property
+    def is_hdfs(self) -> bool:
+        """Whether the root is a folder of an HDFS (an ``hdfs://`` URI)."""
+        return self.namenode is not None
+
     # -- names ---------------------------------------------------------------------------------------------------
 
     def key(self, *parts: str) -> str:
-        """The object key of ``parts`` under the root (S3), ``prefix/part/…``."""
+        """The object key of ``parts`` under the root (S3; on HDFS the absolute path less its leading slash),
+        ``prefix/part/…``."""
         return "/".join(p for p in (self.prefix, *(str(part).strip("/") for part in parts)) if p)
 
     def path(self, *parts: str) -> Path:
@@ -106,15 +143,21 @@ class LakehouseStorage:
         return self.local.joinpath(*parts)
 
     def uri(self, *parts: str) -> str:
-        """How people and messages name it: the local path, or ``s3a://bucket/key``."""
+        """How people and messages name it: the local path, ``s3a://bucket/key`` or ``hdfs://namenode/path``."""
+        if self.namenode is not None:
+            return f"hdfs://{self.namenode}/{self.key(*parts)}"
         return str(self.path(*parts)) if self.is_local else f"s3a://{self.bucket}/{self.key(*parts)}"
 
     def spark_uri(self, *parts: str) -> str:
-        """What Spark reads and writes: the local path, or ``s3a://bucket/key`` (Hadoop's S3A connector)."""
+        """What Spark reads and writes: the local path, ``s3a://bucket/key`` (Hadoop's S3A connector) or the
+        ``hdfs://`` URI (Spark's own Hadoop client)."""
         return self.uri(*parts)
 
     def delta_uri(self, *parts: str) -> str:
-        """What delta-rs opens (with ``storage_options``): the local path, or ``s3://bucket/key``."""
+        """What delta-rs opens (with ``storage_options``): the local path, ``s3://bucket/key``, or the ``hdfs://``
+        URI (delta-rs's HDFS object store, hdfs-native)."""
+        if self.namenode is not None:
+            return self.uri(*parts)
         return str(self.path(*parts)) if self.is_local else f"s3://{self.bucket}/{self.key(*parts)}"
 
     @property
@@ -123,24 +166,30 @@ class LakehouseStorage:
         (one bucket name can exist on two stores)."""
         if self.local is not None:
             return str(self.local)
+        if self.namenode is not None:
+            return self.uri()
         return f"{self.s3.endpoint if self.s3 and self.s3.endpoint else 'aws'} {self.uri()}"
 
     def local_cache_dir(self) -> Path:
         """The local folder where readers keep what they derive from this lakehouse (the embedded graph's cache, the
         chat side's copies of the index files): the root itself for a folder; for a bucket, one folder per root under
         the user's cache folder, ``$XDG_CACHE_HOME/csillag/lakehouses/<bucket>-<hash of identity>`` (default
-        ``~/.cache``) — readers must not need write access to the bucket, and two roots must never share a folder.
+        ``~/.cache``; on HDFS ``hdfs-<namenode>-<hash>``) — readers must not need write access to the bucket, and two
+        roots must never share a folder.
         """
         if self.local is not None:
             return self.local
         digest = hashlib.sha256(self.identity.encode("utf-8")).hexdigest()[:16]
-        return user_cache_root() / "csillag" / "lakehouses" / f"{self.bucket}-{digest}"
+        name = f"hdfs-{self.namenode.replace(':', '-')}" if self.namenode is not None else str(self.bucket)
+        return user_cache_root() / "csillag" / "lakehouses" / f"{name}-{digest}"
 
     # -- client configuration ------------------------------------------------------------------------------------
 
     @property
     def storage_options(self) -> dict[str, str] | None:
-        """delta-rs's ``storage_options`` (None for a local root).
+        """delta-rs's ``storage_options`` (None for a local root and for HDFS, which delta-rs reaches with the
+        ``hdfs://`` URI alone, reading ``HADOOP_CONF_DIR`` for a nameservice; its commits rename without overwrite,
+        which HDFS makes exclusive by itself).
 
         ``AWS_S3_ALLOW_UNSAFE_RENAME``: delta-rs commits a version by writing its log entry, and on S3 without a
         locking provider it cannot make that write exclusive by itself. That is safe here because the lakehouse lock
@@ -162,7 +211,8 @@ class LakehouseStorage:
         return options
 
     def spark_conf(self) -> dict[str, str]:
-        """The ``spark.hadoop.fs.s3a.*`` settings that make Spark's S3A connector reach the same bucket (empty locally).
+        """The ``spark.hadoop.fs.s3a.*`` settings that make Spark's S3A connector reach the same bucket (empty locally
+        and for HDFS: Spark's own Hadoop client reads ``hdfs://`` URIs and the cluster's ``HADOOP_CONF_DIR``).
 
         Credentials are not put in the configuration (it is logged and shown in Spark's UI): the connector reads
         them from the environment, as delta-rs and pyarrow do.
@@ -184,11 +234,23 @@ class LakehouseStorage:
         return conf
 
     def filesystem(self) -> Any:
-        """A pyarrow file system for :meth:`fs_path` names (local, or ``S3FileSystem`` on the same endpoint)."""
+        """A pyarrow file system for :meth:`fs_path` names (local, or ``S3FileSystem`` on the same endpoint).
+
+        Raises:
+            StorageError: for HDFS: pyarrow's ``HadoopFileSystem`` needs libhdfs and a JVM in this process; read
+                with :meth:`read_bytes` (``graph.published.arrow_dataset`` does).
+        """
+        if self.namenode is not None:
+            raise StorageError(
+                f"no pyarrow file system for {self.uri()}: pyarrow's HDFS needs libhdfs; csillag reads HDFS with "
+                "hdfs-native", path=self.uri(),
+            )
         return _pyarrow_fs(self.s3)
 
     def fs_path(self, *parts: str) -> str:
-        """The name of ``parts`` in :meth:`filesystem`: the local path, or ``bucket/key``."""
+        """The name of ``parts`` in :meth:`filesystem`: the local path, ``bucket/key``, or on HDFS the absolute path."""
+        if self.namenode is not None:
+            return "/" + self.key(*parts)
         return str(self.path(*parts)) if self.is_local else f"{self.bucket}/{self.key(*parts)}"
 
     # -- small files: markers, the lock, the manifest ------------------------------------------------------------
@@ -203,12 +265,16 @@ class LakehouseStorage:
         return None if found is None else found[0]
 
     def read_tagged(self, *parts: str) -> tuple[str, str] | None:
-        """The file's text and a tag to make a later replace or delete conditional on (S3: its ETag), or None."""
+        """The file's text and a tag to make a later replace or delete conditional on (S3: its ETag; HDFS: the
+        SHA-256 of its content), or None."""
         if self.local is not None:
             try:
                 return self.path(*parts).read_text(encoding="utf-8"), ""
             except FileNotFoundError:
                 return None
+        if self.namenode is not None:
+            data = self._hdfs().read(parts)
+            return None if data is None else (data.decode("utf-8"), _content_tag(data))
         try:
             answer = self._client().get_object(Bucket=self.bucket, Key=self.key(*parts))
         except Exception as exc:  # noqa: BLE001 - boto3's errors are classes made at run time; sorted by code below
@@ -221,7 +287,8 @@ class LakehouseStorage:
         """Write the whole file so that a reader sees the old content or the new, never part of it.
 
         Local: temp file, fsync, rename (``graph.files``). S3: one PUT under the final key — an object is replaced
-        whole, and there is no rename to do it with.
+        whole, and there is no rename to do it with. HDFS: a temp file in the same folder, closed (its blocks
+        acknowledged by the DataNodes), then renamed over the name — one atomic NameNode operation.
         """
         self.write_bytes(*parts, data=data.encode("utf-8"))
 
@@ -232,6 +299,9 @@ class LakehouseStorage:
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(path, data)
             return
+        if self.namenode is not None:
+            self._hdfs().write(parts, data, overwrite=True)
+            return
         self._put(parts, data)
 
     def read_bytes(self, *parts: str) -> bytes | None:
@@ -241,6 +311,8 @@ class LakehouseStorage:
                 return self.path(*parts).read_bytes()
             except FileNotFoundError:
                 return None
+        if self.namenode is not None:
+            return self._hdfs().read(parts)
         try:
             return bytes(self._client().get_object(Bucket=self.bucket, Key=self.key(*parts))["Body"].read())
         except Exception as exc:  # noqa: BLE001 - see read_tagged
@@ -252,6 +324,8 @@ class LakehouseStorage:
         """Whether the file exists."""
         if self.local is not None:
             return self.path(*parts).is_file()
+        if self.namenode is not None:
+            return self._hdfs().kind(parts) == "file"
         try:
             self._client().head_object(Bucket=self.bucket, Key=self.key(*parts))
         except Exception as exc:  # noqa: BLE001 - see read_tagged
@@ -265,20 +339,31 @@ class LakehouseStorage:
         if self.local is not None:
             folder = self.path(*parts)
             return sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+        if self.namenode is not None:
+            return self._hdfs().names(parts, folders=False)
         return self._list(parts, "Contents", "Key")
 
     def create_text(self, *parts: str, data: str) -> str | None:
-        """Create the file only if it does not exist (S3: ``If-None-Match: *``); its tag, or None when it existed.
+        """Create the file only if it does not exist (S3: ``If-None-Match: *``; HDFS: a temp file renamed to the
+        name without overwrite, which fails when the name exists); its tag, or None when it existed.
 
-        Only for an object store: a local exclusive create is the lock's own ``link`` (``ingestion.lock``).
+        Only for an object store or HDFS: a local exclusive create is the lock's own ``link`` (``ingestion.lock``).
         """
         self._object_store_only("an exclusive create")
+        if self.namenode is not None:
+            return self._hdfs().write(parts, data.encode("utf-8"), overwrite=False)
         return self._put(parts, data, IfNoneMatch="*")
 
     def replace_text(self, *parts: str, data: str, tag: str) -> str | None:
-        """Replace the file only if it is still the one read with ``tag`` (S3: ``If-Match``); the new tag, or None
-        when another writer changed or removed it first."""
+        """Replace the file only if it is still the one read with ``tag`` (S3: ``If-Match``; HDFS: moved aside,
+        checked, then created anew without overwrite); the new tag, or None when another writer changed or removed it
+        first."""
         self._object_store_only("a conditional replace")
+        if self.namenode is not None:
+            hdfs = self._hdfs()
+            if not hdfs.take_aside(parts, tag):
+                return None
+            return hdfs.write(parts, data.encode("utf-8"), overwrite=False)
         return self._put(parts, data, IfMatch=tag)
 
     def delete(self, *parts: str, tag: str | None = None) -> bool:
@@ -286,6 +371,8 @@ class LakehouseStorage:
         if self.local is not None:
             self.path(*parts).unlink(missing_ok=True)
             return True
+        if self.namenode is not None:
+            return self._hdfs().take_aside(parts, tag) if tag else self._hdfs().delete(parts)
         conditions = {"IfMatch": tag} if tag else {}
         try:
             self._client().delete_object(Bucket=self.bucket, Key=self.key(*parts), **conditions)
@@ -299,6 +386,8 @@ class LakehouseStorage:
         """Whether anything is stored under ``parts`` (S3 has no folders: a key with that prefix)."""
         if self.local is not None:
             return self.path(*parts).is_dir()
+        if self.namenode is not None:
+            return self._hdfs().kind(parts) == "dir"
         prefix = self.key(*parts)
         try:
             answer = self._client().list_objects_v2(
@@ -313,6 +402,8 @@ class LakehouseStorage:
         if self.local is not None:
             folder = self.path(*parts)
             return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+        if self.namenode is not None:
+            return self._hdfs().names(parts, folders=True)
         return self._list(parts, "CommonPrefixes", "Prefix")
 
     def is_table(self, *parts: str) -> bool:
@@ -321,7 +412,7 @@ class LakehouseStorage:
 
     def check_writable(self) -> None:
         """Fail before any work when the root cannot hold a lakehouse: the folder cannot be created or written, or
-        the bucket cannot be reached with the environment's credentials.
+        the bucket or the NameNode cannot be reached (with the environment's credentials).
 
         Raises:
             StorageError: naming the root and the cause.
@@ -336,6 +427,9 @@ class LakehouseStorage:
             if not os.access(self.local, os.W_OK | os.X_OK):
                 raise StorageError(f"the lakehouse root {self.local} is not writable", path=str(self.local))
             return
+        if self.namenode is not None:
+            self._hdfs().make_root()
+            return
         try:
             self._client().head_bucket(Bucket=self.bucket)
         except Exception as exc:  # noqa: BLE001 - see read_tagged
@@ -346,7 +440,7 @@ class LakehouseStorage:
     def _object_store_only(self, what: str) -> None:
         if self.local is not None:
             raise StorageError(
-                f"{what} by ETag is for an object store; on the folder {self.local} the lock uses link(2)",
+                f"{what} by tag is for an object store or HDFS; on the folder {self.local} the lock uses link(2)",
                 path=str(self.local),
             )
 
@@ -385,14 +479,156 @@ class LakehouseStorage:
     def _client(self) -> Any:
         return _s3_client(self.s3)
 
+    def _hdfs(self) -> _HdfsFiles:
+        return _HdfsFiles(self)
+
     def _error(self, action: str, parts: tuple[str, ...], exc: Exception) -> StorageError:
         where = self.uri(*parts)
         endpoint = self.s3.endpoint if self.s3 and self.s3.endpoint else "AWS S3"
         return StorageError(f"cannot {action} {where} (endpoint {endpoint}): {_first_line(exc)}", path=where)
 
 
+class _HdfsFiles:
+    """The small-file operations of an ``hdfs://`` root, through hdfs-native (a Rust client: no JVM, no libhdfs).
+
+    Its client starts Rust threads: in a process that will start Spark's JVM itself (``get_spark`` without
+    spark-submit), the JVM must be started first — pyspark launches it with ``Popen(preexec_fn=…)``, which may hang in
+    a process that already has other threads. ``ingestion.tool`` does so for an hdfs:// root.
+    """
+
+    def __init__(self, storage: LakehouseStorage) -> None:
+        self.storage = storage
+        assert storage.namenode is not None
+        self.namenode = storage.namenode
+
+    def path(self, parts: tuple[str, ...] | list[str]) -> str:
+        return "/" + self.storage.key(*parts)
+
+    def client(self) -> Any:
+        return _hdfs_client(self.namenode)
+
+    def error(self, action: str, parts: tuple[str, ...] | list[str], exc: BaseException) -> StorageError:
+        where = self.storage.uri(*parts)
+        return StorageError(f"cannot {action} {where} (NameNode {self.namenode}): {_first_line(exc)}", path=where)
+
+    def read(self, parts: tuple[str, ...]) -> bytes | None:
+        try:
+            with self.client().read(self.path(parts)) as reader:
+                return bytes(reader.read())
+        except FileNotFoundError:
+            return None
+        except StorageError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - hdfs-native raises OSError subclasses and RuntimeError
+            raise self.error("read", parts, exc) from exc
+
+    def kind(self, parts: tuple[str, ...]) -> str | None:
+        """"file", "dir", or None when nothing is there."""
+        try:
+            status = self.client().get_file_info(self.path(parts))
+        except FileNotFoundError:
+            return None
+        except StorageError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - see read
+            raise self.error("look up", parts, exc) from exc
+        return "dir" if status.isdir else "file"
+
+    def names(self, parts: tuple[str, ...], *, folders: bool) -> list[str]:
+        try:
+            listing = self.client().list_status(self.path(parts))
+            found = [(status.path.rstrip("/").rsplit("/", 1)[-1], status.isdir) for status in listing]
+        except FileNotFoundError:
+            return []
+        except NotADirectoryError:
+            return []
+        except StorageError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - see read
+            raise self.error("list", parts, exc) from exc
+        return sorted(name for name, is_dir in found if is_dir == folders and name)
+
+    def write(self, parts: tuple[str, ...], data: bytes, *, overwrite: bool) -> str | None:
+        """Write ``data`` under a temp name in the same folder, then rename it to ``parts`` (with ``overwrite``, or
+        failing when the name exists: then None); the content's tag."""
+        from hdfs_native import WriteOptions
+
+        client, final = self.client(), self.path(parts)
+        folder, _, name = final.rpartition("/")
+        temp = f"{folder}/.{name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp"
+        try:
+            with client.create(temp, WriteOptions(overwrite=False, create_parent=True)) as writer:
+                writer.write(data)
+            try:
+                client.rename(temp, final, overwrite)
+            except FileExistsError:
+                return None
+            return _content_tag(data)
+        except StorageError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - see read
+            raise self.error("write", parts, exc) from exc
+        finally:
+            self._remove_quietly(temp)
+
+    def take_aside(self, parts: tuple[str, ...], tag: str) -> bool:
+        """Remove the file if it is still the one whose content has ``tag``: moved aside in one rename (of two runs
+        only one can), its content checked, put back (without overwrite) when it is another; False when it was not
+        removed."""
+        client, final = self.client(), self.path(parts)
+        folder, _, name = final.rpartition("/")
+        aside = f"{folder}/.{name}.aside.{os.getpid()}.{uuid.uuid4().hex[:12]}"
+        try:
+            try:
+                client.rename(final, aside, False)
+            except FileNotFoundError:
+                return False  # removed or moved by another run first
+            with client.read(aside) as reader:
+                moved = bytes(reader.read())
+            if _content_tag(moved) == tag:
+                return True
+            try:  # another run replaced it between our read and the rename: give it back
+                client.rename(aside, final, False)
+            except FileExistsError:
+                pass
+            return False
+        except StorageError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - see read
+            raise self.error("replace", parts, exc) from exc
+        finally:
+            self._remove_quietly(aside)
+
+    def delete(self, parts: tuple[str, ...]) -> bool:
+        try:
+            self.client().delete(self.path(parts), False)
+        except FileNotFoundError:
+            pass
+        except Exception as exc:  # noqa: BLE001 - see read
+            raise self.error("delete", parts, exc) from exc
+        return True
+
+    def make_root(self) -> None:
+        try:
+            self.client().mkdirs(self.path(()), create_parent=True)
+        except StorageError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - see read
+            raise StorageError(
+                f"cannot create the lakehouse root {self.storage.uri()} (NameNode {self.namenode}): {_first_line(exc)}",
+                path=self.storage.uri(),
+            ) from exc
+
+    def _remove_quietly(self, path: str) -> None:
+        try:
+            self.client().delete(path, False)
+        except Exception:  # noqa: BLE001, S110 - a temp name that was renamed away or never made
+            pass
+
+
 def as_storage(root: str | os.PathLike[str] | LakehouseStorage) -> LakehouseStorage:
-    """``root`` as a storage: a storage as it is, a local path or ``file://`` URI as a local root.
+    """``root`` as a storage: a storage as it is, a local path or ``file://`` URI as a local root, an ``hdfs://`` URI
+    as its HDFS folder.
 
     Raises:
         ValueError: ``root`` is a remote URI given as a string: its endpoint and region are settings, so build the
@@ -400,6 +636,9 @@ def as_storage(root: str | os.PathLike[str] | LakehouseStorage) -> LakehouseStor
     """
     if isinstance(root, LakehouseStorage):
         return root
+    match = _URI.match(os.fspath(root))
+    if match is not None and match.group(1).lower() in HDFS_SCHEMES:
+        return LakehouseStorage.for_root(root)  # an hdfs:// URI needs no settings: the NameNode is in it
     if is_remote(root):
         raise ValueError(
             f"{os.fspath(root)} is a remote lakehouse root: pass LakehouseStorage.for_root(root, settings.lakehouse.s3)"
@@ -418,7 +657,12 @@ def _error_code(exc: Exception) -> str:
     return str(response.get("Error", {}).get("Code", "")) if isinstance(response, dict) else ""
 
 
-def _first_line(exc: Exception) -> str:
+def _content_tag(data: bytes) -> str:
+    """An HDFS file's tag: the SHA-256 of its content (HDFS has no ETag; a lock's content names its run and pid)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
@@ -438,6 +682,39 @@ def _s3_client(s3: S3Settings | None) -> Any:
         region_name=s3.region,
         config=Config(s3={"addressing_style": "path" if s3.path_style else "auto"}, retries={"max_attempts": 5}),
     )
+
+
+_hdfs_clients_made = False
+HDFS_CONNECT_TIMEOUT_S = 10.0
+
+
+def hdfs_client_made() -> bool:
+    """Whether this process has made an hdfs-native client (and so runs its Rust threads): ``ingestion.spark``
+    warns when it must then launch the Spark JVM itself."""
+    return _hdfs_clients_made
+
+
+@functools.lru_cache(maxsize=8)
+def _hdfs_client(namenode: str) -> Any:
+    """One hdfs-native client per NameNode (thread-safe; it keeps its connections)."""
+    global _hdfs_clients_made
+    try:
+        from hdfs_native import Client
+    except ImportError as exc:  # pragma: no cover - an optional dependency
+        raise StorageError(
+            "an hdfs:// lakehouse needs hdfs-native: pip install 'csillag[hdfs]'", path=f"hdfs://{namenode}"
+        ) from exc
+    host, _, port = namenode.rpartition(":")
+    if host and port:
+        # hdfs-native retries a refused connection for minutes; a NameNode that is not there fails in seconds here
+        try:
+            socket.create_connection((host, int(port)), timeout=HDFS_CONNECT_TIMEOUT_S).close()
+        except OSError as exc:
+            raise StorageError(
+                f"cannot reach the HDFS NameNode {namenode}: {exc.strerror or exc}", path=f"hdfs://{namenode}"
+            ) from exc
+    _hdfs_clients_made = True
+    return Client(f"hdfs://{namenode}")
 
 
 @functools.lru_cache(maxsize=8)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graph.storage import LakehouseStorage
+from graph.storage import LakehouseStorage, hdfs_client_made
 from ingestion.jvm_archive import LOCAL_JVM_OPTIONS, archive_options
 from ingestion.worker_daemon import MODULE as WORKER_DAEMON
 from settings.config import PROJECT_ROOT, SparkSettings
@@ -91,6 +91,9 @@ def get_spark(settings: SparkSettings, storage: LakehouseStorage | None = None) 
         for key, value in executor_credentials(storage).items():
             builder = builder.config(key, value)
         return builder.getOrCreate()
+    if hdfs_client_made():
+        # pyspark launches the JVM with Popen(preexec_fn=…), which may hang once hdfs-native's threads run
+        logger.warning("starting Spark after an HDFS client: start Spark first in a process that uses hdfs:// roots")
     builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
     for key, value in session_conf(settings, storage).items():
         builder = builder.config(key, value)
@@ -119,7 +122,7 @@ def session_conf(settings: SparkSettings, storage: LakehouseStorage | None = Non
         **({} if local else executor_credentials(storage)),
         **settings.extra_conf,
     }
-    remote = storage is not None and not storage.is_local
+    remote = storage is not None and storage.is_s3  # HDFS needs no connector: Spark's Hadoop client speaks hdfs://
     jars_dir = os.environ.get("CSILLAG_DELTA_JARS")
     if jars_dir:  # jars fetched by `mvn dependency:copy` when Ivy cannot reach the registry (with hadoop-aws for S3)
         conf["spark.jars"] = ",".join(str(p) for p in sorted(Path(jars_dir).glob("*.jar")))
@@ -141,7 +144,7 @@ def executor_credentials(storage: LakehouseStorage | None) -> dict[str, str]:
     event log redact them (``spark.redaction.regex`` matches "secret" and "token"; a key id is no secret). Nothing
     for a folder, or where the driver has none (executors with their own credentials: an instance profile).
     """
-    if storage is None or storage.is_local:
+    if storage is None or not storage.is_s3:
         return {}
     return {f"spark.executorEnv.{name}": os.environ[name] for name in CREDENTIAL_VARIABLES if os.environ.get(name)}
 
@@ -149,8 +152,9 @@ def executor_credentials(storage: LakehouseStorage | None) -> dict[str, str]:
 def spark_submit_args(settings: SparkSettings, storage: LakehouseStorage) -> list[str]:
     """The ``spark-submit`` arguments a lakehouse needs at the JVM's start (``spark-submit.sh`` asks for them in its
     check): for a bucket, the S3A connector beside Delta and the ``spark.hadoop.fs.s3a.*`` settings; nothing for a
-    folder. Under spark-submit the session is the submitter's, so ``get_spark`` cannot add them any more."""
-    if storage.is_local:
+    folder or an hdfs:// root (Spark's own Hadoop client reads it). Under spark-submit the session is the
+    submitter's, so ``get_spark`` cannot add them any more."""
+    if not storage.is_s3:
         return []
     args = ["--packages", f"{settings.delta_package},{settings.s3_package}"]
     for key, value in storage.spark_conf().items():

@@ -177,13 +177,20 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         lock = LakehouseLock(
             settings.lakehouse.storage(), run_id=run_id, tool=self.get_name(), wait_seconds=request.wait_seconds
         )
+        spark = self._spark
+        if spark is None and lock.storage.is_hdfs:
+            # Spark's JVM before the first hdfs-native client (the lock's): pyspark starts the JVM with
+            # Popen(preexec_fn=…), which can hang in a process that already runs the client's Rust threads. So an
+            # in-process run into HDFS starts Spark even when every stage proves up to date (spark-submit.sh's check,
+            # in its own process, still answers that case without a JVM).
+            spark = get_spark(settings.spark, lock.storage)
         with lock:
             ensure_baseline(lock.storage)
             if not request.force:
                 answered = self._run_up_to_date(request, run_id, stages, domain)
                 if answered is not None:
                     return answered
-            spark = self._spark or get_spark(settings.spark, settings.lakehouse.storage())
+            spark = spark or get_spark(settings.spark, settings.lakehouse.storage())
             return self._run_locked(request, run_id, stages, domain, spark)
 
     def run_if_up_to_date(self, request: IngestionRequest) -> IngestionResult | None:

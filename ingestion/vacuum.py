@@ -96,7 +96,7 @@ def vacuum_lakehouse(
         raise LakehouseError(str(exc), path=storage.uri()) from exc
     if not exists:
         where = storage.local if storage.is_local else storage.uri()
-        kind = "is not a folder" if storage.is_local else "holds nothing in its bucket"
+        kind = "holds nothing in its bucket" if storage.is_s3 else "is not a folder"
         raise LakehouseError(f"lakehouse {where} does not exist or {kind}", path=str(where))
     run_id = time.strftime("vacuum-%Y%m%dT%H%M%S")
     with LakehouseLock(storage, run_id=run_id, tool="vacuum", wait_seconds=wait_seconds):

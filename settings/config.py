@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, V
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from graph.settings import GraphSettings, Neo4jSettings, S3Settings
-from graph.storage import S3_SCHEMES, LakehouseStorage
+from graph.storage import REMOTE_SCHEMES, LakehouseStorage
 from settings.chat import LlmSettings, OrchestratorSettings, RetrievalSettings
 from settings.environment import environment_json_error, warn_unknown_variables
 from settings.errors import ConfigError
@@ -47,7 +47,7 @@ def lakehouse_path(value: str | os.PathLike[str]) -> Path:
 
     For the callers that need a local folder (the chat side's readers, ``csillag vacuum`` and ``graph``, the API's
     path confinement). The ingestion pipeline, ``csillag status`` and ``csillag summary`` take ``s3a://`` roots too
-    (``lakehouse_root``).
+    (``lakehouse_root``), and ``hdfs://`` roots.
 
     Raises:
         ValueError: for a remote URI, naming it and what is accepted.
@@ -62,15 +62,16 @@ def lakehouse_path(value: str | os.PathLike[str]) -> Path:
     raise ValueError(
         f"{scheme}:// is not supported here: this reads and writes its lakehouse on a local or mounted file system "
         "(a path or file://…); mount the bucket or share and give its local path (the pipeline, `csillag status` "
-        "and `csillag summary` take s3a:// roots)"
+        "and `csillag summary` take s3a:// and hdfs:// roots)"
     )
 
 
 def lakehouse_root(value: str | os.PathLike[str]) -> Path | str:
-    """A lakehouse root: a local path (a path or ``file://``), or an ``s3a://BUCKET/PATH`` URI kept as text.
+    """A lakehouse root: a local path (a path or ``file://``), or an ``s3a://BUCKET/PATH`` or
+    ``hdfs://NAMENODE[:PORT]/PATH`` URI kept as text.
 
-    ``s3://`` is accepted as another name of ``s3a://``. HDFS, GCS and Azure are refused: csillag's markers, lock and
-    driver-side Delta commits are implemented and tested for local folders and S3-compatible stores only.
+    ``s3://`` is accepted as another name of ``s3a://``. GCS, Azure and the rest are refused: csillag's markers, lock
+    and driver-side Delta commits are implemented and tested for local folders, S3-compatible stores and HDFS only.
 
     Raises:
         ValueError: any other URI or a bad bucket name, naming the value and what is accepted.
@@ -80,12 +81,12 @@ def lakehouse_root(value: str | os.PathLike[str]) -> Path | str:
     if match is None or match.group(1).lower() == "file":
         return lakehouse_path(text)
     scheme = match.group(1).lower()
-    if scheme not in S3_SCHEMES:
+    if scheme not in REMOTE_SCHEMES:
         raise ValueError(
-            f"{scheme}:// is not supported; accepted: a local or mounted folder (a path or file://…) or "
-            "s3a://BUCKET/PATH (any S3-compatible store, settings lakehouse.s3)"
+            f"{scheme}:// is not supported; accepted: a local or mounted folder (a path or file://…), "
+            "s3a://BUCKET/PATH (any S3-compatible store, settings lakehouse.s3) or hdfs://NAMENODE[:PORT]/PATH"
         )
-    return LakehouseStorage.for_root(text).uri()  # normalised: s3a://bucket/prefix
+    return LakehouseStorage.for_root(text).uri()  # normalised: s3a://bucket/prefix, hdfs://namenode/path
 
 
 class LakehouseSettings(BaseModel):
@@ -95,7 +96,8 @@ class LakehouseSettings(BaseModel):
 
     root: Path | str = Field(
         default=Path("lakehouse"),
-        description="Folder (or file:// URI) under which every table is written, or s3a://BUCKET/PATH.",
+        description="Folder (or file:// URI) under which every table is written, s3a://BUCKET/PATH or "
+        "hdfs://NAMENODE[:PORT]/PATH.",
     )
     s3: S3Settings = Field(
         default_factory=S3Settings,
@@ -247,14 +249,14 @@ class ApiSettings(BaseModel):
     allowed_roots: list[Path | str] = Field(
         default_factory=lambda: list[Path | str]([Path(".")]),
         description="Folders that input and lakehouse paths must lie in; relative paths resolve against the first. "
-        "An s3a://BUCKET/PATH entry allows lakehouses under it (inputs stay local files); a bucket lakehouse.root "
-        "is allowed as the server's own.",
+        "An s3a://BUCKET/PATH or hdfs://NAMENODE/PATH entry allows lakehouses under it (inputs stay local files); "
+        "a bucket or HDFS lakehouse.root is allowed as the server's own.",
     )
 
     @field_validator("allowed_roots", mode="before")
     @classmethod
     def _check_allowed_roots(cls, value: Any) -> Any:
-        if isinstance(value, list | tuple):  # each a folder or a bucket URI, HDFS & co. refused naming the entry
+        if isinstance(value, list | tuple):  # each a folder, a bucket or an HDFS URI; GCS & co. refused naming it
             return [lakehouse_root(v) if isinstance(v, str | os.PathLike) else v for v in value]
         return value
 

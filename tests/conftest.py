@@ -245,6 +245,45 @@ def s3_bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch, request: pytest
     return bucket, settings
 
 
+@pytest.fixture(scope="session")
+def hdfs_uri(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real HDFS for the whole run: Hadoop's MiniDFSCluster (scripts/hdfs.sh; one NameNode and one DataNode on
+    127.0.0.1, free ports), or the one ``CSILLAG_TEST_HDFS_URI`` names (then nothing is started); its URI.
+
+    It depends on ``spark``: the session's JVM must be running before the first hdfs-native client exists in this
+    process (pyspark starts the JVM with ``Popen(preexec_fn=…)``, which may hang once the client's threads run)."""
+    pytest.importorskip("hdfs_native", reason="the hdfs tests need hdfs-native (pip install -e '.[hdfs]')")
+    given = os.environ.get("CSILLAG_TEST_HDFS_URI")
+    if given:
+        yield given.rstrip("/")
+        return
+    import subprocess
+
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("the hdfs tests need Java to run Hadoop's MiniDFSCluster (scripts/hdfs.sh)")
+    if not any((ROOT / ".cache" / "hdfs").glob("lib-*/.complete")) and shutil.which("mvn") is None:
+        pytest.skip("the hdfs tests need Maven once to fetch Hadoop's MiniDFSCluster jars (scripts/hdfs.sh fetch)")
+    env = {**os.environ, "CSILLAG_HDFS_STATE": str(tmp_path_factory.mktemp("hdfs")),
+           "CSILLAG_HDFS_PARENT_PID": str(os.getpid())}  # no cluster outlives this process
+    started = subprocess.run([str(ROOT / "scripts" / "hdfs.sh"), "start"], env=env, capture_output=True, text=True,
+                             timeout=300, check=False)
+    if started.returncode != 0:
+        pytest.fail(f"scripts/hdfs.sh start failed: {started.stderr[-3000:]}")
+    try:
+        yield started.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run([str(ROOT / "scripts" / "hdfs.sh"), "stop"], env=env, capture_output=True, timeout=120,
+                       check=False)
+
+
+@pytest.fixture
+def hdfs_root(hdfs_uri: str, request: pytest.FixtureRequest) -> str:
+    """A fresh folder of the test HDFS for one test, ``hdfs://127.0.0.1:PORT/tests/<test>-<pid>/lake``."""
+    import re
+
+    name = re.sub(r"[^A-Za-z0-9_-]", "-", request.node.name)[:60]
+    return f"{hdfs_uri}/tests/{name}-{os.getpid()}/lake"
+
 
 # Fixtures (and a mark) that hold one thing for the whole run: a novel ingested once, or the one Neo4j database that
 # tests clear. A test module that names one of them runs in one scope with all the others that do.
@@ -252,7 +291,9 @@ SHARED_RUN_NAMES = ("war_and_peace_run", "egri_run", "neo4j_settings", "mark.neo
 SHARED_SCOPE = "novels-and-neo4j"
 # The session's runs of the English samples (``pipeline_runs``, ``pipeline_run``): the modules starting from them
 # share one worker, so that each run is made once (~30 s each) rather than once per worker.
-SAMPLE_RUN_NAMES = ("pipeline_run",)
+# The HDFS tests too (``hdfs_uri``): one MiniDFSCluster then serves them all, and the pipeline's run into HDFS is
+# compared with the session's local run of the same samples.
+SAMPLE_RUN_NAMES = ("pipeline_run", "hdfs_uri", "hdfs_root")
 SAMPLE_RUN_SCOPE = "sample-runs"
 
 

@@ -104,9 +104,10 @@ class DomainSettings(BaseModel):
 
 
 def _folder_name(root: Path | LakehouseStorage) -> str:
-    """The lakehouse's own name: its folder's, or in a bucket the last segment of its path (else the bucket's)."""
+    """The lakehouse's own name: its folder's, or in a bucket or HDFS the last segment of its path (else the bucket's
+    or the NameNode's)."""
     if isinstance(root, LakehouseStorage) and not root.is_local:
-        return root.prefix.rsplit("/", 1)[-1] or str(root.bucket)
+        return root.prefix.rsplit("/", 1)[-1] or str(root.bucket or root.namenode)
     return (root.path() if isinstance(root, LakehouseStorage) else root).resolve().name
 
 

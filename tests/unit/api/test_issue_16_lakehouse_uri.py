@@ -1,5 +1,5 @@
-"""Issue 16, the API's side: a run's lakehouse may be a folder under a folder root or an ``s3a://`` URI under a bucket
-root of ``api.allowed_roots`` (or the server's own bucket ``lakehouse.root``); anything else is refused naming the
+"""Issue 16, the API's side: a run's lakehouse may be a folder under a folder root or an ``s3a://`` (or ``hdfs://``) URI
+under such a root of ``api.allowed_roots`` (or the server's own ``lakehouse.root``); anything else is refused naming the
 value, and a refused URI never becomes a local folder named "s3a:". Inputs stay local files under the folder roots.
 The whole run into a bucket through the HTTP surface: tests/integration/test_issue_16_api_on_a_bucket.py."""
 
@@ -40,12 +40,28 @@ def test_issue_16_api_run_with_a_bucket_outside_the_roots_is_403_and_queues_noth
     assert not (tmp_path / "data" / "s3a:").exists()
 
 
-def test_issue_16_api_run_with_an_hdfs_lakehouse_is_422_naming_it(client: TestClient, tmp_path: Path) -> None:
+def test_issue_16_api_run_with_a_gcs_lakehouse_is_422_naming_it(client: TestClient, tmp_path: Path) -> None:
     (tmp_path / "data" / "book.txt").write_text("Call me Ishmael.", encoding="utf-8")
-    response = client.post("/runs", headers=AUTH, json={"inputs": ["book.txt"], "lakehouse": "hdfs://nn/lh"})
+    response = client.post("/runs", headers=AUTH, json={"inputs": ["book.txt"], "lakehouse": "gs://bucket/lh"})
     assert response.status_code == 422
-    assert response.json()["detail"].startswith("lakehouse 'hdfs://nn/lh': hdfs:// is not supported")
+    assert response.json()["detail"].startswith("lakehouse 'gs://bucket/lh': gs:// is not supported")
     assert client.get("/runs", headers=AUTH).json() == []
+
+
+def test_issue_16_api_run_into_hdfs_under_an_hdfs_root_is_accepted_and_elsewhere_403(
+    tmp_path: Path, api_settings: Any
+) -> None:
+    settings = api_settings(allowed_roots=[tmp_path / "data", "hdfs://nn:8020/library/"])
+    assert settings.api.allowed_roots[1] == "hdfs://nn:8020/library"  # normalised as the lakehouse will be
+    (tmp_path / "data" / "book.txt").write_text("Call me Ishmael.", encoding="utf-8")
+    manager = RunManager(settings, StateStore(tmp_path / "state.sqlite3"), resolve_roots(settings.api.allowed_roots))
+    _, lakehouse, _ = manager._validate(RunRequest(inputs=["book.txt"], lakehouse="hdfs://nn:8020/library/novels/"))
+    assert lakehouse == "hdfs://nn:8020/library/novels"
+    for outside in ("hdfs://nn:8020/library2", "hdfs://other:8020/library/novels"):
+        with pytest.raises(ProblemError) as refused:
+            manager._validate(RunRequest(inputs=["book.txt"], lakehouse=outside))
+        assert refused.value.status == 403
+    assert not (tmp_path / "data" / "hdfs:").exists()
 
 
 def test_issue_16_api_run_into_a_bucket_under_a_bucket_root_is_accepted(tmp_path: Path, api_settings: Any) -> None:
@@ -82,5 +98,5 @@ def test_issue_16_api_the_servers_own_bucket_lakehouse_needs_no_root(tmp_path: P
 
 
 def test_issue_16_api_settings_refuse_an_unsupported_allowed_root_naming_it(api_settings: Any) -> None:
-    with pytest.raises(ConfigError, match=r"api\.allowed_roots.*hdfs:// is not supported"):
-        api_settings(allowed_roots=["hdfs://nn/lib"])
+    with pytest.raises(ConfigError, match=r"api\.allowed_roots.*abfss:// is not supported"):
+        api_settings(allowed_roots=["abfss://c@a.dfs/lib"])

@@ -39,7 +39,7 @@ def test_issue_16_one_settings_block_feeds_spark_delta_rs_and_pyarrow(monkeypatc
 
 @pytest.mark.parametrize(
     ("root", "named"),
-    [("hdfs://nn:8020/lh", "hdfs://nn:8020/lh"), ("s3a://B/lh", "'B'"), ("gs://bucket/lh", "gs://bucket/lh")],
+    [("abfss://c@a.dfs/lh", "abfss://c@a.dfs/lh"), ("s3a://B/lh", "'B'"), ("gs://bucket/lh", "gs://bucket/lh")],
 )
 def test_issue_16_an_unsupported_root_is_refused_naming_it(root: str, named: str) -> None:
     with pytest.raises(ValueError, match=named.replace("/", "/")):

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 from deltalake import DeltaTable
 
+from graph.published import arrow_dataset
 from graph.storage import LakehouseStorage
 
 # The natural key of each table, to compare two lakehouses row by row regardless of file order.
@@ -24,7 +25,12 @@ KEYS = {
 
 def read(lake: Path | LakehouseStorage, table: str) -> pd.DataFrame:
     """The table's current snapshot, sorted by its key (a lakehouse on disk, or in a bucket)."""
-    if isinstance(lake, LakehouseStorage):
+    if isinstance(lake, LakehouseStorage) and lake.is_hdfs:
+        # delta-rs's own reader goes through a Python file-system handler: on HDFS one of Arrow's I/O threads still
+        # finishing at exit aborted the process (graph.published.arrow_dataset, which reads through hdfs-native)
+        delta = DeltaTable(lake.delta_uri(table))
+        frame = arrow_dataset(delta, lake).to_table().to_pandas()
+    elif isinstance(lake, LakehouseStorage):
         frame = DeltaTable(lake.delta_uri(table), storage_options=lake.storage_options).to_pandas()
     else:
         frame = DeltaTable(str(lake / table)).to_pandas()
