@@ -612,6 +612,16 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         best, runner_up = said_near[0][0], said_near[1][0]
         return said_near[0][1] if best >= NEAR and best >= DOMINANCE * runner_up else None
 
+    def elsewhere(index: int, home: int) -> bool:
+        """Whether the lone name ``index`` belongs to another person than its only home: the home is a full name the
+        book repeats, yet never in a chapter where the name, ``DOMINANCE`` times as frequent, is said ("Princess
+        Drubetskaya", 6 mentions in Book One, is not "Julie Drubetskaya", twice, married at the end; "Emperor Paul"
+        is not "Paul Ivanovich Kutuzov"). A full name said once may introduce the name anywhere; without units (a
+        list of names, not a book) nothing is known of chapters."""
+        if not where[index] or not where[home] or support[home] < MIN_ANCHOR_SUPPORT:
+            return False
+        return mass[index] >= DOMINANCE * mass[home] and not where[index].keys() & where[home].keys()
+
     def usual_titles(index: int) -> set[str]:
         """The titles carried by ``RANK_SHARE`` or more of a group's mentions ("Emperor Alexander", 34 of 130): a
         rank held once ("General Bonaparte" among 79 "Bonaparte") says nothing against a later one ("Emperor
@@ -780,6 +790,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
                 # ("Kutuzov … he", said in Michael Ilarionovich Kutuzov's chapters)
                 if sexes(near) and _compatible_sets(sex, sexes(near)):
                     homes = [near]
+        if len(homes) == 1 and len(tokens) == 1 and elsewhere(index, homes[0]):
+            homes = []
         if len(homes) == 1 and any(kinds[other] != "maybe" for other in matches if root(other) == homes[0]):
             home = homes[0]
             union(index, home)

@@ -364,3 +364,29 @@ def test_issue_14_a_first_name_with_a_surname_and_with_a_patronymic_is_one_perso
     # and a surname ending like a patronymic elsewhere ("Aldrich") is no patronymic
     index = _resolve(("John", 40), ("John Aldrich", 5), ("John Smith", 5))
     assert index["John"].entity_id not in {index["John Aldrich"].entity_id, index["John Smith"].entity_id}
+
+
+def test_issue_14_a_lone_name_never_said_where_its_only_full_name_recurs_is_someone_else() -> None:
+    def units(*names: str) -> tuple[tuple[str, int], ...]:
+        return tuple((name, 2) for name in names)
+
+    def ids(forms: list[SurfaceForm]) -> dict[str, str]:
+        entities, _ = resolve_entities(forms, language="en")
+        return {alias: entity.entity_id for entity in entities for alias in entity.aliases}
+
+    # the mother in the first chapters, the son's wife at the end: one surname, two women
+    index = ids([SurfaceForm("Princess Drubetskaya", "PERSON", 6, units=units("u1", "u2", "u3")),
+                 SurfaceForm("Julie Drubetskaya", "PERSON", 2, she=4, units=units("u40"))])
+    assert index["Princess Drubetskaya"] != index["Julie Drubetskaya"]
+    # said beside it, the lone name joins its full name; so it does when the full name is said once (an introduction,
+    # a letter) anywhere
+    index = ids([SurfaceForm("Princess Drubetskaya", "PERSON", 6, units=units("u1", "u2", "u3")),
+                 SurfaceForm("Julie Drubetskaya", "PERSON", 2, she=4, units=units("u3"))])
+    assert index["Princess Drubetskaya"] == index["Julie Drubetskaya"]
+    index = ids([SurfaceForm("Speranski", "PERSON", 30, he=9, units=units("u1", "u2", "u3")),
+                 SurfaceForm("Michael Speranski", "PERSON", 1, units=units("u9"))])
+    assert index["Speranski"] == index["Michael Speranski"]
+    # and without units (names alone, no book) nothing is known of chapters
+    index = ids([SurfaceForm("Princess Drubetskaya", "PERSON", 6),
+                 SurfaceForm("Julie Drubetskaya", "PERSON", 2, she=4)])
+    assert index["Princess Drubetskaya"] == index["Julie Drubetskaya"]
