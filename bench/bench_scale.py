@@ -2,7 +2,7 @@
 War and Peace worth of distinct documents, and an incremental run that adds one chapter to the largest lakehouse.
 
     .venv/bin/python bench/bench_scale.py [--scales 1 2 4 8] [--workdir /tmp/csillag-scale] [--master local[2]]
-                                          [--corpus ../shared/corpora/war_and_peace.txt]
+                                          [--corpus ../shared/corpora/war_and_peace.txt] [--scope corpus|document]
 
 Corpora: the novel split into its chapters (one document each); copy *c* of every chapter gets its names varied
 deterministically (every word the novel capitalises inside sentences and never writes in lowercase gets the copy's
@@ -10,7 +10,8 @@ suffix: "Pierre" → "Pierreov"), so each copy is distinct content (documents ar
 people, as a library of similar novels would be. Built once under ``--workdir`` and reused.
 
 Each scale runs the whole pipeline from scratch in a child process (``--run``), with the default settings
-(``ner_ingestion``, the embedded graph store); the child reports each stage's seconds and the peak resident memory
+(``ner_ingestion``, the embedded graph store; ``--scope`` sets ``ingestion.entity_scope``, default the tool's:
+corpus); the child reports each stage's seconds and the peak resident memory
 (the kernel's high-water mark, VmHWM) of the driver — its Python process and its JVM — and of the Spark Python
 workers. Then one new chapter-sized document is added to the largest lakehouse and the incremental run is timed.
 
@@ -107,7 +108,7 @@ class Peaks(threading.Thread):
             self.stop.wait(0.5)
 
 
-def run_once(corpus: Path, lake: Path, master: str) -> dict[str, Any]:
+def run_once(corpus: Path, lake: Path, master: str, scope: str | None = None) -> dict[str, Any]:
     """One pipeline run in this process; stage seconds and peaks as a dict (the ``--run`` child's output)."""
     from ingestion.domains.generic import GenericNERIngestionTool
     from settings.config import load_settings
@@ -115,7 +116,8 @@ def run_once(corpus: Path, lake: Path, master: str) -> dict[str, Any]:
 
     peaks = Peaks()
     peaks.start()
-    settings = load_settings(lakehouse={"root": lake}, spark={"master": master})
+    settings = load_settings(lakehouse={"root": lake}, spark={"master": master},
+                             ingestion={"entity_scope": scope} if scope else {})
     tool = GenericNERIngestionTool()
     tool.set_settings(settings)
     started = time.perf_counter()
@@ -134,11 +136,12 @@ def run_once(corpus: Path, lake: Path, master: str) -> dict[str, Any]:
     }
 
 
-def child(corpus: Path, lake: Path, master: str) -> dict[str, Any]:
+def child(corpus: Path, lake: Path, master: str, scope: str | None = None) -> dict[str, Any]:
     """``run_once`` in a fresh process, so each scale has its own JVM and peaks."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    done = subprocess.run([sys.executable, __file__, "--run", str(corpus), str(lake), "--master", master],
-                          capture_output=True, text=True, env=env, check=False)
+    command = [sys.executable, __file__, "--run", str(corpus), str(lake), "--master", master]
+    done = subprocess.run(command + (["--scope", scope] if scope else []), capture_output=True, text=True, env=env,
+                          check=False)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
         sys.exit(f"run over {corpus} failed:\n{done.stderr[-4000:]}")
@@ -152,10 +155,11 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/csillag-scale"))
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--scope", choices=["corpus", "document"], help="ingestion.entity_scope (default: the tool's)")
     parser.add_argument("--run", nargs=2, type=Path, metavar=("CORPUS", "LAKE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
-        print(json.dumps(run_once(args.run[0], args.run[1], args.master)), flush=True)
+        print(json.dumps(run_once(args.run[0], args.run[1], args.master, args.scope)), flush=True)
         return 0
     if not args.corpus.exists():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
@@ -168,7 +172,7 @@ def main() -> int:
         if lake.exists():
             shutil.rmtree(lake)
         print(f"{scale}×: {documents} documents, {words:,} words …", flush=True)
-        row = child(folder, lake, args.master)
+        row = child(folder, lake, args.master, args.scope)
         row.update(documents=documents, words=words)
         rows[scale] = row
         print(f"  {json.dumps(row)}", flush=True)
@@ -178,7 +182,7 @@ def main() -> int:
     extra = folder / "zz_added.txt"
     extra.write_text(vary(chapters(text)[0], name_words(text), largest + 1), encoding="utf-8")
     try:
-        added = child(folder, args.workdir / f"lake-{largest}x", args.master)
+        added = child(folder, args.workdir / f"lake-{largest}x", args.master, args.scope)
     finally:
         extra.unlink()
         (folder / "done").touch()

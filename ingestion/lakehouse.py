@@ -85,12 +85,16 @@ class Lakehouse:
 
     def delete_docs(self, table: str, doc_ids: list[str]) -> None:
         """Delete every row of the given documents in one Delta commit (used by incremental runs)."""
-        if not doc_ids or not self.exists(table):
+        self.delete_where(table, "doc_id", doc_ids)
+
+    def delete_where(self, table: str, column: str, values: list[str]) -> None:
+        """Delete every row whose ``column`` holds one of ``values``, in one Delta commit (none when nothing to do)."""
+        if not values or not self.exists(table):
             return
         from delta.tables import DeltaTable
         from pyspark.sql import functions as F
 
-        DeltaTable.forPath(self.spark, self.path(table)).delete(F.col("doc_id").isin(doc_ids))
+        DeltaTable.forPath(self.spark, self.path(table)).delete(F.col(column).isin(values))
 
     def doc_ids(self, table: str) -> set[str]:
         """The documents present in a table (empty when the table does not exist yet).

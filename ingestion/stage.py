@@ -43,6 +43,9 @@ class Stage(ABC):
     version: ClassVar[int]
     tables: ClassVar[tuple[str, ...]]
     requires: ClassVar[tuple[str, ...]] = ()
+    # The marker of the stage's last complete run, as ``run`` found it before clearing it (None: none, or a crashed
+    # run cleared it): what an incremental ``compute`` may extend.
+    previous: Marker | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -156,6 +159,7 @@ class Stage(ABC):
                 return self.skipped(previous)
         # Tables written with other settings must be rebuilt: updating them would mix two configurations.
         incremental = not ctx.force and store.started_config(self.name) == config_fp and self.outputs_exist(ctx)
+        self.previous = store.read(self.name) if incremental else None
         store.clear(self.name)
         store.mark_started(self.name, run_id=ctx.run_id, config_fingerprint=config_fp)
         started = time.perf_counter()

@@ -15,6 +15,10 @@ A pair co-occurs once per *window* in which both are mentioned; the window is th
 (count / sqrt(m_a · m_b), the cosine of their window vectors' binary approximation): near 1 when two names nearly
 always come together whatever their frequency, so a minor character met only beside the hero gets a strong edge
 and the hero does not get a strong edge to everyone. The measured choice of the default is in docs/quality.md.
+
+Recomputed whole, except after an entities run in document scope that only resolved new documents and removed
+others (its marker's ``details["documents"]``): a pair's entities are then one document's, so only those documents'
+pairs are deleted and counted again.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from graph.tables import COOCCURRENCES
+from ingestion.markers import fingerprint
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 
@@ -154,9 +159,47 @@ class CooccurrencesStage(Stage):
         return {"window": ctx.settings.ingestion.cooccurrence_window}
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Recompute the pairs from the resolved mentions."""
+        """Recompute the pairs from the resolved mentions — or, when the entities stage only resolved and removed
+        some documents in document scope since these pairs were counted, only those documents' pairs."""
+        from pyspark.sql import functions as F
+
         lake = ctx.lakehouse
         window = ctx.settings.ingestion.cooccurrence_window
-        pairs = cooccurrence_pairs(lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window)
-        lake.overwrite(pairs, self.name)
+        changed = self._changed_documents(ctx) if incremental else None
+        if changed is None:
+            pairs = cooccurrence_pairs(
+                lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window
+            )
+            lake.overwrite(pairs, self.name)
+            return StageOutput(
+                counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx)
+            )
+        resolved, removed = changed
+        # In document scope a pair's entities, and so its chunks, are one document's: the chunk ids name it.
+        document = F.regexp_extract(F.element_at("chunk_ids", 1), r"^(.*):c[0-9]+$", 1)
+        redo = sorted({*resolved, *removed})
+        if redo and lake.exists(self.name):
+            from delta.tables import DeltaTable
+
+            DeltaTable.forPath(ctx.spark, lake.path(self.name)).delete(document.isin(redo))
+        if resolved:
+            mention_entities = lake.read("mention_entities").where(F.col("doc_id").isin(resolved))
+            chunks = lake.read("chunks").where(F.col("doc_id").isin(resolved))
+            lake.append(cooccurrence_pairs(mention_entities, chunks, lake.read("entities"), window), self.name)
+        logger.info("cooccurrences: pairs of %d documents counted, of %d removed", len(resolved), len(removed))
         return StageOutput(counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx))
+
+    def _changed_documents(self, ctx: RunContext) -> tuple[list[str], list[str]] | None:
+        """(resolved, removed) documents when the pairs on disk need only those updated, else None (recount all).
+
+        That is when the entities stage's last run resolved only some documents (document scope) on top of exactly
+        the tables these pairs were counted from: its marker names the output it extended, and this stage's
+        previous marker the entities output it read.
+        """
+        marker = ctx.lakehouse.markers.read("entities")
+        plan = marker.details.get("documents") if marker is not None else None
+        if not plan or not plan.get("extends") or self.previous is None:
+            return None
+        if fingerprint({"entities": plan["extends"]}) != self.previous.input_fingerprint:
+            return None
+        return list(plan["resolved"]), list(plan["removed"])

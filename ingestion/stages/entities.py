@@ -4,8 +4,11 @@ Spark aggregates the mentions into distinct (surface text, label) forms with cou
 long novel — and the driver resolves them (``ingestion.resolution``: the domain's alias table first, then
 normalisation and alias merging). The resolved mapping is joined back onto the mentions in Spark. Entity ids hash the
 canonical key, so a rerun or an unrelated new document leaves existing ids as they are; and an entity whose canonical
-name a new document changes keeps the id it had in the previous table (``ingestion.entity_ids``). Always recomputed
-whole: a new mention can change how names merge.
+name a new document changes keeps the id it had in the previous table (``ingestion.entity_ids``). In corpus scope
+always recomputed whole: a new mention can change how names merge. In document scope (``ingestion.entity_scope``) a
+document's entities depend on it alone — its forms, and the casing evidence of its own text (sentence openers,
+article usage, words written in lowercase) — so an incremental run resolves only the documents that are new and
+deletes the removed ones' rows, and records which in its marker for the cooccurrences stage.
 
 With ``ner.gold_list`` set, the stage scores the ``entities`` table it wrote against that gold list (pairwise
 precision/recall, ``ingestion.resolution_eval``), logs one line and reports the score as ``details["gold"]`` of its
@@ -157,13 +160,20 @@ def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
     capitalised inside sentences too, even one that is also a common word ("Fekete Bálint", "Rose"). One Spark
     pass over the chunks; only the candidates (first words of multi-word names) are counted.
     """
+    return scoped_sentence_openers(chunks, candidates, by_document=False).get("", set())
+
+
+def scoped_sentence_openers(chunks: DataFrame, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
+    """``sentence_openers`` per resolution scope: per document id when ``by_document`` (each document's casing
+    alone, so that adding a book never changes another's people), else the corpus's under ``""``."""
     if not candidates:
-        return set()
+        return {}
+    keys = ["doc_id"] if by_document else []
     wanted = _wanted(chunks, candidates)
-    openers = wanted.join(_words_in(chunks, wanted, _LOWERCASE_WORD, "lower"), "lower", "left_semi").join(
-        _words_in(chunks, wanted, _MID_SENTENCE_CAPITAL, "word"), "word", "left_anti"
-    )
-    return {row.word for row in openers.collect()}
+    lowers = _words_in(chunks, wanted, _LOWERCASE_WORD, "lower", keys)
+    capitals = _words_in(chunks, wanted, _MID_SENTENCE_CAPITAL, "word", keys)
+    openers = lowers.join(wanted, "lower").join(capitals, [*keys, "word"], "left_anti")
+    return _by_scope(openers.select(*keys, "word").collect(), by_document)
 
 
 def article_usage(chunks: DataFrame, candidates: set[str]) -> dict[str, tuple[int, int]]:
@@ -172,27 +182,51 @@ def article_usage(chunks: DataFrame, candidates: set[str]) -> dict[str, tuple[in
     ``article_usage``). Every
     occurrence counts, not only the NER's mentions: a model that tags a word seldom still sees it everywhere. One
     Spark pass over the chunks; only the candidates are counted."""
+    return scoped_article_usage(chunks, candidates, by_document=False).get("", {})
+
+
+def scoped_article_usage(
+    chunks: DataFrame, candidates: set[str], *, by_document: bool
+) -> dict[str, dict[str, tuple[int, int]]]:
+    """``article_usage`` per resolution scope (per document id when ``by_document``, else under ``""``)."""
     from pyspark.sql import functions as F
 
     if not candidates:
         return {}
+    keys = ["doc_id"] if by_document else []
     wanted = _wanted(chunks, candidates).select("word")
-    found = chunks.select(F.explode(F.regexp_extract_all("text", F.lit(ARTICLED_WORD), F.lit(0))).alias("m"))
+    found = chunks.select(*keys, F.explode(F.regexp_extract_all("text", F.lit(ARTICLED_WORD), F.lit(0))).alias("m"))
     word = F.regexp_extract("m", r"(\S+)$", 1)
-    words = found.select(word.alias("word"), (F.col("m") != word).alias("articled"))  # an article came first
-    counted = words.join(F.broadcast(wanted), "word", "left_semi").groupBy("word").agg(
+    words = found.select(*keys, word.alias("word"), (F.col("m") != word).alias("articled"))  # an article came first
+    counted = words.join(F.broadcast(wanted), "word", "left_semi").groupBy(*keys, "word").agg(
         F.count("*").alias("n"), F.sum(F.col("articled").cast("int")).alias("articled")
     )
-    return {row.word: (int(row.n), int(row.articled or 0)) for row in counted.collect()}
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for row in counted.collect():
+        out.setdefault(row.doc_id if by_document else "", {})[row.word] = (int(row.n), int(row.articled or 0))
+    return out
 
 
 def written_lowercase(chunks: DataFrame, candidates: set[str]) -> set[str]:
     """The ``candidates`` the corpus also writes in lowercase ("Will" where "will" occurs): one Spark pass."""
+    return scoped_written_lowercase(chunks, candidates, by_document=False).get("", set())
+
+
+def scoped_written_lowercase(chunks: DataFrame, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
+    """``written_lowercase`` per resolution scope (per document id when ``by_document``, else under ``""``)."""
     if not candidates:
-        return set()
+        return {}
+    keys = ["doc_id"] if by_document else []
     wanted = _wanted(chunks, candidates)
-    found = wanted.join(_words_in(chunks, wanted, _LOWERCASE_WORD, "lower"), "lower", "left_semi")
-    return {row.word for row in found.collect()}
+    found = _words_in(chunks, wanted, _LOWERCASE_WORD, "lower", keys).join(wanted, "lower")
+    return _by_scope(found.select(*keys, "word").collect(), by_document)
+
+
+def _by_scope(rows: Iterable[Any], by_document: bool) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for row in rows:
+        out.setdefault(row.doc_id if by_document else "", set()).add(row.word)
+    return out
 
 
 def _wanted(chunks: DataFrame, candidates: set[str]) -> DataFrame:
@@ -202,11 +236,15 @@ def _wanted(chunks: DataFrame, candidates: set[str]) -> DataFrame:
     )
 
 
-def _words_in(chunks: DataFrame, wanted: DataFrame, pattern: str, column: str) -> DataFrame:
-    """The distinct words of the chunks that ``pattern`` finds and ``wanted[column]`` holds."""
+def _words_in(
+    chunks: DataFrame, wanted: DataFrame, pattern: str, column: str, keys: list[str] | None = None
+) -> DataFrame:
+    """The distinct words of the chunks that ``pattern`` finds and ``wanted[column]`` holds (with ``keys``: per
+    those columns of the chunks, e.g. per document)."""
     from pyspark.sql import functions as F
 
-    found = chunks.select(F.explode(F.regexp_extract_all("text", F.lit(pattern), F.lit(0))).alias(column))
+    keys = keys or []
+    found = chunks.select(*keys, F.explode(F.regexp_extract_all("text", F.lit(pattern), F.lit(0))).alias(column))
     return found.join(F.broadcast(wanted.select(column)), column, "left_semi").distinct()
 
 
@@ -307,7 +345,8 @@ class EntitiesStage(Stage):
     # one-word "name" mostly said after an article is a common noun (issue 14); 8: a form with a pronoun word ("God
     # Himself") names its entity only when every form has one (issue 14); 9: a name spelt two ways is keyed by its
     # usual spelling, a first name with a surname and with a patronymic is one person, the pronouns after a mention
-    # read up to its sentence's end (issue 14)
+    # read up to its sentence's end, a lone name said elsewhere than its only full name stays apart (issue 14);
+    # document scope reads each document's own casing evidence and resolves only new documents (issue 16)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 
@@ -343,26 +382,41 @@ class EntitiesStage(Stage):
         return fingerprint([self.input_fingerprint(ctx), self.versioned_fingerprint(self._table_config(ctx))])
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Resolve in the driver, join back in Spark, overwrite both tables."""
+        """Resolve in the driver, join back in Spark, write both tables.
+
+        Corpus scope: always everything, overwritten — a new mention anywhere can change how names merge. Document
+        scope, incremental: only the documents that are new since the tables were written are resolved, and the
+        removed ones are deleted (``_documents_to_redo``); a document's entities depend on that document alone.
+        """
+        from pyspark.sql import functions as F
+
         lake, spark = ctx.lakehouse, ctx.spark
         by_document = self.scope(ctx) == "document"
+        todo: list[str] | None = None  # None: every document
+        removed: list[str] = []
+        if by_document and incremental:
+            todo, removed = self._documents_to_redo(ctx)
         written = lake.read("mentions")
+        chunks = lake.read("chunks")
+        if todo is not None:
+            written = written.where(F.col("doc_id").isin(todo))
+            chunks = chunks.where(F.col("doc_id").isin(todo))
         mentions = keyed_mentions(written)
-        scoped_forms = surface_forms_by(mentions, lake.read("chunks"), by_document=by_document)
+        scoped_forms = surface_forms_by(mentions, chunks, by_document=by_document)
         forms = [form for group in scoped_forms.values() for form in group]
         table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
         language = ctx.domain.language
-        openers = sentence_openers(lake.read("chunks"), opener_candidates(forms, language))
-        usage = article_usage(lake.read("chunks"), article_candidates(forms, language))
-        previous = self._previous(ctx, by_document)
+        openers = scoped_sentence_openers(chunks, opener_candidates(forms, language), by_document=by_document)
+        usage = scoped_article_usage(chunks, article_candidates(forms, language), by_document=by_document)
+        previous = self._previous(ctx, by_document, todo)
         resolved: list[ResolvedEntity] = []
         by_scope: dict[str, list[ResolvedEntity]] = {}
         mapping: dict[tuple[str, str, str], str] = {}
         # One resolution per document (its own people, ids salted with its id) or one for the whole corpus.
         for scope, group in sorted(scoped_forms.items()):
             entities, forms_to_ids = resolve_entities(
-                group, language=language, alias_table=table, sentence_openers=openers, scope=scope,
-                article_usage=usage,
+                group, language=language, alias_table=table, sentence_openers=openers.get(scope, set()),
+                scope=scope, article_usage=usage.get(scope, {}),
             )
             entities, forms_to_ids = carry_over_ids(entities, forms_to_ids, previous.get(scope, []))
             resolved.extend(entities)
@@ -406,16 +460,26 @@ class EntitiesStage(Stage):
             scope: [(e, _with(list(e.aliases), inflected.get(e.entity_id, ()))) for e in entities]
             for scope, entities in by_scope.items()
         }
-        carried = self._carried(ctx, written, mention_entities, aliases, openers, by_document)
+        carried = self._carried(ctx, chunks, written, mention_entities, aliases, openers, by_document)
         n_carried = 0
         if carried is not None:
             n_carried = carried.count()
             mention_entities = mention_entities.unionByName(carried)
-        table_df = entity_table(entities_df, mention_entities, lake.read("chunks"), min_mentions)
-        lake.overwrite(table_df, ENTITIES.name)
+        table_df = entity_table(entities_df, mention_entities, chunks, min_mentions)
+        if todo is None:
+            lake.overwrite(table_df, ENTITIES.name)
+        else:
+            self._forget_entities(ctx, [e.entity_id for e in resolved], removed)
+            lake.append(table_df, ENTITIES.name)
         kept = lake.read(ENTITIES.name).select("entity_id")
-        kept_mentions = mention_entities.join(kept, "entity_id", "left_semi")
-        lake.overwrite(conform(kept_mentions, MENTION_ENTITIES), MENTION_ENTITIES.name)
+        kept_mentions = conform(mention_entities.join(kept, "entity_id", "left_semi"), MENTION_ENTITIES)
+        if todo is None:
+            lake.overwrite(kept_mentions, MENTION_ENTITIES.name)
+        else:
+            # last: a document's rows here say it is resolved (``_documents_to_redo``), so a crash before this
+            # commit has it resolved again, its entities above replaced rather than duplicated
+            lake.delete_docs(MENTION_ENTITIES.name, sorted({*todo, *removed}))
+            lake.append(kept_mentions, MENTION_ENTITIES.name)
         attached.unpersist()
         if carried is not None:
             carried.unpersist()
@@ -426,23 +490,58 @@ class EntitiesStage(Stage):
             "surface_forms": len(forms),
         }
         details: dict[str, Any] = {}
+        if todo is not None:
+            # what changed, for the cooccurrences stage to update its pairs of these documents only: the tables are
+            # those of the run whose output fingerprint is ``extends`` with these documents resolved and removed
+            details["documents"] = {
+                "resolved": todo, "removed": removed,
+                "extends": self.previous.output_fingerprint if self.previous is not None else None,
+            }
         if ctx.domain.gold is not None:
             details["gold"] = self._score(ctx)
         return StageOutput(counts=counts, output_fingerprint=self.output_fingerprint(ctx), details=details)
 
+    @staticmethod
+    def _documents_to_redo(ctx: RunContext) -> tuple[list[str] | None, list[str]]:
+        """Document scope: the documents to resolve (those with mentions but no resolved ones yet) and to remove
+        (resolved ones whose mentions are gone); (None, []) when the tables are not there to update. Read in-process
+        from the tables' snapshots (delta-rs), no Spark job."""
+        lake = ctx.lakehouse
+        if not (lake.exists(ENTITIES.name) and lake.exists(MENTION_ENTITIES.name)):
+            return None, []
+        current, present = lake.doc_ids("mentions"), lake.doc_ids(MENTION_ENTITIES.name)
+        todo, removed = sorted(current - present), sorted(present - current)
+        logger.info("entities: %d documents to resolve, %d removed, %d kept as they are", len(todo), len(removed),
+                    len(present & current))
+        return todo, removed
+
+    @staticmethod
+    def _forget_entities(ctx: RunContext, new_ids: list[str], removed: list[str]) -> None:
+        """Delete, in one commit, the entities about to be written again (a crashed run's) and those of the removed
+        documents (found through their resolved mentions, which are deleted after)."""
+        lake = ctx.lakehouse
+        stale = set(new_ids)
+        if removed:
+            homes = lake.columns(MENTION_ENTITIES.name, ["entity_id", "doc_id"]).to_pydict()
+            gone = set(removed)
+            stale.update(e for e, d in zip(homes["entity_id"], homes["doc_id"], strict=True) if d in gone)
+        lake.delete_where(ENTITIES.name, "entity_id", sorted(stale))
+
     def _carried(
         self,
         ctx: RunContext,
+        chunks: DataFrame,
         mentions: DataFrame,
         mention_entities: DataFrame,
         aliases: dict[str, list[tuple[ResolvedEntity, list[str]]]],
-        openers: set[str],
+        openers: dict[str, set[str]],
         by_document: bool,
     ) -> DataFrame | None:
         """The kept people carried to their names' unlabelled occurrences (``ingestion.carrying``), persisted (the
         two writes read them), or None when no alias qualifies.
 
-        Kept means as the ``entities`` table keeps them: at least ``min_entity_mentions`` NER mentions.
+        Kept means as the ``entities`` table keeps them: at least ``min_entity_mentions`` NER mentions. ``chunks``,
+        ``mentions`` and ``openers`` are those of the documents being resolved.
         """
         counts = {r.entity_id: int(r["count"]) for r in mention_entities.groupBy("entity_id").count().collect()}
         minimum = ctx.settings.ingestion.min_entity_mentions
@@ -452,13 +551,16 @@ class EntitiesStage(Stage):
             enough = {e.entity_id for e, _ in entities if counts.get(e.entity_id, 0) >= minimum}
             kept[scope] = [(e.entity_id, e.label, names) for e, names in entities if e.entity_id in enough]
             others[scope] = [(n, e.entity_id) for e, names in entities if e.entity_id not in enough for n in names]
-        chunks = ctx.lakehouse.read("chunks")
-        # One pass over the corpus for every scope's one-word names: a word written in lowercase anywhere is common.
-        common = written_lowercase(chunks, {alias for group in kept.values() for alias in one_word_aliases(group)})
+        # One pass over the chunks for every scope's one-word names: a word written in lowercase (anywhere in the
+        # corpus, or in the document for a document's own people) is common.
+        common = scoped_written_lowercase(
+            chunks, {alias for group in kept.values() for alias in one_word_aliases(group)}, by_document=by_document
+        )
         carriable = {
             scope: found
             for scope in kept
-            if (found := carriable_aliases(kept[scope], others[scope], openers, common))
+            if (found := carriable_aliases(kept[scope], others[scope], openers.get(scope, set()),
+                                           common.get(scope, set())))
         }
         if not carriable:
             return None
@@ -468,20 +570,27 @@ class EntitiesStage(Stage):
         )
         return carried_mentions(chunks, mentions, carriable, by_document).persist()
 
-    def _previous(self, ctx: RunContext, by_document: bool) -> dict[str, list[tuple[str, str, list[str]]]]:
+    def _previous(
+        self, ctx: RunContext, by_document: bool, documents: list[str] | None = None
+    ) -> dict[str, list[tuple[str, str, list[str]]]]:
         """(id, label, aliases) of the entities table as it stands, so that ids survive a renaming (entity_ids); per
-        document (the one its mentions are in) when ``by_document``, else all under ``""``."""
+        document (the one its mentions are in) when ``by_document`` — only ``documents``' when given — else all
+        under ``""``."""
+        from pyspark.sql import functions as F
+
         lake = ctx.lakehouse
         if not lake.exists(ENTITIES.name):
             return {}
         entities = lake.read(ENTITIES.name).select("entity_id", "label", "aliases")
         if not by_document:
             return {"": [(r.entity_id, r.label, list(r.aliases or ())) for r in entities.collect()]}
-        if not lake.exists(MENTION_ENTITIES.name):
+        if not lake.exists(MENTION_ENTITIES.name) or documents == []:
             return {}
-        homes = lake.read(MENTION_ENTITIES.name).select("entity_id", "doc_id").distinct()
+        homes = lake.read(MENTION_ENTITIES.name).select("entity_id", "doc_id")
+        if documents is not None:
+            homes = homes.where(F.col("doc_id").isin(documents))
         out: dict[str, list[tuple[str, str, list[str]]]] = {}
-        for r in entities.join(homes, "entity_id").collect():
+        for r in entities.join(homes.distinct(), "entity_id").collect():
             out.setdefault(r.doc_id, []).append((r.entity_id, r.label, list(r.aliases or ())))
         return out
 

@@ -46,14 +46,6 @@ For three weeks Mary painted from the deck while Captain Reeve watched the weath
 of the cold, and Captain Reeve came to admire her for it.
 """
 
-FENWICK = """# Fenwick Hall
-
-## Chapter 1
-
-Edward Fenwick came home to the hall after ten years away. Edward found the gardens wild and the house empty, and
-Edward sat down on the steps and wept.
-"""
-
 
 # The documents' titles: the file names' stems (the documents stage's title of a plain .md file).
 MILL, NORTH = "the_mill_house", "northern_lights"
@@ -117,20 +109,66 @@ def test_issue_16_document_scope_keeps_each_books_mary(libraries: SimpleNamespac
         assert companion[book] in others and stranger not in others, (book, others)
 
 
-def test_issue_16_document_scope_ids_survive_a_new_book(libraries: SimpleNamespace, spark: Any) -> None:
+def _document_scope_tool(lake: Path, spark: Any) -> Any:
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from settings.config import load_settings
+
+    tool = GenericNERIngestionTool()
+    tool.set_settings(load_settings(lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2},
+                                    ingestion={"entity_scope": "document"}))
+    tool.set_spark_session(spark)
+    return tool
+
+
+def _rows(lake: Path, table: str, documents: set[str] | None = None) -> list[tuple]:
+    """A table's rows, comparable; with ``documents``, only those documents' (document scope: an entity's and a
+    pair's document is the one its mentions are in)."""
+    from tests.unit.ingestion.tables import comparable
+
+    frame = read(lake, table)
+    if documents is not None:
+        links = read(lake, "mention_entities")
+        mine = set(links[links.doc_id.isin(documents)].entity_id)
+        key = "entity_id" if "entity_id" in frame.columns else "src_id"
+        frame = frame[frame[key].isin(mine)]
+    return comparable(frame.reset_index(drop=True))
+
+
+def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_documents_and_ids_survive(
+    libraries: SimpleNamespace, spark: Any, tmp_path: Path
+) -> None:
+    """Document scope, on a copy of the two books' lakehouse: a book removed — its rows go and the other's stay as
+    they were, ids and all; the book added again — only it is resolved and its pairs counted, and the tables are
+    exactly those of the run over both books from scratch (``libraries.document``)."""
+    import shutil
+
     from tools.ingestion import IngestionRequest
 
-    lake = libraries.document.lake
-    before = set(read(lake, "entities").entity_id)
-    (libraries.books / "fenwick_hall.md").write_text(FENWICK, encoding="utf-8")
-    try:
-        result = libraries.document.tool.execute_ingestion(IngestionRequest(inputs=[str(libraries.books)]))
-    finally:
-        (libraries.books / "fenwick_hall.md").unlink()
-    assert result.status == "succeeded", result
-    after = read(lake, "entities")
-    assert before < set(after.entity_id)  # the first two books' entities keep their ids; Fenwick's are new
-    assert any(name.startswith("Edward") for name in after.canonical_name)
+    lake = tmp_path / "lake"
+    shutil.copytree(libraries.document.lake, lake)
+    folder = tmp_path / "books"
+    folder.mkdir()
+    (folder / f"{MILL}.md").write_text(MILL_HOUSE, encoding="utf-8")
+    tool = _document_scope_tool(lake, spark)
+    documents = read(lake, "documents").set_index("title").doc_id
+
+    removed = tool.execute_ingestion(IngestionRequest(inputs=[str(folder)]))
+    assert removed.status == "succeeded", removed
+    plan = {report.stage: report for report in removed.stages}["entities"].details["documents"]
+    assert plan["resolved"] == [] and plan["removed"] == [documents[NORTH]] and plan["extends"]
+    mill = {documents[MILL]}
+    for table in ("entities", "mention_entities", "cooccurrences"):
+        assert _rows(lake, table) == _rows(libraries.document.lake, table, mill), table
+    assert set(read(lake, "mention_entities").doc_id) == mill
+
+    (folder / f"{NORTH}.md").write_text(NORTHERN_LIGHTS, encoding="utf-8")
+    added = tool.execute_ingestion(IngestionRequest(inputs=[str(folder)]))
+    assert added.status == "succeeded", added
+    plan = {report.stage: report for report in added.stages}["entities"].details["documents"]
+    assert plan["resolved"] == [documents[NORTH]] and plan["removed"] == []
+    for table in ("entities", "mention_entities", "cooccurrences"):
+        assert _rows(lake, table) == _rows(libraries.document.lake, table), table
+    assert any(name.startswith("Mary") for name in read(lake, "entities").canonical_name)
 
 
 def test_issue_16_chat_asks_which_books_mary_and_names_the_book(libraries: SimpleNamespace) -> None:
