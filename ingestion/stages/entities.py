@@ -408,7 +408,9 @@ class EntitiesStage(Stage):
         language = ctx.domain.language
         openers = scoped_sentence_openers(chunks, opener_candidates(forms, language), by_document=by_document)
         usage = scoped_article_usage(chunks, article_candidates(forms, language), by_document=by_document)
-        previous = self._previous(ctx, by_document, todo)
+        # the documents resolved incrementally have no resolved mentions yet, so no entities to keep ids from (a
+        # crashed run's are rewritten with the same ids: they hash the document's own names)
+        previous = self._previous(ctx, by_document) if todo is None else {}
         resolved: list[ResolvedEntity] = []
         by_scope: dict[str, list[ResolvedEntity]] = {}
         mapping: dict[tuple[str, str, str], str] = {}
@@ -570,27 +572,20 @@ class EntitiesStage(Stage):
         )
         return carried_mentions(chunks, mentions, carriable, by_document).persist()
 
-    def _previous(
-        self, ctx: RunContext, by_document: bool, documents: list[str] | None = None
-    ) -> dict[str, list[tuple[str, str, list[str]]]]:
+    def _previous(self, ctx: RunContext, by_document: bool) -> dict[str, list[tuple[str, str, list[str]]]]:
         """(id, label, aliases) of the entities table as it stands, so that ids survive a renaming (entity_ids); per
-        document (the one its mentions are in) when ``by_document`` — only ``documents``' when given — else all
-        under ``""``."""
-        from pyspark.sql import functions as F
-
+        document (the one its mentions are in) when ``by_document``, else all under ``""``."""
         lake = ctx.lakehouse
         if not lake.exists(ENTITIES.name):
             return {}
         entities = lake.read(ENTITIES.name).select("entity_id", "label", "aliases")
         if not by_document:
             return {"": [(r.entity_id, r.label, list(r.aliases or ())) for r in entities.collect()]}
-        if not lake.exists(MENTION_ENTITIES.name) or documents == []:
+        if not lake.exists(MENTION_ENTITIES.name):
             return {}
-        homes = lake.read(MENTION_ENTITIES.name).select("entity_id", "doc_id")
-        if documents is not None:
-            homes = homes.where(F.col("doc_id").isin(documents))
+        homes = lake.read(MENTION_ENTITIES.name).select("entity_id", "doc_id").distinct()
         out: dict[str, list[tuple[str, str, list[str]]]] = {}
-        for r in entities.join(homes.distinct(), "entity_id").collect():
+        for r in entities.join(homes, "entity_id").collect():
             out.setdefault(r.doc_id, []).append((r.entity_id, r.label, list(r.aliases or ())))
         return out
 
