@@ -33,15 +33,17 @@ import os
 import re
 import socket
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from graph.errors import StorageError
 from graph.files import atomic_write_bytes
 from graph.settings import S3Settings
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 # s3a:// is Hadoop's (and so Spark's) name for S3; s3:// is delta-rs's and the AWS tools'. Both name the same objects.
 S3_SCHEMES = ("s3a", "s3")
@@ -511,42 +513,48 @@ class _HdfsFiles:
         where = self.storage.uri(*parts)
         return StorageError(f"cannot {action} {where} (NameNode {self.namenode}): {_first_line(exc)}", path=where)
 
-    def read(self, parts: tuple[str, ...]) -> bytes | None:
+    def guarded(self, action: str, parts: tuple[str, ...], work: Callable[[], _T]) -> _T:
+        """``work()``, with hdfs-native's errors (OSError subclasses, RuntimeError) as one ``StorageError`` naming
+        the file and the NameNode; a ``StorageError`` (the client's own, e.g. the NameNode not reachable) as it is."""
         try:
-            with self.client().read(self.path(parts)) as reader:
-                return bytes(reader.read())
-        except FileNotFoundError:
-            return None
+            return work()
         except StorageError:
             raise
         except Exception as exc:  # noqa: BLE001 - hdfs-native raises OSError subclasses and RuntimeError
-            raise self.error("read", parts, exc) from exc
+            raise self.error(action, parts, exc) from exc
+
+    def read(self, parts: tuple[str, ...]) -> bytes | None:
+        def work() -> bytes | None:
+            try:
+                with self.client().read(self.path(parts)) as reader:
+                    return bytes(reader.read())
+            except FileNotFoundError:
+                return None
+
+        return self.guarded("read", parts, work)
 
     def kind(self, parts: tuple[str, ...]) -> str | None:
         """"file", "dir", or None when nothing is there."""
-        try:
-            status = self.client().get_file_info(self.path(parts))
-        except FileNotFoundError:
-            return None
-        except StorageError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - see read
-            raise self.error("look up", parts, exc) from exc
-        return "dir" if status.isdir else "file"
+
+        def work() -> str | None:
+            try:
+                status = self.client().get_file_info(self.path(parts))
+            except FileNotFoundError:
+                return None
+            return "dir" if status.isdir else "file"
+
+        return self.guarded("look up", parts, work)
 
     def names(self, parts: tuple[str, ...], *, folders: bool) -> list[str]:
-        try:
-            listing = self.client().list_status(self.path(parts))
-            found = [(status.path.rstrip("/").rsplit("/", 1)[-1], status.isdir) for status in listing]
-        except FileNotFoundError:
-            return []
-        except NotADirectoryError:
-            return []
-        except StorageError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - see read
-            raise self.error("list", parts, exc) from exc
-        return sorted(name for name, is_dir in found if is_dir == folders and name)
+        def work() -> list[str]:
+            try:
+                listing = self.client().list_status(self.path(parts))
+                found = [(status.path.rstrip("/").rsplit("/", 1)[-1], status.isdir) for status in listing]
+            except (FileNotFoundError, NotADirectoryError):
+                return []
+            return sorted(name for name, is_dir in found if is_dir == folders and name)
+
+        return self.guarded("list", parts, work)
 
     def write(self, parts: tuple[str, ...], data: bytes, *, overwrite: bool) -> str | None:
         """Write ``data`` under a temp name in the same folder, then rename it to ``parts`` (with ``overwrite``, or
@@ -556,7 +564,8 @@ class _HdfsFiles:
         client, final = self.client(), self.path(parts)
         folder, _, name = final.rpartition("/")
         temp = f"{folder}/.{name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp"
-        try:
+
+        def work() -> str | None:
             with client.create(temp, WriteOptions(overwrite=False, create_parent=True)) as writer:
                 writer.write(data)
             try:
@@ -564,10 +573,9 @@ class _HdfsFiles:
             except FileExistsError:
                 return None
             return _content_tag(data)
-        except StorageError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - see read
-            raise self.error("write", parts, exc) from exc
+
+        try:
+            return self.guarded("write", parts, work)
         finally:
             self._remove_quietly(temp)
 
@@ -578,7 +586,8 @@ class _HdfsFiles:
         client, final = self.client(), self.path(parts)
         folder, _, name = final.rpartition("/")
         aside = f"{folder}/.{name}.aside.{os.getpid()}.{uuid.uuid4().hex[:12]}"
-        try:
+
+        def work() -> bool:
             try:
                 client.rename(final, aside, False)
             except FileNotFoundError:
@@ -592,32 +601,24 @@ class _HdfsFiles:
             except FileExistsError:
                 pass
             return False
-        except StorageError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - see read
-            raise self.error("replace", parts, exc) from exc
+
+        try:
+            return self.guarded("replace", parts, work)
         finally:
             self._remove_quietly(aside)
 
     def delete(self, parts: tuple[str, ...]) -> bool:
-        try:
-            self.client().delete(self.path(parts), False)
-        except FileNotFoundError:
-            pass
-        except Exception as exc:  # noqa: BLE001 - see read
-            raise self.error("delete", parts, exc) from exc
-        return True
+        def work() -> bool:
+            try:
+                self.client().delete(self.path(parts), False)
+            except FileNotFoundError:
+                pass
+            return True
+
+        return self.guarded("delete", parts, work)
 
     def make_root(self) -> None:
-        try:
-            self.client().mkdirs(self.path(()), create_parent=True)
-        except StorageError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - see read
-            raise StorageError(
-                f"cannot create the lakehouse root {self.storage.uri()} (NameNode {self.namenode}): {_first_line(exc)}",
-                path=self.storage.uri(),
-            ) from exc
+        self.guarded("create the lakehouse root", (), lambda: self.client().mkdirs(self.path(()), create_parent=True))
 
     def _remove_quietly(self, path: str) -> None:
         try:

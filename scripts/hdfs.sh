@@ -39,6 +39,8 @@ MAIN=org.apache.hadoop.test.MiniDFSClusterManager
 
 say() { echo "hdfs.sh: $*" >&2; }
 die() { say "error: $*"; exit 1; }
+# shellcheck source=lib/fetch_jars.sh
+source "$ROOT/scripts/lib/fetch_jars.sh"
 
 find_java() {
   local candidate
@@ -64,22 +66,8 @@ cluster_pid() {  # the pid of this state folder's running cluster, or nothing (a
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 cmd_fetch() {
-  [ ! -f "$LIB/.complete" ] || return 0
-  command -v mvn >/dev/null 2>&1 || die "Maven (mvn) is needed once to fetch Hadoop $VERSION's MiniDFSCluster into $LIB"
-  say "fetching Hadoop $VERSION's MiniDFSCluster (hadoop-client-minicluster) from Maven Central into $LIB (once)"
-  local t0=$SECONDS tmp="$LIB.part.$$"
-  mkdir -p "$HOME_DIR"
-  rm -rf "$tmp"
-  if ! mvn -q -B -f "$HERE/pom.xml" -Dhadoop.version="$VERSION" dependency:copy-dependencies \
-      -DincludeScope=runtime -DoutputDirectory="$tmp" >"$HOME_DIR/fetch.log" 2>&1; then
-    tail -n 30 "$HOME_DIR/fetch.log" >&2
-    rm -rf "$tmp"
-    die "Maven could not fetch org.apache.hadoop:hadoop-client-minicluster:$VERSION (full output: $HOME_DIR/fetch.log)"
-  fi
-  [ -f "$tmp/hadoop-client-minicluster-$VERSION.jar" ] || die "Maven finished but the minicluster jar is missing in $tmp"
-  touch "$tmp/.complete"
-  rm -rf "$LIB" && mv "$tmp" "$LIB"
-  say "fetched $(find "$LIB" -name '*.jar' | wc -l) jars in $((SECONDS - t0))s"
+  fetch_jars "Hadoop $VERSION's MiniDFSCluster (hadoop-client-minicluster)" "$HERE/pom.xml" "$LIB" "$HOME_DIR" \
+    "hadoop-client-minicluster-$VERSION.jar" -Dhadoop.version="$VERSION"
 }
 
 cmd_start() {

@@ -44,6 +44,8 @@ STOP_TIMEOUT="${CSILLAG_NEO4J_STOP_TIMEOUT:-60}"
 
 say() { echo "neo4j.sh: $*" >&2; }
 die() { say "error: $*"; exit 1; }
+# shellcheck source=lib/fetch_jars.sh
+source "$ROOT/scripts/lib/fetch_jars.sh"
 
 usage() {
   sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
@@ -143,21 +145,8 @@ wait_without_driver() {  # pid port log_offset
 # --- subcommands --------------------------------------------------------------------------------------------------
 
 cmd_fetch() {
-  [ ! -f "$LIB/.complete" ] || return 0
-  command -v mvn >/dev/null 2>&1 || die "Maven (mvn) is needed once to fetch Neo4j $VERSION into $LIB; install maven"
-  say "fetching Neo4j $VERSION Community jars from Maven Central into $LIB (once)"
-  local t0=$SECONDS tmp="$LIB.part.$$"
-  rm -rf "$tmp"
-  if ! mvn -q -B -f "$HERE/pom.xml" -Dneo4j.version="$VERSION" dependency:copy-dependencies \
-      -DincludeScope=runtime -DoutputDirectory="$tmp" >"$HOME_DIR/fetch.log" 2>&1; then
-    tail -n 30 "$HOME_DIR/fetch.log" >&2
-    rm -rf "$tmp"
-    die "Maven could not fetch org.neo4j:neo4j:$VERSION (full output: $HOME_DIR/fetch.log)"
-  fi
-  [ -f "$tmp/neo4j-$VERSION.jar" ] || die "Maven finished but $tmp/neo4j-$VERSION.jar is missing"
-  touch "$tmp/.complete"
-  rm -rf "$LIB" && mv "$tmp" "$LIB"
-  say "fetched $(find "$LIB" -name '*.jar' | wc -l) jars in $((SECONDS - t0))s"
+  fetch_jars "Neo4j $VERSION Community jars" "$HERE/pom.xml" "$LIB" "$HOME_DIR" "neo4j-$VERSION.jar" \
+    -Dneo4j.version="$VERSION"
 }
 
 write_conf() {  # port
