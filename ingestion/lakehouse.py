@@ -89,12 +89,20 @@ class Lakehouse:
 
     def delete_where(self, table: str, column: str, values: list[str]) -> None:
         """Delete every row whose ``column`` holds one of ``values``, in one Delta commit (none when nothing to do)."""
-        if not values or not self.exists(table):
+        if not values:
             return
-        from delta.tables import DeltaTable
         from pyspark.sql import functions as F
 
-        DeltaTable.forPath(self.spark, self.path(table)).delete(F.col(column).isin(values))
+        self.delete_matching(table, F.col(column).isin(values))
+
+    def delete_matching(self, table: str, condition: Any) -> None:
+        """Delete every row matching ``condition`` (a Spark column expression) in one Delta commit, if the table
+        exists."""
+        if not self.exists(table):
+            return
+        from delta.tables import DeltaTable
+
+        DeltaTable.forPath(self.spark, self.path(table)).delete(condition)
 
     def doc_ids(self, table: str) -> set[str]:
         """The documents present in a table (empty when the table does not exist yet).

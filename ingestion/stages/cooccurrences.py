@@ -178,10 +178,8 @@ class CooccurrencesStage(Stage):
         # In document scope a pair's entities, and so its chunks, are one document's: the chunk ids name it.
         document = F.regexp_extract(F.element_at("chunk_ids", 1), r"^(.*):c[0-9]+$", 1)
         redo = sorted({*resolved, *removed})
-        if redo and lake.exists(self.name):
-            from delta.tables import DeltaTable
-
-            DeltaTable.forPath(ctx.spark, lake.path(self.name)).delete(document.isin(redo))
+        if redo:
+            lake.delete_matching(self.name, document.isin(redo))
         if resolved:
             mention_entities = lake.read("mention_entities").where(F.col("doc_id").isin(resolved))
             chunks = lake.read("chunks").where(F.col("doc_id").isin(resolved))
