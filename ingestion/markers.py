@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 MARKERS_DIR = "_markers"
 MARKER_FILE = "_SUCCESS"
 STARTED_FILE = "_STARTED"
+# What a stage keeps from its last complete run besides its marker, for its next incremental run (e.g. the
+# documents stage's files already read); bulky, so kept out of the marker, which every reader and the manifest copy.
+STATE_FILE = "_STATE"
 
 
 def fingerprint(value: Any) -> str:
@@ -95,6 +98,26 @@ class MarkerStore:
         """Record which settings the tables are being written with, so a crashed attempt can be resumed."""
         data = json.dumps({"run_id": run_id, "config_fingerprint": config_fingerprint})
         self.storage.write_text(MARKERS_DIR, stage, STARTED_FILE, data=data)
+
+    def read_state(self, stage: str, marker: Marker | None) -> dict[str, Any] | None:
+        """The state the run of ``marker`` left for the stage, or None: no marker (the last attempt crashed), no
+        state, or the state of another run (one that crashed after writing it and before its marker)."""
+        if marker is None:
+            return None
+        try:
+            text = self.storage.read_text(MARKERS_DIR, stage, STATE_FILE)
+            state = None if text is None else json.loads(text)
+        except (OSError, ValueError, StorageError) as exc:
+            logger.warning("ignoring unreadable stage state %s: %s", self.storage.uri(MARKERS_DIR, stage, STATE_FILE),
+                           exc)
+            return None
+        if not isinstance(state, dict) or state.get("run_id") != marker.run_id:
+            return None
+        return state
+
+    def write_state(self, stage: str, *, run_id: str, state: dict[str, Any]) -> None:
+        """Keep ``state`` for the stage's next run; written before the marker, so it is trusted only with it."""
+        self.storage.write_text(MARKERS_DIR, stage, STATE_FILE, data=json.dumps({**state, "run_id": run_id}))
 
     def clear(self, stage: str) -> None:
         """Remove the stage's marker before its work starts, so a crash cannot leave a stale one behind."""

@@ -102,18 +102,33 @@ class ChunksStage(Stage):
         def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             return chunk_batches(batches, patterns=patterns, max_chars=max_chars, min_chars=min_chars)
 
-        # One document per task: a novel is one row, and chunking it is cheap next to NER.
-        selected = documents.where(F.col("doc_id").isin(todo)) if incremental else documents
-        chunks = selected.repartition(max(1, min(len(todo) or len(current), 64)), "doc_id").mapInPandas(
-            transform, CHUNKS.ddl()
-        )
         ctx.progress.start(self.name, len(todo) if incremental else len(current), "documents")
-        if not incremental:
-            ctx.lakehouse.overwrite(chunks, self.name)
-        else:
+        if incremental and ctx.lakehouse.small_increment(todo):
+            # A few documents: split in the driver and committed by delta-rs, without a Spark job or Python worker.
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
             ctx.lakehouse.delete_docs(self.name, removed)
             if todo:
-                ctx.lakehouse.append(chunks, self.name)
+                texts = ctx.lakehouse.snapshot("documents").to_table(
+                    columns=["doc_id", "text"], filter=pc.field("doc_id").isin(todo)
+                ).to_pandas()
+                rows = pd.concat(list(transform([texts])), ignore_index=True)
+                ctx.lakehouse.write_arrow(
+                    pa.Table.from_pandas(rows, schema=CHUNKS.arrow_schema(), preserve_index=False), self.name
+                )
+        else:
+            # One document per task: a novel is one row, and chunking it is cheap next to NER.
+            selected = documents.where(F.col("doc_id").isin(todo)) if incremental else documents
+            chunks = selected.repartition(max(1, min(len(todo) or len(current), 64)), "doc_id").mapInPandas(
+                transform, CHUNKS.ddl()
+            )
+            if not incremental:
+                ctx.lakehouse.overwrite(chunks, self.name)
+            else:
+                ctx.lakehouse.delete_docs(self.name, removed)
+                if todo:
+                    ctx.lakehouse.append(chunks, self.name)
         ctx.progress.advance(self.name, len(todo) if incremental else len(current))
         ctx.progress.finish(self.name)
         import pyarrow.compute as pc

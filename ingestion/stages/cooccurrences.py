@@ -183,7 +183,8 @@ class CooccurrencesStage(Stage):
         if resolved:
             mention_entities = lake.read("mention_entities").where(F.col("doc_id").isin(resolved))
             chunks = lake.read("chunks").where(F.col("doc_id").isin(resolved))
-            lake.append(cooccurrence_pairs(mention_entities, chunks, lake.read("entities"), window), self.name)
+            pairs = cooccurrence_pairs(mention_entities, chunks, lake.read("entities"), window)
+            lake.append(pairs, self.name, in_process=lake.small_increment(resolved))
         logger.info("cooccurrences: pairs of %d documents counted, of %d removed", len(resolved), len(removed))
         return StageOutput(counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from graph.tables import DOCUMENTS, REJECTS, Column, ddl
+from ingestion.lakehouse import IN_PROCESS_CHARS
 from ingestion.markers import fingerprint
 from ingestion.records import parse_jsonl_line, read_file
 from ingestion.scan import InputSource, Scan, listing_fingerprint, resolve_roots, scan_inputs
@@ -295,6 +297,33 @@ def reject_duplicate_ids(prepared: DataFrame) -> DataFrame:
     )
 
 
+def file_stats(scan: Scan) -> dict[str, tuple[int, int]]:
+    """Size and modification time (ns) of every plain file the scan lists, by path; a file gone since is left out."""
+    stats = {}
+    for source in scan.sources:
+        if source.kind != "files":
+            continue
+        for path in source.files:
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            stats[str(path)] = (info.st_size, info.st_mtime_ns)
+    return stats
+
+
+def without_files(scan: Scan, skip: set[str]) -> Scan:
+    """The scan without the plain files named in ``skip``."""
+    if not skip:
+        return scan
+    sources = [
+        replace(source, files=tuple(f for f in source.files if str(f) not in skip))
+        if source.kind == "files" else source
+        for source in scan.sources
+    ]
+    return Scan(sources=sources, rejects=scan.rejects)
+
+
 def _descriptive(row: Any) -> tuple[Any, ...]:
     """source, title and metadata of a documents row (a Spark Row, or a dict from Arrow), comparable."""
     metadata = row["metadata"] or {}
@@ -331,7 +360,12 @@ class DocumentsStage(Stage):
         return listing_fingerprint(scan_inputs(ctx.inputs, self.roots(ctx)))
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Prepare every input; append new documents, delete vanished ones, update renamed ones; rewrite rejects."""
+        """Prepare every input; append new documents, delete vanished ones, update renamed ones; rewrite rejects.
+
+        An incremental run does not read again the files the last complete run turned into documents when their size
+        and modification time are as they were then (make's rule; the ``_STATE`` it left names them): a library grows
+        by a few books at a time, and reading and hashing all of it again was most of this stage's time.
+        """
         from pyspark.sql import functions as F
         from pyspark.sql.window import Window
 
@@ -347,17 +381,38 @@ class DocumentsStage(Stage):
             return prepare_documents(batches, language=language, check_language=check, max_line_chars=max_line,
                                      max_bytes=max_bytes, roots=worker_roots, detect_language=detect)
 
-        raw = read_raw(ctx.spark, scan)
+        existing: dict[str, tuple[Any, ...]] = {}
+        if incremental and ctx.lakehouse.exists("documents"):
+            table = ctx.lakehouse.columns("documents", ["doc_id", *DESCRIPTIVE_COLUMNS])
+            existing = {row["doc_id"]: _descriptive(row) for row in table.to_pylist()}
+        stats = file_stats(scan)
+        known = self._unchanged(ctx, stats, existing) if incremental else {}
+        raw = read_raw(ctx.spark, without_files(scan, set(known)))
         prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
         try:
-            rejects = prepared.where(F.col("reject_reason").isNotNull()).select(
-                "source",
-                F.coalesce("doc_id", F.lit("")).alias("doc_id"),
-                F.lit(self.name).alias("stage"),
-                F.col("reject_reason").alias("reason"),
-                F.col("reject_detail").alias("detail"),
+            # One pass over what was read, without the texts: the outcome of every input.
+            outcomes = prepared.select(
+                "source", "title", "metadata", "doc_id", "n_chars", "reject_reason", "reject_detail"
+            ).collect()
+            reject_rows = sorted(
+                ({"source": r.source, "doc_id": r.doc_id or "", "stage": self.name, "reason": r.reject_reason,
+                  "detail": r.reject_detail} for r in outcomes if r.reject_reason is not None),
+                key=lambda row: (row["source"], row["detail"] or ""),
             )
-            # The same content under several names is one document; the first name (sorted) is kept.
+            read_ok = {r.source: r for r in outcomes if r.reject_reason is None}
+            # The same content under several names is one document; the first name (sorted) is kept, among the
+            # files read now and those known unchanged alike (a plain file's title is its name's stem, as read_raw
+            # gives it, and it has no metadata).
+            described: dict[str, tuple[Any, ...]] = {}
+            for source, doc_id in sorted(
+                [(r.source, r.doc_id) for r in read_ok.values()] + [(path, doc_id) for path, doc_id in known.items()]
+            ):
+                if doc_id not in described:
+                    row = read_ok.get(source)
+                    described[doc_id] = _descriptive(row) if row is not None else (source, Path(source).stem, ())
+            current = set(described)
+            added, removed = sorted(current - set(existing)), sorted(set(existing) - current)
+            updated = sorted(d for d in current & set(existing) if described[d] != existing[d])
             first = Window.partitionBy("doc_id").orderBy("source")
             docs = (
                 prepared.where(F.col("reject_reason").isNull())
@@ -365,36 +420,36 @@ class DocumentsStage(Stage):
                 .where("_rank = 1")
                 .select(*DOCUMENTS.names)
             )
-            described = {row.doc_id: _descriptive(row) for row in docs.select("doc_id", *DESCRIPTIVE_COLUMNS).collect()}
-            current = set(described)
-            existing: dict[str, tuple[Any, ...]] = {}
-            if incremental and ctx.lakehouse.exists("documents"):
-                table = ctx.lakehouse.columns("documents", ["doc_id", *DESCRIPTIVE_COLUMNS])
-                existing = {row["doc_id"]: _descriptive(row) for row in table.to_pylist()}
-            added, removed = sorted(current - set(existing)), sorted(set(existing) - current)
-            updated = sorted(d for d in current & set(existing) if described[d] != existing[d])
             if not incremental:
                 ctx.lakehouse.overwrite(docs, "documents")
             else:
                 ctx.lakehouse.delete_docs("documents", removed)
                 if added:
-                    ctx.lakehouse.append(docs.where(F.col("doc_id").isin(added)), "documents")
+                    # a few documents are committed from the driver (delta-rs), without a Spark write job
+                    new = set(added)
+                    text = sum(row.n_chars for row in read_ok.values() if row.doc_id in new)
+                    ctx.lakehouse.append(docs.where(F.col("doc_id").isin(added)), "documents",
+                                         in_process=text <= IN_PROCESS_CHARS)
                 if updated:
-                    self._update_descriptions(ctx, docs.where(F.col("doc_id").isin(updated)))
-            reject_rows = rejects.orderBy("source", "detail").collect()
+                    self._update_descriptions(ctx, [(d, *described[d]) for d in updated])
             # A handful of rows, committed in-process (delta-rs): a Spark write job costs seconds on every run.
-            schema = REJECTS.arrow_schema()
             ctx.lakehouse.write_arrow(
-                pa.Table.from_pylist([row.asDict() for row in reject_rows], schema=schema), REJECTS.name,
-                overwrite=True,
+                pa.Table.from_pylist(reject_rows, schema=REJECTS.arrow_schema()), REJECTS.name, overwrite=True
             )
         finally:
             prepared.unpersist()
+        # Every file that is (or repeats) a document, with its size and time: what the next run need not read.
+        files = {path: doc_id for path, doc_id in known.items()}
+        files.update((source, row.doc_id) for source, row in read_ok.items() if source in stats)
+        ctx.lakehouse.markers.write_state(self.name, run_id=ctx.run_id, state={
+            "files": {path: [*stats[path], doc_id] for path, doc_id in sorted(files.items()) if path in stats},
+        })
         for row in reject_rows:
-            logger.warning("rejected %s: %s (%s)", row.source, row.reason, row.detail)
+            logger.warning("rejected %s: %s (%s)", row["source"], row["reason"], row["detail"])
         logger.info(
-            "documents: %d in corpus, %d new, %d removed, %d renamed or re-described, %d rejected",
-            len(current), len(added), len(removed), len(updated), len(reject_rows),
+            "documents: %d in corpus, %d new, %d removed, %d renamed or re-described, %d rejected; %d unchanged files "
+            "not read again",
+            len(current), len(added), len(removed), len(updated), len(reject_rows), len(known),
         )
         return StageOutput(
             counts={
@@ -406,14 +461,36 @@ class DocumentsStage(Stage):
             },
             # Only the contents: a rename changes no chunk, mention or entity, so nothing downstream reruns.
             output_fingerprint=fingerprint(sorted(current)),
-            details={"rejects": [{"source": r.source, "reason": r.reason, "detail": r.detail} for r in reject_rows]},
+            details={"rejects": [{k: r[k] for k in ("source", "reason", "detail")} for r in reject_rows],
+                     "unchanged_files": len(known)},
         )
 
+    def _unchanged(
+        self, ctx: RunContext, stats: dict[str, tuple[int, int]], existing: dict[str, tuple[Any, ...]]
+    ) -> dict[str, str]:
+        """path → doc_id of the files the last complete run made documents of, whose size and modification time are
+        as they were and whose document is still in the table."""
+        state = ctx.lakehouse.markers.read_state(self.name, self.previous) or {}
+        known = {}
+        for path, entry in (state.get("files") or {}).items():
+            if not (isinstance(entry, list) and len(entry) == 3):
+                continue
+            size, mtime, doc_id = entry
+            if stats.get(path) == (size, mtime) and doc_id in existing:
+                known[path] = doc_id
+        return known
+
     @staticmethod
-    def _update_descriptions(ctx: RunContext, rows: DataFrame) -> None:
-        """Set source, title and metadata of documents whose content is unchanged, in one Delta commit (MERGE)."""
+    def _update_descriptions(ctx: RunContext, described: list[tuple[Any, ...]]) -> None:
+        """Set source, title and metadata of documents whose content is unchanged, in one Delta commit (MERGE).
+
+        ``described``: (doc_id, source, title, metadata items) per document."""
         from delta.tables import DeltaTable
 
+        rows = ctx.spark.createDataFrame(
+            [(doc_id, source, title, dict(metadata)) for doc_id, source, title, metadata in described],
+            ddl([column for column in DOCUMENTS.columns if column[0] in ("doc_id", *DESCRIPTIVE_COLUMNS)]),
+        )
         target = DeltaTable.forPath(ctx.spark, ctx.lakehouse.path("documents"))
         (
             target.alias("t")

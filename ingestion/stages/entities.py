@@ -396,6 +396,8 @@ class EntitiesStage(Stage):
         removed: list[str] = []
         if by_document and incremental:
             todo, removed = self._documents_to_redo(ctx)
+        # a few documents' rows are committed from the driver (delta-rs), without a Spark write job each
+        small = todo is not None and lake.small_increment(todo)
         written = lake.read("mentions")
         chunks = lake.read("chunks")
         if todo is not None:
@@ -472,7 +474,7 @@ class EntitiesStage(Stage):
             lake.overwrite(table_df, ENTITIES.name)
         else:
             self._forget_entities(ctx, [e.entity_id for e in resolved], removed)
-            lake.append(table_df, ENTITIES.name)
+            lake.append(table_df, ENTITIES.name, in_process=small)
         kept = lake.read(ENTITIES.name).select("entity_id")
         kept_mentions = conform(mention_entities.join(kept, "entity_id", "left_semi"), MENTION_ENTITIES)
         if todo is None:
@@ -481,7 +483,7 @@ class EntitiesStage(Stage):
             # last: a document's rows here say it is resolved (``_documents_to_redo``), so a crash before this
             # commit has it resolved again, its entities above replaced rather than duplicated
             lake.delete_docs(MENTION_ENTITIES.name, sorted({*todo, *removed}))
-            lake.append(kept_mentions, MENTION_ENTITIES.name)
+            lake.append(kept_mentions, MENTION_ENTITIES.name, in_process=small)
         attached.unpersist()
         if carried is not None:
             carried.unpersist()

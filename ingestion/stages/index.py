@@ -120,8 +120,9 @@ class IndexStage(Stage):
         try:
             # force rebuilds; otherwise files of this chunks version are reused: their names carry every setting
             with _index_folder(ctx, rebuild=ctx.force) as index_dir:
+                # the last index, made by the same analyser, is extended with the new chunks (issue 16, item 4)
                 summary = build_index(ctx.lakehouse.storage, language, dense=dense, rebuild=ctx.force,
-                                      progress=progress, index_dir=index_dir)
+                                      progress=progress, index_dir=index_dir, extend=True)
                 if index_dir is not None:
                     for path in summary.paths:  # one PUT each, under the final name
                         ctx.lakehouse.storage.write_bytes(INDEX_DIR, path.name, data=path.read_bytes())

@@ -60,6 +60,17 @@ class Analyzer:
         self._lock = threading.Lock()
         self.stem = functools.lru_cache(maxsize=200_000)(self._stem)
 
+    @functools.cached_property
+    def key(self) -> str:
+        """What the terms depend on (language, stemmer and its version, stop words, the word pattern), hashed: an
+        index made with another key cannot be extended with this analyser's terms."""
+        import hashlib
+        from importlib.metadata import version
+
+        parts = [self.language, STEMMER_LANGUAGES[self.language], version("snowballstemmer"), _WORD.pattern,
+                 *sorted(self.stop_words)]
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
     def _stem(self, word: str) -> str:
         with self._lock:
             return str(self._stemmer.stemWord(word))

@@ -35,6 +35,29 @@ class BM25Index:
                 index.postings.setdefault(term, []).append((number, tf))
         return index
 
+    def reindexed(self, keep: Sequence[int | None], added: Mapping[int, Sequence[str]]) -> BM25Index:
+        """The index of a new numbering of ``len(keep)`` documents: number ``i`` is this index's document ``keep[i]``
+        (its postings and length reused), or where ``keep[i]`` is None a new one whose terms are ``added[i]``.
+
+        Equal to ``build`` over the same documents (postings in document order, the same lengths): an index grows by
+        analysing only its new documents.
+        """
+        index = type(self)(self.k1, self.b)
+        moved = {old: new for new, old in enumerate(keep) if old is not None}
+        index.lengths = [self.lengths[old] if old is not None else len(added[new]) for new, old in enumerate(keep)]
+        postings: dict[str, list[tuple[int, int]]] = {}
+        for term, entries in self.postings.items():
+            kept = [(moved[doc], tf) for doc, tf in entries if doc in moved]
+            if kept:
+                postings[term] = kept
+        for number in sorted(added):
+            for term, tf in Counter(added[number]).items():
+                postings.setdefault(term, []).append((number, tf))
+        for entries in postings.values():
+            entries.sort()
+        index.postings = postings
+        return index
+
     @property
     def size(self) -> int:
         """Number of indexed documents."""

@@ -250,19 +250,22 @@ def chunks_version(root: Path | LakehouseStorage) -> int | None:
 
 def build_index(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder | None = None,
                 rebuild: bool = False, progress: EmbedProgress | None = None,
-                index_dir: Path | None = None) -> IndexSummary:
+                index_dir: Path | None = None, extend: bool = False) -> IndexSummary:
     """Build and persist the index files ``from_lakehouse`` loads (the ingestion pipeline's ``index`` stage), for the
     latest chunks version.
 
     Files already present for this chunks version are reused unless ``rebuild``. The chunk vectors are persisted
     only for an encoder with a ``model_id``, as at chat start-up. No other version's file is removed: the chat side
     reads the published version until this run is published, and publishing prunes them (``prune_index``).
+
+    ``extend``: the BM25 index of an older chunks version beside it, made with the same analyser, is extended
+    instead of building anew — only the chunks it lacks are analysed.
     """
     model_id = getattr(dense, "model_id", None) if dense is not None else None
     if dense is not None and not model_id:
         raise RetrievalError("build_index needs a dense encoder with a model_id: its vectors are saved under it")
     retriever, version = _load(root, language, dense=dense, index_dir=index_dir, rebuild=rebuild,
-                               progress=progress, published=False)
+                               progress=progress, published=False, extend=extend)
     paths = index_paths(root, language, version, model_id if retriever.chunks else None, index_dir)
     vectors = 0 if retriever._vectors is None else int(retriever._vectors.shape[0])
     return IndexSummary(chunks=len(retriever.chunks), terms=len(retriever.index.postings), vectors=vectors,
@@ -270,8 +273,8 @@ def build_index(root: Path | LakehouseStorage, language: str, *, dense: DenseEnc
 
 
 def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder | None, index_dir: Path | None,
-          published: bool,
-          rebuild: bool = False, progress: EmbedProgress | None = None) -> tuple[ChunkRetriever, int]:
+          published: bool, rebuild: bool = False, progress: EmbedProgress | None = None,
+          extend: bool = False) -> tuple[ChunkRetriever, int]:
     """The retriever over the chunks table's published (or, for the writer, latest) version, its index files read,
     or built and written. The reader removes the files of older chunks versions; the writer removes none."""
     rows, version = _read(root, CHUNKS.name, CHUNK_COLUMNS, published=published)
@@ -293,8 +296,10 @@ def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder |
     path = _bm25_path(index_folder(root, index_dir), language, version)
     index = None if rebuild else _load_index(path, len(chunks))
     if index is None:
-        index = BM25Index.build(analyzer.terms(c.text) for c in chunks)
-        _save_index(path, index, [c.chunk_id for c in chunks], prune_below)
+        index = _extended_index(path, chunks, analyzer) if extend and not rebuild else None
+        if index is None:
+            index = BM25Index.build(analyzer.terms(c.text) for c in chunks)
+        _save_index(path, index, chunks, analyzer, prune_below)
         logger.info("BM25 index of %d chunks written to %s", len(chunks), path)
     vectors = None
     if dense is not None and chunks:
@@ -432,9 +437,43 @@ def _load_index(path: Path, expected: int) -> BM25Index | None:
     return index if index.size == expected else None
 
 
-def _save_index(path: Path, index: BM25Index, chunk_ids: list[str], prune_below: int | None) -> None:
+def _extended_index(path: Path, chunks: list[Chunk], analyzer: Analyzer) -> BM25Index | None:
+    """The index of ``chunks`` made from the newest older version's file beside ``path``, analysing only the chunks
+    it lacks; None when there is none, or it was made by another analyser, or names no spans (written before).
+
+    A chunk is the same when its id and its span are: the id names its document by content hash, the span says
+    which of that text it holds (chunking settings may change the span under the same id).
+    """
+    stem = path.name.split("-v")[0]
+    current = file_version(path)
+    older = [(v, p) for p in path.parent.glob(f"{stem}-v*.json") if (v := file_version(p)) is not None
+             and current is not None and v < current]
+    if not older:
+        return None
+    _, source = max(older)
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+        spans = data.get("spans")
+        if data.get("analyzer") != analyzer.key or not spans or len(spans) != len(data["chunk_ids"]):
+            return None
+        previous = BM25Index.from_dict(data["bm25"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # a damaged file is only a lost speed-up
+        logger.warning("not extending the index %s (%s); building anew", source, exc)
+        return None
+    number = {(cid, int(a), int(b)): i for i, (cid, (a, b)) in enumerate(zip(data["chunk_ids"], spans, strict=True))}
+    keep = [number.get((c.chunk_id, c.start, c.end)) for c in chunks]
+    added = {i: analyzer.terms(c.text) for i, c in enumerate(chunks) if keep[i] is None}
+    logger.info("BM25 index extended from %s: %d chunks kept, %d analysed", source.name, len(chunks) - len(added),
+                len(added))
+    return previous.reindexed(keep, added)
+
+
+def _save_index(path: Path, index: BM25Index, chunks: list[Chunk], analyzer: Analyzer,
+                prune_below: int | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = json.dumps({"format": INDEX_FORMAT, "chunk_ids": chunk_ids, "bm25": index.to_dict()})
+    # the spans and the analyser's key let the next chunks version's index extend this one (_extended_index)
+    payload = json.dumps({"format": INDEX_FORMAT, "analyzer": analyzer.key, "chunk_ids": [c.chunk_id for c in chunks],
+                          "spans": [[c.start, c.end] for c in chunks], "bm25": index.to_dict()})
     atomic_write_text(path, payload)  # a reader sees the old file or the whole new one
     if prune_below is not None:
         _prune(path.parent.glob(path.name.split("-v")[0] + "-v*.json"), prune_below)

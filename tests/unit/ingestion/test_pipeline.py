@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections import Counter
@@ -473,14 +474,17 @@ def test_r_ing_2_changed_setting_redoes_only_affected_stages(
 
 
 def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
-    ingest: Any, tmp_path: Path, pipeline_run: Any, pipeline_runs: Any
+    ingest: Any, tmp_path: Path, pipeline_run: Any, pipeline_runs: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     corpus = pipeline_run("harbour_notes.txt").corpus
     shutil.copy(SAMPLES / "en" / "the_lighthouse_keepers.md", corpus)
-    grown = ingest([corpus])
+    with caplog.at_level("INFO", logger="tools.retrieval.chunks"):
+        grown = ingest([corpus])
     assert grown.status == "succeeded", grown
     counts = {s.stage: s.counts for s in grown.stages}
     assert counts["documents"]["added"] == 1 and counts["documents"]["documents"] == 2
+    # the file the last run read, unchanged, is not read again (issue 16, item 4)
+    assert {s.stage: s.details for s in grown.stages}["documents"]["unchanged_files"] == 1
     assert counts["chunks"]["documents_split"] == 1
     story_chunks = [
         c
@@ -498,7 +502,15 @@ def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
     chunks_version = version(tmp_path / "lake", "chunks")
     assert sorted(_index_files(tmp_path / "lake")) == [f"bm25-en-f{INDEX_FORMAT}-v{chunks_version}.json"]
     # A fresh run of the same two files: the session's, which tests copy and never write to.
-    _assert_same_lakehouse(tmp_path / "lake", pipeline_runs(*EN_SAMPLE_FILES).lake, renamed_keep_ids=True)
+    fresh = pipeline_runs(*EN_SAMPLE_FILES).lake
+    _assert_same_lakehouse(tmp_path / "lake", fresh, renamed_keep_ids=True)
+    # the index was extended, only the new chunks analysed (issue 16, item 4), and is the fresh run's index
+    assert re.search(rf"BM25 index extended from .*: \d+ chunks kept, {len(prose)} analysed", caplog.text), caplog.text
+    grown_index, fresh_index = (
+        json.loads(next((lake / "_index").glob("bm25-*.json")).read_text()) for lake in (tmp_path / "lake", fresh))
+    assert grown_index["chunk_ids"] == fresh_index["chunk_ids"] and grown_index["spans"] == fresh_index["spans"]
+    assert grown_index["bm25"]["lengths"] == fresh_index["bm25"]["lengths"]
+    assert grown_index["bm25"]["postings"] == fresh_index["bm25"]["postings"]
 
 
 def _doc_of(lake: Path, filename: str) -> str:
@@ -519,6 +531,7 @@ def test_incremental_remove_and_change_equal_fresh_run(
     assert shrunk.status == "succeeded", shrunk
     docs = {s.stage: s.counts for s in shrunk.stages}["documents"]
     assert (docs["documents"], docs["added"], docs["removed"]) == (1, 1, 2)
+    assert {s.stage: s.details for s in shrunk.stages}["documents"]["unchanged_files"] == 0  # the changed file: read
     assert ingest([corpus], settings=make_settings(lakehouse={"root": tmp_path / "fresh"})).status == "succeeded"
     _assert_same_lakehouse(tmp_path / "lake", tmp_path / "fresh")
 
@@ -530,6 +543,72 @@ def test_same_content_twice_is_one_document(ingest: Any, tmp_path: Path) -> None
     assert result.status == "succeeded", result
     docs = read(tmp_path / "lake", "documents")
     assert len(docs) == 1 and docs.source.iloc[0].endswith("copy_of_notes.txt")  # the first name, sorted
+
+
+def test_issue_16_incremental_documents_stage_reads_only_new_and_changed_files(
+    ingest: Any, make_settings: Any, tmp_path: Path
+) -> None:
+    """A library grows a few files at a time: the files the last complete run made documents of, with the size and
+    modification time they had then, are not read again (make's rule), and the tables are those of a fresh run — a
+    duplicate's name included when the first of two copies goes."""
+    import os
+
+    from ingestion.markers import MarkerStore
+
+    corpus = _corpus(tmp_path, "harbour_notes.txt")
+    shutil.copy(corpus / "harbour_notes.txt", corpus / "copy_of_notes.txt")  # one document, named by "copy_of_…"
+    (corpus / "letter.txt").write_text("Margaret Hale wrote a letter to Captain Vance from the harbour.\n" * 3)
+    first = ingest([corpus], stages=["documents"])
+    assert first.status == "succeeded" and first.stages[0].counts["documents"] == 2, first
+
+    def documents_run() -> Any:
+        result = ingest([corpus], stages=["documents"])
+        assert result.status == "succeeded", result
+        (report,) = result.stages
+        return report
+
+    def same_as_fresh(name: str) -> None:
+        fresh = make_settings(lakehouse={"root": tmp_path / name})
+        assert ingest([corpus], stages=["documents"], settings=fresh).status == "succeeded"
+        for table in ("documents", "rejects"):
+            assert comparable(read(tmp_path / "lake", table)) == comparable(read(tmp_path / name, table)), table
+
+    # a file added and one changed in place: those two are read, the two unchanged copies are not
+    (corpus / "postscript.txt").write_text("Captain Vance answered Margaret Hale the next morning.\n" * 3)
+    (corpus / "letter.txt").write_text("Margaret Hale wrote a long letter to Captain Vance from the quay.\n" * 3)
+    report = documents_run()
+    assert report.details["unchanged_files"] == 2
+    assert (report.counts["documents"], report.counts["added"], report.counts["removed"]) == (3, 2, 1)
+    same_as_fresh("fresh1")
+
+    # the first copy's name goes: the document stays, named by the copy that was not read again
+    (corpus / "copy_of_notes.txt").unlink()
+    report = documents_run()
+    assert report.details["unchanged_files"] == 3 and report.counts["updated"] == 1 and report.counts["added"] == 0
+    assert sorted(Path(s).name for s in read(tmp_path / "lake", "documents").source) == [
+        "harbour_notes.txt", "letter.txt", "postscript.txt"]
+    same_as_fresh("fresh2")
+
+    # make's rule, shown: a file rewritten to the same size with its old time is not read (--force reads it), while
+    # a file added beside it is
+    letter = corpus / "letter.txt"
+    before = letter.stat()
+    letter.write_text(letter.read_text().replace("quay", "pier"))
+    os.utime(letter, ns=(before.st_atime_ns, before.st_mtime_ns))
+    (corpus / "epilogue.txt").write_text("Margaret Hale and Captain Vance sailed south in the spring.\n" * 3)
+    report = documents_run()
+    assert report.details["unchanged_files"] == 3 and report.counts["added"] == 1
+    assert "pier" not in " ".join(read(tmp_path / "lake", "documents").text)
+    forced = ingest([corpus], stages=["documents"], force=True)
+    assert forced.status == "succeeded" and forced.stages[0].details["unchanged_files"] == 0
+    assert "pier" in " ".join(read(tmp_path / "lake", "documents").text)
+
+    # a state its marker does not vouch for (a run that crashed after writing it) is not trusted
+    markers = MarkerStore(tmp_path / "lake")
+    marker = markers.read("documents")
+    assert markers.read_state("documents", marker) is not None
+    assert markers.read_state("documents", marker.model_copy(update={"run_id": "another"})) is None
+    assert markers.read_state("documents", None) is None
 
 
 # -- bad input ------------------------------------------------------------------------------------------------------

@@ -43,6 +43,19 @@ def test_bm25_round_trips_through_its_dict() -> None:
     assert again.scores(["y"]) == index.scores(["y"])
 
 
+def test_issue_16_bm25_reindexed_equals_a_build_over_the_same_documents() -> None:
+    """An index grows by analysing only its new documents (the index stage's incremental run): documents dropped,
+    kept ones renumbered, new ones added anywhere — the same postings and lengths as a build from nothing."""
+    old_docs = [["a", "b"], ["b", "c", "c"], ["d"], ["a", "e"]]
+    new_docs = [["x", "a"], ["b", "c", "c"], ["a", "e"], ["c", "z", "z"]]  # 0 and 3 new; 1 and 3 were 1 and 3
+    grown = BM25Index.build(old_docs).reindexed([None, 1, 3, None], {0: new_docs[0], 3: new_docs[3]})
+    fresh = BM25Index.build(new_docs)
+    assert grown.lengths == fresh.lengths == [2, 3, 2, 3]
+    assert grown.postings == fresh.postings
+    assert grown.postings["c"] == [(1, 2), (3, 1)] and "d" not in grown.postings  # by hand
+    assert grown.scores(["c", "a"]) == fresh.scores(["c", "a"])
+
+
 def test_reciprocal_rank_fusion_by_hand() -> None:
     fused = reciprocal_rank_fusion([[1, 2, 3], [3, 1]], k=60)
     assert [doc for doc, _ in fused] == [1, 3, 2]
