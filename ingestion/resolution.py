@@ -804,6 +804,43 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         elif homes:
             names = [" ".join(groups[home].name_tokens) for home in homes]
             logger.debug("name %r fits %d entities %s; kept apart", " ".join(tokens), len(homes), names)
+    def named_without_surname(home: int) -> bool:
+        """Whether the book names a person by given name and patronymic, never with a surname ("Anna Mikhaylovna",
+        "Princess Anna Mikhaylovna")."""
+        full = [groups[member].name_tokens for member in gathered[home] if len(groups[member].name_tokens) > 1]
+        return bool(full) and all(is_patronymic(words[-1]) for words in full)
+
+    def titled_surname_of_the_unnamed(index: int) -> int | None:
+        """The person a titled surname such as "Princess Drubetskaya" names when its bearers by full name are all said
+        elsewhere ("Julie Drubetskaya", twice, at the end; ``elsewhere``): the one person of that title and sex whom
+        the book names by given name and patronymic only, and in whose chapters most of the surname's mentions stand
+        — ``NEAR`` times at least and ``DOMINANCE`` times as often as in any other such person's. A Russian novel
+        names a woman "Anna Mikhaylovna", and her surname goes with her title alone."""
+        words = groups[index].name_tokens
+        if len(words) != 1 or not groups[index].gender or words[0] not in surnames:
+            return None
+        if not all(elsewhere(index, root(other)) for other in owners[words[0]] if len(groups[other].name_tokens) > 1):
+            return None
+        unnamed = [
+            home
+            for home in people
+            if parent[home] == home
+            and home != index
+            and titles[index] <= titles[home]
+            and named_without_surname(home)
+            and _compatible_sets(sexes(index), sexes(home))
+        ]
+        said_near = sorted(((sum(where[index][unit] for unit in where[home]), home) for home in unnamed), reverse=True)
+        best, home = said_near[0] if said_near else (0, -1)
+        runner_up = said_near[1][0] if len(said_near) > 1 else 0
+        return home if best >= NEAR and best >= DOMINANCE * runner_up and 2 * best > mass[index] else None
+
+    if language != "hu":
+        for index in people:
+            if parent[index] == index and groups[index].entry is None:
+                home = titled_surname_of_the_unnamed(index)
+                if home is not None:
+                    union(index, home)
     if language != "hu":  # Hungarian pet names have their rule (``names.hungarian_pet_name``), in ``fits``
         _other_forms_of_given_names(groups, people, given, given_names, surnames, candidates, parent, root, union,
                                     mass, where, sexes)

@@ -348,7 +348,8 @@ class EntitiesStage(Stage):
     # read up to its sentence's end, a lone name said elsewhere than its only full name stays apart (issue 14);
     # document scope reads each document's own casing evidence and resolves only new documents (issue 16); 10: the
     # pronouns after a mention read up to a quotation mark, a one-word name joins the bearer of a given name it is
-    # another form of ("Andrusha", "Andre": Prince Andrew) (issue 14)
+    # another form of ("Andrusha", "Andre": Prince Andrew), a titled surname said beside a woman named by given name
+    # and patronymic only is hers ("Princess Drubetskaya": Anna Mikhaylovna) (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -439,3 +439,31 @@ def test_issue_14_another_form_of_a_given_name_joins_its_bearer() -> None:
              SurfaceForm("Ivan Makarin", "PERSON", 3, units=units("u1"))]
     index = _ids(makar)
     assert index["Makarin"] != index["Makar Alexeevich"]
+
+
+def test_issue_14_a_titled_surname_said_beside_a_woman_named_without_one_is_hers() -> None:
+    # "Princess Drubetskaya" in Book One's chapters is Anna Mikhaylovna, whom the book names by given name and
+    # patronymic only; "Julie Drubetskaya", the one full name with the surname, is said at the end
+    def units(*names: str) -> tuple[tuple[str, int], ...]:
+        return tuple((name, 2) for name in names)
+
+    julie = SurfaceForm("Julie Drubetskaya", "PERSON", 2, she=4, units=units("u40"))
+    anna = [SurfaceForm("Anna Mikhaylovna", "PERSON", 100, she=30, units=units("u1", "u2", "u3", "u5")),
+            SurfaceForm("Princess Anna Mikhaylovna", "PERSON", 20, units=units("u1", "u2"))]
+    princess = SurfaceForm("Princess Drubetskaya", "PERSON", 6, units=units("u1", "u2", "u3"))
+    index = _ids([princess, julie, *anna])
+    assert index["Princess Drubetskaya"] == index["Anna Mikhaylovna"] != index["Julie Drubetskaya"]
+    # said in other chapters than hers: apart
+    index = _ids([SurfaceForm("Princess Drubetskaya", "PERSON", 6, units=units("u7", "u8", "u9")), julie, *anna])
+    assert index["Princess Drubetskaya"] not in {index["Anna Mikhaylovna"], index["Julie Drubetskaya"]}
+    # two such princesses in those chapters: nothing tells which
+    other = SurfaceForm("Princess Catherine Semenovna", "PERSON", 30, units=units("u1", "u2", "u3"))
+    index = _ids([princess, julie, *anna, other])
+    assert index["Princess Drubetskaya"] not in {index["Anna Mikhaylovna"], index["Princess Catherine Semenovna"]}
+    # a prince's surname is no princess's; and a woman with a surname of her own is not named without one
+    index = _ids([SurfaceForm("Prince Drubetskoy", "PERSON", 6, units=units("u1", "u2", "u3")),
+                  SurfaceForm("Boris Drubetskoy", "PERSON", 2, he=4, units=units("u40")), *anna])
+    assert index["Prince Drubetskoy"] != index["Anna Mikhaylovna"]
+    index = _ids([princess, julie, SurfaceForm("Anna Scherer", "PERSON", 100, she=30, units=units("u1", "u2", "u3")),
+                  SurfaceForm("Princess Anna", "PERSON", 20, units=units("u1", "u2"))])
+    assert index["Princess Drubetskaya"] not in {index["Anna Scherer"], index["Princess Anna"]}
