@@ -867,7 +867,8 @@ def _other_forms_of_given_names(
     Pet and foreign forms keep the start of the name and change its end, and no nickname list has a novel's many
     languages; so the name must share its first ``FORM_STEM`` letters with the given name of recurring full names,
     and the word-likeness is checked against the book itself: the name is said twice or more, is no given name or
-    surname of the book's recurring full names (``known``: "Makarin" beside "Makar" is a surname), the bearers of
+    surname of the book's recurring full names ("Guardsman" beside "Horse Guards" is no name) nor a given name with a
+    suffix (a surname or patronymic made of it: "Johnson", "Borisov", "Vasilich"), the bearers of
     that given name are of one person by ``DOMINANCE`` times the mentions, the name is rarer than that person by as
     much (a pet form is the exception, not the rule), of no other sex, and most of its mentions stand in the chapters
     where that person is named — where a name's other form is used, its bearer is. Without chapters (a list of
@@ -889,7 +890,10 @@ def _other_forms_of_given_names(
             or candidates(tokens) - {index}
         ):
             continue
-        homes = sorted({root(i) for i in by_stem.get(tokens[0][:FORM_STEM], ())} - {index}, key=lambda h: (-mass[h], h))
+        bearers = by_stem.get(tokens[0][:FORM_STEM], set())
+        if any(tokens[0].startswith(groups[i].name_tokens[given]) for i in bearers):
+            continue  # the whole name and a suffix: a surname or patronymic made of it ("Johnson", "Borisov")
+        homes = sorted({root(i) for i in bearers} - {index}, key=lambda h: (-mass[h], h))
         if not homes or (len(homes) > 1 and mass[homes[0]] < DOMINANCE * mass[homes[1]]):
             continue
         home = homes[0]

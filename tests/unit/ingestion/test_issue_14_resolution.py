@@ -439,6 +439,10 @@ def test_issue_14_another_form_of_a_given_name_joins_its_bearer() -> None:
              SurfaceForm("Ivan Makarin", "PERSON", 3, units=units("u1"))]
     index = _ids(makar)
     assert index["Makarin"] != index["Makar Alexeevich"]
+    # nor is the whole given name with a suffix: "Johnson" said in John Smith's chapters is another man
+    index = _ids([SurfaceForm("John Smith", "PERSON", 300, he=90, units=units("u1", "u2", "u3")),
+                  SurfaceForm("Johnson", "PERSON", 6, he=3, units=units("u1", "u2"))])
+    assert index["Johnson"] != index["John Smith"]
 
 
 def test_issue_14_a_titled_surname_said_beside_a_woman_named_without_one_is_hers() -> None:
