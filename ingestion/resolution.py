@@ -86,8 +86,8 @@ INTRODUCED = 3
 # "Paul Ivanovich Kutuzov"; "Holmes" beside "Sherlock Holmes" and "Mycroft Holmes").
 NEAR = 5
 # A one-word name no full name holds is another form of a given name when both start with these letters ("Andre",
-# "Andrusha" and "Andrew"; "Platosha" and "Platon"): how pet and foreign forms of a name are made
-# (``_other_forms_of_given_names``). Three letters would make "Anna" of "Anatole"'s "Ana-" and "Peter" of "Petya".
+# "Andrusha" and "Andrew"; "Platoche" and "Platon"): how pet and foreign forms of a name are made
+# (``_other_forms_of_given_names``). Three letters would make the battle of "Borodino" a form of "Boris".
 FORM_STEM = 4
 # Capitalised at the start of a sentence, these open many NER spans ("Beside Kutuzov", "Tell Denisov").
 _FUNCTION_WORDS = {
@@ -804,6 +804,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         elif homes:
             names = [" ".join(groups[home].name_tokens) for home in homes]
             logger.debug("name %r fits %d entities %s; kept apart", " ".join(tokens), len(homes), names)
+
     def named_without_surname(home: int) -> bool:
         """Whether the book names a person by given name and patronymic, never with a surname ("Anna Mikhaylovna",
         "Princess Anna Mikhaylovna")."""
@@ -835,13 +836,12 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         runner_up = said_near[1][0] if len(said_near) > 1 else 0
         return home if best >= NEAR and best >= DOMINANCE * runner_up and 2 * best > mass[index] else None
 
-    if language != "hu":
+    if language != "hu":  # Hungarian pet names have their rule (``names.hungarian_pet_name``), in ``fits``
         for index in people:
             if parent[index] == index and groups[index].entry is None:
-                home = titled_surname_of_the_unnamed(index)
-                if home is not None:
-                    union(index, home)
-    if language != "hu":  # Hungarian pet names have their rule (``names.hungarian_pet_name``), in ``fits``
+                bearer = titled_surname_of_the_unnamed(index)
+                if bearer is not None:
+                    union(index, bearer)
         _other_forms_of_given_names(groups, people, given, given_names, surnames, candidates, parent, root, union,
                                     mass, where, sexes)
     return [root(i) for i in range(len(groups))]
@@ -862,17 +862,17 @@ def _other_forms_of_given_names(
     sexes: Callable[[int], set[str]],
 ) -> None:
     """Join a one-word name that no other name holds to the person whose given name it is another form of: "Andre"
-    (the French form) and "Andrusha" (a Russian pet form) to Prince Andrew, "Platosha" to Platon Karataev.
+    (the French form) and "Andrusha" (a Russian pet form) to Prince Andrew, "Platoche" to Platon Karataev.
 
     Pet and foreign forms keep the start of the name and change its end, and no nickname list has a novel's many
     languages; so the name must share its first ``FORM_STEM`` letters with the given name of recurring full names,
     and the word-likeness is checked against the book itself: the name is said twice or more, is no given name or
     surname of the book's recurring full names ("Guardsman" beside "Horse Guards" is no name) nor a given name with a
-    suffix (a surname or patronymic made of it: "Johnson", "Borisov", "Vasilich"), the bearers of
-    that given name are of one person by ``DOMINANCE`` times the mentions, the name is rarer than that person by as
-    much (a pet form is the exception, not the rule), of no other sex, and most of its mentions stand in the chapters
-    where that person is named — where a name's other form is used, its bearer is. Without chapters (a list of
-    names, not a book) nothing joins.
+    suffix (a surname or patronymic made of it: "Johnson", "Borisov", "Vasilich"), the bearers of that given name
+    are of one person by ``DOMINANCE`` times the mentions, the name is rarer than that person by as much (a pet form
+    is the exception, not the rule), of no other sex, and most of its mentions stand in the chapters where that
+    person is named — where a name's other form is used, its bearer is. Without chapters (a list of names, not a
+    book) nothing joins.
     """
     by_stem: dict[str, set[int]] = defaultdict(set)
     for i in people:
