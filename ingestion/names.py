@@ -113,7 +113,9 @@ PRONOUN_WINDOW = 60
 # ... and only up to the end of the mention's sentence (a Java and Python regex for the window's start): after a full
 # stop the next sentence's pronoun is as often someone else's ("… to Charlotte Temple. He soon found means to
 # ingratiate himself with her") — on LitBank's openings, cutting there keeps every right join and drops six wrong ones.
-PRONOUN_CLAUSE = r"^[^.!?]*"
+# And up to a quotation mark: after a name said in speech comes the speaker's tag ('"You have changed so, Andrusha,"
+# she added'), whose pronoun is the speaker's — it had made Andrusha (Prince Andrew) a woman.
+PRONOUN_CLAUSE = r'^[^.!?"“”]*'
 # English pronoun words, which are never part of a name: a form holding one ("God Himself", "Thou Napoleon") is the
 # NER's glue, not the most informative name of its entity. "I" is left out: it is also a Roman numeral
 # ("Alexander I").

@@ -85,6 +85,10 @@ INTRODUCED = 3
 # ("Kutuzov", 521 times, said 40 times in the chapters of "Michael Ilarionovich Kutuzov" and twice in those of
 # "Paul Ivanovich Kutuzov"; "Holmes" beside "Sherlock Holmes" and "Mycroft Holmes").
 NEAR = 5
+# A one-word name no full name holds is another form of a given name when both start with these letters ("Andre",
+# "Andrusha" and "Andrew"; "Platoche" and "Platon"): how pet and foreign forms of a name are made
+# (``_other_forms_of_given_names``). Three letters would make the battle of "Borodino" a form of "Boris".
+FORM_STEM = 4
 # Capitalised at the start of a sentence, these open many NER spans ("Beside Kutuzov", "Tell Denisov").
 _FUNCTION_WORDS = {
     "en": frozenset(
@@ -800,7 +804,106 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         elif homes:
             names = [" ".join(groups[home].name_tokens) for home in homes]
             logger.debug("name %r fits %d entities %s; kept apart", " ".join(tokens), len(homes), names)
+
+    def named_without_surname(home: int) -> bool:
+        """Whether the book names a person by given name and patronymic, never with a surname ("Anna Mikhaylovna",
+        "Princess Anna Mikhaylovna")."""
+        full = [groups[member].name_tokens for member in gathered[home] if len(groups[member].name_tokens) > 1]
+        return bool(full) and all(is_patronymic(words[-1]) for words in full)
+
+    def titled_surname_of_the_unnamed(index: int) -> int | None:
+        """The person a titled surname such as "Princess Drubetskaya" names when its bearers by full name are all said
+        elsewhere ("Julie Drubetskaya", twice, at the end; ``elsewhere``): the one person of that title and sex whom
+        the book names by given name and patronymic only, and in whose chapters most of the surname's mentions stand
+        — ``NEAR`` times at least and ``DOMINANCE`` times as often as in any other such person's. A Russian novel
+        names a woman "Anna Mikhaylovna", and her surname goes with her title alone."""
+        words = groups[index].name_tokens
+        if len(words) != 1 or not groups[index].gender or words[0] not in surnames:
+            return None
+        if not all(elsewhere(index, root(other)) for other in owners[words[0]] if len(groups[other].name_tokens) > 1):
+            return None
+        unnamed = [
+            home
+            for home in people
+            if parent[home] == home
+            and home != index
+            and titles[index] <= titles[home]
+            and named_without_surname(home)
+            and _compatible_sets(sexes(index), sexes(home))
+        ]
+        said_near = sorted(((sum(where[index][unit] for unit in where[home]), home) for home in unnamed), reverse=True)
+        best, home = said_near[0] if said_near else (0, -1)
+        runner_up = said_near[1][0] if len(said_near) > 1 else 0
+        return home if best >= NEAR and best >= DOMINANCE * runner_up and 2 * best > mass[index] else None
+
+    if language != "hu":  # Hungarian pet names have their rule (``names.hungarian_pet_name``), in ``fits``
+        for index in people:
+            if parent[index] == index and groups[index].entry is None:
+                bearer = titled_surname_of_the_unnamed(index)
+                if bearer is not None:
+                    union(index, bearer)
+        _other_forms_of_given_names(groups, people, given, given_names, surnames, candidates, parent, root, union,
+                                    mass, where, sexes)
     return [root(i) for i in range(len(groups))]
+
+
+def _other_forms_of_given_names(
+    groups: list[_Group],
+    people: list[int],
+    given: int,
+    given_names: set[str],
+    surnames: set[str],
+    candidates: Callable[[tuple[str, ...]], set[int]],
+    parent: list[int],
+    root: Callable[[int], int],
+    union: Callable[[int, int], None],
+    mass: list[int],
+    where: list[Counter[str]],
+    sexes: Callable[[int], set[str]],
+) -> None:
+    """Join a one-word name that no other name holds to the person whose given name it is another form of: "Andre"
+    (the French form) and "Andrusha" (a Russian pet form) to Prince Andrew, "Platoche" to Platon Karataev.
+
+    Pet and foreign forms keep the start of the name and change its end, and no nickname list has a novel's many
+    languages; so the name must share its first ``FORM_STEM`` letters with the given name of recurring full names,
+    and the word-likeness is checked against the book itself: the name is said twice or more, is no given name or
+    surname of the book's recurring full names ("Guardsman" beside "Horse Guards" is no name) nor a given name with a
+    suffix (a surname or patronymic made of it: "Johnson", "Borisov", "Vasilich"), the bearers of that given name
+    are of one person by ``DOMINANCE`` times the mentions, the name is rarer than that person by as much (a pet form
+    is the exception, not the rule), of no other sex, and most of its mentions stand in the chapters where that
+    person is named — where a name's other form is used, its bearer is. Without chapters (a list of names, not a
+    book) nothing joins.
+    """
+    by_stem: dict[str, set[int]] = defaultdict(set)
+    for i in people:
+        word = groups[i].name_tokens[given]
+        if word in given_names and len(word) >= FORM_STEM:
+            by_stem[word[:FORM_STEM]].add(i)
+    for index in people:
+        tokens = groups[index].name_tokens
+        if (
+            len(tokens) != 1
+            or parent[index] != index
+            or groups[index].entry is not None
+            or mass[index] < MIN_ANCHOR_SUPPORT
+            or tokens[0] in given_names | surnames
+            or candidates(tokens) - {index}
+        ):
+            continue
+        bearers = by_stem.get(tokens[0][:FORM_STEM], set())
+        if any(tokens[0].startswith(groups[i].name_tokens[given]) for i in bearers):
+            continue  # the whole name and a suffix: a surname or patronymic made of it ("Johnson", "Borisov")
+        homes = sorted({root(i) for i in bearers} - {index}, key=lambda h: (-mass[h], h))
+        if not homes or (len(homes) > 1 and mass[homes[0]] < DOMINANCE * mass[homes[1]]):
+            continue
+        home = homes[0]
+        inside = sum(where[index][unit] for unit in where[home])
+        if (
+            DOMINANCE * mass[index] <= mass[home]
+            and 2 * inside > mass[index]
+            and _compatible_sets(sexes(index), sexes(home))
+        ):
+            union(index, home)
 
 
 def _given_name_forms(

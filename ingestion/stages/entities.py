@@ -337,7 +337,7 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 9  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    version = 10  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
     # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
     # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
@@ -346,7 +346,10 @@ class EntitiesStage(Stage):
     # Himself") names its entity only when every form has one (issue 14); 9: a name spelt two ways is keyed by its
     # usual spelling, a first name with a surname and with a patronymic is one person, the pronouns after a mention
     # read up to its sentence's end, a lone name said elsewhere than its only full name stays apart (issue 14);
-    # document scope reads each document's own casing evidence and resolves only new documents (issue 16)
+    # document scope reads each document's own casing evidence and resolves only new documents (issue 16); 10: the
+    # pronouns after a mention read up to a quotation mark, a one-word name joins the bearer of a given name it is
+    # another form of ("Andrusha", "Andre": Prince Andrew), a titled surname said beside a woman named by given name
+    # and patronymic only is hers ("Princess Drubetskaya": Anna Mikhaylovna) (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -64,12 +64,12 @@ CHANGED = {
     "documents": "99fd50768885ae7d9cb9be85",
     "chunks": "e8f8e7f21dda06bd94a67d07",
     "mentions": "6a4b814801a7e73bb1204474",
-    "entities": "c5c0dfea29dd7573e80ed1d6",
+    "entities": "d5ab3cd7c961e492aa6285ad",
     "cooccurrences": "71b0e90e6e6b71f0b7d47846",
 }
-CHANGED_ENTITIES_WITH_GOLD = "efcb710691ea835299c4baa5"
+CHANGED_ENTITIES_WITH_GOLD = "e820cc044a817d2dff009b60"
 CHANGED_CHUNKS_HUNGARIAN_HEADINGS = "beb2379040170420594a2a22"
-CHANGED_ENTITIES_OUTPUT = "67fa843afddeaad0b4269ca7"  # mention_entities gained columns (issue 14); version 9
+CHANGED_ENTITIES_OUTPUT = "c2381c4c23ac53f0dcca6aa6"  # mention_entities gained columns (issue 14); version 10
 # The entities stage's version-2 fingerprints: lakehouses written by it redo the stage once.
 ENTITIES_V2 = ("19d5353d8bc1e0e43a4ac654", "a59a98adc435bdac816fe458", "91c3d933876e8aa1759b1ee8")
 # ... and its version-3 ones (config, config with a gold list, output), recorded from commit f4fb1ea.
@@ -84,6 +84,8 @@ ENTITIES_V6 = ("57edf4f217ecfac52181a350", "375cd634b1ca912dd188ad4e", "748de2a1
 ENTITIES_V7 = ("fe991a0942c3eddbd45acaa4", "86127673026bdaefa11beba4", "a1ddd994fdaba6a9ff67dc33")
 # ... and its version-8 ones, recorded from commit a4f7ea4.
 ENTITIES_V8 = ("695fc96bb5a846497faac609", "953416bc654ad300fb81c5f9", "5e22d2a107cf761e1aa62865")
+# ... and its version-9 ones, recorded from commit 215f884.
+ENTITIES_V9 = ("c5c0dfea29dd7573e80ed1d6", "efcb710691ea835299c4baa5", "67fa843afddeaad0b4269ca7")
 
 
 def fixed_context(*, gold: bool = False, patterns: UnitPatterns | None = None) -> RunContext:
@@ -142,12 +144,13 @@ def test_issue_12_config_fingerprint_unchanged_with_gold_list_and_headings() -> 
     assert hungarian != PINNED_CHUNKS_HUNGARIAN_HEADINGS and hungarian == CHANGED_CHUNKS_HUNGARIAN_HEADINGS
 
 
-def test_issue_15_entities_version_9_redoes_version_2_to_8_lakehouses() -> None:
+def test_issue_15_entities_version_10_redoes_version_2_to_9_lakehouses() -> None:
     stage = EntitiesStage()
     fingerprints = (stage.config_fingerprint(fixed_context()), stage.config_fingerprint(fixed_context(gold=True)),
                     stage.output_fingerprint(fixed_context()))
-    assert stage.version == 9
-    for older in (ENTITIES_V2, ENTITIES_V3, ENTITIES_V4, ENTITIES_V5, ENTITIES_V6, ENTITIES_V7, ENTITIES_V8):
+    assert stage.version == 10
+    for older in (ENTITIES_V2, ENTITIES_V3, ENTITIES_V4, ENTITIES_V5, ENTITIES_V6, ENTITIES_V7, ENTITIES_V8,
+                  ENTITIES_V9):
         assert all(new != old for new, old in zip(fingerprints, older, strict=True))
 
 

@@ -82,20 +82,22 @@ def test_issue_14_surface_forms_count_the_pronouns_after_each_mention(spark: Any
     from ingestion.stages.entities import surface_forms
 
     text = "Margaret looked up; she smiled. Her father, Mr Temple, nodded and he left.\n\nMargaret sighed: her turn."
-    later = "Margaret wrote."
+    later = "Margaret wrote. \"Come in, Margaret,\" he called."
     chunks = spark.createDataFrame([("c0", "u1", 100, text), ("c1", "u2", 300, later)],
                                    "chunk_id string, unit_id string, start long, text string")
     found = [("c0", 100, "Margaret", text.index("Margaret")), ("c0", 100, "Mr Temple", text.index("Mr Temple")),
-             ("c0", 100, "Margaret", text.rindex("Margaret")), ("c1", 300, "Margaret", 0)]
+             ("c0", 100, "Margaret", text.rindex("Margaret")), ("c1", 300, "Margaret", 0),
+             ("c1", 300, "Margaret", later.rindex("Margaret"))]
     mentions = spark.createDataFrame(
         [(chunk, start + at, start + at + len(name), name, "PERSON", "") for chunk, start, name, at in found],
         "chunk_id string, start long, end long, text string, label string, ent_id string",
     )
     forms = {form.text: form for form in surface_forms(mentions, chunks)}
     # within PRONOUN_WINDOW (60) characters after each mention, up to its sentence's end (PRONOUN_CLAUSE): "she" |
-    # "her" ; "he" — not the next sentence's "Her father" and "he" after Margaret, nor Margaret's "her" after Temple
-    assert (forms["Margaret"].count, forms["Margaret"].she, forms["Margaret"].he) == (3, 2, 0)
+    # "her" ; "he" — not the next sentence's "Her father" and "he" after Margaret, nor Margaret's "her" after Temple;
+    # and up to a quotation mark: the "he" of the speaker who calls her by name is not hers
+    assert (forms["Margaret"].count, forms["Margaret"].she, forms["Margaret"].he) == (4, 2, 0)
     assert (forms["Mr Temple"].he, forms["Mr Temple"].she) == (1, 0)
     # and the units (chapters) each form is said in, with its mentions there (issue 14: ``resolution.NEAR``)
-    assert forms["Margaret"].units == (("u1", 2), ("u2", 1)) and forms["Mr Temple"].units == (("u1", 1),)
+    assert forms["Margaret"].units == (("u1", 2), ("u2", 2)) and forms["Mr Temple"].units == (("u1", 1),)
     assert forms["Margaret"].first_pos == 100

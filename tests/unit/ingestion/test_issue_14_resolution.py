@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from ingestion.entity_ids import carry_over_ids
-from ingestion.names import gender_of_titles, genders_compatible, given_name_variant
+from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, gender_of_titles, genders_compatible, given_name_variant
 from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, article_candidates, resolve_entities
 
 
@@ -390,3 +392,82 @@ def test_issue_14_a_lone_name_never_said_where_its_only_full_name_recurs_is_some
     index = ids([SurfaceForm("Princess Drubetskaya", "PERSON", 6),
                  SurfaceForm("Julie Drubetskaya", "PERSON", 2, she=4)])
     assert index["Princess Drubetskaya"] == index["Julie Drubetskaya"]
+
+
+def test_issue_14_pronouns_after_a_name_said_in_speech_are_the_speakers_not_its() -> None:
+    # the window after a mention stops at a quotation mark: "… Andrusha," she added — the speaker's "she", not his
+    def she(after: str) -> int:
+        clause = re.match(PRONOUN_CLAUSE, after)
+        assert clause is not None
+        return len(re.findall(PRONOUN_PATTERNS["she"], clause.group(0)))
+
+    assert she('," she added, as if to explain') == she("” said she") == 0
+    assert she(' said to her, "Come in') == 1  # narration up to the quotation still counts
+    assert she(" looked up; she smiled") == 1
+
+
+def test_issue_14_another_form_of_a_given_name_joins_its_bearer() -> None:
+    # "Andre" (French) and "Andrusha" (Russian pet form) of Prince Andrew: the same first letters, no full name of
+    # their own, said in his chapters, far rarer than he is
+    def units(*names: str) -> tuple[tuple[str, int], ...]:
+        return tuple((name, 2) for name in names)
+
+    andrew = [SurfaceForm("Prince Andrew Bolkonski", "PERSON", 30, he=20, units=units("u1", "u2", "u3", "u4")),
+              SurfaceForm("Prince Andrew", "PERSON", 900, he=400, units=units("u1", "u2", "u3", "u4", "u5")),
+              SurfaceForm("Andrew Kaysarov", "PERSON", 9, he=4, units=units("u9"))]
+    index = _ids([*andrew, SurfaceForm("Andrusha", "PERSON", 5, units=units("u2", "u3")),
+                  SurfaceForm("Andre", "PERSON", 2, units=units("u1"))])
+    assert index["Andrusha"] == index["Andre"] == index["Prince Andrew"] != index["Andrew Kaysarov"]
+    apart = {
+        "said in other chapters": SurfaceForm("Andrusha", "PERSON", 5, units=units("u7", "u8")),
+        "said once": SurfaceForm("Andrusha", "PERSON", 1, units=units("u2")),
+        "no chapters known": SurfaceForm("Andrusha", "PERSON", 5),
+        "a woman": SurfaceForm("Princess Andrusha", "PERSON", 5, units=units("u2", "u3")),
+        "as common as the name": SurfaceForm("Andrusha", "PERSON", 400, units=units("u2", "u3")),
+        "three letters only": SurfaceForm("Andel", "PERSON", 5, units=units("u2", "u3")),
+    }
+    for case, form in apart.items():
+        index = _ids([*andrew, form])
+        assert index[form.text] != index["Prince Andrew"], case
+    # two bearers of like mass: which one's form it is, nothing tells
+    rivals = [*andrew, SurfaceForm("Andrew Kaysarov", "PERSON", 600, he=40, units=units("u2", "u3"))]
+    index = _ids([*rivals, SurfaceForm("Andrusha", "PERSON", 5, units=units("u2", "u3"))])
+    assert index["Andrusha"] not in {index["Prince Andrew"], index["Andrew Kaysarov"]}
+    # a surname of the book's full names is no given name's form ("Makarin" beside "Makar Alexeevich")
+    makar = [SurfaceForm("Makar Alexeevich", "PERSON", 18, he=9, units=units("u1", "u2")),
+             SurfaceForm("Makarin", "PERSON", 5, units=units("u1", "u2")),
+             SurfaceForm("Ivan Makarin", "PERSON", 3, units=units("u1"))]
+    index = _ids(makar)
+    assert index["Makarin"] != index["Makar Alexeevich"]
+    # nor is the whole given name with a suffix: "Johnson" said in John Smith's chapters is another man
+    index = _ids([SurfaceForm("John Smith", "PERSON", 300, he=90, units=units("u1", "u2", "u3")),
+                  SurfaceForm("Johnson", "PERSON", 6, he=3, units=units("u1", "u2"))])
+    assert index["Johnson"] != index["John Smith"]
+
+
+def test_issue_14_a_titled_surname_said_beside_a_woman_named_without_one_is_hers() -> None:
+    # "Princess Drubetskaya" in Book One's chapters is Anna Mikhaylovna, whom the book names by given name and
+    # patronymic only; "Julie Drubetskaya", the one full name with the surname, is said at the end
+    def units(*names: str) -> tuple[tuple[str, int], ...]:
+        return tuple((name, 2) for name in names)
+
+    julie = SurfaceForm("Julie Drubetskaya", "PERSON", 2, she=4, units=units("u40"))
+    anna = [SurfaceForm("Anna Mikhaylovna", "PERSON", 100, she=30, units=units("u1", "u2", "u3", "u5")),
+            SurfaceForm("Princess Anna Mikhaylovna", "PERSON", 20, units=units("u1", "u2"))]
+    princess = SurfaceForm("Princess Drubetskaya", "PERSON", 6, units=units("u1", "u2", "u3"))
+    index = _ids([princess, julie, *anna])
+    assert index["Princess Drubetskaya"] == index["Anna Mikhaylovna"] != index["Julie Drubetskaya"]
+    # said in other chapters than hers: apart
+    index = _ids([SurfaceForm("Princess Drubetskaya", "PERSON", 6, units=units("u7", "u8", "u9")), julie, *anna])
+    assert index["Princess Drubetskaya"] not in {index["Anna Mikhaylovna"], index["Julie Drubetskaya"]}
+    # two such princesses in those chapters: nothing tells which
+    other = SurfaceForm("Princess Catherine Semenovna", "PERSON", 30, units=units("u1", "u2", "u3"))
+    index = _ids([princess, julie, *anna, other])
+    assert index["Princess Drubetskaya"] not in {index["Anna Mikhaylovna"], index["Princess Catherine Semenovna"]}
+    # a prince's surname is no princess's; and a woman with a surname of her own is not named without one
+    index = _ids([SurfaceForm("Prince Drubetskoy", "PERSON", 6, units=units("u1", "u2", "u3")),
+                  SurfaceForm("Boris Drubetskoy", "PERSON", 2, he=4, units=units("u40")), *anna])
+    assert index["Prince Drubetskoy"] != index["Anna Mikhaylovna"]
+    index = _ids([princess, julie, SurfaceForm("Anna Scherer", "PERSON", 100, she=30, units=units("u1", "u2", "u3")),
+                  SurfaceForm("Princess Anna", "PERSON", 20, units=units("u1", "u2"))])
+    assert index["Princess Drubetskaya"] not in {index["Anna Scherer"], index["Princess Anna"]}
