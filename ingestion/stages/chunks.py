@@ -19,6 +19,7 @@ import pandas as pd
 
 from graph.tables import CHUNKS
 from ingestion.chunking import UnitPatterns, chunk_document, chunk_id, split_units, unit_id
+from ingestion.lakehouse import one_of
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import count_words
 
@@ -94,7 +95,6 @@ class ChunksStage(Stage):
 
         ing = ctx.settings.ingestion
         patterns, max_chars, min_chars = self._patterns(ctx), ing.chunk_max_chars, ing.chunk_min_chars
-        documents = ctx.lakehouse.read("documents").select("doc_id", "text")
         current = ctx.lakehouse.doc_ids("documents")
         existing = ctx.lakehouse.doc_ids(self.name) if incremental else set()
         todo, removed = sorted(current - existing), sorted(existing - current)
@@ -103,22 +103,24 @@ class ChunksStage(Stage):
             return chunk_batches(batches, patterns=patterns, max_chars=max_chars, min_chars=min_chars)
 
         ctx.progress.start(self.name, len(todo) if incremental else len(current), "documents")
-        if incremental and ctx.lakehouse.small_increment(todo):
+        split = todo if incremental else sorted(current)
+        if ctx.lakehouse.small_increment(split):
             # A few documents: split in the driver and committed by delta-rs, without a Spark job or Python worker.
             import pyarrow as pa
             import pyarrow.compute as pc
 
-            ctx.lakehouse.delete_docs(self.name, removed)
-            if todo:
-                texts = ctx.lakehouse.snapshot("documents").to_table(
-                    columns=["doc_id", "text"], filter=pc.field("doc_id").isin(todo)
-                ).to_pandas()
-                rows = pd.concat(list(transform([texts])), ignore_index=True)
-                ctx.lakehouse.write_arrow(
-                    pa.Table.from_pandas(rows, schema=CHUNKS.arrow_schema(), preserve_index=False), self.name
-                )
+            if incremental:
+                ctx.lakehouse.delete_docs(self.name, removed)
+            texts = ctx.lakehouse.snapshot("documents").to_table(
+                columns=["doc_id", "text"], filter=one_of("doc_id", split)
+            ).to_pandas()
+            rows = pd.concat(list(transform([texts])), ignore_index=True)
+            table = pa.Table.from_pandas(rows, schema=CHUNKS.arrow_schema(), preserve_index=False)
+            if not incremental or table.num_rows:
+                ctx.lakehouse.write_arrow(table, self.name, overwrite=not incremental)
         else:
             # One document per task: a novel is one row, and chunking it is cheap next to NER.
+            documents = ctx.lakehouse.read("documents").select("doc_id", "text")
             selected = documents.where(F.col("doc_id").isin(todo)) if incremental else documents
             chunks = selected.repartition(max(1, min(len(todo) or len(current), 64)), "doc_id").mapInPandas(
                 transform, CHUNKS.ddl()

@@ -26,6 +26,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from graph.tables import COOCCURRENCES
 from ingestion.markers import fingerprint
 from ingestion.schema import conform
@@ -167,24 +170,46 @@ class CooccurrencesStage(Stage):
         window = ctx.settings.ingestion.cooccurrence_window
         changed = self._changed_documents(ctx) if incremental else None
         if changed is None:
-            pairs = cooccurrence_pairs(
-                lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window
-            )
-            lake.overwrite(pairs, self.name)
+            everything = sorted(lake.doc_ids("mention_entities"))
+            if lake.small_increment(everything):  # a small corpus: as for a few new documents below
+                pairs = cooccurrence_pairs(lake.local_rows("mention_entities", everything),
+                                           lake.local_rows("chunks", everything), lake.read("entities"), window)
+                lake.overwrite(pairs, self.name, in_process=True)
+            else:
+                pairs = cooccurrence_pairs(
+                    lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window
+                )
+                lake.overwrite(pairs, self.name)
             return StageOutput(
                 counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx)
             )
         resolved, removed = changed
         # In document scope a pair's entities, and so its chunks, are one document's: the chunk ids name it.
-        document = F.regexp_extract(F.element_at("chunk_ids", 1), r"^(.*):c[0-9]+$", 1)
         redo = sorted({*resolved, *removed})
-        if redo:
+        if redo and lake.in_process_size(self.name):
+            # and its entities are that document's alone (their ids are salted with it): the pairs to go are those
+            # of the entities found here, deleted in the driver (delta-rs) without a Spark job
+            pairs = lake.columns(self.name, ["src_id", "chunk_ids"])
+            first = pc.list_element(pairs.column("chunk_ids"), 0)
+            document = pc.replace_substring_regex(first, pattern=r":c[0-9]+$", replacement="")
+            mine = pc.is_in(document, value_set=pa.array(redo, pa.string()))
+            lake.delete_where(self.name, "src_id", sorted(set(pairs.column("src_id").filter(mine).to_pylist())))
+        elif redo:
+            document = F.regexp_extract(F.element_at("chunk_ids", 1), r"^(.*):c[0-9]+$", 1)
             lake.delete_matching(self.name, document.isin(redo))
-        if resolved:
+        if resolved and lake.small_increment(resolved):
+            # a few documents: their rows read in the driver and handed to Spark as local relations, the pairs
+            # committed from the driver — no scan of the whole tables' files, no Spark write job
+            mention_entities = lake.local_rows("mention_entities", resolved)
+            chunks = lake.local_rows("chunks", resolved)
+            ids = lake.columns("mention_entities", ["entity_id", "doc_id"])
+            mine = ids.filter(pc.is_in(ids.column("doc_id"), value_set=pa.array(resolved, pa.string())))
+            entities = lake.local_rows("entities", sorted(set(mine.column("entity_id").to_pylist())), key="entity_id")
+            lake.append(cooccurrence_pairs(mention_entities, chunks, entities, window), self.name, in_process=True)
+        elif resolved:
             mention_entities = lake.read("mention_entities").where(F.col("doc_id").isin(resolved))
             chunks = lake.read("chunks").where(F.col("doc_id").isin(resolved))
-            pairs = cooccurrence_pairs(mention_entities, chunks, lake.read("entities"), window)
-            lake.append(pairs, self.name, in_process=lake.small_increment(resolved))
+            lake.append(cooccurrence_pairs(mention_entities, chunks, lake.read("entities"), window), self.name)
         logger.info("cooccurrences: pairs of %d documents counted, of %d removed", len(resolved), len(removed))
         return StageOutput(counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx))
 

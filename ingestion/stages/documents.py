@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -297,6 +297,32 @@ def reject_duplicate_ids(prepared: DataFrame) -> DataFrame:
     )
 
 
+def prepare_in_driver(
+    scan: Scan, stats: dict[str, tuple[int, int]], transform: Callable[[Iterable[pd.DataFrame]], Iterator[pd.DataFrame]]
+) -> pd.DataFrame | None:
+    """The prepared rows of a scan of plain files holding at most ``IN_PROCESS_CHARS`` bytes, made in the driver by
+    the workers' own transform; None for anything else (JSONL, tables, more text), which Spark's workers read.
+
+    A book or a few: a Spark job would cost more than the reading (its Python worker's start, ~4 s, and a Delta write
+    job, ~2 s), and the texts are about to be held in the driver's memory anyway by the chunks stage's own small path.
+    """
+    if any(source.kind != "files" for source in scan.sources):
+        return None
+    files = [path for source in scan.sources for path in source.files]
+    if sum(stats.get(str(path), (0, 0))[0] for path in files) > IN_PROCESS_CHARS:
+        return None
+    raw = [("file", str(f), f.stem, str(f), None, None, None, None, {}, None, None) for f in files]
+    raw += [("reject", r.source, None, None, None, None, None, None, {}, r.reason, r.detail) for r in scan.rejects]
+    names = [field.split()[0] for field in RAW_SCHEMA.split(", ")]
+    frames = list(transform([pd.DataFrame(raw, columns=names)]))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PREPARED_COLUMNS)
+
+
+def _without_nan(row: dict[str, Any]) -> dict[str, Any]:
+    """A pandas row with NaN (a missing number or string) as None, as a Spark Row has it."""
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+
+
 def file_stats(scan: Scan) -> dict[str, tuple[int, int]]:
     """Size and modification time (ns) of every plain file the scan lists, by path; a file gone since is left out."""
     stats = {}
@@ -387,25 +413,31 @@ class DocumentsStage(Stage):
             existing = {row["doc_id"]: _descriptive(row) for row in table.to_pylist()}
         stats = file_stats(scan)
         known = self._unchanged(ctx, stats, existing) if incremental else {}
-        raw = read_raw(ctx.spark, without_files(scan, set(known)))
-        prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
+        to_read = without_files(scan, set(known))
+        local = prepare_in_driver(to_read, stats, transform)
+        prepared = None
+        if local is None:
+            raw = read_raw(ctx.spark, to_read)
+            prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
         try:
-            # One pass over what was read, without the texts: the outcome of every input.
-            outcomes = prepared.select(
-                "source", "title", "metadata", "doc_id", "n_chars", "reject_reason", "reject_detail"
-            ).collect()
+            # The outcome of every input, without the texts.
+            outcome_columns = ["source", "title", "metadata", "doc_id", "n_chars", "reject_reason", "reject_detail"]
+            if prepared is not None:
+                outcomes = [row.asDict() for row in prepared.select(*outcome_columns).collect()]
+            else:
+                outcomes = [_without_nan(row) for row in local[outcome_columns].to_dict("records")]
             reject_rows = sorted(
-                ({"source": r.source, "doc_id": r.doc_id or "", "stage": self.name, "reason": r.reject_reason,
-                  "detail": r.reject_detail} for r in outcomes if r.reject_reason is not None),
+                ({"source": r["source"], "doc_id": r["doc_id"] or "", "stage": self.name, "reason": r["reject_reason"],
+                  "detail": r["reject_detail"]} for r in outcomes if r["reject_reason"] is not None),
                 key=lambda row: (row["source"], row["detail"] or ""),
             )
-            read_ok = {r.source: r for r in outcomes if r.reject_reason is None}
+            read_ok = {r["source"]: r for r in outcomes if r["reject_reason"] is None}
             # The same content under several names is one document; the first name (sorted) is kept, among the
             # files read now and those known unchanged alike (a plain file's title is its name's stem, as read_raw
             # gives it, and it has no metadata).
             described: dict[str, tuple[Any, ...]] = {}
             for source, doc_id in sorted(
-                [(r.source, r.doc_id) for r in read_ok.values()] + [(path, doc_id) for path, doc_id in known.items()]
+                [(r["source"], r["doc_id"]) for r in read_ok.values()] + list(known.items())
             ):
                 if doc_id not in described:
                     row = read_ok.get(source)
@@ -413,23 +445,33 @@ class DocumentsStage(Stage):
             current = set(described)
             added, removed = sorted(current - set(existing)), sorted(set(existing) - current)
             updated = sorted(d for d in current & set(existing) if described[d] != existing[d])
-            first = Window.partitionBy("doc_id").orderBy("source")
-            docs = (
-                prepared.where(F.col("reject_reason").isNull())
-                .withColumn("_rank", F.row_number().over(first))
-                .where("_rank = 1")
-                .select(*DOCUMENTS.names)
-            )
-            if not incremental:
-                ctx.lakehouse.overwrite(docs, "documents")
+            if local is not None:
+                # Read in the driver: the first name of each content, its row committed by delta-rs.
+                kept = local[local["reject_reason"].isna()].sort_values("source", kind="mergesort")
+                kept = kept.drop_duplicates("doc_id")
+                if incremental:
+                    kept = kept[kept["doc_id"].isin(added)]
+                    ctx.lakehouse.delete_docs("documents", removed)
+                rows = pa.Table.from_pandas(kept[list(DOCUMENTS.names)], schema=DOCUMENTS.arrow_schema(),
+                                            preserve_index=False)
+                if not incremental or rows.num_rows:
+                    ctx.lakehouse.write_arrow(rows, "documents", overwrite=not incremental)
             else:
-                ctx.lakehouse.delete_docs("documents", removed)
-                if added:
-                    # a few documents are committed from the driver (delta-rs), without a Spark write job
-                    new = set(added)
-                    text = sum(row.n_chars for row in read_ok.values() if row.doc_id in new)
-                    ctx.lakehouse.append(docs.where(F.col("doc_id").isin(added)), "documents",
-                                         in_process=text <= IN_PROCESS_CHARS)
+                assert prepared is not None
+                first = Window.partitionBy("doc_id").orderBy("source")
+                docs = (
+                    prepared.where(F.col("reject_reason").isNull())
+                    .withColumn("_rank", F.row_number().over(first))
+                    .where("_rank = 1")
+                    .select(*DOCUMENTS.names)
+                )
+                if not incremental:
+                    ctx.lakehouse.overwrite(docs, "documents")
+                else:
+                    ctx.lakehouse.delete_docs("documents", removed)
+                    if added:
+                        ctx.lakehouse.append(docs.where(F.col("doc_id").isin(added)), "documents")
+            if incremental:
                 if updated:
                     self._update_descriptions(ctx, [(d, *described[d]) for d in updated])
             # A handful of rows, committed in-process (delta-rs): a Spark write job costs seconds on every run.
@@ -437,10 +479,11 @@ class DocumentsStage(Stage):
                 pa.Table.from_pylist(reject_rows, schema=REJECTS.arrow_schema()), REJECTS.name, overwrite=True
             )
         finally:
-            prepared.unpersist()
+            if prepared is not None:
+                prepared.unpersist()
         # Every file that is (or repeats) a document, with its size and time: what the next run need not read.
         files = {path: doc_id for path, doc_id in known.items()}
-        files.update((source, row.doc_id) for source, row in read_ok.items() if source in stats)
+        files.update((source, row["doc_id"]) for source, row in read_ok.items() if source in stats)
         ctx.lakehouse.markers.write_state(self.name, run_id=ctx.run_id, state={
             "files": {path: [*stats[path], doc_id] for path, doc_id in sorted(files.items()) if path in stats},
         })

@@ -399,13 +399,20 @@ class EntitiesStage(Stage):
         removed: list[str] = []
         if by_document and incremental:
             todo, removed = self._documents_to_redo(ctx)
-        # a few documents' rows are committed from the driver (delta-rs), without a Spark write job each
-        small = todo is not None and lake.small_increment(todo)
-        written = lake.read("mentions")
-        chunks = lake.read("chunks")
-        if todo is not None:
-            written = written.where(F.col("doc_id").isin(todo))
-            chunks = chunks.where(F.col("doc_id").isin(todo))
+        # A few documents (a small corpus, or the new ones of an incremental run): their rows are read in the driver
+        # and committed from it (delta-rs), without scanning the tables' files or a Spark write job each.
+        scope_docs = todo if todo is not None else sorted(lake.doc_ids("mentions"))
+        small = lake.small_increment(scope_docs)
+        if small:
+            # A few documents' rows, read in the driver (delta-rs) and handed to Spark as local relations: the
+            # stage's dozen jobs then scan them, not the whole tables' files (16 s → 5 s for one chapter of the 8×
+            # library)
+            written, chunks = lake.local_rows("mentions", scope_docs), lake.local_rows("chunks", scope_docs)
+        else:
+            written, chunks = lake.read("mentions"), lake.read("chunks")
+            if todo is not None:
+                written = written.where(F.col("doc_id").isin(todo))
+                chunks = chunks.where(F.col("doc_id").isin(todo))
         mentions = keyed_mentions(written)
         scoped_forms = surface_forms_by(mentions, chunks, by_document=by_document)
         forms = [form for group in scoped_forms.values() for form in group]
@@ -474,14 +481,14 @@ class EntitiesStage(Stage):
             mention_entities = mention_entities.unionByName(carried)
         table_df = entity_table(entities_df, mention_entities, chunks, min_mentions)
         if todo is None:
-            lake.overwrite(table_df, ENTITIES.name)
+            lake.overwrite(table_df, ENTITIES.name, in_process=small)
         else:
             self._forget_entities(ctx, [e.entity_id for e in resolved], removed)
             lake.append(table_df, ENTITIES.name, in_process=small)
         kept = lake.read(ENTITIES.name).select("entity_id")
         kept_mentions = conform(mention_entities.join(kept, "entity_id", "left_semi"), MENTION_ENTITIES)
         if todo is None:
-            lake.overwrite(kept_mentions, MENTION_ENTITIES.name)
+            lake.overwrite(kept_mentions, MENTION_ENTITIES.name, in_process=small)
         else:
             # last: a document's rows here say it is resolved (``_documents_to_redo``), so a crash before this
             # commit has it resolved again, its entities above replaced rather than duplicated

@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graph.tables import CHUNKS, MENTION_CHUNKS, MENTIONS, NON_PROSE_UNIT_KINDS
+from ingestion.lakehouse import one_of
 from ingestion.nlp import NlpSpec, extract_mentions, get_nlp
 from ingestion.routing import warn_rules_only
 from ingestion.stage import Stage, StageOutput
@@ -405,9 +406,7 @@ class MentionsStage(Stage):
 
         lake = ctx.lakehouse
         if lake.in_process_size(self.name):
-            import pyarrow.compute as pc
-
-            found = lake.snapshot(self.name).to_table(columns=["chunk_id"], filter=pc.field("chunk_id").isin(chunk_ids))
+            found = lake.snapshot(self.name).to_table(columns=["chunk_id"], filter=one_of("chunk_id", chunk_ids))
             lake.delete_where(self.name, "chunk_id", sorted(set(found.column("chunk_id").to_pylist())))
             return
 

@@ -88,15 +88,16 @@ class BM25Index:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able form (``from_dict`` reads it back)."""
-        return {"k1": self.k1, "b": self.b, "lengths": self.lengths,
-                "postings": {t: [list(p) for p in ps] for t, ps in self.postings.items()}}
+        # the (doc, tf) tuples as they are: JSON writes a tuple as an array (copying 3 million pairs into lists cost
+        # 2 s on the 8× library)
+        return {"k1": self.k1, "b": self.b, "lengths": self.lengths, "postings": self.postings}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BM25Index:
         """Rebuild from ``to_dict`` output."""
         index = cls(float(data["k1"]), float(data["b"]))
         index.lengths = [int(n) for n in data["lengths"]]
-        index.postings = {t: [(int(d), int(tf)) for d, tf in ps] for t, ps in data["postings"].items()}
+        index.postings = {t: list(map(tuple, ps)) for t, ps in data["postings"].items()}
         return index
 
 

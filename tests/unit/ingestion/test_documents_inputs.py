@@ -146,25 +146,30 @@ def test_issue_11_every_bad_input_class_is_a_document_or_a_named_reject(ingest: 
     assert docs.loc[f"{j}#11"].title == "11"
 
 
+@pytest.mark.parametrize("reader", ["driver", "spark"])
 def test_issue_11_a_file_that_cannot_be_read_is_a_reject_and_the_rest_is_ingested(
-    ingest: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ingest: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
 ) -> None:
     from ingestion.stages import documents
+
+    if reader == "spark":  # no corpus is small enough to be read in the driver: Spark's workers read the files
+        monkeypatch.setattr(documents, "IN_PROCESS_CHARS", -1)
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "kept.txt").write_text(_text(1), encoding="utf-8")
     vanishing = corpus / "vanishing.txt"
     vanishing.write_text(_text(2), encoding="utf-8")
-    real_read_raw = documents.read_raw
+    real_without_files = documents.without_files
 
-    def read_raw_then_delete(spark: Any, scan: Any) -> Any:
-        # Listed by the scan, gone when the worker opens it (a file deleted while a run is going).
-        frame = real_read_raw(spark, scan)
+    def listed_then_deleted(scan: Any, skip: set[str]) -> Any:
+        # Listed by the scan, gone when it is opened (a file deleted while a run is going): between the listing and
+        # the reading, whether the driver (a small corpus) or Spark's workers read it.
+        to_read = real_without_files(scan, skip)
         vanishing.unlink()
-        return frame
+        return to_read
 
-    monkeypatch.setattr(documents, "read_raw", read_raw_then_delete)
+    monkeypatch.setattr(documents, "without_files", listed_then_deleted)
     result = ingest([corpus], stages=["documents"])
     assert result.status == "partial", result
     _assert_each_once(tmp_path / "lake", {str(corpus / "kept.txt"): "document", str(vanishing): "unreadable"})

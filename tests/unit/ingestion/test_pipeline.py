@@ -536,6 +536,25 @@ def test_incremental_remove_and_change_equal_fresh_run(
     _assert_same_lakehouse(tmp_path / "lake", tmp_path / "fresh")
 
 
+def test_issue_16_small_work_done_in_the_driver_writes_the_tables_spark_writes(
+    ingest: Any, make_settings: Any, tmp_path: Path, pipeline_runs: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The samples are small: the session's run read, split and committed them in the driver (delta-rs). The same
+    corpus with nothing small enough for the driver — Spark's workers read and split, Spark's jobs write — gives the
+    same tables, row for row."""
+    from ingestion import lakehouse
+    from ingestion.stages import documents
+
+    run = pipeline_runs(*EN_SAMPLE_FILES)
+    corpus = run.restore_corpus()
+    monkeypatch.setattr(lakehouse, "IN_PROCESS_CHARS", -1)
+    monkeypatch.setattr(documents, "IN_PROCESS_CHARS", -1)
+    monkeypatch.setattr(lakehouse, "IN_PROCESS_DELETE_BYTES", -1)
+    result = ingest([corpus], settings=make_settings(lakehouse={"root": tmp_path / "spark"}))
+    assert result.status == "succeeded", result
+    _assert_same_lakehouse(tmp_path / "spark", run.lake)
+
+
 def test_same_content_twice_is_one_document(ingest: Any, tmp_path: Path) -> None:
     corpus = _corpus(tmp_path, "harbour_notes.txt")
     shutil.copy(corpus / "harbour_notes.txt", corpus / "copy_of_notes.txt")
