@@ -24,9 +24,11 @@ logger = logging.getLogger(__name__)
 # The largest table (its files' bytes) whose rows ``Lakehouse.delete_where`` deletes in the driver, with delta-rs: the
 # files holding the rows are read and rewritten in this process's memory.
 IN_PROCESS_DELETE_BYTES = 256 * 1024 * 1024
-# The most text (characters) of the documents whose rows an incremental run makes and commits in the driver instead of
-# through Spark jobs (``Lakehouse.small_increment``): about ten novels; the rows of a stage are then a few MB.
-IN_PROCESS_CHARS = 32_000_000
+# The most text (characters) of the documents whose rows a run makes and commits in the driver instead of through
+# Spark jobs (``Lakehouse.small_increment``): two or three long novels (War and Peace is 3.2 million). Their rows are
+# then handed to Spark as local relations, whose data travels inside every task of a job: fine for a few MB, not for
+# a library.
+IN_PROCESS_CHARS = 8_000_000
 
 
 def one_of(column: str, values: list[str] | set[str]) -> Any:
