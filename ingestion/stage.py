@@ -10,6 +10,7 @@ stages are written so that redoing them cannot duplicate rows.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -108,6 +109,12 @@ class Stage(ABC):
         by the run's first Python task (``ingestion.pipeline.run_stages``).
         """
         return {}
+
+    def start_early(self, ctx: RunContext) -> threading.Thread | None:
+        """Work the stage may begin when the run starts, beside the stages before it (the mentions stage: its Python
+        workers' start), as a started thread the run joins at its end; default none. Called only when the stage or
+        one before it has work to do, inside the worker environment of the run's first stage."""
+        return None
 
     @abstractmethod
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:

@@ -73,21 +73,25 @@ def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[p
         yield pd.DataFrame(rows, columns=list(MENTIONS.names))
 
 
-def _start_workers(spark: Any, spec: NlpSpec) -> None:
-    """One trivial task with the NER function's environment: the executor starts its Python daemon for it.
-
-    Run beside the driver's planning of the first batch, so the daemon's start (and the preloading of the pipeline,
-    ~1.3 s) overlaps it instead of following it. Never fails the stage: the NER tasks start the daemon themselves.
-    """
+def workers_starter(spark: Any, spec: NlpSpec) -> threading.Thread:
+    """A thread (not started) running one trivial task with the NER function's environment: the executor starts its
+    Python daemon for it, which preloads the pipeline (~1.3 s) — while the driver does other work, instead of before
+    the first NER batch. The job is made here, so it carries the worker environment in force now (pyspark copies it
+    into the function when ``mapInPandas`` is called). Never fails: the NER tasks start the daemon themselves."""
 
     def touch(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         get_nlp(spec)  # already there when the daemon preloaded it
         yield from batches
 
-    try:
-        spark.range(1, numPartitions=1).mapInPandas(touch, "id long").collect()
-    except Exception:  # noqa: BLE001 — only a head start; the stage's own jobs report real problems
-        logger.debug("mentions: starting the Python workers early failed", exc_info=True)
+    job = spark.range(1, numPartitions=1).mapInPandas(touch, "id long")
+
+    def run() -> None:
+        try:
+            job.collect()
+        except Exception:  # noqa: BLE001 — only a head start; the stage's own jobs report real problems
+            logger.debug("mentions: starting the Python workers early failed", exc_info=True)
+
+    return threading.Thread(target=run, name="mentions-workers", daemon=True)
 
 
 def plan_language_batches(
@@ -256,6 +260,13 @@ class MentionsStage(Stage):
         """The pipeline's spec, so the workers' daemon (``ingestion.worker_daemon``) loads it before forking them."""
         return preload_environment(ctx.domain.nlp)
 
+    def start_early(self, ctx: RunContext) -> threading.Thread | None:
+        """The workers' start, begun with the run when the stages before this one work in the driver (a small
+        corpus: docs/ingestion.md): their daemon and its pipeline are then ready when the first batch comes."""
+        starter = workers_starter(ctx.spark, ctx.domain.nlp)
+        starter.start()
+        return starter
+
     def _run_batches(self, ctx: RunContext, incremental: bool, started: float, stack: ExitStack) -> StageOutput:
         lake, spark = ctx.lakehouse, ctx.spark
         spec = ctx.domain.nlp
@@ -303,7 +314,7 @@ class MentionsStage(Stage):
         if plan:
             # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
             # while the driver plans the first batch, not after it.
-            starter = threading.Thread(target=_start_workers, args=(spark, spec), name="mentions-workers", daemon=True)
+            starter = workers_starter(spark, spec)
             starter.start()
             stack.callback(starter.join)
         texts = batch_rows(snapshot, plan)

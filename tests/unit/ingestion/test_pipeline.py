@@ -892,3 +892,48 @@ def test_issue_12_every_table_has_the_columns_graph_tables_defines(sample_run: S
         fields = json.loads(DeltaTable(str(sample_run.lake / table)).schema().to_json())["fields"]
         written[table] = tuple((f["name"], neutral(f["type"])) for f in fields)
     assert written == {name: spec.columns for name, spec in TABLES.items()}
+
+
+def test_issue_16_workers_start_early_only_when_a_stage_up_to_theirs_has_work() -> None:
+    """``Stage.start_early`` (the mentions stage: its Python workers' start) is begun with the run when that stage or
+    one before it has work — a small corpus's first stages run in the driver, so the workers would otherwise start
+    only when the first NER batch is ready — never when everything up to it is up to date, and a failing check only
+    loses the head start."""
+    import threading
+
+    from ingestion.pipeline import _start_early
+    from ingestion.stage import Stage
+    from tools.ingestion import StageReport
+
+    begun: list[str] = []
+
+    class Fake(Stage):
+        name = "fake"
+        tables = ("t",)
+        version = 1
+
+        def __init__(self, name: str, work: bool | None, hook: bool = False) -> None:
+            self.label, self.work, self.hook = name, work, hook
+
+        def up_to_date(self, ctx: Any) -> StageReport | None:
+            if self.work is None:
+                raise OSError("the listing failed")
+            return None if self.work else StageReport(stage=self.label, status="skipped")
+
+        def start_early(self, ctx: Any) -> threading.Thread | None:
+            if not self.hook:
+                return None
+            begun.append(self.label)
+            thread = threading.Thread(target=lambda: None)
+            thread.start()
+            return thread
+
+        def compute(self, ctx: Any, incremental: bool) -> Any:
+            raise AssertionError("not run here")
+
+    ctx = SimpleNamespace(force=False, spark=SimpleNamespace(sparkContext=SimpleNamespace(environment={})))
+    assert _start_early(ctx, [Fake("a", False), Fake("b", False, hook=True)]) == [] and begun == []
+    assert len(_start_early(ctx, [Fake("a", True), Fake("b", False, hook=True)])) == 1 and begun == ["b"]
+    assert _start_early(ctx, [Fake("a", None), Fake("b", False, hook=True)]) == [] and begun == ["b"]
+    forced = SimpleNamespace(force=True, spark=ctx.spark)
+    assert len(_start_early(forced, [Fake("a", False), Fake("b", False, hook=True)])) == 1
