@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -166,14 +167,8 @@ def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
 def scoped_sentence_openers(chunks: DataFrame, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
     """``sentence_openers`` per resolution scope: per document id when ``by_document`` (each document's casing
     alone, so that adding a book never changes another's people), else the corpus's under ``""``."""
-    if not candidates:
-        return {}
-    keys = ["doc_id"] if by_document else []
-    wanted = _wanted(chunks, candidates)
-    lowers = _words_in(chunks, wanted, _LOWERCASE_WORD, "lower", keys)
-    capitals = _words_in(chunks, wanted, _MID_SENTENCE_CAPITAL, "word", keys)
-    openers = lowers.join(wanted, "lower").join(capitals, [*keys, "word"], "left_anti")
-    return _by_scope(openers.select(*keys, "word").collect(), by_document)
+    casing = casing_evidence(chunks, lowercase=candidates, capitalised=candidates, by_document=by_document)
+    return casing.sentence_openers(candidates)
 
 
 def article_usage(chunks: DataFrame, candidates: set[str]) -> dict[str, tuple[int, int]]:
@@ -189,22 +184,7 @@ def scoped_article_usage(
     chunks: DataFrame, candidates: set[str], *, by_document: bool
 ) -> dict[str, dict[str, tuple[int, int]]]:
     """``article_usage`` per resolution scope (per document id when ``by_document``, else under ``""``)."""
-    from pyspark.sql import functions as F
-
-    if not candidates:
-        return {}
-    keys = ["doc_id"] if by_document else []
-    wanted = _wanted(chunks, candidates).select("word")
-    found = chunks.select(*keys, F.explode(F.regexp_extract_all("text", F.lit(ARTICLED_WORD), F.lit(0))).alias("m"))
-    word = F.regexp_extract("m", r"(\S+)$", 1)
-    words = found.select(*keys, word.alias("word"), (F.col("m") != word).alias("articled"))  # an article came first
-    counted = words.join(F.broadcast(wanted), "word", "left_semi").groupBy(*keys, "word").agg(
-        F.count("*").alias("n"), F.sum(F.col("articled").cast("int")).alias("articled")
-    )
-    out: dict[str, dict[str, tuple[int, int]]] = {}
-    for row in counted.collect():
-        out.setdefault(row.doc_id if by_document else "", {})[row.word] = (int(row.n), int(row.articled or 0))
-    return out
+    return casing_evidence(chunks, articled=candidates, by_document=by_document).usage
 
 
 def written_lowercase(chunks: DataFrame, candidates: set[str]) -> set[str]:
@@ -214,38 +194,90 @@ def written_lowercase(chunks: DataFrame, candidates: set[str]) -> set[str]:
 
 def scoped_written_lowercase(chunks: DataFrame, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
     """``written_lowercase`` per resolution scope (per document id when ``by_document``, else under ``""``)."""
-    if not candidates:
-        return {}
-    keys = ["doc_id"] if by_document else []
-    wanted = _wanted(chunks, candidates)
-    found = _words_in(chunks, wanted, _LOWERCASE_WORD, "lower", keys).join(wanted, "lower")
-    return _by_scope(found.select(*keys, "word").collect(), by_document)
+    return casing_evidence(chunks, lowercase=candidates, by_document=by_document).written_lowercase(candidates)
 
 
-def _by_scope(rows: Iterable[Any], by_document: bool) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for row in rows:
-        out.setdefault(row.doc_id if by_document else "", set()).add(row.word)
-    return out
+@dataclass
+class Casing:
+    """What one pass over the chunks found of some words' casing, per resolution scope (the document id when
+    by document, else ``""``): what ``sentence_openers``, ``article_usage`` and ``written_lowercase`` answer."""
+
+    asked_lowercase: frozenset[str] = frozenset()
+    lowercase: dict[str, set[str]] = field(default_factory=dict)  # the words asked about written in lowercase
+    capitalised: dict[str, set[str]] = field(default_factory=dict)  # those capitalised inside a sentence
+    usage: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+
+    def sentence_openers(self, candidates: set[str]) -> dict[str, set[str]]:
+        """Per scope, the ``candidates`` written in lowercase and never capitalised inside a sentence (asked about
+        as ``lowercase`` and as ``capitalised``)."""
+        out: dict[str, set[str]] = {}
+        for scope, lower in self.lowercase.items():
+            if found := (lower & candidates) - self.capitalised.get(scope, set()):
+                out[scope] = found
+        return out
+
+    def written_lowercase(self, candidates: set[str]) -> dict[str, set[str]]:
+        """Per scope, the ``candidates`` written in lowercase (asked about as ``lowercase``)."""
+        return {scope: found for scope, lower in self.lowercase.items() if (found := lower & candidates)}
 
 
-def _wanted(chunks: DataFrame, candidates: set[str]) -> DataFrame:
-    ordered = sorted(candidates)
-    return chunks.sparkSession.createDataFrame(
-        pa.table({"word": pa.array(ordered, pa.string()), "lower": pa.array([w.lower() for w in ordered], pa.string())})
-    )
-
-
-def _words_in(
-    chunks: DataFrame, wanted: DataFrame, pattern: str, column: str, keys: list[str] | None = None
-) -> DataFrame:
-    """The distinct words of the chunks that ``pattern`` finds and ``wanted[column]`` holds (with ``keys``: per
-    those columns of the chunks, e.g. per document)."""
+def casing_evidence(
+    chunks: DataFrame,
+    *,
+    lowercase: Collection[str] = (),
+    capitalised: Collection[str] = (),
+    articled: Collection[str] = (),
+    by_document: bool,
+) -> Casing:
+    """One Spark pass over the chunks for the casing the resolution and the carrying ask about, per scope: which of
+    the ``lowercase`` words the text also writes in lowercase, which of the ``capitalised`` ones it capitalises
+    inside a sentence (``_MID_SENTENCE_CAPITAL``), and how often each ``articled`` word stands, and stands after an
+    article (``ARTICLED_WORD``). One scan instead of one per question: each was a job over every chunk's text."""
     from pyspark.sql import functions as F
 
-    keys = keys or []
-    found = chunks.select(*keys, F.explode(F.regexp_extract_all("text", F.lit(pattern), F.lit(0))).alias(column))
-    return found.join(F.broadcast(wanted.select(column)), column, "left_semi").distinct()
+    asked = {"lower": {w.lower() for w in lowercase}, "capital": set(capitalised), "articled": set(articled)}
+    patterns = {"lower": _LOWERCASE_WORD, "capital": _MID_SENTENCE_CAPITAL, "articled": ARTICLED_WORD}
+    kinds = sorted(kind for kind, words in asked.items() if words)
+    if not kinds:
+        return Casing()
+    keys = ["doc_id"] if by_document else []
+    wanted = chunks.sparkSession.createDataFrame(
+        pa.table({
+            "kind": pa.array([kind for kind in kinds for _ in sorted(asked[kind])], pa.string()),
+            "word": pa.array([word for kind in kinds for word in sorted(asked[kind])], pa.string()),
+        })
+    )
+    matches = F.concat(*[_tagged(kind, patterns[kind]) for kind in kinds])
+    found = chunks.select(*keys, F.inline(matches))
+    # an articled match is the word with the article before it, if any
+    word = F.when(F.col("kind") == "articled", F.regexp_extract("m", r"(\S+)$", 1)).otherwise(F.col("m"))
+    words = found.select(*keys, "kind", word.alias("word"), (F.col("m") != word).alias("articled"))
+    counted = words.join(F.broadcast(wanted), ["kind", "word"], "left_semi").groupBy(*keys, "kind", "word").agg(
+        F.count("*").alias("n"), F.sum(F.col("articled").cast("int")).alias("articled")
+    )
+    lowered: dict[str, set[str]] = {}
+    casing = Casing(asked_lowercase=frozenset(lowercase))
+    for row in counted.collect():
+        scope = row.doc_id if by_document else ""
+        if row.kind == "lower":
+            lowered.setdefault(scope, set()).add(row.word)
+        elif row.kind == "capital":
+            casing.capitalised.setdefault(scope, set()).add(row.word)
+        else:
+            casing.usage.setdefault(scope, {})[row.word] = (int(row.n), int(row.articled or 0))
+    for scope, words_found in lowered.items():
+        casing.lowercase[scope] = {w for w in lowercase if w.lower() in words_found}
+    return casing
+
+
+def _tagged(kind: str, pattern: str) -> Any:
+    """The chunk text's matches of ``pattern`` as (kind, m) structs."""
+    from pyspark.sql import functions as F
+
+    return F.transform(
+        F.regexp_extract_all("text", F.lit(pattern), F.lit(0)),
+        lambda m: F.struct(F.lit(kind).alias("kind"), m.alias("m")),
+    )
 
 
 def carry_batches(
@@ -418,8 +450,14 @@ class EntitiesStage(Stage):
         forms = [form for group in scoped_forms.values() for form in group]
         table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
         language = ctx.domain.language
-        openers = scoped_sentence_openers(chunks, opener_candidates(forms, language), by_document=by_document)
-        usage = scoped_article_usage(chunks, article_candidates(forms, language), by_document=by_document)
+        starters = opener_candidates(forms, language)
+        # The carrying's question (which one-word names are also words, ``_carried``) is asked here too, of every
+        # one-word form: its names are among them, and one scan answers all three questions.
+        casing = casing_evidence(
+            chunks, lowercase=starters | {f.text for f in forms if " " not in f.text}, capitalised=starters,
+            articled=article_candidates(forms, language), by_document=by_document,
+        )
+        openers, usage = casing.sentence_openers(starters), casing.usage
         # the documents resolved incrementally have no resolved mentions yet, so no entities to keep ids from (a
         # crashed run's are rewritten with the same ids: they hash the document's own names)
         previous = self._previous(ctx, by_document) if todo is None else {}
@@ -465,27 +503,32 @@ class EntitiesStage(Stage):
                 }
             )
         )
-        # Persisted: the carrying counts, the entities' statistics and the mention_entities write all read it, and
-        # each would otherwise redo the read of mentions and its join to the forms.
+        # Persisted: the entities' statistics and the mention_entities write both read it, and each would otherwise
+        # redo the read of mentions and its join to the forms.
         attached = attach_entities(mentions, mapping_df).persist()
+        # each entity's NER mentions, as attach_entities joins them: its forms' counts (no job)
+        form_counts = {(scope, f.text, f.label): f.count for scope, group in scoped_forms.items() for f in group}
+        counts: dict[str, int] = {}
+        for key, entity_id in mapping.items():
+            counts[entity_id] = counts.get(entity_id, 0) + form_counts.get(key, 0)
         mention_entities = attached
         min_mentions = ctx.settings.ingestion.min_entity_mentions
         aliases = {
             scope: [(e, _with(list(e.aliases), inflected.get(e.entity_id, ()))) for e in entities]
             for scope, entities in by_scope.items()
         }
-        carried = self._carried(ctx, chunks, written, mention_entities, aliases, openers, by_document)
-        n_carried = 0
+        carried = self._carried(ctx, chunks, written, counts, aliases, openers, casing, by_document)
         if carried is not None:
-            n_carried = carried.count()
             mention_entities = mention_entities.unionByName(carried)
-        table_df = entity_table(entities_df, mention_entities, chunks, min_mentions)
+        # Persisted: its ids are the entities kept, which the mention_entities below are filtered by (reading the
+        # table just written back would be one more scan and Delta snapshot)
+        table_df = entity_table(entities_df, mention_entities, chunks, min_mentions).persist()
         if todo is None:
             lake.overwrite(table_df, ENTITIES.name, in_process=small)
         else:
             self._forget_entities(ctx, [e.entity_id for e in resolved], removed)
             lake.append(table_df, ENTITIES.name, in_process=small)
-        kept = lake.read(ENTITIES.name).select("entity_id")
+        kept = table_df.select("entity_id")
         kept_mentions = conform(mention_entities.join(kept, "entity_id", "left_semi"), MENTION_ENTITIES)
         if todo is None:
             lake.overwrite(kept_mentions, MENTION_ENTITIES.name, in_process=small)
@@ -494,9 +537,12 @@ class EntitiesStage(Stage):
             # commit has it resolved again, its entities above replaced rather than duplicated
             lake.delete_docs(MENTION_ENTITIES.name, sorted({*todo, *removed}))
             lake.append(kept_mentions, MENTION_ENTITIES.name, in_process=small)
-        attached.unpersist()
+        n_carried = 0
         if carried is not None:
+            n_carried = carried.count()  # from the cache the writes filled
             carried.unpersist()
+        attached.unpersist()
+        table_df.unpersist()
         counts = {
             "entities": lake.count(ENTITIES.name),
             "resolved_mentions": lake.count(MENTION_ENTITIES.name),
@@ -546,18 +592,18 @@ class EntitiesStage(Stage):
         ctx: RunContext,
         chunks: DataFrame,
         mentions: DataFrame,
-        mention_entities: DataFrame,
+        counts: dict[str, int],
         aliases: dict[str, list[tuple[ResolvedEntity, list[str]]]],
         openers: dict[str, set[str]],
+        casing: Casing,
         by_document: bool,
     ) -> DataFrame | None:
         """The kept people carried to their names' unlabelled occurrences (``ingestion.carrying``), persisted (the
         two writes read them), or None when no alias qualifies.
 
-        Kept means as the ``entities`` table keeps them: at least ``min_entity_mentions`` NER mentions. ``chunks``,
-        ``mentions`` and ``openers`` are those of the documents being resolved.
+        Kept means as the ``entities`` table keeps them: at least ``min_entity_mentions`` NER mentions (``counts``:
+        per entity id). ``chunks``, ``mentions``, ``openers`` and ``casing`` are those of the documents being resolved.
         """
-        counts = {r.entity_id: int(r["count"]) for r in mention_entities.groupBy("entity_id").count().collect()}
         minimum = ctx.settings.ingestion.min_entity_mentions
         kept: dict[str, list[tuple[str, str, list[str]]]] = {}
         others: dict[str, list[tuple[str, str]]] = {}
@@ -567,9 +613,11 @@ class EntitiesStage(Stage):
             others[scope] = [(n, e.entity_id) for e, names in entities if e.entity_id not in enough for n in names]
         # One pass over the chunks for every scope's one-word names: a word written in lowercase (anywhere in the
         # corpus, or in the document for a document's own people) is common.
-        common = scoped_written_lowercase(
-            chunks, {alias for group in kept.values() for alias in one_word_aliases(group)}, by_document=by_document
-        )
+        words = {alias for group in kept.values() for alias in one_word_aliases(group)}
+        common = casing.written_lowercase(words)
+        if unasked := words - casing.asked_lowercase:  # a name no form is written as: its own (cheap) pass
+            for scope, more in scoped_written_lowercase(chunks, unasked, by_document=by_document).items():
+                common.setdefault(scope, set()).update(more)
         carriable = {
             scope: found
             for scope in kept
@@ -590,15 +638,22 @@ class EntitiesStage(Stage):
         lake = ctx.lakehouse
         if not lake.exists(ENTITIES.name):
             return {}
-        entities = lake.read(ENTITIES.name).select("entity_id", "label", "aliases")
+        # read in-process (delta-rs): a Spark scan of the table cost seconds, its first Delta snapshot of the run
+        rows = lake.columns(ENTITIES.name, ["entity_id", "label", "aliases"]).to_pydict()
+        entities = {
+            entity_id: (entity_id, label, list(aliases or ()))
+            for entity_id, label, aliases in zip(rows["entity_id"], rows["label"], rows["aliases"], strict=True)
+        }
         if not by_document:
-            return {"": [(r.entity_id, r.label, list(r.aliases or ())) for r in entities.collect()]}
+            return {"": list(entities.values())}
         if not lake.exists(MENTION_ENTITIES.name):
             return {}
-        homes = lake.read(MENTION_ENTITIES.name).select("entity_id", "doc_id").distinct()
+        homes = lake.columns(MENTION_ENTITIES.name, ["entity_id", "doc_id"]).group_by(["entity_id", "doc_id"])
         out: dict[str, list[tuple[str, str, list[str]]]] = {}
-        for r in entities.join(homes, "entity_id").collect():
-            out.setdefault(r.doc_id, []).append((r.entity_id, r.label, list(r.aliases or ())))
+        pairs = homes.aggregate([]).to_pydict()
+        for entity_id, doc_id in zip(pairs["entity_id"], pairs["doc_id"], strict=True):
+            if entity_id in entities:
+                out.setdefault(doc_id, []).append(entities[entity_id])
         return out
 
     def _score(self, ctx: RunContext) -> dict[str, Any]:
