@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ingestion.carrying import Carrier, carriable_aliases, is_name_as_written, one_word_aliases, sentence_of
-from ingestion.stages.entities import article_usage, carried_mentions, written_lowercase
+from ingestion.casing import article_usage, written_lowercase
+from ingestion.stages.entities import carried_mentions
 
 TEXT = (
     "Tuppence looked up. Mr. Carter smiled at Tuppence, and Tuppence's hat fell. "

@@ -104,7 +104,7 @@ def test_issue_15_a_pet_name_joins_its_full_given_name_when_one_dominates() -> N
 
 @pytest.mark.spark
 def test_issue_15_sentence_openers_from_the_corpus_casing(spark: Any) -> None:
-    from ingestion.stages.entities import sentence_openers
+    from ingestion.casing import sentence_openers
 
     text = ("Ránézett Gergely a falra. Gergely ránézett a toronyra, és Fekete Bálint is.\n"
             "Fekete volt az éjszaka. Aztán fekete felhők jöttek. Hallod, Gergely?\n\nMegint Dobó szólt, és megint.")

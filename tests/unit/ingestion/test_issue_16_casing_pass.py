@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ingestion.stages.entities import (
+from ingestion.casing import (
     casing_evidence,
     scoped_article_usage,
     scoped_sentence_openers,

@@ -1,0 +1,154 @@
+"""Casing evidence for entity resolution: how the text itself writes the words of names.
+
+A word the corpus writes in lowercase somewhere and never capitalises inside a sentence is capitalised only because
+a sentence starts with it (a sentence opener, glued onto a name by the NER); a word written after "a", "an" or "the"
+is used as a common noun; a one-word name also written in lowercase is a common word too. The entities stage asks
+these questions of the chunks' text — one Spark pass answers all three (``casing_evidence``), per document in
+document scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from ingestion.names import ARTICLED_WORD
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+# A capitalised word after a letter, digit, comma or semicolon and one space or line break: inside a sentence,
+# where only names are capitalised. (After a full stop, a dash or a blank line a sentence may start.)
+_MID_SENTENCE_CAPITAL = r"(?<=[\p{L}\p{M}\p{N},;][ \t\r\n])\p{Lu}[\p{L}\p{M}]*"
+_LOWERCASE_WORD = r"(?<![\p{L}\p{M}\p{N}])\p{Ll}[\p{L}\p{M}]*"
+
+
+def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
+    """The ``candidates`` the corpus writes in lowercase somewhere and never capitalises inside a sentence.
+
+    Such a word is capitalised only because a sentence starts with it, so a name span beginning with it was glued
+    on by the NER ("Ránézett Gergely": *ránézett* is "looked at him"; "Meanwhile Pierre"). A real name word is
+    capitalised inside sentences too, even one that is also a common word ("Fekete Bálint", "Rose"). One Spark
+    pass over the chunks; only the candidates (first words of multi-word names) are counted.
+    """
+    return scoped_sentence_openers(chunks, candidates, by_document=False).get("", set())
+
+
+def scoped_sentence_openers(chunks: DataFrame, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
+    """``sentence_openers`` per resolution scope: per document id when ``by_document`` (each document's casing
+    alone, so that adding a book never changes another's people), else the corpus's under ``""``."""
+    casing = casing_evidence(chunks, lowercase=candidates, capitalised=candidates, by_document=by_document)
+    return casing.sentence_openers(candidates)
+
+
+def article_usage(chunks: DataFrame, candidates: set[str]) -> dict[str, tuple[int, int]]:
+    """How the corpus writes each capitalised ``candidate``: (occurrences, occurrences just after "a", "an" or
+    "the") — "the Cossack", "a Frenchman": a common noun's use, not a name's (``resolve_entities``'s
+    ``article_usage``). Every
+    occurrence counts, not only the NER's mentions: a model that tags a word seldom still sees it everywhere. One
+    Spark pass over the chunks; only the candidates are counted."""
+    return scoped_article_usage(chunks, candidates, by_document=False).get("", {})
+
+
+def scoped_article_usage(
+    chunks: DataFrame, candidates: set[str], *, by_document: bool
+) -> dict[str, dict[str, tuple[int, int]]]:
+    """``article_usage`` per resolution scope (per document id when ``by_document``, else under ``""``)."""
+    return casing_evidence(chunks, articled=candidates, by_document=by_document).usage
+
+
+def written_lowercase(chunks: DataFrame, candidates: set[str]) -> set[str]:
+    """The ``candidates`` the corpus also writes in lowercase ("Will" where "will" occurs): one Spark pass."""
+    return scoped_written_lowercase(chunks, candidates, by_document=False).get("", set())
+
+
+def scoped_written_lowercase(chunks: DataFrame, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
+    """``written_lowercase`` per resolution scope (per document id when ``by_document``, else under ``""``)."""
+    return casing_evidence(chunks, lowercase=candidates, by_document=by_document).written_lowercase(candidates)
+
+
+@dataclass
+class Casing:
+    """What one pass over the chunks found of some words' casing, per resolution scope (the document id when
+    by document, else ``""``): what ``sentence_openers``, ``article_usage`` and ``written_lowercase`` answer."""
+
+    asked_lowercase: frozenset[str] = frozenset()
+    lowercase: dict[str, set[str]] = field(default_factory=dict)  # the words asked about written in lowercase
+    capitalised: dict[str, set[str]] = field(default_factory=dict)  # those capitalised inside a sentence
+    usage: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+
+    def sentence_openers(self, candidates: set[str]) -> dict[str, set[str]]:
+        """Per scope, the ``candidates`` written in lowercase and never capitalised inside a sentence (asked about
+        as ``lowercase`` and as ``capitalised``)."""
+        out: dict[str, set[str]] = {}
+        for scope, lower in self.lowercase.items():
+            if found := (lower & candidates) - self.capitalised.get(scope, set()):
+                out[scope] = found
+        return out
+
+    def written_lowercase(self, candidates: set[str]) -> dict[str, set[str]]:
+        """Per scope, the ``candidates`` written in lowercase (asked about as ``lowercase``)."""
+        return {scope: found for scope, lower in self.lowercase.items() if (found := lower & candidates)}
+
+
+def casing_evidence(
+    chunks: DataFrame,
+    *,
+    lowercase: Collection[str] = (),
+    capitalised: Collection[str] = (),
+    articled: Collection[str] = (),
+    by_document: bool,
+) -> Casing:
+    """One Spark pass over the chunks for the casing the resolution and the carrying ask about, per scope: which of
+    the ``lowercase`` words the text also writes in lowercase, which of the ``capitalised`` ones it capitalises
+    inside a sentence (``_MID_SENTENCE_CAPITAL``), and how often each ``articled`` word stands, and stands after an
+    article (``ARTICLED_WORD``). One scan instead of one per question: each was a job over every chunk's text."""
+    from pyspark.sql import functions as F
+
+    asked = {"lower": {w.lower() for w in lowercase}, "capital": set(capitalised), "articled": set(articled)}
+    patterns = {"lower": _LOWERCASE_WORD, "capital": _MID_SENTENCE_CAPITAL, "articled": ARTICLED_WORD}
+    kinds = sorted(kind for kind, words in asked.items() if words)
+    if not kinds:
+        return Casing()
+    keys = ["doc_id"] if by_document else []
+    wanted = chunks.sparkSession.createDataFrame(
+        pa.table({
+            "kind": pa.array([kind for kind in kinds for _ in sorted(asked[kind])], pa.string()),
+            "word": pa.array([word for kind in kinds for word in sorted(asked[kind])], pa.string()),
+        })
+    )
+    matches = F.concat(*[_tagged(kind, patterns[kind]) for kind in kinds])
+    found = chunks.select(*keys, F.inline(matches))
+    # an articled match is the word with the article before it, if any
+    word = F.when(F.col("kind") == "articled", F.regexp_extract("m", r"(\S+)$", 1)).otherwise(F.col("m"))
+    words = found.select(*keys, "kind", word.alias("word"), (F.col("m") != word).alias("articled"))
+    counted = words.join(F.broadcast(wanted), ["kind", "word"], "left_semi").groupBy(*keys, "kind", "word").agg(
+        F.count("*").alias("n"), F.sum(F.col("articled").cast("int")).alias("articled")
+    )
+    lowered: dict[str, set[str]] = {}
+    casing = Casing(asked_lowercase=frozenset(lowercase))
+    for row in counted.collect():
+        scope = row.doc_id if by_document else ""
+        if row.kind == "lower":
+            lowered.setdefault(scope, set()).add(row.word)
+        elif row.kind == "capital":
+            casing.capitalised.setdefault(scope, set()).add(row.word)
+        else:
+            casing.usage.setdefault(scope, {})[row.word] = (int(row.n), int(row.articled or 0))
+    for scope, words_found in lowered.items():
+        casing.lowercase[scope] = {w for w in lowercase if w.lower() in words_found}
+    return casing
+
+
+def _tagged(kind: str, pattern: str) -> Any:
+    """The chunk text's matches of ``pattern`` as (kind, m) structs."""
+    from pyspark.sql import functions as F
+
+    return F.transform(
+        F.regexp_extract_all("text", F.lit(pattern), F.lit(0)),
+        lambda m: F.struct(F.lit(kind).alias("kind"), m.alias("m")),
+    )
