@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graph.tables import COOCCURRENCES
+from ingestion.lakehouse import one_of
 from ingestion.markers import fingerprint
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
@@ -202,9 +203,8 @@ class CooccurrencesStage(Stage):
             # committed from the driver — no scan of the whole tables' files, no Spark write job
             mention_entities = lake.local_rows("mention_entities", resolved)
             chunks = lake.local_rows("chunks", resolved)
-            ids = lake.columns("mention_entities", ["entity_id", "doc_id"])
-            mine = ids.filter(pc.is_in(ids.column("doc_id"), value_set=pa.array(resolved, pa.string())))
-            entities = lake.local_rows("entities", sorted(set(mine.column("entity_id").to_pylist())), key="entity_id")
+            ids = lake.snapshot("mention_entities").to_table(columns=["entity_id"], filter=one_of("doc_id", resolved))
+            entities = lake.local_rows("entities", sorted(set(ids.column("entity_id").to_pylist())), key="entity_id")
             lake.append(cooccurrence_pairs(mention_entities, chunks, entities, window), self.name, in_process=True)
         elif resolved:
             mention_entities = lake.read("mention_entities").where(F.col("doc_id").isin(resolved))

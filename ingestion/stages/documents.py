@@ -26,7 +26,7 @@ from graph.tables import DOCUMENTS, REJECTS, Column, ddl
 from ingestion.lakehouse import IN_PROCESS_CHARS
 from ingestion.markers import fingerprint
 from ingestion.records import parse_jsonl_line, read_file
-from ingestion.scan import InputSource, Scan, listing_fingerprint, resolve_roots, scan_inputs
+from ingestion.scan import InputSource, Scan, ScanReject, listing_fingerprint, resolve_roots, scan_inputs
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import RejectedDocument, check_document, content_id, count_words, decode_document, strip_gutenberg
 from ingestion.text import detect_language as detect_text_language
@@ -141,13 +141,23 @@ def _prepare_one(
     return row
 
 
+def _file_row(path: Path) -> tuple[Any, ...]:
+    """A plain file's RAW_SCHEMA row: its path, for the reader (a worker, or the driver) to open."""
+    return ("file", str(path), path.stem, str(path), None, None, None, None, {}, None, None)
+
+
+def _reject_row(reject: ScanReject) -> tuple[Any, ...]:
+    """A scan reject's RAW_SCHEMA row."""
+    return ("reject", reject.source, None, None, None, None, None, None, {}, reject.reason, reject.detail)
+
+
 def read_raw(spark: SparkSession, scan: Scan) -> DataFrame:
     """Every input as RAW_SCHEMA rows: file paths and scan rejects from the driver, JSONL lines and table rows."""
     local: list[tuple[Any, ...]] = []
     frames: list[DataFrame] = []
     for source in scan.sources:
         if source.kind == "files":
-            local.extend(("file", str(f), f.stem, str(f), None, None, None, None, {}, None, None) for f in source.files)
+            local.extend(_file_row(f) for f in source.files)
         elif source.kind == "jsonl":
             frames.append(_jsonl_rows(spark, source.path))
         else:
@@ -156,7 +166,7 @@ def read_raw(spark: SparkSession, scan: Scan) -> DataFrame:
                 local.append(frame)
             else:
                 frames.append(frame)
-    local.extend(("reject", r.source, None, None, None, None, None, None, {}, r.reason, r.detail) for r in scan.rejects)
+    local.extend(_reject_row(r) for r in scan.rejects)
     result = spark.createDataFrame(local, RAW_SCHEMA)
     for frame in frames:
         result = result.unionByName(frame)
@@ -311,8 +321,7 @@ def prepare_in_driver(
     files = [path for source in scan.sources for path in source.files]
     if sum(stats.get(str(path), (0, 0))[0] for path in files) > IN_PROCESS_CHARS:
         return None
-    raw = [("file", str(f), f.stem, str(f), None, None, None, None, {}, None, None) for f in files]
-    raw += [("reject", r.source, None, None, None, None, None, None, {}, r.reason, r.detail) for r in scan.rejects]
+    raw = [_file_row(f) for f in files] + [_reject_row(r) for r in scan.rejects]
     names = [field.split()[0] for field in RAW_SCHEMA.split(", ")]
     frames = list(transform([pd.DataFrame(raw, columns=names)]))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PREPARED_COLUMNS)
@@ -482,7 +491,7 @@ class DocumentsStage(Stage):
             if prepared is not None:
                 prepared.unpersist()
         # Every file that is (or repeats) a document, with its size and time: what the next run need not read.
-        files = {path: doc_id for path, doc_id in known.items()}
+        files = dict(known)
         files.update((source, row["doc_id"]) for source, row in read_ok.items() if source in stats)
         ctx.lakehouse.markers.write_state(self.name, run_id=ctx.run_id, state={
             "files": {path: [*stats[path], doc_id] for path, doc_id in sorted(files.items()) if path in stats},

@@ -303,13 +303,11 @@ class EntitiesStage(Stage):
         if by_document and incremental:
             todo, removed = self._documents_to_redo(ctx)
         # A few documents (a small corpus, or the new ones of an incremental run): their rows are read in the driver
-        # and committed from it (delta-rs), without scanning the tables' files or a Spark write job each.
+        # (delta-rs) and handed to Spark as local relations, so the stage's jobs scan them rather than the whole
+        # tables' files, and its tables are committed from the driver, without a Spark write job each.
         scope_docs = todo if todo is not None else sorted(lake.doc_ids("mentions"))
         small = lake.small_increment(scope_docs)
         if small:
-            # A few documents' rows, read in the driver (delta-rs) and handed to Spark as local relations: the
-            # stage's dozen jobs then scan them, not the whole tables' files (16 s → 5 s for one chapter of the 8×
-            # library)
             written, chunks = lake.local_rows("mentions", scope_docs), lake.local_rows("chunks", scope_docs)
         else:
             written, chunks = lake.read("mentions"), lake.read("chunks")
