@@ -15,20 +15,22 @@ from graph.storage import LakehouseStorage, as_storage
 from graph.tables import TABLES
 from ingestion.errors import LakehouseError
 from ingestion.markers import MarkerStore
+from settings.config import IngestionSettings
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 logger = logging.getLogger(__name__)
 
-# The largest table (its files' bytes) whose rows ``Lakehouse.delete_where`` deletes in the driver, with delta-rs: the
-# files holding the rows are read and rewritten in this process's memory.
-IN_PROCESS_DELETE_BYTES = 256 * 1024 * 1024
-# The most text (characters) of the documents whose rows a run makes and commits in the driver instead of through
-# Spark jobs (``Lakehouse.small_increment``): two or three long novels (War and Peace is 3.2 million). Their rows are
-# then handed to Spark as local relations, whose data travels inside every task of a job: fine for a few MB, not for
-# a library.
-IN_PROCESS_CHARS = 8_000_000
+# What the driver does itself rather than through Spark jobs, unless the settings say otherwise
+# (``ingestion.driver_max_delete_bytes``, ``ingestion.driver_max_chars``; their descriptions say why):
+# the largest table (its files' bytes) whose rows ``Lakehouse.delete_where`` deletes with delta-rs — the files holding
+# the rows are read and rewritten in this process's memory —
+IN_PROCESS_DELETE_BYTES = IngestionSettings.model_fields["driver_max_delete_bytes"].default
+# and the most text (characters) of the documents whose rows a run makes and commits in the driver
+# (``Lakehouse.small_increment``): two or three long novels (War and Peace is 3.2 million). Their rows are then handed
+# to Spark as local relations, whose data travels inside every task of a job: fine for a few MB, not for a library.
+IN_PROCESS_CHARS = IngestionSettings.model_fields["driver_max_chars"].default
 
 
 def one_of(column: str, values: list[str] | set[str]) -> Any:
@@ -43,8 +45,13 @@ def one_of(column: str, values: list[str] | set[str]) -> Any:
 class Lakehouse:
     """Delta tables named after the stages that write them (see docs/tables.md)."""
 
-    def __init__(self, root: Path | LakehouseStorage, spark: SparkSession) -> None:
+    def __init__(
+        self, root: Path | LakehouseStorage, spark: SparkSession, *, driver_max_chars: int = IN_PROCESS_CHARS,
+        driver_max_delete_bytes: int = IN_PROCESS_DELETE_BYTES,
+    ) -> None:
         self.storage = as_storage(root)
+        self.driver_max_chars = driver_max_chars
+        self.driver_max_delete_bytes = driver_max_delete_bytes
         # A local root stays the Path it always was; a bucket's root is its s3a:// URI (messages only).
         self.root: Path | str = self.storage.local if self.storage.local is not None else self.storage.uri()
         self.spark = spark
@@ -112,11 +119,11 @@ class Lakehouse:
         return rows
 
     def in_process_size(self, table: str) -> bool:
-        """Whether the table's files hold at most ``IN_PROCESS_DELETE_BYTES``: small enough to scan and change in the
+        """Whether the table's files hold at most ``driver_max_delete_bytes``: small enough to scan and change in the
         driver (from the Delta log's file sizes; no data is read)."""
         actions = self.delta_table(table).get_add_actions(flatten=True)
         size = int(sum(actions.column("size_bytes").to_pylist())) if actions.num_rows else 0
-        return size <= IN_PROCESS_DELETE_BYTES
+        return size <= self.driver_max_delete_bytes
 
     def local_rows(self, table: str, values: list[str], *, key: str = "doc_id") -> DataFrame:
         """The rows whose ``key`` is one of ``values`` (by default: of these documents) as a Spark DataFrame over a
@@ -129,7 +136,7 @@ class Lakehouse:
         return self.spark.createDataFrame(rows)
 
     def small_increment(self, doc_ids: list[str] | set[str]) -> bool:
-        """Whether the text of these documents is at most ``IN_PROCESS_CHARS``: their derived rows may then be made
+        """Whether the text of these documents is at most ``driver_max_chars``: their derived rows may then be made
         and committed in the driver (``append(…, in_process=True)``)."""
         if not doc_ids or not self.exists("documents"):
             return not doc_ids
@@ -138,7 +145,7 @@ class Lakehouse:
         sizes = self.snapshot("documents").to_table(
             columns=["n_chars"], filter=one_of("doc_id", doc_ids)
         )
-        return int(pc.sum(sizes.column("n_chars")).as_py() or 0) <= IN_PROCESS_CHARS
+        return int(pc.sum(sizes.column("n_chars")).as_py() or 0) <= self.driver_max_chars
 
     def write_arrow(self, data: Any, table: str, *, overwrite: bool = False) -> None:
         """Commit a small driver-side Arrow table in-process (delta-rs), without a Spark job.
@@ -162,7 +169,7 @@ class Lakehouse:
     def delete_where(self, table: str, column: str, values: list[str]) -> None:
         """Delete every row whose ``column`` holds one of ``values``, in one Delta commit (none when nothing to do).
 
-        A table of up to ``IN_PROCESS_DELETE_BYTES`` is changed in this process (delta-rs): an incremental run's
+        A table of up to ``driver_max_delete_bytes`` is changed in this process (delta-rs): an incremental run's
         deletes touch a few files, and a Spark job for each cost seconds (7 s for one document of the 8× library's
         ``documents``, 0.3 s in-process). A larger table is left to Spark, whose executors share the scan.
         """

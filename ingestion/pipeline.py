@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ingestion.context import RunContext
 from ingestion.errors import UnknownStageError
 from ingestion.routing import settle_corpus_language
-from ingestion.spark import python_worker_environment
+from ingestion.spark import StartingSession, python_worker_environment
 from ingestion.stage import Stage
 from ingestion.stages.chunks import ChunksStage
 from ingestion.stages.cooccurrences import CooccurrencesStage
@@ -128,6 +128,7 @@ def _start_early(ctx: RunContext, stages: list[Stage]) -> list[threading.Thread]
 def _run_each(ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) -> None:
     for index, stage in enumerate(stages):
         try:
+            _settle_session(ctx)
             if stage.name != "documents":
                 # Documents in: with detected languages, the corpus's language is the run's from here on (issue 15).
                 settle_corpus_language(ctx)
@@ -145,6 +146,14 @@ def _run_each(ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) ->
                 for later in stages[index + 1 :]
             )
             break
+
+
+def _settle_session(ctx: RunContext) -> None:
+    """The real session in the run's context once a session started in the background is there (its start's error
+    raised, for the stage about to run to report): pyspark and Delta get a SparkSession, not its stand-in."""
+    if isinstance(ctx.spark, StartingSession) and ctx.spark.ready:
+        ctx.spark = ctx.spark.session()
+        ctx.lakehouse.spark = ctx.spark
 
 
 def _reason(exc: Exception) -> str:

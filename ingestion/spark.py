@@ -12,10 +12,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Iterator, Mapping
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from graph.storage import LakehouseStorage, hdfs_client_made
 from ingestion.jvm_archive import LOCAL_JVM_OPTIONS, archive_options
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 LOG4J_CONF = PROJECT_ROOT / "conf" / "log4j2.properties"
 DELTA_CONF = {
@@ -162,21 +165,127 @@ def spark_submit_args(settings: SparkSettings, storage: LakehouseStorage) -> lis
     return args
 
 
+# Guards every change to a session's worker environment: a thread creating a job (the NER workers' early start)
+# and the pipeline entering or leaving a stage must not interleave their save-and-restore.
+_ENVIRONMENT_LOCK = threading.RLock()
+
+
+class StartingSession:
+    """A Spark session started in a background thread, standing in for it until it is there.
+
+    A local run's JVM takes ~3 s to start; the stages that work in the driver (a small corpus's documents, chunks and
+    index: docs/ingestion.md) need none of it, so the run begins them while the JVM starts. Any attribute is the
+    session's, waited for (``session()``), so a stage that needs Spark simply waits; the pipeline swaps in the real
+    session once it is there (``ready``). A failed start is raised where the session is first needed, as the start
+    itself would have raised it.
+    """
+
+    def __init__(self, start: Callable[[], SparkSession]) -> None:
+        self._start = start
+        self._session: SparkSession | None = None
+        self._error: BaseException | None = None
+        self._done = threading.Event()
+        # worker-environment layers entered while the session was not there: applied, in order, when it comes
+        self._layers: list[tuple[dict[str, str], dict[str, str | None]]] = []
+        self._thread = threading.Thread(target=self._run, name="spark-start", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            session = self._start()
+        except BaseException as exc:  # noqa: BLE001 - kept for the thread that needs the session to raise
+            self._error = exc
+            self._done.set()
+            return
+        with _ENVIRONMENT_LOCK:
+            environment = session.sparkContext.environment
+            for variables, saved in self._layers:
+                saved.update({key: environment.get(key) for key in variables})
+                environment.update(variables)
+            self._session = session
+            self._done.set()
+
+    @property
+    def ready(self) -> bool:
+        """Whether the start has ended (with a session or with an error): ``session()`` no longer waits."""
+        return self._done.is_set()
+
+    def session(self) -> SparkSession:
+        """The session, waited for; the start's error if it failed."""
+        if not self._done.is_set():
+            began = time.perf_counter()
+            self._done.wait()
+            logger.info("waited %.1f s for Spark to start", time.perf_counter() - began)
+        if self._error is not None:
+            raise self._error
+        assert self._session is not None
+        return self._session
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # copy, pickle and friends ask for these: they are not the session's to answer
+            raise AttributeError(name)
+        return getattr(self.session(), name)
+
+    @contextmanager
+    def worker_environment(self, variables: Mapping[str, str]) -> Iterator[None]:
+        """``python_worker_environment`` for a session perhaps still starting: recorded, applied when it comes."""
+        with _ENVIRONMENT_LOCK:
+            if self._session is not None or self._error is not None:
+                layer = None
+            else:
+                layer = (dict(variables), {})
+                self._layers.append(layer)
+        if layer is None:
+            with python_worker_environment(self.session(), variables):
+                yield
+            return
+        try:
+            yield
+        finally:
+            with _ENVIRONMENT_LOCK:
+                self._layers.remove(layer)
+                if self._session is not None:  # it came meanwhile: undo what _run applied
+                    _restore(self._session.sparkContext.environment, layer[1])
+
+
+def real_session(spark: SparkSession | StartingSession) -> SparkSession:
+    """The session itself (waited for if it is still starting)."""
+    return spark.session() if isinstance(spark, StartingSession) else spark
+
+
 @contextmanager
-def python_worker_environment(spark: SparkSession, variables: Mapping[str, str]) -> Iterator[None]:
+def python_worker_environment(spark: SparkSession | StartingSession, variables: Mapping[str, str]) -> Iterator[None]:
     """Add ``variables`` to the environment of the Python workers of the jobs created inside; restore it after.
 
     pyspark copies ``SparkContext.environment`` into each Python function when the function is created (e.g. by
-    ``mapInPandas``), and Spark starts the daemon of a function's workers with that environment.
+    ``mapInPandas``), and Spark starts the daemon of a function's workers with that environment. A session still
+    starting is not waited for: the variables are applied when it comes.
     """
-    environment = spark.sparkContext.environment
-    saved = {key: environment.get(key) for key in variables}
-    environment.update(variables)
+    if isinstance(spark, StartingSession):
+        with spark.worker_environment(variables):
+            yield
+        return
+    with _ENVIRONMENT_LOCK:
+        environment = spark.sparkContext.environment
+        saved = {key: environment.get(key) for key in variables}
+        environment.update(variables)
     try:
         yield
     finally:
-        for key, value in saved.items():
-            if value is None:
-                environment.pop(key, None)
-            else:
-                environment[key] = value
+        with _ENVIRONMENT_LOCK:
+            _restore(environment, saved)
+
+
+def made_with_environment(spark: SparkSession, variables: Mapping[str, str], make: Callable[[], T]) -> T:
+    """``make()`` (which creates a job) with ``variables`` in the workers' environment, from a thread of its own:
+    no other thread's change of the environment comes between (the pipeline's, entering or leaving a stage)."""
+    with _ENVIRONMENT_LOCK, python_worker_environment(spark, variables):
+        return make()
+
+
+def _restore(environment: dict[str, str], saved: Mapping[str, str | None]) -> None:
+    for key, value in saved.items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value

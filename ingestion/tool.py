@@ -164,7 +164,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
     def _execute(self, request: IngestionRequest, run_id: str) -> IngestionResult:
         from ingestion.pipeline import select_stages
         from ingestion.publish import ensure_baseline
-        from ingestion.spark import get_spark
+        from ingestion.spark import StartingSession, get_spark
 
         settings = self._require_settings()
         stages = select_stages(request.stages)
@@ -190,7 +190,11 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
                 answered = self._run_up_to_date(request, run_id, stages, domain)
                 if answered is not None:
                     return answered
-            spark = spark or get_spark(settings.spark, settings.lakehouse.storage())
+            if spark is None:
+                # Started beside the first stages, which work in the driver when the corpus or its increment is
+                # small: the JVM's few seconds are then hidden (issue 16, items 4-5).
+                storage = settings.lakehouse.storage()
+                spark = StartingSession(lambda: get_spark(settings.spark, storage))  # type: ignore[assignment]
             return self._run_locked(request, run_id, stages, domain, spark)
 
     def run_if_up_to_date(self, request: IngestionRequest) -> IngestionResult | None:
@@ -237,7 +241,11 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         from ingestion.lakehouse import Lakehouse
 
         settings = self._require_settings()
-        lakehouse = Lakehouse(settings.lakehouse.storage(), spark)  # type: ignore[arg-type] # None: no table is read
+        lakehouse = Lakehouse(
+            settings.lakehouse.storage(), spark,  # type: ignore[arg-type] # None: no table is read
+            driver_max_chars=settings.ingestion.driver_max_chars,
+            driver_max_delete_bytes=settings.ingestion.driver_max_delete_bytes,
+        )
         lakehouse.check_writable()
         return RunContext(
             spark=spark,  # type: ignore[arg-type]

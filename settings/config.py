@@ -205,6 +205,17 @@ class IngestionSettings(BaseModel):
     mentions_batch_words: int = Field(
         default=400_000, ge=1, description="Words per committed NER batch: what a crash can lose, and a progress step."
     )
+    driver_max_chars: int = Field(
+        default=8_000_000, ge=0,
+        description="The most text (characters) of the documents a run reads, splits, resolves and commits in the "
+        "driver, without Spark jobs: a small corpus, or the new documents of an increment (docs/ingestion.md). The "
+        "default is two or three long novels; lower it for a driver with little memory, 0 to always use Spark.",
+    )
+    driver_max_delete_bytes: int = Field(
+        default=256 * 1024 * 1024, ge=0,
+        description="The largest table (bytes of its files) whose rows an incremental run deletes in the driver "
+        "(delta-rs reads and rewrites the files holding them); a larger one is left to a Spark job.",
+    )
     max_document_bytes: int = Field(default=50_000_000, ge=1)
     max_line_chars: int = Field(default=100_000, ge=100)
     check_language: bool = True

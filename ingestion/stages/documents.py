@@ -23,7 +23,6 @@ import pandas as pd
 import pyarrow as pa
 
 from graph.tables import DOCUMENTS, REJECTS, Column, ddl
-from ingestion.lakehouse import IN_PROCESS_CHARS
 from ingestion.markers import fingerprint
 from ingestion.records import parse_jsonl_line, read_file
 from ingestion.scan import InputSource, Scan, ScanReject, listing_fingerprint, resolve_roots, scan_inputs
@@ -308,9 +307,13 @@ def reject_duplicate_ids(prepared: DataFrame) -> DataFrame:
 
 
 def prepare_in_driver(
-    scan: Scan, stats: dict[str, tuple[int, int]], transform: Callable[[Iterable[pd.DataFrame]], Iterator[pd.DataFrame]]
+    scan: Scan,
+    stats: dict[str, tuple[int, int]],
+    transform: Callable[[Iterable[pd.DataFrame]], Iterator[pd.DataFrame]],
+    max_chars: int,
 ) -> pd.DataFrame | None:
-    """The prepared rows of a scan of plain files holding at most ``IN_PROCESS_CHARS`` bytes, made in the driver by
+    """The prepared rows of a scan of plain files holding at most ``max_chars`` bytes (``ingestion.driver_max_chars``;
+    a character is at least a byte), made in the driver by
     the workers' own transform; None for anything else (JSONL, tables, more text), which Spark's workers read.
 
     A book or a few: a Spark job would cost more than the reading (its Python worker's start, ~4 s, and a Delta write
@@ -319,7 +322,7 @@ def prepare_in_driver(
     if any(source.kind != "files" for source in scan.sources):
         return None
     files = [path for source in scan.sources for path in source.files]
-    if sum(stats.get(str(path), (0, 0))[0] for path in files) > IN_PROCESS_CHARS:
+    if sum(stats.get(str(path), (0, 0))[0] for path in files) > max_chars:
         return None
     raw = [_file_row(f) for f in files] + [_reject_row(r) for r in scan.rejects]
     names = [field.split()[0] for field in RAW_SCHEMA.split(", ")]
@@ -423,7 +426,7 @@ class DocumentsStage(Stage):
         stats = file_stats(scan)
         known = self._unchanged(ctx, stats, existing) if incremental else {}
         to_read = without_files(scan, set(known))
-        local = prepare_in_driver(to_read, stats, transform)
+        local = prepare_in_driver(to_read, stats, transform, ctx.settings.ingestion.driver_max_chars)
         prepared = None
         if local is None:
             raw = read_raw(ctx.spark, to_read)

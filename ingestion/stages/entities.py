@@ -419,6 +419,9 @@ class EntitiesStage(Stage):
             "surface_forms": len(forms),
         }
         details: dict[str, Any] = {}
+        if by_document:
+            # documents resolved with no entity kept, which the next increment must not take for new ones
+            details["without_entities"] = sorted(lake.doc_ids("mentions") - lake.doc_ids(MENTION_ENTITIES.name))
         if todo is not None:
             # what changed, for the cooccurrences stage to update its pairs of these documents only: the tables are
             # those of the run whose output fingerprint is ``extends`` with these documents resolved and removed
@@ -430,8 +433,7 @@ class EntitiesStage(Stage):
             details["gold"] = self._score(ctx)
         return StageOutput(counts=counts, output_fingerprint=self.output_fingerprint(ctx), details=details)
 
-    @staticmethod
-    def _documents_to_redo(ctx: RunContext) -> tuple[list[str] | None, list[str]]:
+    def _documents_to_redo(self, ctx: RunContext) -> tuple[list[str] | None, list[str]]:
         """Document scope: the documents to resolve (those with mentions but no resolved ones yet) and to remove
         (resolved ones whose mentions are gone); (None, []) when the tables are not there to update. Read in-process
         from the tables' snapshots (delta-rs), no Spark job."""
@@ -439,9 +441,13 @@ class EntitiesStage(Stage):
         if not (lake.exists(ENTITIES.name) and lake.exists(MENTION_ENTITIES.name)):
             return None, []
         current, present = lake.doc_ids("mentions"), lake.doc_ids(MENTION_ENTITIES.name)
-        todo, removed = sorted(current - present), sorted(present - current)
+        # resolved before without an entity kept (a page of front matter, a short notice): nothing in the table
+        # says so, the last complete run's marker does
+        marker = self.previous
+        settled = set(marker.details.get("without_entities", ())) if marker is not None else set()
+        todo, removed = sorted(current - present - settled), sorted(present - current)
         logger.info("entities: %d documents to resolve, %d removed, %d kept as they are", len(todo), len(removed),
-                    len(present & current))
+                    len(current) - len(todo))
         return todo, removed
 
     @staticmethod

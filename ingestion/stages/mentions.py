@@ -27,7 +27,7 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,7 @@ from graph.tables import CHUNKS, MENTION_CHUNKS, MENTIONS, NON_PROSE_UNIT_KINDS
 from ingestion.lakehouse import one_of
 from ingestion.nlp import NlpSpec, extract_mentions, get_nlp
 from ingestion.routing import warn_rules_only
+from ingestion.spark import made_with_environment, real_session
 from ingestion.stage import Stage, StageOutput
 from ingestion.worker_daemon import preload_environment
 
@@ -73,20 +74,23 @@ def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[p
         yield pd.DataFrame(rows, columns=list(MENTIONS.names))
 
 
-def workers_starter(spark: Any, spec: NlpSpec) -> threading.Thread:
-    """A thread (not started) running one trivial task with the NER function's environment: the executor starts its
-    Python daemon for it, which preloads the pipeline (~1.3 s) — while the driver does other work, instead of before
-    the first NER batch. The job is made here, so it carries the worker environment in force now (pyspark copies it
-    into the function when ``mapInPandas`` is called). Never fails: the NER tasks start the daemon themselves."""
+def workers_starter(spark: Any, spec: NlpSpec, environment: Mapping[str, str]) -> threading.Thread:
+    """A thread (not started) running one trivial task with the NER function's worker ``environment``: the executor
+    starts its Python daemon for it, which preloads the pipeline (~1.3 s) — while the driver does other work, instead
+    of before the first NER batch. The thread makes the job too, so a session still starting
+    (``ingestion.spark.StartingSession``) is waited for there, not by the caller; pyspark copies the environment into
+    the function when ``mapInPandas`` is called, and Spark starts one daemon per environment, so it must be the one
+    the NER batches will have. Never fails: the NER tasks start the daemon themselves."""
 
     def touch(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         get_nlp(spec)  # already there when the daemon preloaded it
         yield from batches
 
-    job = spark.range(1, numPartitions=1).mapInPandas(touch, "id long")
-
     def run() -> None:
         try:
+            session = real_session(spark)
+            job = made_with_environment(session, environment,
+                                        lambda: session.range(1, numPartitions=1).mapInPandas(touch, "id long"))
             job.collect()
         except Exception:  # noqa: BLE001 — only a head start; the stage's own jobs report real problems
             logger.debug("mentions: starting the Python workers early failed", exc_info=True)
@@ -263,7 +267,7 @@ class MentionsStage(Stage):
     def start_early(self, ctx: RunContext) -> threading.Thread | None:
         """The workers' start, begun with the run when the stages before this one work in the driver (a small
         corpus: docs/ingestion.md): their daemon and its pipeline are then ready when the first batch comes."""
-        starter = workers_starter(ctx.spark, ctx.domain.nlp)
+        starter = workers_starter(ctx.spark, ctx.domain.nlp, self.worker_environment(ctx))
         starter.start()
         return starter
 
@@ -314,7 +318,7 @@ class MentionsStage(Stage):
         if plan:
             # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
             # while the driver plans the first batch, not after it.
-            starter = workers_starter(spark, spec)
+            starter = workers_starter(spark, spec, self.worker_environment(ctx))
             starter.start()
             stack.callback(starter.join)
         texts = batch_rows(snapshot, plan)

@@ -148,12 +148,12 @@ def test_issue_11_every_bad_input_class_is_a_document_or_a_named_reject(ingest: 
 
 @pytest.mark.parametrize("reader", ["driver", "spark"])
 def test_issue_11_a_file_that_cannot_be_read_is_a_reject_and_the_rest_is_ingested(
-    ingest: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
+    ingest: Any, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
 ) -> None:
     from ingestion.stages import documents
 
-    if reader == "spark":  # no corpus is small enough to be read in the driver: Spark's workers read the files
-        monkeypatch.setattr(documents, "IN_PROCESS_CHARS", -1)
+    # "spark": no corpus is small enough to be read in the driver, Spark's workers read the files
+    settings = make_settings(ingestion={"driver_max_chars": 0 if reader == "spark" else 8_000_000})
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -170,7 +170,7 @@ def test_issue_11_a_file_that_cannot_be_read_is_a_reject_and_the_rest_is_ingeste
         return to_read
 
     monkeypatch.setattr(documents, "without_files", listed_then_deleted)
-    result = ingest([corpus], stages=["documents"])
+    result = ingest([corpus], stages=["documents"], settings=settings)
     assert result.status == "partial", result
     _assert_each_once(tmp_path / "lake", {str(corpus / "kept.txt"): "document", str(vanishing): "unreadable"})
     detail = read(tmp_path / "lake", "rejects").detail.iloc[0]

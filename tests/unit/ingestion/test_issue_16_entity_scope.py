@@ -47,6 +47,12 @@ of the cold, and Captain Reeve came to admire her for it.
 """
 
 
+PRINTERS_NOTE = """# A note from the printer
+
+This edition was set and printed in London by John Murray.
+"""
+
+
 # The documents' titles: the file names' stems (the documents stage's title of a plain .md file).
 MILL, NORTH = "the_mill_house", "northern_lights"
 
@@ -155,10 +161,17 @@ def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_
     # whatever the scope, and other tests prove that (test_pipeline's incremental runs).
     upto = ["documents", "chunks", "mentions", "entities", "cooccurrences"]
 
+    # and a printer's note, added: two names said once each, so it has mentions but no entity kept (fewer than
+    # ingestion.min_entity_mentions = 2) — resolved once, and not taken for a new document by the next increment
+    (folder / "printers_note.md").write_text(PRINTERS_NOTE, encoding="utf-8")
     removed = tool.execute_ingestion(IngestionRequest(inputs=[str(folder)], stages=upto))
     assert removed.status == "succeeded", removed
-    plan = {report.stage: report for report in removed.stages}["entities"].details["documents"]
-    assert plan["resolved"] == [] and plan["removed"] == [documents[NORTH]] and plan["extends"]
+    note = read(lake, "documents").set_index("title").doc_id["printers_note"]
+    assert note in set(read(lake, "mentions").doc_id), "the note must have mentions for this test to prove anything"
+    entities_report = {report.stage: report for report in removed.stages}["entities"]
+    plan = entities_report.details["documents"]
+    assert plan["resolved"] == [note] and plan["removed"] == [documents[NORTH]] and plan["extends"]
+    assert entities_report.details["without_entities"] == [note]
     mill = {documents[MILL]}
     for table in ("entities", "mention_entities", "cooccurrences"):
         assert _rows(lake, table) == _rows(libraries.document.lake, table, mill), table

@@ -537,20 +537,21 @@ def test_incremental_remove_and_change_equal_fresh_run(
 
 
 def test_issue_16_small_work_done_in_the_driver_writes_the_tables_spark_writes(
-    ingest: Any, make_settings: Any, tmp_path: Path, pipeline_runs: Any, monkeypatch: pytest.MonkeyPatch
+    ingest: Any, make_settings: Any, tmp_path: Path, pipeline_runs: Any
 ) -> None:
     """The samples are small: the session's run read, split and committed them in the driver (delta-rs). The same
-    corpus with nothing small enough for the driver — Spark's workers read and split, Spark's jobs write — gives the
-    same tables, row for row."""
-    from ingestion import lakehouse
-    from ingestion.stages import documents
+    corpus with nothing small enough for the driver (``ingestion.driver_max_chars`` and ``driver_max_delete_bytes``
+    0) — Spark's workers read and split, Spark's jobs write — gives the same tables, row for row."""
+    from ingestion.lakehouse import Lakehouse
 
     run = pipeline_runs(*EN_SAMPLE_FILES)
     corpus = run.restore_corpus()
-    monkeypatch.setattr(lakehouse, "IN_PROCESS_CHARS", -1)
-    monkeypatch.setattr(documents, "IN_PROCESS_CHARS", -1)
-    monkeypatch.setattr(lakehouse, "IN_PROCESS_DELETE_BYTES", -1)
-    result = ingest([corpus], settings=make_settings(lakehouse={"root": tmp_path / "spark"}))
+    samples = sorted(read(run.lake, "documents").doc_id)
+    assert Lakehouse(run.lake, None).small_increment(samples)  # type: ignore[arg-type] # no table read by Spark
+    assert not Lakehouse(run.lake, None, driver_max_chars=0).small_increment(samples)  # type: ignore[arg-type]
+    nothing_in_the_driver = {"driver_max_chars": 0, "driver_max_delete_bytes": 0}
+    result = ingest([corpus], settings=make_settings(lakehouse={"root": tmp_path / "spark"},
+                                                      ingestion=nothing_in_the_driver))
     assert result.status == "succeeded", result
     _assert_same_lakehouse(tmp_path / "spark", run.lake)
 
