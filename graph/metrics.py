@@ -7,24 +7,28 @@ over the whole graph. Communities are computed per connected component (``graph.
 communities do not depend on the other books of a shared lakehouse, and a run given the previous graph reuses the
 partition of every component that has not changed, with the same result as a fresh computation.
 
-The 8× library in document scope (21,766 nodes, 59,429 edges, 3,060 components of at most 24 nodes; the graph stage
-on a copy of its tables, ``compute`` alone, 2-core box shared with other jobs): before issue 16, 2.5–3.5 s whatever
-changed (Louvain over the whole graph 1.7–3 s); now one chapter added (one new component) 0.45–0.50 s, of which
-metrics 0.15 s and the rest the tables' reads and writes; nothing changed 0.3–0.5 s; a fresh computation (first run,
-``--force``, a new stage version) 1.7–2.5 s, Louvain on each of the 2,818 components of two nodes or more.
+The 8× library in document scope (21,766 nodes, 59,429 edges, 3,060 components of at most 24 nodes), the graph
+stage's ``compute`` on a copy of its four tables, the 2-core box shared with other jobs (load average 2–5): one
+chapter added (one new component of 16 nodes) **0.39–0.51 s**, of which the metrics 0.15 s and the rest reading and
+writing the tables — 3.4–5.1 s before issue 16, when Louvain ran over the whole graph every time; nothing changed
+0.3–0.5 s; a fresh computation (first run, ``--force``, a new stage version) 1.7–2.7 s, Louvain on each of the 2,818
+components of two nodes or more (before: 2.5–4.8 s).
 
 PageRank is a weighted power iteration in numpy with networkx's semantics (``alpha`` 0.85, uniform teleport,
 dangling mass spread uniformly, stop when the L1 change < N × 1e-6): ``networkx.pagerank`` itself needs scipy,
 which is not a dependency of this project, and its pure-Python fallback is private (the tests compare against it).
 
 Where the driver stops being the right place — measured with ``bench/bench_metrics.py <nodes> <edges>`` (random
-graph with skewed degrees) on the project's 2-core box, shared with other jobs at the time (wall times):
+graph with skewed degrees: one big component) on the project's 2-core box, shared with other jobs at the time (wall
+times). The first two rows since issue 16's arrays (load average ~5; the code before took 1.9 s to build, 0.7 s of
+PageRank and 14.6 s of Louvain for the second graph, 346 MB, at the same time); the last row is from before, with
+a networkx build, not measured again:
 
 ================  ===========  ========  ===========================  ========
 nodes / edges     graph build  PageRank  Louvain                      peak RSS
 ================  ===========  ========  ===========================  ========
-3,000 / 100,000   0.5 s        0.1 s     3.9 s                        203 MB
-10,000 / 300,000  0.9 s        0.3 s     8.7 s                        352 MB
+3,000 / 100,000   0.03 s       0.01 s    3.2 s                        215 MB
+10,000 / 300,000  0.2 s        0.04 s    11.0 s                       400 MB
 50,000 / 1M       4.3 s        2.0 s     246 s (≈ 100 s of CPU)       910 MB
 ================  ===========  ========  ===========================  ========
 
