@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_metrics.py NODES EDGES      # e.g. 3000 100000
 
-Prints the time of the graph build, PageRank and Louvain, and the peak RSS; the figures are in the
+Prints the time of the graph build (``IndexedGraph``), PageRank and Louvain, and the peak RSS; the figures are in the
 ``graph.metrics`` docstring and ``docs/benchmarks.md``. Never a test: it measures and prints.
 """
 
@@ -18,7 +18,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from graph.metrics import build_graph, communities, pagerank  # noqa: E402
+from graph.communities import communities  # noqa: E402
+from graph.indexed import IndexedGraph  # noqa: E402
+from graph.metrics import pagerank  # noqa: E402
 
 
 def synthetic(n_nodes: int, n_edges: int, seed: int = 7) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -42,7 +44,7 @@ def measure(argv: list[str]) -> int:
     n_nodes, n_edges = (int(a) for a in argv[:2])
     nodes, edges = synthetic(n_nodes, n_edges)
     t0 = time.perf_counter()
-    graph = build_graph(nodes, edges)
+    graph = IndexedGraph.from_frames(nodes, edges)
     t1 = time.perf_counter()
     pagerank(graph)
     t2 = time.perf_counter()
@@ -50,7 +52,7 @@ def measure(argv: list[str]) -> int:
     t3 = time.perf_counter()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"{n_nodes} nodes / {graph.number_of_edges()} edges: build {t1 - t0:.1f} s, pagerank {t2 - t1:.1f} s, "
+        f"{n_nodes} nodes / {graph.n_edges} edges: build {t1 - t0:.2f} s, pagerank {t2 - t1:.2f} s, "
         f"louvain {t3 - t2:.1f} s, peak RSS {peak_mb:.0f} MB"
     )
     return 0

@@ -7,6 +7,7 @@ caller only ever catches ``GraphStoreError`` and reads a message that names the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 
 class GraphStoreError(Exception):
@@ -66,3 +67,13 @@ class StorageError(GraphStoreError):
     def __init__(self, message: str, *, path: str) -> None:
         super().__init__(message)
         self.path = path
+
+
+def require_columns(frame: Any, columns: Sequence[str], table: str) -> None:
+    """Raise ``GraphDataError`` naming the columns a pandas frame of ``table`` lacks, and those it has."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise GraphDataError(
+            f"{table} frame lacks the columns {', '.join(missing)} (it has: {', '.join(map(str, frame.columns))})",
+            path=table,
+        )

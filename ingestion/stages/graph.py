@@ -1,9 +1,10 @@
 """Stage 7, ``graph``: the entity graph's node and edge tables, with centrality and communities.
 
-The metrics are computed by ``graph.metrics`` (networkx) in the driver: the edge list of a novel is tens of thousands
-of rows, read and written in the driver too (delta-rs). ``graph.metrics`` states the size up to which that holds;
-beyond it, ``spark_degrees`` gives degree and weighted degree in Spark and PageRank/communities are left empty rather
-than exhausting the driver.
+The metrics are computed by ``graph.metrics`` in the driver: the edge list of a novel is tens of thousands of rows,
+read and written in the driver too (delta-rs). ``graph.metrics`` states the size up to which that holds; beyond it,
+``spark_degrees`` gives degree and weighted degree in Spark and PageRank/communities are left empty rather than
+exhausting the driver. An incremental run hands the metrics the tables it wrote last time: the components of the
+graph that did not change keep their communities instead of running Louvain again (``graph.communities``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
     from pyspark.sql import DataFrame
 
+    from graph.communities import PreviousGraph
     from ingestion.context import RunContext
+    from ingestion.lakehouse import Lakehouse
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +55,9 @@ class GraphStage(Stage):
     """Writes ``graph_nodes`` and ``graph_edges``."""
 
     name = "graph"
-    version = 2  # v2: centrality over co-occurrence counts
+    # v2: centrality over co-occurrence counts; v3: communities per connected component, which splits components
+    # that Louvain over the whole graph kept whole (issue 16)
+    version = 3
     tables = (GRAPH_NODES.name, GRAPH_EDGES.name)
     requires = ("entities", "cooccurrences")
 
@@ -69,10 +76,10 @@ class GraphStage(Stage):
 
             entities = lake.snapshot("entities").to_table()
             edges = lake.snapshot("cooccurrences").to_table(columns=list(GRAPH_EDGES.names))
-            # Centrality follows how often characters meet (the count), not the normalised edge weight, which
-            # favours minor characters seen only beside one other.
-            weights = edges.select(["src_id", "dst_id", "count"]).to_pandas().rename(columns={"count": "weight"})
-            nodes = compute_metrics(entities.to_pandas(), weights.astype({"weight": "float64"}))
+            # The previous graph only after a complete run of this version: a crashed run may have committed one
+            # table of the two, whose communities would then not belong to the other's edges.
+            previous = _previous_graph(lake) if incremental and self.previous is not None else None
+            nodes = compute_metrics(entities.to_pandas(), _weights(edges), previous=previous)
             schema = GRAPH_NODES.arrow_schema()
             lake.write_arrow(
                 pa.Table.from_pandas(nodes[list(GRAPH_NODES.names)], schema=schema, preserve_index=False),
@@ -88,3 +95,20 @@ class GraphStage(Stage):
             path = "spark"
         counts = {"nodes": lake.count(GRAPH_NODES.name), "edges": n_edges}
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"metrics": path})
+
+
+def _previous_graph(lake: Lakehouse) -> PreviousGraph:
+    """The graph the stage wrote last time, whose unchanged components keep their communities."""
+    from graph.communities import PreviousGraph
+
+    nodes = lake.columns(GRAPH_NODES.name, GRAPH_NODES.pick("entity_id", "community")).to_pandas()
+    edges = lake.columns(GRAPH_EDGES.name, GRAPH_EDGES.pick("src_id", "dst_id", "count"))
+    return PreviousGraph(nodes, _weights(edges))
+
+
+def _weights(edges: pa.Table) -> pd.DataFrame:
+    """The edges as the metrics take them, weighted by ``count``."""
+    # Centrality and communities follow how often characters meet (the count), not the normalised edge weight, which
+    # favours minor characters seen only beside one other.
+    weights = edges.select(["src_id", "dst_id", "count"]).to_pandas().rename(columns={"count": "weight"})
+    return weights.astype({"weight": "float64"})
