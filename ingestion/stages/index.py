@@ -45,7 +45,7 @@ class IndexStage(Stage):
     """Builds the retrieval index files of the ``chunks`` table; writes no table."""
 
     name = "index"
-    version = 1
+    version = 2  # 2: the BM25 file is numpy arrays (format 2), no longer JSON (issue 16)
     tables = ()
     requires = ("chunks",)
 

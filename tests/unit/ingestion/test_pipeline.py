@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from collections import Counter
@@ -16,6 +15,7 @@ from graph.tables import NON_PROSE_UNIT_KINDS
 from tests.conftest import DENSE_MODEL, EN_SAMPLE_FILES, SAMPLES, RecordingProgress, dense_unavailable, settings_for
 from tests.unit.ingestion.tables import comparable, read, version
 from tools.ingestion import STAGE_NAMES
+from tools.retrieval.bm25_file import read_index_file
 from tools.retrieval.chunks import INDEX_FORMAT
 
 pytestmark = pytest.mark.spark
@@ -307,7 +307,7 @@ def test_index_stage_builds_the_files_the_chat_side_loads_without_rebuilding(
     lake = sample_run.lake
     report = next(s for s in sample_run.first.stages if s.stage == "index")
     assert report.status == "succeeded"
-    expected = [f"bm25-en-f{retrieval.INDEX_FORMAT}-v{version(lake, 'chunks')}.json"]
+    expected = [f"bm25-en-f{retrieval.INDEX_FORMAT}-v{version(lake, 'chunks')}.npz"]
     assert sorted(sample_run.index_files) == expected == report.details["files"]
     chunks = [c for c in _fresh_chunks(lake) if c.unit_kind not in NON_PROSE_UNIT_KINDS]  # the index: prose only
     analyzer = Analyzer("en")
@@ -500,17 +500,17 @@ def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
     all_chunks = read(tmp_path / "lake", "chunks")
     assert counts["index"]["chunks"] == int((~all_chunks.unit_kind.isin(NON_PROSE_UNIT_KINDS)).sum())
     chunks_version = version(tmp_path / "lake", "chunks")
-    assert sorted(_index_files(tmp_path / "lake")) == [f"bm25-en-f{INDEX_FORMAT}-v{chunks_version}.json"]
+    assert sorted(_index_files(tmp_path / "lake")) == [f"bm25-en-f{INDEX_FORMAT}-v{chunks_version}.npz"]
     # A fresh run of the same two files: the session's, which tests copy and never write to.
     fresh = pipeline_runs(*EN_SAMPLE_FILES).lake
     _assert_same_lakehouse(tmp_path / "lake", fresh, renamed_keep_ids=True)
     # the index was extended, only the new chunks analysed (issue 16, item 4), and is the fresh run's index
     assert re.search(rf"BM25 index extended from .*: \d+ chunks kept, {len(prose)} analysed", caplog.text), caplog.text
     grown_index, fresh_index = (
-        json.loads(next((lake / "_index").glob("bm25-*.json")).read_text()) for lake in (tmp_path / "lake", fresh))
-    assert grown_index["chunk_ids"] == fresh_index["chunk_ids"] and grown_index["spans"] == fresh_index["spans"]
-    assert grown_index["bm25"]["lengths"] == fresh_index["bm25"]["lengths"]
-    assert grown_index["bm25"]["postings"] == fresh_index["bm25"]["postings"]
+        read_index_file(next((lake / "_index").glob("bm25-*.npz"))) for lake in (tmp_path / "lake", fresh))
+    assert grown_index.chunk_ids == fresh_index.chunk_ids and grown_index.spans == fresh_index.spans
+    assert grown_index.index.lengths.tolist() == fresh_index.index.lengths.tolist()
+    assert grown_index.index.postings == fresh_index.index.postings
 
 
 def _doc_of(lake: Path, filename: str) -> str:

@@ -55,7 +55,7 @@ def test_issue_11_vacuum_removes_old_versions_text_and_keeps_the_current_tables(
     # VACUUM committed to chunks without changing a row: its index is reachable under the new version too.
     chunks_after = DeltaTable(str(lake / "chunks")).version()
     assert chunks_after > chunks_before
-    assert any(name.endswith(f"-v{chunks_after}.json") for name in _index_files(lake))
+    assert any(name.endswith(f"-v{chunks_after}.npz") for name in _index_files(lake))
     # Nothing left to remove: a second vacuum removes nothing and commits nothing.
     assert cli_main(["vacuum", "--lakehouse", str(lake), "--retention-hours", "0", "--json"]) == 0
     assert all(files == [] for files in json.loads(capsys.readouterr().out).values())

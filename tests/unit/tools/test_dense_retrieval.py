@@ -28,7 +28,7 @@ from settings.config import load_settings
 from tests.conftest import DENSE_MODEL, dense_unavailable
 from tools.analysis.domain import DomainServices, DomainSettings
 from tools.errors import ConfigError
-from tools.retrieval.chunks import Chunk, ChunkRetriever
+from tools.retrieval.chunks import INDEX_FORMAT, Chunk, ChunkRetriever
 
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "tests" / "data" / "minilm_reference.json"
@@ -176,7 +176,7 @@ def test_chunk_vectors_are_built_once_per_chunks_version_and_a_question_encodes_
     assert first.texts == 8
     assert "embedding 8 chunks" in caplog.text
     names = sorted(p.name for p in (lake / "_index").iterdir())
-    assert names == ["bm25-en-f1-v0.json", f"dense-{encoder.model_id}-f1-v0.npz"]
+    assert names == [f"bm25-en-f{INDEX_FORMAT}-v0.npz", f"dense-{encoder.model_id}-f1-v0.npz"]
 
     again = _Counting(encoder)
     retriever = ChunkRetriever.from_lakehouse(lake, "en", dense=again)

@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import EN_SAMPLE_FILES
 from tests.unit.ingestion.tables import read
 from tools.ask import main
+from tools.retrieval.chunks import INDEX_FORMAT
 from tools.retrieval.units import title_number
 
 pytestmark = pytest.mark.spark
@@ -131,7 +132,7 @@ def test_ask_wires_the_domain_settings_ingestion_tool(english: SimpleNamespace) 
 
 def test_english_index_is_persisted_in_the_lakehouse(english: SimpleNamespace) -> None:
     ask(english.lake, "Where is the lamp room?", "--domain", "war_and_peace")
-    assert [p.name for p in (english.lake / "_index").glob("bm25-en-*.json")] == ["bm25-en-f1-v0.json"]
+    assert [p.name for p in (english.lake / "_index").glob("bm25-en-*.npz")] == [f"bm25-en-f{INDEX_FORMAT}-v0.npz"]
 
 
 def test_english_dense_model_setting_makes_the_retrieval_hybrid(english: SimpleNamespace,

@@ -104,7 +104,7 @@ def test_issue_16_bucket_index_is_copied_not_rebuilt_and_the_graph_comes_from_th
     local, storage, s3 = lakes
     settings = load_settings(lakehouse={"root": storage.uri(), "s3": s3})
     first = ChatPlatform.from_settings(settings)
-    (index_file,) = (local / "_index").glob("bm25-en-*.json")
+    (index_file,) = (local / "_index").glob("bm25-en-*.npz")
     copy = storage.local_cache_dir() / "_index" / index_file.name
     assert copy.read_bytes() == index_file.read_bytes()  # the index stage's file, fetched from the bucket
 
@@ -125,7 +125,7 @@ def test_issue_16_bucket_without_an_index_builds_it_locally(lakes: Any) -> None:
         storage.delete("_index", name)
     retriever = ChunkRetriever.from_lakehouse(storage, "en")
     assert retriever.search("Rostov") and storage.list_files("_index") == []  # nothing written into the bucket
-    assert [p.name for p in (storage.local_cache_dir() / "_index").glob("bm25-en-*.json")]
+    assert [p.name for p in (storage.local_cache_dir() / "_index").glob("bm25-en-*.npz")]
 
 
 def test_issue_16_missing_or_half_built_bucket_lakehouse_names_its_uri(

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+import random
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
@@ -12,7 +15,8 @@ from deltalake import write_deltalake
 from tools.errors import ConfigError
 from tools.retrieval.analyzer import Analyzer
 from tools.retrieval.bm25 import BM25Index, reciprocal_rank_fusion
-from tools.retrieval.chunks import Chunk, ChunkRetriever, RetrievalError
+from tools.retrieval.bm25_file import read_index_file, write_index_file
+from tools.retrieval.chunks import INDEX_FORMAT, Chunk, ChunkRetriever, RetrievalError
 from tools.retrieval.units import UnitCatalog, UnitReference, parse_reference, title_number, to_number
 
 
@@ -37,10 +41,51 @@ def test_bm25_score_matches_the_formula_by_hand() -> None:
     assert index.top(["a"], k=1) == [(1, pytest.approx(d1))]
 
 
-def test_bm25_round_trips_through_its_dict() -> None:
-    index = BM25Index.build([["x", "y"], ["y"]])
-    again = BM25Index.from_dict(index.to_dict())
-    assert again.scores(["y"]) == index.scores(["y"])
+def _scalar_bm25(documents: list[list[str]], query: list[str], k1: float = 1.5, b: float = 0.75) -> dict[int, float]:
+    """BM25 one posting at a time, as the index computed it before its arrays (format 1): the reference."""
+    average = sum(map(len, documents)) / len(documents) or 1.0
+    result: dict[int, float] = {}
+    for term, weight in Counter(query).items():
+        holders = [(d, doc.count(term)) for d, doc in enumerate(documents) if term in doc]
+        idf = math.log(1 + (len(documents) - len(holders) + 0.5) / (len(holders) + 0.5))
+        for doc, tf in holders:
+            norm = k1 * (1 - b + b * len(documents[doc]) / average)
+            result[doc] = result.get(doc, 0.0) + weight * idf * tf * (k1 + 1) / (tf + norm)
+    return result
+
+
+def test_issue_16_bm25_array_scores_are_the_scalar_formulas_to_the_last_bit() -> None:
+    """The numpy scoring gives the very floats of the posting-at-a-time formula, and ranks ties by document number."""
+    rng = random.Random(16)
+    documents = [[rng.choice("abcdefgh") for _ in range(rng.randint(0, 12))] for _ in range(60)]
+    documents += [["a", "b"], ["b", "a"]]  # the same score: book order decides
+    index = BM25Index.build(documents)
+    for query in (["a"], ["b", "a"], ["c", "c", "h", "zz"], ["zz"], []):
+        expected = _scalar_bm25(documents, query)
+        assert index.scores(query) == expected
+        assert index.top(query, k=len(documents)) == sorted(expected.items(), key=lambda item: (-item[1], item[0]))
+    assert [doc for doc, _ in index.top(["a", "b"], k=100) if doc >= 60] == [60, 61]
+
+
+def test_issue_16_bm25_file_loaded_back_scores_as_the_index_in_memory(tmp_path: Path) -> None:
+    """The index file (numpy arrays, no pickles) gives back the index it was written from, with its chunk ids,
+    spans and analyser key: the same postings, the same scores to the last bit, the same ranking ties included."""
+    documents = [["x", "y"], ["y"], ["ünnep", "y", "x"], ["y"], []]  # a non-ASCII term; an empty chunk
+    index = BM25Index.build(documents, k1=1.2, b=0.5)
+    path = tmp_path / "bm25-hu-f2-v3.npz"
+    spans = [(0, 4), (5, 9), (10, 22), (23, 27), (28, 28)]
+    write_index_file(path, index, [f"doc_1:c{n}" for n in range(5)], spans, "an-analyser")
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # written aside, renamed into place
+    stored = read_index_file(path)
+    again = stored.index
+    assert (again.terms, again.k1, again.b, again.lengths.tolist()) == (["x", "y", "ünnep"], 1.2, 0.5, [2, 1, 3, 1, 0])
+    assert again.postings == index.postings and again.postings["y"] == [(0, 1), (1, 1), (2, 1), (3, 1)]
+    for query in (["y"], ["x", "y", "y"], ["ünnep"], ["absent"]):
+        assert again.top(query, k=5) == index.top(query, k=5)
+        assert again.scores(query) == _scalar_bm25(documents, query, k1=1.2, b=0.5)
+    assert [doc for doc, _ in again.top(["y"], k=5)] == [1, 3, 0, 2]  # 1 and 3 tie: book order
+    assert (stored.chunk_ids, stored.spans, stored.analyzer) == ([f"doc_1:c{n}" for n in range(5)], spans,
+                                                                 "an-analyser")
 
 
 def test_issue_16_bm25_reindexed_equals_a_build_over_the_same_documents() -> None:
@@ -50,10 +95,16 @@ def test_issue_16_bm25_reindexed_equals_a_build_over_the_same_documents() -> Non
     new_docs = [["x", "a"], ["b", "c", "c"], ["a", "e"], ["c", "z", "z"]]  # 0 and 3 new; 1 and 3 were 1 and 3
     grown = BM25Index.build(old_docs).reindexed([None, 1, 3, None], {0: new_docs[0], 3: new_docs[3]})
     fresh = BM25Index.build(new_docs)
-    assert grown.lengths == fresh.lengths == [2, 3, 2, 3]
+    assert grown.lengths.tolist() == fresh.lengths.tolist() == [2, 3, 2, 3]
+    assert grown.terms == fresh.terms and grown.starts.tolist() == fresh.starts.tolist()
     assert grown.postings == fresh.postings
     assert grown.postings["c"] == [(1, 2), (3, 1)] and "d" not in grown.postings  # by hand
     assert grown.scores(["c", "a"]) == fresh.scores(["c", "a"])
+
+
+def test_issue_16_bm25_reindexed_names_the_new_documents_it_lacks() -> None:
+    with pytest.raises(ValueError, match=r"added documents \[0\] are not the new ones \[0, 2\]"):
+        BM25Index.build([["a"], ["b"]]).reindexed([None, 1, None], {0: ["x"]})
 
 
 def test_reciprocal_rank_fusion_by_hand() -> None:
@@ -94,7 +145,7 @@ def test_retriever_finds_inflected_name_and_cites_document_unit_and_chunk(lakeho
 def test_retriever_persists_its_index_per_chunks_table_version(lakehouse: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     ChunkRetriever.from_lakehouse(lakehouse, "hu")
-    assert [p.name for p in (lakehouse / "_index").iterdir()] == ["bm25-hu-f1-v0.json"]
+    assert [p.name for p in (lakehouse / "_index").iterdir()] == [f"bm25-hu-f{INDEX_FORMAT}-v0.npz"]
 
     def no_build(*args: object, **kwargs: object) -> BM25Index:
         raise AssertionError("the index should have been read from its file")
@@ -106,8 +157,40 @@ def test_retriever_persists_its_index_per_chunks_table_version(lakehouse: Path,
     write_deltalake(str(lakehouse / "chunks"), _chunk_rows([("III.", "MÁSODIK RÉSZ", "Dobót meglátta.")]).set_column(
         0, "chunk_id", pa.array(["doc_1:c00003"])), mode="append")
     newer = ChunkRetriever.from_lakehouse(lakehouse, "hu")
-    assert sorted(p.name for p in (lakehouse / "_index").iterdir()) == ["bm25-hu-f1-v1.json"]
+    assert sorted(p.name for p in (lakehouse / "_index").iterdir()) == [f"bm25-hu-f{INDEX_FORMAT}-v1.npz"]
     assert {h.chunk.chunk_id for h in newer.search("Dobó", k=5)} == {"doc_1:c00002", "doc_1:c00003"}
+
+
+def _damaged(path: Path, how: str, scratch: Path) -> bytes:
+    """The index file at ``path``, broken in one of the ways a file on disk or a copy from a bucket can be."""
+    good = path.read_bytes()
+    if how == "truncated":
+        return good[: len(good) // 2]
+    if how == "format 1's JSON":
+        return b'{"format": 1, "bm25": {}}'
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    if how == "an array missing":
+        del arrays["docs"]
+    else:  # postings that name a chunk the index does not have
+        arrays["docs"] = arrays["docs"] + 1000
+    np.savez(scratch, **arrays)
+    return scratch.read_bytes()
+
+
+@pytest.mark.parametrize("how", ["truncated", "format 1's JSON", "an array missing", "postings out of range"])
+def test_issue_16_a_damaged_index_file_is_rebuilt_with_a_warning_naming_it(
+        lakehouse: Path, tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A damaged index file is only a lost speed-up: the chat side warns, naming it, and builds and rewrites it."""
+    ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    (path,) = (lakehouse / "_index").glob("bm25-*.npz")
+    before = read_index_file(path).index
+    path.write_bytes(_damaged(path, how, tmp_path / "scratch.npz"))
+    with caplog.at_level("WARNING", logger="tools.retrieval.chunks"):
+        retriever = ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    assert f"index file {path} " in caplog.text and "; rebuilding it" in caplog.text
+    assert retriever.search("Dobó", k=1)[0].chunk.chunk_id == "doc_1:c00002"
+    assert read_index_file(path).index.postings == before.postings  # rewritten whole
 
 
 def test_retriever_search_within_one_unit(lakehouse: Path) -> None:
