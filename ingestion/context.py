@@ -57,3 +57,8 @@ class RunContext:
     force: bool = False
     options: dict[str, Any] = field(default_factory=dict)
     progress: ProgressReporter = field(default_factory=LoggingProgress)
+    # The worker environment of a Python daemon this run has started (the mentions stage's, with the NER pipeline
+    # preloaded): the stages after it make their Python functions with it too, so their tasks fork from that daemon
+    # instead of waiting for another to start (~1 s). Empty until one is started: a run whose NER has nothing to do
+    # must not start a daemon that preloads a pipeline for the later stages' small tasks.
+    started_worker_environment: dict[str, str] = field(default_factory=dict)

@@ -89,7 +89,8 @@ def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
 
     Each stage's Python workers get the environment every stage still to come asks for (``worker_environment``),
     so the mentions stage's pipeline is loaded by the daemon the run's first Python task starts, and not by the
-    daemons of the stages after it.
+    daemons of the stages after it — unless this run started that daemon (``RunContext.started_worker_environment``):
+    the later stages' tasks then fork from it rather than wait for a daemon of their own.
     """
     outcome = PipelineOutcome()
     early = _start_early(ctx, stages)
@@ -132,7 +133,7 @@ def _run_each(ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) ->
             if stage.name != "documents":
                 # Documents in: with detected languages, the corpus's language is the run's from here on (issue 15).
                 settle_corpus_language(ctx)
-            environment: dict[str, str] = {}
+            environment = dict(ctx.started_worker_environment)
             for coming in stages[index:]:
                 environment.update(coming.worker_environment(ctx))
             with python_worker_environment(ctx.spark, environment):

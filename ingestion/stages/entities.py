@@ -302,6 +302,10 @@ class EntitiesStage(Stage):
         removed: list[str] = []
         if by_document and incremental:
             todo, removed = self._documents_to_redo(ctx)
+            if not todo:  # documents removed (or none): their rows go, nothing is resolved, no Spark job
+                self._forget_entities(ctx, [], removed)
+                lake.delete_docs(MENTION_ENTITIES.name, removed)
+                return self._output(ctx, [], removed, carried=0, forms=0)
         # A few documents (a small corpus, or the new ones of an incremental run): their rows are read in the driver
         # (delta-rs) and handed to Spark as local relations, so the stage's jobs scan them rather than the whole
         # tables' files, and its tables are committed from the driver, without a Spark write job each.
@@ -412,11 +416,20 @@ class EntitiesStage(Stage):
             carried.unpersist()
         attached.unpersist()
         table_df.unpersist()
+        return self._output(ctx, todo, removed, carried=n_carried, forms=len(forms))
+
+    def _output(
+        self, ctx: RunContext, todo: list[str] | None, removed: list[str], *, carried: int, forms: int
+    ) -> StageOutput:
+        """Counts and details of the tables as written: what the marker says (documents resolved and removed, for
+        the cooccurrences stage; the documents resolved without an entity; the gold score)."""
+        lake = ctx.lakehouse
+        by_document = self.scope(ctx) == "document"
         counts = {
             "entities": lake.count(ENTITIES.name),
             "resolved_mentions": lake.count(MENTION_ENTITIES.name),
-            "carried_mentions": n_carried,
-            "surface_forms": len(forms),
+            "carried_mentions": carried,
+            "surface_forms": forms,
         }
         details: dict[str, Any] = {}
         if by_document:

@@ -269,6 +269,7 @@ class MentionsStage(Stage):
         corpus: docs/ingestion.md): their daemon and its pipeline are then ready when the first batch comes."""
         starter = workers_starter(ctx.spark, ctx.domain.nlp, self.worker_environment(ctx))
         starter.start()
+        ctx.started_worker_environment.update(self.worker_environment(ctx))
         return starter
 
     def _run_batches(self, ctx: RunContext, incremental: bool, started: float, stack: ExitStack) -> StageOutput:
@@ -320,6 +321,7 @@ class MentionsStage(Stage):
             # while the driver plans the first batch, not after it.
             starter = workers_starter(spark, spec, self.worker_environment(ctx))
             starter.start()
+            ctx.started_worker_environment.update(self.worker_environment(ctx))
             stack.callback(starter.join)
         texts = batch_rows(snapshot, plan)
 

@@ -144,8 +144,9 @@ def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_
     libraries: SimpleNamespace, spark: Any, tmp_path: Path
 ) -> None:
     """Document scope, on a copy of the two books' lakehouse: a book removed — its rows go and the other's stay as
-    they were, ids and all; the book added again — only it is resolved and its pairs counted, and the tables are
-    exactly those of the run over both books from scratch (``libraries.document``)."""
+    they were, ids and all, and nothing is resolved; a note without entities added — resolved once, then no longer
+    new; the book added again — only it is resolved and its pairs counted, and the tables are exactly those of the
+    run over both books from scratch (``libraries.document``)."""
     import shutil
 
     from tools.ingestion import IngestionRequest
@@ -161,21 +162,27 @@ def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_
     # whatever the scope, and other tests prove that (test_pipeline's incremental runs).
     upto = ["documents", "chunks", "mentions", "entities", "cooccurrences"]
 
-    # and a printer's note, added: two names said once each, so it has mentions but no entity kept (fewer than
-    # ingestion.min_entity_mentions = 2) — resolved once, and not taken for a new document by the next increment
-    (folder / "printers_note.md").write_text(PRINTERS_NOTE, encoding="utf-8")
     removed = tool.execute_ingestion(IngestionRequest(inputs=[str(folder)], stages=upto))
     assert removed.status == "succeeded", removed
-    note = read(lake, "documents").set_index("title").doc_id["printers_note"]
-    assert note in set(read(lake, "mentions").doc_id), "the note must have mentions for this test to prove anything"
     entities_report = {report.stage: report for report in removed.stages}["entities"]
     plan = entities_report.details["documents"]
-    assert plan["resolved"] == [note] and plan["removed"] == [documents[NORTH]] and plan["extends"]
-    assert entities_report.details["without_entities"] == [note]
+    assert plan["resolved"] == [] and plan["removed"] == [documents[NORTH]] and plan["extends"]
+    assert entities_report.counts["surface_forms"] == 0  # nothing to resolve: the removed rows go, that is all
     mill = {documents[MILL]}
     for table in ("entities", "mention_entities", "cooccurrences"):
         assert _rows(lake, table) == _rows(libraries.document.lake, table, mill), table
     assert set(read(lake, "mention_entities").doc_id) == mill
+
+    # A printer's note added: two names said once each, so it has mentions but no entity kept (fewer than
+    # ingestion.min_entity_mentions = 2) — resolved once, and not taken for a new document by the next increment.
+    (folder / "printers_note.md").write_text(PRINTERS_NOTE, encoding="utf-8")
+    noted = tool.execute_ingestion(IngestionRequest(inputs=[str(folder)], stages=upto))
+    assert noted.status == "succeeded", noted
+    note = read(lake, "documents").set_index("title").doc_id["printers_note"]
+    assert note in set(read(lake, "mentions").doc_id), "the note must have mentions for this test to prove anything"
+    entities_report = {report.stage: report for report in noted.stages}["entities"]
+    assert entities_report.details["documents"]["resolved"] == [note]
+    assert entities_report.details["without_entities"] == [note]
 
     (folder / f"{NORTH}.md").write_text(NORTHERN_LIGHTS, encoding="utf-8")
     added = tool.execute_ingestion(IngestionRequest(inputs=[str(folder)], stages=upto))

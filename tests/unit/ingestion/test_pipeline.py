@@ -938,3 +938,42 @@ def test_issue_16_workers_start_early_only_when_a_stage_up_to_theirs_has_work() 
     assert _start_early(ctx, [Fake("a", None), Fake("b", False, hook=True)]) == [] and begun == ["b"]
     forced = SimpleNamespace(force=True, spark=ctx.spark)
     assert len(_start_early(forced, [Fake("a", False), Fake("b", False, hook=True)])) == 1
+
+
+@pytest.mark.parametrize("started", [True, False])
+def test_issue_16_later_stages_reuse_the_worker_daemon_the_run_started_and_only_that(started: bool) -> None:
+    """Spark starts one Python daemon per worker environment. The stages after the mentions stage make their Python
+    functions with its environment when this run started its daemon (they fork from it instead of starting one,
+    ~1 s), and without it when it did not (a run whose NER had nothing to do must not start a daemon that preloads
+    the NER pipeline for the later stages' small tasks)."""
+    from unittest.mock import patch
+
+    from ingestion.pipeline import _run_each
+    from tools.ingestion import StageReport
+
+    seen: dict[str, dict[str, str]] = {}
+
+    class Recording:
+        def __init__(self, name: str, environment: dict[str, str], starts: bool = False) -> None:
+            self.name, self.environment, self.starts = name, environment, starts
+
+        def worker_environment(self, ctx: Any) -> dict[str, str]:
+            return self.environment
+
+        def run(self, ctx: Any) -> Any:
+            seen[self.name] = dict(ctx.spark.sparkContext.environment)
+            if self.starts:
+                ctx.started_worker_environment.update(self.environment)
+            return StageReport(stage=self.name, status="succeeded")
+
+    preload = {"CSILLAG_PRELOAD": "en"}
+    ctx = SimpleNamespace(spark=SimpleNamespace(sparkContext=SimpleNamespace(environment={})),
+                          started_worker_environment={}, settings=None)
+    stages = [Recording("documents", {}), Recording("mentions", preload, starts=started), Recording("entities", {})]
+    outcome = SimpleNamespace(reports=[], failed_stage=None, error=None)
+    with patch("ingestion.pipeline.settle_corpus_language"):
+        _run_each(ctx, stages, outcome)  # type: ignore[arg-type]
+    assert outcome.error is None, outcome.error
+    assert seen["documents"] == preload and seen["mentions"] == preload  # their tasks start the one daemon
+    assert seen["entities"] == (preload if started else {})
+    assert ctx.spark.sparkContext.environment == {}  # restored after each stage
