@@ -211,6 +211,12 @@ class IngestionSettings(BaseModel):
         "driver, without Spark jobs: a small corpus, or the new documents of an increment (docs/ingestion.md). The "
         "default is two or three long novels; lower it for a driver with little memory, 0 to always use Spark.",
     )
+    driver_max_ner_words: int = Field(
+        default=20_000, ge=0,
+        description="The most words the mentions stage runs NER over in the driver itself, without the Python "
+        "workers: a chapter or two added to a library. The driver loads the NER pipeline (~1-2 s) instead of waiting "
+        "for the workers' start (the JVM, their daemon and its pipeline: ~4 s). 0 = always the workers.",
+    )
     driver_max_delete_bytes: int = Field(
         default=256 * 1024 * 1024, ge=0,
         description="The largest table (bytes of its files) whose rows an incremental run deletes in the driver "

@@ -276,7 +276,6 @@ class MentionsStage(Stage):
         lake, spark = ctx.lakehouse, ctx.spark
         spec = ctx.domain.nlp
         routing = ctx.domain.routing
-        parallelism = max(spark.sparkContext.defaultParallelism, 1)
         fresh = not incremental
         if fresh:
             # The progress record is reset first: whatever a crash leaves after this, no old record of done chunks
@@ -316,7 +315,10 @@ class MentionsStage(Stage):
         )
         warn_rules_only(routing, pending_languages)
         total_words = sum(n for _, n in pending)
-        if plan:
+        # A few thousand words (a chapter added): NER in this process, as soon as the driver has the pipeline, rather
+        # than after the JVM and the workers' daemon have started — the same function over the same rows.
+        in_driver = total_words <= ctx.settings.ingestion.driver_max_ner_words
+        if plan and not in_driver:
             # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
             # while the driver plans the first batch, not after it.
             starter = workers_starter(spark, spec, self.worker_environment(ctx))
@@ -328,10 +330,15 @@ class MentionsStage(Stage):
         def run_ner(number: int, rows: pa.Table) -> _Batch:
             """NER over one batch, its mentions brought to the driver (the cores' work; committing is not)."""
             began = time.perf_counter()
-            source = spread(spark, rows, task_count(rows, parallelism))
             transform = functools.partial(ner_batches, spec=batch_specs[number])
-            # A batch's mentions are few (about one per 25 words) and bounded by ingestion.mentions_batch_words.
-            mentions = source.mapInPandas(transform, MENTION_SCHEMA).toArrow().cast(MENTION_ARROW)
+            if in_driver:
+                found = pd.concat([*transform([rows.to_pandas()]), MENTION_ARROW.empty_table().to_pandas()])
+                mentions = pa.Table.from_pandas(found, schema=MENTION_ARROW, preserve_index=False)
+            else:
+                parallelism = max(spark.sparkContext.defaultParallelism, 1)  # asked here: it waits for Spark
+                source = spread(spark, rows, task_count(rows, parallelism))
+                # A batch's mentions are few (about one per 25 words) and bounded by ingestion.mentions_batch_words.
+                mentions = source.mapInPandas(transform, MENTION_SCHEMA).toArrow().cast(MENTION_ARROW)
             logger.debug("mentions: batch %d NER done in %.2fs", number, time.perf_counter() - began)
             return _Batch(number, plan[number], mentions)
 
@@ -400,6 +407,7 @@ class MentionsStage(Stage):
         details = {
             "words_per_second": round(total_words / elapsed, 1) if pending and elapsed else None,
             "batches": len(plan),
+            "ner_in": ("driver" if in_driver else "workers") if plan else None,
             **spec_info,
         }
         return StageOutput(

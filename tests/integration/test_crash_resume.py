@@ -53,7 +53,9 @@ def test_r_ing_2_killed_mid_stage_resumes_without_duplicates(ingest: Any, make_s
     corpus = tmp_path / "corpus"
     shutil.copytree(SAMPLES / "en", corpus)
     lake = tmp_path / "lake"
-    env = dict(os.environ, CSILLAG_INGESTION_MENTIONS_BATCH_WORDS="300", PYSPARK_PYTHON=sys.executable)
+    # small batches on the workers (NER in the driver, which the samples' few words would get, is over too soon)
+    env = dict(os.environ, CSILLAG_INGESTION_MENTIONS_BATCH_WORDS="300", CSILLAG_INGESTION_DRIVER_MAX_NER_WORDS="0",
+               PYSPARK_PYTHON=sys.executable)
     job = subprocess.Popen(
         [
             sys.executable,

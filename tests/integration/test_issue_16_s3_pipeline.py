@@ -66,7 +66,9 @@ PYTHON_M = [sys.executable, "-m", "jobs.pipeline", "--master", "local[2]"]
 
 def _kill_mid_mentions(root: str, s3: S3Settings, storage: LakehouseStorage, cwd: Path) -> None:
     """Start a run with small NER batches and SIGKILL it (and its JVM) once a few batches are committed."""
-    env = _environment(s3) | {"CSILLAG_INGESTION_MENTIONS_BATCH_WORDS": "300"}
+    # small batches on the workers (NER in the driver, which a sample's few words would get, is over too soon to kill)
+    env = _environment(s3) | {"CSILLAG_INGESTION_MENTIONS_BATCH_WORDS": "300",
+                              "CSILLAG_INGESTION_DRIVER_MAX_NER_WORDS": "0"}
     job = subprocess.Popen(
         [*PYTHON_M, str(SAMPLES / "en"), "--lakehouse", root, "--quiet"],
         cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,

@@ -242,13 +242,16 @@ def test_issue_16_spark_submit_on_a_standalone_cluster_with_the_lakehouse_in_a_b
         "--result-file",
         str(tmp_path / "result.json"),
         timeout=900,
-        env={"CSILLAG_LAKEHOUSE_S3": s3.model_dump_json()},  # the credentials are in the environment already
+        # the credentials are in the environment already; NER on the executors, never in the driver (a small input
+        # would otherwise be read there: ingestion.driver_max_ner_words), so the model must reach them
+        env={"CSILLAG_LAKEHOUSE_S3": s3.model_dump_json(), "CSILLAG_INGESTION_DRIVER_MAX_NER_WORDS": "0"},
     )
     assert done.returncode == 0, done.stderr[-4000:]
     lake = LakehouseStorage.for_root(root, s3)
     assert not (ROOT / "s3a:").exists() and not (tmp_path / "s3a:").exists()
     result = json.loads((tmp_path / "result.json").read_text())
     assert result["status"] == "succeeded"
+    assert {s["stage"]: s for s in result["stages"]}["mentions"]["details"]["ner_in"] == "workers"
     with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=5) as answer:
         state = json.load(answer)
     apps = state.get("completedapps", []) + state.get("activeapps", [])

@@ -549,10 +549,14 @@ def test_issue_16_small_work_done_in_the_driver_writes_the_tables_spark_writes(
     samples = sorted(read(run.lake, "documents").doc_id)
     assert Lakehouse(run.lake, None).small_increment(samples)  # type: ignore[arg-type] # no table read by Spark
     assert not Lakehouse(run.lake, None, driver_max_chars=0).small_increment(samples)  # type: ignore[arg-type]
-    nothing_in_the_driver = {"driver_max_chars": 0, "driver_max_delete_bytes": 0}
+    nothing_in_the_driver = {"driver_max_chars": 0, "driver_max_delete_bytes": 0, "driver_max_ner_words": 0}
     result = ingest([corpus], settings=make_settings(lakehouse={"root": tmp_path / "spark"},
                                                       ingestion=nothing_in_the_driver))
     assert result.status == "succeeded", result
+    # the samples' few thousand words went through NER in the driver, here on the Python workers
+    ner_in = [report.details["ner_in"] for x in (run.result, result) for report in x.stages
+              if report.stage == "mentions"]
+    assert ner_in == ["driver", "workers"]
     _assert_same_lakehouse(tmp_path / "spark", run.lake)
 
 
