@@ -325,3 +325,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return scopes[module]
 
     return SharedRunScheduling(config, log)
+
+
+@pytest.fixture
+def louvain_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The node count of every component Louvain is run on (``graph.communities``), for tests that prove which
+    components were computed again and which reused."""
+    from graph import communities as communities_module
+
+    sizes: list[int] = []
+    run = communities_module._louvain
+
+    def counted(n_nodes: int, *args: Any, **kwargs: Any) -> list[list[int]]:
+        sizes.append(n_nodes)
+        return run(n_nodes, *args, **kwargs)
+
+    monkeypatch.setattr(communities_module, "_louvain", counted)
+    return sizes

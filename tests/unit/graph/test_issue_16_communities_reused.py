@@ -3,13 +3,10 @@ did not change — with the result of a fresh computation."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 import pytest
 
-import graph.communities as communities_module
 from graph.communities import PreviousGraph
 from graph.errors import GraphDataError
 from graph.metrics import compute_metrics
@@ -38,20 +35,6 @@ def _previous(nodes: pd.DataFrame, edges: pd.DataFrame) -> PreviousGraph:
 def _communities(result: pd.DataFrame) -> list[list[str]]:
     """The partition, each community's ids sorted, communities by their number."""
     return [sorted(group) for _, group in result.groupby("community")["entity_id"]]
-
-
-@pytest.fixture
-def louvain_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The node count of every component Louvain is run on."""
-    sizes: list[int] = []
-    run = communities_module._louvain
-
-    def counted(n_nodes: int, *args: Any, **kwargs: Any) -> list[list[int]]:
-        sizes.append(n_nodes)
-        return run(n_nodes, *args, **kwargs)
-
-    monkeypatch.setattr(communities_module, "_louvain", counted)
-    return sizes
 
 
 # Before: components a and b (two K4s each, to be merged), c (to gain a weight change), d (to be removed), e (to gain

@@ -12,10 +12,8 @@ from typing import Any, Literal
 
 import pandas as pd
 import pyarrow as pa
-import pytest
 from deltalake import write_deltalake
 
-import graph.communities as communities_module
 from graph.tables import COOCCURRENCES, ENTITIES
 from ingestion.lakehouse import Lakehouse
 from ingestion.markers import Marker
@@ -48,20 +46,6 @@ def _upstream_done(lake: Lakehouse, output: str) -> None:
     for stage in GraphStage.requires:
         lake.markers.write(Marker(stage=stage, run_id=output, config_fingerprint="c", input_fingerprint="i",
                                   output_fingerprint=output))
-
-
-@pytest.fixture
-def louvain_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The node count of every component Louvain is run on."""
-    sizes: list[int] = []
-    run = communities_module._louvain
-
-    def counted(n_nodes: int, *args: Any, **kwargs: Any) -> list[list[int]]:
-        sizes.append(n_nodes)
-        return run(n_nodes, *args, **kwargs)
-
-    monkeypatch.setattr(communities_module, "_louvain", counted)
-    return sizes
 
 
 def _run(lake: Lakehouse, *, force: bool = False) -> None:
