@@ -69,10 +69,12 @@ def up_to_date_reports(ctx: RunContext, stages: list[Stage]) -> list[StageReport
     date: the run then starts Spark and decides stage by stage as always.
     """
     reports = []
+    settled = False
     try:
         for stage in stages:
-            if stage.name != "documents":
-                settle_corpus_language(ctx)
+            if stage.name != "documents" and not settled:
+                settle_corpus_language(ctx)  # once: only the documents stage changes the documents table
+                settled = True
             report = stage.up_to_date(ctx)
             if report is None:
                 logger.debug("stage %s is not up to date: the run needs Spark", stage.name)
@@ -127,12 +129,15 @@ def _start_early(ctx: RunContext, stages: list[Stage]) -> list[threading.Thread]
 
 
 def _run_each(ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) -> None:
+    settled = False
     for index, stage in enumerate(stages):
         try:
             _settle_session(ctx)
-            if stage.name != "documents":
-                # Documents in: with detected languages, the corpus's language is the run's from here on (issue 15).
+            if stage.name != "documents" and not settled:
+                # Documents in: with detected languages, the corpus's language is the run's from here on (issue 15);
+                # once, as only the documents stage changes the documents table (a read of it costs ~60 ms).
                 settle_corpus_language(ctx)
+                settled = True
             environment = dict(ctx.started_worker_environment)
             for coming in stages[index:]:
                 environment.update(coming.worker_environment(ctx))

@@ -47,9 +47,11 @@ fi
 
 # Delta's and the S3A connector's jars, once, with one JVM (ingestion/packages.py says why: two JVMs resolving at once
 # into one Ivy folder can read each other's half-written jars). Instant when they are there.
-if ! "$VENV/bin/python" -m ingestion.packages; then
+# Then the local driver JVM's class-data archive (ingestion/jvm_archive.py): ~50 s once per JDK and jar set, then ~5 s
+# less start-up for every local Spark job. Only an optimisation: its main warns and returns 0 on a failure.
+# One interpreter for both: every spark-submit.sh run passes here, and a Python start is ~0.2 s of an up-to-date run.
+if ! "$VENV/bin/python" -c 'import sys
+from ingestion import jvm_archive, packages
+sys.exit(packages.main() or jvm_archive.main())'; then
   exit 1
 fi
-# The local driver JVM's class-data archive (ingestion/jvm_archive.py): ~50 s once per JDK and jar set, then ~5 s
-# less start-up for every local Spark job. Only an optimisation: a failure warns and the run goes on.
-"$VENV/bin/python" -m ingestion.jvm_archive
