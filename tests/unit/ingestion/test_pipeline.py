@@ -953,6 +953,7 @@ def test_issue_16_later_stages_reuse_the_worker_daemon_the_run_started_and_only_
     from unittest.mock import patch
 
     from ingestion.pipeline import _run_each
+    from ingestion.worker_daemon import PRELOAD_ENV
     from tools.ingestion import StageReport
 
     seen: dict[str, dict[str, str]] = {}
@@ -970,7 +971,7 @@ def test_issue_16_later_stages_reuse_the_worker_daemon_the_run_started_and_only_
                 ctx.started_worker_environment.update(self.environment)
             return StageReport(stage=self.name, status="succeeded")
 
-    preload = {"CSILLAG_PRELOAD": "en"}
+    preload = {PRELOAD_ENV: "en"}  # the mentions stage's: the pipeline its daemon preloads
     ctx = SimpleNamespace(spark=SimpleNamespace(sparkContext=SimpleNamespace(environment={})),
                           started_worker_environment={}, settings=None)
     stages = [Recording("documents", {}), Recording("mentions", preload, starts=started), Recording("entities", {})]
