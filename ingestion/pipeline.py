@@ -107,24 +107,20 @@ def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
 def _start_early(ctx: RunContext, stages: list[Stage]) -> list[threading.Thread]:
     """What the stages begin at the run's start (``Stage.start_early``), for those that will have work: a stage
     with something to do, or with a stage before it that has (and so may give it some)."""
-    environment: dict[str, str] = {}
-    for stage in stages:
-        environment.update(stage.worker_environment(ctx))
     started: list[threading.Thread] = []
     pending = False
     # only as far as the last stage that begins anything: the checks cost a listing or a query each
     hooked = [i for i, stage in enumerate(stages)
               if getattr(type(stage), "start_early", Stage.start_early) is not Stage.start_early]
-    with python_worker_environment(ctx.spark, environment):
-        for stage in stages[: hooked[-1] + 1] if hooked else []:
-            try:
-                pending = pending or ctx.force or stage.up_to_date(ctx) is None
-                thread = stage.start_early(ctx) if pending else None
-            except Exception:  # noqa: BLE001 - only a head start; the stage's own run reports real problems
-                logger.debug("stage %s: early start skipped", stage.name, exc_info=True)
-                thread = None
-            if thread is not None:
-                started.append(thread)
+    for stage in stages[: hooked[-1] + 1] if hooked else []:
+        try:
+            pending = pending or ctx.force or stage.up_to_date(ctx) is None
+            thread = stage.start_early(ctx) if pending else None
+        except Exception:  # noqa: BLE001 - only a head start; the stage's own run reports real problems
+            logger.debug("stage %s: early start skipped", stage.name, exc_info=True)
+            thread = None
+        if thread is not None:
+            started.append(thread)
     return started
 
 

@@ -114,7 +114,8 @@ class Stage(ABC):
     def start_early(self, ctx: RunContext) -> threading.Thread | None:
         """Work the stage may begin when the run starts, beside the stages before it (the mentions stage: its Python
         workers' start), as a started thread the run joins at its end; default none. Called only when the stage or
-        one before it has work to do, inside the worker environment of the run's first stage."""
+        one before it has work to do; a job it makes carries the environment it gives itself (the session may still
+        be starting: ``ingestion.spark.made_with_environment``)."""
         return None
 
     @abstractmethod

@@ -267,9 +267,15 @@ class MentionsStage(Stage):
     def start_early(self, ctx: RunContext) -> threading.Thread | None:
         """The workers' start, begun with the run when the stages before this one work in the driver (a small
         corpus: docs/ingestion.md): their daemon and its pipeline are then ready when the first batch comes."""
-        starter = workers_starter(ctx.spark, ctx.domain.nlp, self.worker_environment(ctx))
+        return self._start_workers(ctx)
+
+    def _start_workers(self, ctx: RunContext) -> threading.Thread:
+        """Start the workers' daemon in a thread (``workers_starter``), and record its environment for the stages
+        after this one to reuse (``RunContext.started_worker_environment``)."""
+        environment = self.worker_environment(ctx)
+        starter = workers_starter(ctx.spark, ctx.domain.nlp, environment)
         starter.start()
-        ctx.started_worker_environment.update(self.worker_environment(ctx))
+        ctx.started_worker_environment.update(environment)
         return starter
 
     def _run_batches(self, ctx: RunContext, incremental: bool, started: float, stack: ExitStack) -> StageOutput:
@@ -321,10 +327,7 @@ class MentionsStage(Stage):
         if plan and not in_driver:
             # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
             # while the driver plans the first batch, not after it.
-            starter = workers_starter(spark, spec, self.worker_environment(ctx))
-            starter.start()
-            ctx.started_worker_environment.update(self.worker_environment(ctx))
-            stack.callback(starter.join)
+            stack.callback(self._start_workers(ctx).join)
         texts = batch_rows(snapshot, plan)
 
         def run_ner(number: int, rows: pa.Table) -> _Batch:

@@ -59,20 +59,10 @@ class BM25Index:
     @classmethod
     def build(cls, documents: Iterable[Sequence[str]], *, k1: float = 1.5, b: float = 0.75) -> BM25Index:
         """Index documents (each a list of terms) numbered in iteration order."""
-        ids: dict[str, int] = {}
-        term_ids: list[int] = []
-        tfs: list[int] = []
-        per_doc: list[int] = []
-        lengths: list[int] = []
-        for terms in documents:
-            counts = Counter(terms)
-            lengths.append(len(terms))
-            per_doc.append(len(counts))
-            term_ids.extend(ids.setdefault(term, len(ids)) for term in counts)
-            tfs.extend(counts.values())
-        docs = np.repeat(np.arange(len(lengths), dtype=np.int32), per_doc)
-        return _assemble(list(ids), np.asarray(term_ids, dtype=np.int64), docs, np.asarray(tfs, dtype=np.int32),
-                         np.asarray(lengths, dtype=np.int32), k1, b)
+        vocabulary: dict[str, int] = {}
+        term_ids, docs, tfs, lengths = _postings_of(enumerate(documents), vocabulary)
+        return _assemble(list(vocabulary), term_ids, docs, tfs, np.asarray(list(lengths.values()), dtype=np.int32),
+                         k1, b)
 
     def reindexed(self, keep: Sequence[int | None], added: Mapping[int, Sequence[str]]) -> BM25Index:
         """The index of a new numbering of ``len(keep)`` documents: number ``i`` is this index's document ``keep[i]``
@@ -103,18 +93,10 @@ class BM25Index:
         survives = moved >= 0
         old_term = np.repeat(np.arange(len(self.terms), dtype=np.int64), np.diff(self.starts))[survives]
         vocabulary = dict(self.ids)
-        new_terms: list[int] = []
-        new_docs: list[int] = []
-        new_tfs: list[int] = []
-        for number in sorted(added):
-            counts = Counter(added[number])
-            lengths[number] = len(added[number])
-            new_terms.extend(vocabulary.setdefault(term, len(vocabulary)) for term in counts)
-            new_docs.extend([number] * len(counts))
-            new_tfs.extend(counts.values())
-        return _assemble(list(vocabulary), np.concatenate([old_term, np.asarray(new_terms, dtype=np.int64)]),
-                         np.concatenate([moved[survives], np.asarray(new_docs, dtype=np.int64)]),
-                         np.concatenate([self.tfs[survives], np.asarray(new_tfs, dtype=np.int32)]),
+        new_terms, new_docs, new_tfs, new_lengths = _postings_of(((n, added[n]) for n in sorted(added)), vocabulary)
+        lengths[list(new_lengths)] = list(new_lengths.values())
+        return _assemble(list(vocabulary), np.concatenate([old_term, new_terms]),
+                         np.concatenate([moved[survives], new_docs]), np.concatenate([self.tfs[survives], new_tfs]),
                          lengths, self.k1, self.b)
 
     @property
@@ -173,6 +155,25 @@ class BM25Index:
         matched, values = self._score_arrays(query_terms)
         order = np.lexsort((matched, -values))[:k]
         return list(zip(matched[order].tolist(), values[order].tolist(), strict=True))
+
+
+def _postings_of(
+    numbered: Iterable[tuple[int, Sequence[str]]], vocabulary: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, int]]:
+    """The postings of documents given as (number, terms), read one document at a time: (term ids, document numbers,
+    term frequencies), ``vocabulary`` grown with the new terms; and each document's length by number."""
+    term_ids: list[int] = []
+    docs: list[int] = []
+    tfs: list[int] = []
+    lengths: dict[int, int] = {}
+    for number, terms in numbered:
+        counts = Counter(terms)
+        lengths[number] = len(terms)
+        term_ids.extend(vocabulary.setdefault(term, len(vocabulary)) for term in counts)
+        docs.extend([number] * len(counts))
+        tfs.extend(counts.values())
+    return (np.asarray(term_ids, dtype=np.int64), np.asarray(docs, dtype=np.int64), np.asarray(tfs, dtype=np.int32),
+            lengths)
 
 
 def _assemble(vocabulary: list[str], term_ids: np.ndarray, docs: np.ndarray, tfs: np.ndarray, lengths: np.ndarray,
