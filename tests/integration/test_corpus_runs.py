@@ -6,8 +6,10 @@ The runs themselves are session fixtures in tests/integration/conftest.py, share
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from deltalake import DeltaTable
 
 from tests.unit.ingestion.tables import read
 
@@ -45,3 +47,30 @@ def test_war_and_peace_english_run(war_and_peace_run: SimpleNamespace) -> None:
     top = entities.sort_values("mention_count", ascending=False).canonical_name.head(10).tolist()
     assert any("Pierre" in name for name in top), top
     assert any("Natasha" in name for name in top), top
+
+
+@pytest.mark.parametrize("window", ["turns", "sentence"])
+def test_issue_16_cooccurrences_counted_in_the_driver_are_sparks_on_war_and_peace(
+    war_and_peace_run: SimpleNamespace, spark: Any, window: str
+) -> None:
+    # A novel is a small corpus (ingestion.driver_max_chars): its pairs are counted in the driver
+    # (cooccurrence_rows). Spark's transform over the same tables must give every row alike, weights included.
+    from ingestion.stages.cooccurrences import cooccurrence_pairs, cooccurrence_rows
+
+    lake = war_and_peace_run.lake
+    delta = {name: spark.read.format("delta").load(str(lake / name))
+             for name in ("mention_entities", "chunks", "entities")}
+    expected = cooccurrence_pairs(delta["mention_entities"], delta["chunks"], delta["entities"], window).toPandas()
+    if window == war_and_peace_run.settings.ingestion.cooccurrence_window:
+        written = read(lake, "cooccurrences")  # what the run itself wrote
+    else:
+        counts = read(lake, "entities").set_index("entity_id").mention_count.to_dict()
+        written = cooccurrence_rows(DeltaTable(str(lake / "mention_entities")).to_pyarrow_table(),
+                                    DeltaTable(str(lake / "chunks")).to_pyarrow_table(), counts, window).to_pandas()
+    assert len(expected) > 1000  # the novel's pairs, not an empty table
+    key = ["src_id", "dst_id"]
+    ours = written.sort_values(key).reset_index(drop=True)[list(expected.columns)]
+    theirs = expected.sort_values(key).reset_index(drop=True)
+    for column in ("chunk_ids", "unit_ids"):
+        ours[column], theirs[column] = ours[column].map(list), theirs[column].map(list)
+    assert ours.to_dict("records") == theirs.to_dict("records")
