@@ -9,7 +9,7 @@ document scope.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -129,16 +129,64 @@ def casing_evidence(
     counted = words.join(F.broadcast(wanted), ["kind", "word"], "left_semi").groupBy(*keys, "kind", "word").agg(
         F.count("*").alias("n"), F.sum(F.col("articled").cast("int")).alias("articled")
     )
+    return _casing(
+        ((row.doc_id if by_document else "", row.kind, row.word, int(row.n), int(row.articled or 0))
+         for row in counted.collect()),
+        lowercase,
+    )
+
+
+def casing_evidence_local(
+    chunks: pa.Table,
+    *,
+    lowercase: Collection[str] = (),
+    capitalised: Collection[str] = (),
+    articled: Collection[str] = (),
+    by_document: bool,
+) -> Casing:
+    """``casing_evidence`` in the driver, over the chunks' Arrow rows (doc_id, text): the same answers, for the few
+    documents of a ``small_increment``. The patterns are the same text, read by the ``regex`` package, which knows
+    the Unicode classes (``\\p{Lu}``) Java's regexes do."""
+    import regex
+
+    asked = {"lower": {w.lower() for w in lowercase}, "capital": set(capitalised), "articled": set(articled)}
+    patterns = {"lower": _LOWERCASE_WORD, "capital": _MID_SENTENCE_CAPITAL, "articled": ARTICLED_WORD}
+    kinds = sorted(kind for kind, words in asked.items() if words)
+    if not kinds:
+        return Casing()
+    compiled = {kind: regex.compile(patterns[kind]) for kind in kinds}
+    last_word = regex.compile(r"(\S+)$")
+    tally: dict[tuple[str, str, str], list[int]] = {}
+    for doc_id, text in zip(chunks.column("doc_id").to_pylist(), chunks.column("text").to_pylist(), strict=True):
+        if text is None:
+            continue
+        scope = doc_id if by_document else ""
+        for kind in kinds:
+            for match in compiled[kind].finditer(text):
+                m = match.group(0)
+                if kind == "articled":  # the word, with the article before it if any
+                    found = last_word.search(m)
+                    word = found.group(1) if found else ""
+                else:
+                    word = m
+                if word in asked[kind]:
+                    counts = tally.setdefault((scope, kind, word), [0, 0])
+                    counts[0] += 1
+                    counts[1] += m != word
+    return _casing(((scope, kind, word, n, a) for (scope, kind, word), (n, a) in tally.items()), lowercase)
+
+
+def _casing(counted: Iterable[tuple[str, str, str, int, int]], lowercase: Collection[str]) -> Casing:
+    """The ``Casing`` of the counted matches: (scope, kind, word, occurrences, occurrences after an article)."""
     lowered: dict[str, set[str]] = {}
     casing = Casing(asked_lowercase=frozenset(lowercase))
-    for row in counted.collect():
-        scope = row.doc_id if by_document else ""
-        if row.kind == "lower":
-            lowered.setdefault(scope, set()).add(row.word)
-        elif row.kind == "capital":
-            casing.capitalised.setdefault(scope, set()).add(row.word)
+    for scope, kind, word, n, articled in counted:
+        if kind == "lower":
+            lowered.setdefault(scope, set()).add(word)
+        elif kind == "capital":
+            casing.capitalised.setdefault(scope, set()).add(word)
         else:
-            casing.usage.setdefault(scope, {})[row.word] = (int(row.n), int(row.articled or 0))
+            casing.usage.setdefault(scope, {})[word] = (n, articled)
     for scope, words_found in lowered.items():
         casing.lowercase[scope] = {w for w in lowercase if w.lower() in words_found}
     return casing

@@ -34,23 +34,27 @@ def neo4j_settings() -> Neo4jSettings:
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run_domain(spark: Any, config: str, corpus: Path, lake: Path) -> SimpleNamespace:
+def run_domain(
+    spark: Any, config: str, corpus: Path, lake: Path, *, ingestion: dict[str, Any] | None = None, **request: Any
+) -> SimpleNamespace:
     """Ingest ``corpus`` with a domain's settings file alone, as ``jobs.pipeline CORPUS --config conf/domains/…`` run
     from the repository root does: the tool is the one ``ingestion.tool`` names; the relative paths of the file
-    (alias table, gold list) are read from the root."""
+    (alias table, gold list) are read from the root. ``ingestion``: settings of that section to override;
+    ``request``: more fields of the ``IngestionRequest`` (stages, force)."""
     from ingestion.tool import AbstractNERIngestionTool
     from jobs.common import DEFAULT_TOOL, build_tool
     from settings.config import load_settings
     from tools.ingestion import IngestionRequest
 
     settings = load_settings(ROOT / "conf" / "domains" / config, lakehouse={"root": lake},
-                             spark={"master": "local[2]", "shuffle_partitions": 2})
+                             spark={"master": "local[2]", "shuffle_partitions": 2},
+                             **({"ingestion": ingestion} if ingestion else {}))
     tool = build_tool(settings.ingestion.tool or DEFAULT_TOOL, settings)
     assert isinstance(tool, AbstractNERIngestionTool), tool
     tool.set_spark_session(spark)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(ROOT)
-        result = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus)]))
+        result = tool.execute_ingestion(IngestionRequest(inputs=[str(corpus)], **request))
     return SimpleNamespace(lake=lake, result=result, settings=settings, tool=tool)
 
 
@@ -59,7 +63,7 @@ def egri_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> SimpleName
     """Egri csillagok ingested once per test session with conf/domains/egri_csillagok.toml (the domain tool, the
     gold list); later tests ask questions of it."""
     corpus = corpus_path("egri_csillagok.txt")
-    return _run_domain(spark, "egri_csillagok.toml", corpus, tmp_path_factory.mktemp("egri") / "lake")
+    return run_domain(spark, "egri_csillagok.toml", corpus, tmp_path_factory.mktemp("egri") / "lake")
 
 
 @pytest.fixture(scope="session")
@@ -67,4 +71,4 @@ def war_and_peace_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> S
     """War and Peace ingested once per test session with conf/domains/war_and_peace.toml: the generic English tool
     (en_core_web_sm), the domain's alias table and its gold list."""
     corpus = corpus_path("war_and_peace.txt")
-    return _run_domain(spark, "war_and_peace.toml", corpus, tmp_path_factory.mktemp("wp") / "lake")
+    return run_domain(spark, "war_and_peace.toml", corpus, tmp_path_factory.mktemp("wp") / "lake")
