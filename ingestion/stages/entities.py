@@ -27,6 +27,7 @@ import functools
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -420,6 +421,42 @@ def _nulls_first(order: tuple[Any, ...]) -> tuple[tuple[bool, Any], ...]:
     return tuple((value is not None, value) if value is not None else (False, 0) for value in order)
 
 
+@dataclass(frozen=True)
+class _Steps:
+    """One engine's transforms of the resolution (``EntitiesStage._resolve``): Spark's over DataFrames, or their
+    driver twins over Arrow rows — the same answers."""
+
+    keyed: Callable[[Any], Any]
+    surface_forms: Callable[..., dict[str, list[SurfaceForm]]]
+    casing: Callable[..., Casing]
+    written_aliases: Callable[[Any, dict[tuple[str, str, str], str], bool], dict[str, list[str]]]
+
+
+SPARK_STEPS = _Steps(keyed_mentions, surface_forms_by, casing_evidence, written_aliases)
+DRIVER_STEPS = _Steps(keyed_rows, surface_forms_local, casing_evidence_local, written_aliases_local)
+
+
+@dataclass(frozen=True)
+class _Resolution:
+    """What ``EntitiesStage._resolve`` found: the keyed mentions (in the engine's form), the surface forms and casing
+    evidence per scope, the entities (all, and per scope), (scope, text, label) → entity id, and per entity the
+    inflected texts as written."""
+
+    mentions: Any
+    scoped_forms: dict[str, list[SurfaceForm]]
+    casing: Casing
+    openers: dict[str, set[str]]
+    entities: list[ResolvedEntity]
+    by_scope: dict[str, list[ResolvedEntity]]
+    mapping: dict[tuple[str, str, str], str]
+    inflected: dict[str, list[str]]
+
+    @property
+    def n_forms(self) -> int:
+        """How many surface forms were resolved."""
+        return sum(len(group) for group in self.scoped_forms.values())
+
+
 class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
@@ -500,16 +537,8 @@ class EntitiesStage(Stage):
         if todo is not None:
             written = written.where(F.col("doc_id").isin(todo))
             chunks = chunks.where(F.col("doc_id").isin(todo))
-        mentions = keyed_mentions(written)
-        scoped_forms = surface_forms_by(mentions, chunks, by_document=by_document)
-        forms = [form for group in scoped_forms.values() for form in group]
-        starters = opener_candidates(forms, ctx.domain.language)
-        # The carrying's question (which one-word names are also words, ``_carriable``) is asked here too, of every
-        # one-word form: its names are among them, and one scan answers all three questions.
-        casing = casing_evidence(chunks, **self._casing_questions(ctx, forms, starters), by_document=by_document)
-        openers = casing.sentence_openers(starters)
-        resolved, by_scope, mapping = self._resolve(ctx, scoped_forms, openers, casing, todo)
-        inflected = written_aliases(written, mapping, by_document)
+        r = self._resolve(ctx, SPARK_STEPS, written, chunks, todo)
+        mentions, mapping, inflected, resolved = r.mentions, r.mapping, r.inflected, r.entities
         # From Arrow: the JVM builds these without a Python job (rows as tuples would start a Python daemon and
         # workers only to convert them).
         mapping_df = spark.createDataFrame(_mapping_table(mapping, by_document))
@@ -519,8 +548,7 @@ class EntitiesStage(Stage):
         attached = attach_entities(mentions, mapping_df).persist()
         mention_entities = attached
         carriable = self._carriable(
-            ctx, scoped_forms, mapping, by_scope, inflected, openers, casing,
-            lambda words: scoped_written_lowercase(chunks, words, by_document=by_document),
+            ctx, r, lambda words: scoped_written_lowercase(chunks, words, by_document=by_document)
         )
         carried = None
         if carriable:
@@ -550,7 +578,7 @@ class EntitiesStage(Stage):
             carried.unpersist()
         attached.unpersist()
         table_df.unpersist()
-        return self._output(ctx, todo, removed, carried=n_carried, forms=len(forms))
+        return self._output(ctx, todo, removed, carried=n_carried, forms=r.n_forms)
 
     def _compute_in_driver(
         self, ctx: RunContext, todo: list[str] | None, removed: list[str], documents: list[str]
@@ -569,17 +597,11 @@ class EntitiesStage(Stage):
             columns=["chunk_id", "doc_id", "chunk_index", "unit_id", "unit_kind", "start", "text"],
             filter=one_of("doc_id", documents),
         )
-        mentions = keyed_rows(written)
-        scoped_forms = surface_forms_local(mentions, chunks, by_document=by_document)
-        forms = [form for group in scoped_forms.values() for form in group]
-        starters = opener_candidates(forms, ctx.domain.language)
-        casing = casing_evidence_local(chunks, **self._casing_questions(ctx, forms, starters), by_document=by_document)
-        openers = casing.sentence_openers(starters)
-        resolved, by_scope, mapping = self._resolve(ctx, scoped_forms, openers, casing, todo)
-        inflected = written_aliases_local(written, mapping, by_document)
-        mention_entities = attach_rows(mentions, mapping, by_document)
+        r = self._resolve(ctx, DRIVER_STEPS, written, chunks, todo)
+        resolved = r.entities
+        mention_entities = attach_rows(r.mentions, r.mapping, by_document)
         carriable = self._carriable(
-            ctx, scoped_forms, mapping, by_scope, inflected, openers, casing,
+            ctx, r,
             lambda words: casing_evidence_local(chunks, lowercase=words, by_document=by_document).written_lowercase(
                 words),
         )
@@ -589,7 +611,7 @@ class EntitiesStage(Stage):
             n_carried = carried.num_rows
             mention_entities = pa.concat_tables([mention_entities, carried])
         min_mentions = ctx.settings.ingestion.min_entity_mentions
-        table = entity_table_rows(_entities_rows(resolved, inflected), mention_entities, chunks, min_mentions)
+        table = entity_table_rows(_entities_rows(resolved, r.inflected), mention_entities, chunks, min_mentions)
         kept = pc.is_in(mention_entities.column("entity_id"), value_set=table.column("entity_id"))
         kept_mentions = mention_entities.filter(kept)
         if todo is None:
@@ -603,28 +625,26 @@ class EntitiesStage(Stage):
             lake.delete_docs(MENTION_ENTITIES.name, sorted({*todo, *removed}))
             if kept_mentions.num_rows:
                 lake.write_arrow(kept_mentions, MENTION_ENTITIES.name)
-        return self._output(ctx, todo, removed, carried=n_carried, forms=len(forms))
-
-    @staticmethod
-    def _casing_questions(ctx: RunContext, forms: list[SurfaceForm], starters: set[str]) -> dict[str, set[str]]:
-        """What ``casing_evidence`` is asked: the sentence openers' candidates, every one-word form (the carrying's
-        question, ``_carriable``) and the words whose use with an article matters."""
-        return {
-            "lowercase": starters | {f.text for f in forms if " " not in f.text},
-            "capitalised": starters,
-            "articled": article_candidates(forms, ctx.domain.language),
-        }
+        return self._output(ctx, todo, removed, carried=n_carried, forms=r.n_forms)
 
     def _resolve(
-        self,
-        ctx: RunContext,
-        scoped_forms: dict[str, list[SurfaceForm]],
-        openers: dict[str, set[str]],
-        casing: Casing,
-        todo: list[str] | None,
-    ) -> tuple[list[ResolvedEntity], dict[str, list[ResolvedEntity]], dict[tuple[str, str, str], str]]:
-        """The entities of every scope (one per document, or the corpus), by scope, and (scope, text, label) → id."""
+        self, ctx: RunContext, steps: _Steps, written: Any, chunks: Any, todo: list[str] | None
+    ) -> _Resolution:
+        """The documents' surface forms, their casing evidence and their entities, by either engine's ``steps``:
+        one resolution per scope (a document, its ids salted with its id; or the whole corpus)."""
         by_document = self.scope(ctx) == "document"
+        language = ctx.domain.language
+        mentions = steps.keyed(written)
+        scoped_forms = steps.surface_forms(mentions, chunks, by_document=by_document)
+        forms = [form for group in scoped_forms.values() for form in group]
+        starters = opener_candidates(forms, language)
+        # The carrying's question (which one-word names are also words, ``_carriable``) is asked here too, of every
+        # one-word form: its names are among them, and one scan answers all three questions.
+        casing = steps.casing(
+            chunks, lowercase=starters | {f.text for f in forms if " " not in f.text}, capitalised=starters,
+            articled=article_candidates(forms, language), by_document=by_document,
+        )
+        openers = casing.sentence_openers(starters)
         table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
         # the documents resolved incrementally have no resolved mentions yet, so no entities to keep ids from (a
         # crashed run's are rewritten with the same ids: they hash the document's own names)
@@ -632,10 +652,9 @@ class EntitiesStage(Stage):
         resolved: list[ResolvedEntity] = []
         by_scope: dict[str, list[ResolvedEntity]] = {}
         mapping: dict[tuple[str, str, str], str] = {}
-        # One resolution per document (its own people, ids salted with its id) or one for the whole corpus.
         for scope, group in sorted(scoped_forms.items()):
             entities, forms_to_ids = resolve_entities(
-                group, language=ctx.domain.language, alias_table=table, sentence_openers=openers.get(scope, set()),
+                group, language=language, alias_table=table, sentence_openers=openers.get(scope, set()),
                 scope=scope, article_usage=casing.usage.get(scope, {}),
             )
             entities, forms_to_ids = carry_over_ids(entities, forms_to_ids, previous.get(scope, []))
@@ -643,11 +662,13 @@ class EntitiesStage(Stage):
             by_scope[scope] = entities
             mapping.update({(scope, text, label): entity_id for (text, label), entity_id in forms_to_ids.items()})
         logger.info(
-            "entities: %d surface forms resolved into %d entities%s",
-            sum(len(group) for group in scoped_forms.values()), len(resolved),
+            "entities: %d surface forms resolved into %d entities%s", len(forms), len(resolved),
             f" ({len(scoped_forms)} documents resolved apart)" if by_document else "",
         )
-        return resolved, by_scope, mapping
+        return _Resolution(
+            mentions=mentions, scoped_forms=scoped_forms, casing=casing, openers=openers, entities=resolved,
+            by_scope=by_scope, mapping=mapping, inflected=steps.written_aliases(written, mapping, by_document),
+        )
 
     def _output(
         self, ctx: RunContext, todo: list[str] | None, removed: list[str], *, carried: int, forms: int
@@ -707,15 +728,7 @@ class EntitiesStage(Stage):
         lake.delete_where(ENTITIES.name, "entity_id", sorted(stale))
 
     def _carriable(
-        self,
-        ctx: RunContext,
-        scoped_forms: dict[str, list[SurfaceForm]],
-        mapping: dict[tuple[str, str, str], str],
-        by_scope: dict[str, list[ResolvedEntity]],
-        inflected: dict[str, list[str]],
-        openers: dict[str, set[str]],
-        casing: Casing,
-        written_lowercase: Callable[[set[str]], dict[str, set[str]]],
+        self, ctx: RunContext, r: _Resolution, written_lowercase: Callable[[set[str]], dict[str, set[str]]]
     ) -> dict[str, dict[str, str]]:
         """Per scope, the aliases of kept people to carry to their names' unlabelled occurrences
         (``ingestion.carrying``); empty when none qualifies.
@@ -725,13 +738,13 @@ class EntitiesStage(Stage):
         about (per scope, those written in lowercase), in the engine of the run.
         """
         # each entity's NER mentions, as the join to the forms attaches them: its forms' counts (no job)
-        form_counts = {(scope, f.text, f.label): f.count for scope, group in scoped_forms.items() for f in group}
+        form_counts = {(scope, f.text, f.label): f.count for scope, group in r.scoped_forms.items() for f in group}
         counts: dict[str, int] = {}
-        for key, entity_id in mapping.items():
+        for key, entity_id in r.mapping.items():
             counts[entity_id] = counts.get(entity_id, 0) + form_counts.get(key, 0)
         aliases = {
-            scope: [(e, _with(list(e.aliases), inflected.get(e.entity_id, ()))) for e in entities]
-            for scope, entities in by_scope.items()
+            scope: [(e, _with(list(e.aliases), r.inflected.get(e.entity_id, ()))) for e in entities]
+            for scope, entities in r.by_scope.items()
         }
         minimum = ctx.settings.ingestion.min_entity_mentions
         kept: dict[str, list[tuple[str, str, list[str]]]] = {}
@@ -743,14 +756,14 @@ class EntitiesStage(Stage):
         # One pass over the chunks for every scope's one-word names: a word written in lowercase (anywhere in the
         # corpus, or in the document for a document's own people) is common.
         words = {alias for group in kept.values() for alias in one_word_aliases(group)}
-        common = casing.written_lowercase(words)
-        if unasked := words - casing.asked_lowercase:  # a name no form is written as: its own (cheap) pass
+        common = r.casing.written_lowercase(words)
+        if unasked := words - r.casing.asked_lowercase:  # a name no form is written as: its own (cheap) pass
             for scope, more in written_lowercase(unasked).items():
                 common.setdefault(scope, set()).update(more)
         carriable = {
             scope: found
             for scope in kept
-            if (found := carriable_aliases(kept[scope], others[scope], openers.get(scope, set()),
+            if (found := carriable_aliases(kept[scope], others[scope], r.openers.get(scope, set()),
                                            common.get(scope, set())))
         }
         if carriable:
