@@ -27,12 +27,14 @@ pairs are deleted and counted again.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import itertools
 import logging
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -172,6 +174,26 @@ def cooccurrence_rows(
     """
     if window not in WINDOWS:
         raise ValueError(f"unknown co-occurrence window {window!r}; valid: {', '.join(WINDOWS)}")
+    with _collector_paused():
+        return _rows(mention_entities, chunks, mention_counts, window)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused: the pairs' hundreds of thousands of tuples and sets hold no cycles,
+    yet every burst of allocations set it walking them all again: 8× War and Peace in corpus scope (100,004 pairs)
+    took 5.5-7.2 s with it running, 3.7-5.2 s paused."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _rows(mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[str, int], window: str) -> pa.Table:
+    """``cooccurrence_rows``'s work, the window known to be valid."""
     chunk_rows = chunks.to_pydict()
     unit_of = dict(zip(chunk_rows["chunk_id"], chunk_rows["unit_id"], strict=True))
     found = mention_entities.to_pydict()
