@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -62,3 +63,6 @@ class RunContext:
     # instead of waiting for another to start (~1 s). Empty until one is started: a run whose NER has nothing to do
     # must not start a daemon that preloads a pipeline for the later stages' small tasks.
     started_worker_environment: dict[str, str] = field(default_factory=dict)
+    # Set by the mentions stage when its NER runs in the driver: the workers' start begun with the run
+    # (``Stage.start_early``) then makes no job, and the run does not wait at its end for a daemon it never used.
+    workers_not_needed: threading.Event = field(default_factory=threading.Event)

@@ -74,13 +74,17 @@ def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[p
         yield pd.DataFrame(rows, columns=list(MENTIONS.names))
 
 
-def workers_starter(spark: Any, spec: NlpSpec, environment: Mapping[str, str]) -> threading.Thread:
+def workers_starter(
+    spark: Any, spec: NlpSpec, environment: Mapping[str, str], called_off: threading.Event | None = None
+) -> threading.Thread:
     """A thread (not started) running one trivial task with the NER function's worker ``environment``: the executor
     starts its Python daemon for it, which preloads the pipeline (~1.3 s) — while the driver does other work, instead
     of before the first NER batch. The thread makes the job too, so a session still starting
     (``ingestion.spark.StartingSession``) is waited for there, not by the caller; pyspark copies the environment into
     the function when ``mapInPandas`` is called, and Spark starts one daemon per environment, so it must be the one
-    the NER batches will have. Never fails: the NER tasks start the daemon themselves."""
+    the NER batches will have. Never fails: the NER tasks start the daemon themselves. ``called_off``, once set, stops
+    it before its job (the stage found only a few words for NER, done in the driver): a run that needs no worker
+    must not wait at its end for a daemon and two pipelines loading on its cores."""
 
     def touch(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         get_nlp(spec)  # already there when the daemon preloaded it
@@ -89,6 +93,8 @@ def workers_starter(spark: Any, spec: NlpSpec, environment: Mapping[str, str]) -
     def run() -> None:
         try:
             session = real_session(spark)
+            if called_off is not None and called_off.is_set():
+                return
             job = made_with_environment(session, environment,
                                         lambda: session.range(1, numPartitions=1).mapInPandas(touch, "id long"))
             job.collect()
@@ -273,7 +279,7 @@ class MentionsStage(Stage):
         """Start the workers' daemon in a thread (``workers_starter``), and record its environment for the stages
         after this one to reuse (``RunContext.started_worker_environment``)."""
         environment = self.worker_environment(ctx)
-        starter = workers_starter(ctx.spark, ctx.domain.nlp, environment)
+        starter = workers_starter(ctx.spark, ctx.domain.nlp, environment, ctx.workers_not_needed)
         starter.start()
         ctx.started_worker_environment.update(environment)
         return starter
@@ -324,6 +330,8 @@ class MentionsStage(Stage):
         # A few thousand words (a chapter added): NER in this process, as soon as the driver has the pipeline, rather
         # than after the JVM and the workers' daemon have started — the same function over the same rows.
         in_driver = total_words <= ctx.settings.ingestion.driver_max_ner_words
+        if in_driver:  # the workers the run's start began are not needed: their job is not made, if not yet made
+            ctx.workers_not_needed.set()
         if plan and not in_driver:
             # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
             # while the driver plans the first batch, not after it.

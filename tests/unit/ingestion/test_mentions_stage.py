@@ -313,3 +313,24 @@ def test_the_daemon_is_chosen_only_for_workers_that_can_import_csillag(monkeypat
     # Workers on another interpreter may lack csillag: a daemon they cannot import would fail every Python task.
     monkeypatch.setenv("PYSPARK_PYTHON", "/usr/bin/python3")
     assert not _workers_can_import_csillag()
+
+
+@pytest.mark.parametrize("called_off", [False, True])
+def test_issue_16_the_early_workers_start_makes_no_job_once_called_off(spark: Any, called_off: bool) -> None:
+    # The run begins the workers' start before it knows how many words NER will get (Stage.start_early); when the
+    # mentions stage then finds a few, done in the driver, it calls the start off: no job, no daemon, no pipelines
+    # loading on the cores while the run goes on — and none for the run to wait for at its end.
+    import threading
+
+    from ingestion.stages.mentions import workers_starter
+
+    tracker = spark.sparkContext.statusTracker()
+    before = set(tracker.getJobIdsForGroup())  # the jobs of no group: the starter's thread sets none
+    not_needed = threading.Event()
+    if called_off:
+        not_needed.set()
+    starter = workers_starter(spark, NlpSpec(language="en"), {}, not_needed)
+    starter.start()
+    starter.join(timeout=120)
+    assert not starter.is_alive()
+    assert len(set(tracker.getJobIdsForGroup()) - before) == (0 if called_off else 1)
