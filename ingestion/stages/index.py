@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ingestion.markers import fingerprint
 from ingestion.stage import Stage, StageOutput
-from tools.retrieval.analyzer import STEMMER_LANGUAGES, STOP_WORDS
+from tools.retrieval.analyzer import STEMMER_LANGUAGES, STOP_WORDS, analyzer_for
 from tools.retrieval.chunks import (
     DENSE_FORMAT,
     INDEX_DIR,
@@ -70,6 +70,8 @@ class IndexStage(Stage):
         return {
             "language": language,
             "stemmer": STEMMER_LANGUAGES.get(language),
+            # the analyser's key (its stemmer's implementation and version): other stems are another index
+            "analyzer": analyzer_for(language).key if language in STEMMER_LANGUAGES else None,
             "stop_words": sorted(STOP_WORDS.get(language, ())),
             "index_format": INDEX_FORMAT,
             "dense": dense,

@@ -297,7 +297,7 @@ def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder |
         index_dir = _fetch_index(storage, language, version, getattr(dense, "model_id", None) if dense else None,
                                  index_dir)
     path = _bm25_path(index_folder(root, index_dir), language, version)
-    index = None if rebuild else _load_index(path, len(chunks))
+    index = None if rebuild else _load_index(path, len(chunks), analyzer.key)
     if index is None:
         index = _extended_index(path, chunks, analyzer) if extend and not rebuild else None
         if index is None:
@@ -434,13 +434,16 @@ def _save_vectors(path: Path, vectors: np.ndarray, chunk_ids: list[str], stale_p
     logger.info("chunk vectors written to %s", path)
 
 
-def _load_index(path: Path, expected: int) -> BM25Index | None:
+def _load_index(path: Path, expected: int, analyzer_key: str) -> BM25Index | None:
     try:
         stored = read_index_file(path)
     except FileNotFoundError:
         return None
     except IndexFileError as exc:  # a damaged index file is only a lost speed-up
         logger.warning("%s; rebuilding it", exc)  # the message names the file
+        return None
+    if stored.analyzer != analyzer_key:  # terms of another analyser: a query's stems could miss them
+        logger.info("%s was made by another analyser; rebuilding it", path.name)
         return None
     return stored.index if stored.index.size == expected else None
 

@@ -193,6 +193,37 @@ def test_issue_16_a_damaged_index_file_is_rebuilt_with_a_warning_naming_it(
     assert read_index_file(path).index.postings == before.postings  # rewritten whole
 
 
+def test_issue_16_an_index_file_of_another_analyser_is_rebuilt_with_this_ones_terms(
+        lakehouse: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """An index whose terms another analyser made (another stemmer, or its other version: the key names both) is not
+    used as it is: a query's stems could miss its terms. The chat side builds it again, with its own key."""
+    ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    (path,) = (lakehouse / "_index").glob("bm25-*.npz")
+    stored = read_index_file(path)
+    write_index_file(path, stored.index, stored.chunk_ids, stored.spans, "another-analyser")  # as if theirs
+    with caplog.at_level("INFO", logger="tools.retrieval.chunks"):
+        retriever = ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    assert f"{path.name} was made by another analyser; rebuilding it" in caplog.text
+    assert read_index_file(path).analyzer == retriever.analyzer.key
+    assert retriever.search("Gergelynek", k=1)[0].chunk.chunk_id == "doc_1:c00000"
+
+
+def test_issue_16_the_analyser_key_names_its_stemmer_implementation_and_version() -> None:
+    from importlib.metadata import version
+
+    import Stemmer
+
+    analyzer = Analyzer("en")
+    # the C stemmers, named: the pure-Python package switched to them by itself whenever they were installed
+    assert isinstance(analyzer._stemmer, Stemmer.Stemmer)
+    assert analyzer.stem("running") == "run"
+    key = analyzer.key
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("importlib.metadata.version", lambda name: "0.0" if name == "PyStemmer" else version(name))
+        other = Analyzer("en")
+        assert other.key != key  # another version of the stemmer: another key, so another index
+
+
 def test_retriever_search_within_one_unit(lakehouse: Path) -> None:
     retriever = ChunkRetriever.from_lakehouse(lakehouse, "hu")
     unit = retriever.get("doc_1:c00001").unit_id
