@@ -45,7 +45,8 @@ class IndexStage(Stage):
     """Builds the retrieval index files of the ``chunks`` table; writes no table."""
 
     name = "index"
-    version = 2  # 2: the BM25 file is numpy arrays (format 2), no longer JSON (issue 16)
+    version = 3  # 2: the BM25 file is numpy arrays (format 2), no longer JSON (issue 16); 3: the analyser's key (its
+    # stemmer's implementation and version: PyStemmer's stems differ from the pure-Python package's for a few words)
     tables = ()
     requires = ("chunks",)
 
