@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from graph.errors import StorageError
 from graph.storage import LakehouseStorage, as_storage
-from graph.tables import TABLES
 from ingestion.errors import LakehouseError
 from ingestion.markers import MarkerStore
 from settings.config import IngestionSettings
@@ -28,8 +27,8 @@ logger = logging.getLogger(__name__)
 # the rows are read and rewritten in this process's memory —
 IN_PROCESS_DELETE_BYTES = IngestionSettings.model_fields["driver_max_delete_bytes"].default
 # and the most text (characters) of the documents whose rows a run makes and commits in the driver
-# (``Lakehouse.small_increment``): two or three long novels (War and Peace is 3.2 million). Their rows are then handed
-# to Spark as local relations, whose data travels inside every task of a job: fine for a few MB, not for a library.
+# (``Lakehouse.small_increment``): about ten long novels (War and Peace is 3.2 million), whose rows the driver's
+# Python then holds — ~0.9 GiB for 26 million characters; past it Spark's executors share the work.
 IN_PROCESS_CHARS = IngestionSettings.model_fields["driver_max_chars"].default
 
 
@@ -86,37 +85,13 @@ class Lakehouse:
             )
         return self.spark.read.format("delta").load(self.path(table))
 
-    def overwrite(self, df: DataFrame, table: str, *, in_process: bool = False) -> None:
-        """Replace the table's content in one Delta commit (atomic: readers see old or new, never a mix).
-
-        ``in_process``: as for ``append``.
-        """
-        if in_process:
-            self.write_arrow(self._collected(df, table), table, overwrite=True)
-            return
+    def overwrite(self, df: DataFrame, table: str) -> None:
+        """Replace the table's content in one Delta commit (atomic: readers see old or new, never a mix)."""
         (df.write.format("delta").mode("overwrite").option("overwriteSchema", "true").save(self.path(table)))
 
-    def append(self, df: DataFrame, table: str, *, in_process: bool = False) -> None:
-        """Append rows in one Delta commit.
-
-        ``in_process``: the rows are few (``small_increment``): collected to the driver and committed by delta-rs,
-        in a tenth of the time of a Spark write job (2 s each on the 8× library).
-        """
-        if not in_process:
-            df.write.format("delta").mode("append").save(self.path(table))
-            return
-        rows = self._collected(df, table)
-        if rows.num_rows:
-            self.write_arrow(rows, table)
-
-    @staticmethod
-    def _collected(df: DataFrame, table: str) -> Any:
-        """The rows as Arrow, in the table's (its Spark writer's) types."""
-        rows = df.toArrow()
-        spec = TABLES.get(table)
-        if spec is not None and set(rows.column_names) == set(spec.names):
-            rows = rows.select(list(spec.names)).cast(spec.arrow_schema())
-        return rows
+    def append(self, df: DataFrame, table: str) -> None:
+        """Append rows in one Delta commit."""
+        df.write.format("delta").mode("append").save(self.path(table))
 
     def in_process_size(self, table: str) -> bool:
         """Whether the table's files hold at most ``driver_max_delete_bytes``: small enough to scan and change in the
@@ -125,19 +100,9 @@ class Lakehouse:
         size = int(sum(actions.column("size_bytes").to_pylist())) if actions.num_rows else 0
         return size <= self.driver_max_delete_bytes
 
-    def local_rows(self, table: str, values: list[str], *, key: str = "doc_id") -> DataFrame:
-        """The rows whose ``key`` is one of ``values`` (by default: of these documents) as a Spark DataFrame over a
-        local relation: read in the driver (delta-rs) and shipped to the JVM as Arrow, for the few documents of a
-        ``small_increment``."""
-        rows = self.snapshot(table).to_table(filter=one_of(key, values))
-        spec = TABLES.get(table)
-        if spec is not None and rows.num_rows == 0:
-            return self.spark.createDataFrame([], spec.ddl())  # Arrow's empty table carries no Spark types
-        return self.spark.createDataFrame(rows)
-
     def small_increment(self, doc_ids: list[str] | set[str]) -> bool:
         """Whether the text of these documents is at most ``driver_max_chars``: their derived rows may then be made
-        and committed in the driver (``append(…, in_process=True)``)."""
+        in the driver and committed there (``write_arrow``), without a Spark job."""
         if not doc_ids or not self.exists("documents"):
             return not doc_ids
         import pyarrow.compute as pc

@@ -165,8 +165,7 @@ def cooccurrence_rows(
     mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[str, int], window: str
 ) -> pa.Table:
     """``cooccurrence_pairs`` in the driver, over Arrow tables: the same rows, for the few documents of a
-    ``small_increment`` (a novel's 21,000 resolved mentions take a tenth of a second here, ~8 s as Spark jobs over
-    local relations).
+    ``small_increment`` (a novel's 21,000 resolved mentions take well under a second here, ~8 s as Spark jobs).
 
     ``mention_entities``: entity_id, chunk_id, sentence_id and (paragraph windows) start; ``chunks``: chunk_id, doc_id,
     chunk_index, unit_id, start and (paragraph windows) text; ``mention_counts``: the ``entities`` table's

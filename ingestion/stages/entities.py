@@ -40,7 +40,6 @@ from ingestion.casing import (
     Casing,
     casing_evidence,
     casing_evidence_local,
-    scoped_written_lowercase,
 )
 from ingestion.entity_ids import carry_over_ids
 from ingestion.lakehouse import one_of
@@ -216,8 +215,6 @@ def surface_forms_local(mentions: pa.Table, chunks: pa.Table, *, by_document: bo
 def keyed_rows(mentions: pa.Table) -> pa.Table:
     """``keyed_mentions`` over Arrow rows: ``text`` replaced by a non-empty ``ent_id``, the text as written in
     ``written``."""
-    import pyarrow.compute as pc
-
     keyed = pc.if_else(pc.fill_null(pc.not_equal(mentions.column("ent_id"), ""), False), mentions.column("ent_id"),
                        mentions.column("text"))
     written = mentions.append_column("written", mentions.column("text"))
@@ -547,9 +544,7 @@ class EntitiesStage(Stage):
         # redo the read of mentions and its join to the forms.
         attached = attach_entities(mentions, mapping_df).persist()
         mention_entities = attached
-        carriable = self._carriable(
-            ctx, r, lambda words: scoped_written_lowercase(chunks, words, by_document=by_document)
-        )
+        carriable = self._carriable(ctx, r, SPARK_STEPS, chunks)
         carried = None
         if carriable:
             carried = carried_mentions(chunks, written, carriable, by_document).persist()
@@ -585,7 +580,7 @@ class EntitiesStage(Stage):
     ) -> StageOutput:
         """``compute`` for a few documents, in the driver: their rows read with delta-rs, the same steps over Arrow
         (``surface_forms_local``, ``casing_evidence_local``, ``carried_rows``, ``entity_table_rows``), both tables
-        committed with delta-rs. A novel: ~1-3 s, against ~11-14 s of Spark jobs over local relations."""
+        committed with delta-rs. A novel: ~1-3 s, against ~11-14 s of Spark jobs."""
         lake = ctx.lakehouse
         by_document = self.scope(ctx) == "document"
         written = lake.snapshot("mentions").to_table(
@@ -600,11 +595,7 @@ class EntitiesStage(Stage):
         r = self._resolve(ctx, DRIVER_STEPS, written, chunks, todo)
         resolved = r.entities
         mention_entities = attach_rows(r.mentions, r.mapping, by_document)
-        carriable = self._carriable(
-            ctx, r,
-            lambda words: casing_evidence_local(chunks, lowercase=words, by_document=by_document).written_lowercase(
-                words),
-        )
+        carriable = self._carriable(ctx, r, DRIVER_STEPS, chunks)
         n_carried = 0
         if carriable:
             carried = carried_rows(chunks, written, carriable, by_document)
@@ -727,15 +718,13 @@ class EntitiesStage(Stage):
             stale.update(e for e, d in zip(homes["entity_id"], homes["doc_id"], strict=True) if d in gone)
         lake.delete_where(ENTITIES.name, "entity_id", sorted(stale))
 
-    def _carriable(
-        self, ctx: RunContext, r: _Resolution, written_lowercase: Callable[[set[str]], dict[str, set[str]]]
-    ) -> dict[str, dict[str, str]]:
+    def _carriable(self, ctx: RunContext, r: _Resolution, steps: _Steps, chunks: Any) -> dict[str, dict[str, str]]:
         """Per scope, the aliases of kept people to carry to their names' unlabelled occurrences
         (``ingestion.carrying``); empty when none qualifies.
 
         Kept means as the ``entities`` table keeps them: at least ``min_entity_mentions`` NER mentions (their forms'
-        counts). ``written_lowercase``: the scan of the documents' chunks for one-word names ``casing`` was not asked
-        about (per scope, those written in lowercase), in the engine of the run.
+        counts). A one-word name the resolution's casing pass was not asked about gets a pass of its own over the
+        documents' ``chunks``, by the run's engine (``steps``).
         """
         # each entity's NER mentions, as the join to the forms attaches them: its forms' counts (no job)
         form_counts = {(scope, f.text, f.label): f.count for scope, group in r.scoped_forms.items() for f in group}
@@ -758,7 +747,10 @@ class EntitiesStage(Stage):
         words = {alias for group in kept.values() for alias in one_word_aliases(group)}
         common = r.casing.written_lowercase(words)
         if unasked := words - r.casing.asked_lowercase:  # a name no form is written as: its own (cheap) pass
-            for scope, more in written_lowercase(unasked).items():
+            by_document = self.scope(ctx) == "document"
+            for scope, more in steps.casing(chunks, lowercase=unasked, by_document=by_document).written_lowercase(
+                unasked
+            ).items():
                 common.setdefault(scope, set()).update(more)
         carriable = {
             scope: found
