@@ -6,7 +6,8 @@
 #
 # It ships what a cluster needs: the project's packages as a zip (--py-files), the Delta package, the settings in
 # conf/spark-defaults.conf, and the venv's Python for driver and executors (PYSPARK_PYTHON). Set CSILLAG_NO_BOOTSTRAP=1
-# to skip the venv check (e.g. on a gateway whose environment is prepared otherwise).
+# to skip the venv check (e.g. on a gateway whose environment is prepared otherwise). On a local master the job runs
+# in the check's own Python, which starts the JVM with these same options (docs/ingestion.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 VENV="${CSILLAG_VENV:-$ROOT/.venv}"
@@ -83,15 +84,40 @@ case " $* " in
      PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" "${CHECK_MASTER[@]}"
      exit $? ;;
   *) CHECK_MASTER=(); [ "$HAS_MASTER" = 1 ] && CHECK_MASTER=(--master "$MASTER")
+     # A local master: the check's process goes on to run the job when it has work (--run-here), and starts the JVM
+     # itself with the options below (CSILLAG_SUBMIT_ARGS, shell-quoted; ingestion/spark.py adds the driver JVM's
+     # flags, the workers' daemon and the lakehouse's connector). The JVM's ~3 s then pass beside the stages that
+     # work in the driver instead of before them, and no second Python starts (issue 16, item 5). Exit 11: a
+     # lakehouse on HDFS, submitted below as on any other master.
+     RUN_HERE=()
+     case "$MASTER" in
+       local*)
+         SUBMIT_OPTS=("${MASTER_ARGS[@]}" --properties-file "$ROOT/conf/spark-defaults.conf"
+           --conf "spark.jars.ivy=${CSILLAG_IVY_DIR:-$ROOT/.cache/ivy}"
+           --conf "spark.pyspark.python=$PYSPARK_PYTHON" --conf "spark.pyspark.driver.python=$PYSPARK_DRIVER_PYTHON"
+           --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON" --py-files "$ZIP" "${SPARK_ARGS[@]}")
+         QUOTED=""
+         for a in "${SUBMIT_OPTS[@]}"; do QUOTED+="'${a//\'/\'\\\'\'}' "; done
+         export CSILLAG_SUBMIT_ARGS="$QUOTED"
+         # The job plans with the master it runs on (NER in the driver's processes on a local one): the script's
+         # default local[*] goes to it too, over a spark.master of the settings file.
+         [ "$HAS_MASTER" = 1 ] || [ -n "${CSILLAG_SPARK_MASTER:-}" ] || CHECK_MASTER=(--master "$MASTER")
+         RUN_HERE=(--run-here) ;;
+     esac
      rc=0
      # The check also writes what the lakehouse needs at the JVM's start (an s3a:// root: hadoop-aws and the
      # spark.hadoop.fs.s3a.* settings of lakehouse.s3), one argument per line.
      ARGS_FILE="$(mktemp)"
      CSILLAG_SPARK_ARGS_FILE="$ARGS_FILE" PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" \
-       "${CHECK_MASTER[@]}" --check --answer-if-up-to-date || rc=$?
+       "${CHECK_MASTER[@]}" --check --answer-if-up-to-date "${RUN_HERE[@]}" || rc=$?
      mapfile -t STORAGE_ARGS < "$ARGS_FILE"; rm -f "$ARGS_FILE"
      [ "$rc" = 10 ] && exit 0
-     [ "$rc" = 0 ] || exit "$rc" ;;
+     if [ "${#RUN_HERE[@]}" -gt 0 ]; then
+       [ "$rc" = 11 ] || exit "$rc"
+       unset CSILLAG_SUBMIT_ARGS
+     else
+       [ "$rc" = 0 ] || exit "$rc"
+     fi ;;
 esac
 [ "${CSILLAG_NO_BOOTSTRAP:-}" = "1" ] || "$ROOT/scripts/bootstrap.sh" --quiet --jvm-only
 DRIVER_JAVA_OPTIONS="-Dlog4j2.configurationFile=file:$ROOT/conf/log4j2.properties"

@@ -8,7 +8,9 @@
    clock of the command, and each stage's seconds from its ``--result-file``.
 3. The same command again with everything up to date.
 
-Prints the three and the ratio of 2 to 1. Never a test: it measures and prints (docs/benchmarks.md).
+Prints the three and the ratio of 2 to 1. ``--repeat N`` measures 1 and 2 N times, alternating, and prints each
+ratio and their median: on a shared two-core machine one pair can be 20 % apart from the next. Never a test: it
+measures and prints (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import sys
 from pathlib import Path
 
@@ -55,21 +58,29 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--lake", type=Path, default=Path("/tmp/csillag-bench-fixed"))
+    parser.add_argument("--repeat", type=int, default=1, help="pairs of (plain NER, whole pipeline) to measure")
     args = parser.parse_args()
     if not args.corpus.exists():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
-    ner_seconds, words = plain_ner(args.corpus)
-    rate = words / ner_seconds
-    print(f"plain NER, nlp.pipe(n_process=2): {ner_seconds:.1f} s ({words:,} words, {rate:,.0f} words/s)", flush=True)
-    if args.lake.exists():
-        shutil.rmtree(args.lake)
     result = args.lake.parent / (args.lake.name + "-result.json")
-    whole = submit(args.corpus, args.lake, result)
-    stages = {s["stage"]: s["seconds"] for s in json.loads(result.read_text())["stages"]}
-    print(f"whole pipeline, ./spark-submit.sh: {whole:.1f} s wall = {whole / ner_seconds:.2f}× plain NER; stages: "
-          + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stages.items()), flush=True)
-    print(f"  outside the stages (JVM, session, checks, publish): {whole - sum(stages.values()):.1f} s", flush=True)
+    ratios = []
+    for number in range(1, args.repeat + 1):
+        ner_seconds, words = plain_ner(args.corpus)
+        rate = words / ner_seconds
+        print(f"[{number}] plain NER, nlp.pipe(n_process=2): {ner_seconds:.1f} s ({words:,} words, "
+              f"{rate:,.0f} words/s)", flush=True)
+        if args.lake.exists():
+            shutil.rmtree(args.lake)
+        whole = submit(args.corpus, args.lake, result)
+        stages = {s["stage"]: s["seconds"] for s in json.loads(result.read_text())["stages"]}
+        ratios.append(whole / ner_seconds)
+        print(f"[{number}] whole pipeline, ./spark-submit.sh: {whole:.1f} s wall = {whole / ner_seconds:.2f}× plain "
+              "NER; stages: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in stages.items()), flush=True)
+        print(f"    outside the stages (JVM, session, checks, publish): {whole - sum(stages.values()):.1f} s",
+              flush=True)
+    if args.repeat > 1:
+        print(f"ratios: {', '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}×", flush=True)
     again = submit(args.corpus, args.lake, result)
     print(f"up-to-date rerun, ./spark-submit.sh: {again:.2f} s", flush=True)
     return 0

@@ -14,6 +14,7 @@ corpus (which sees no previous table); names, aliases and everything else are th
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from ingestion.resolution import ResolvedEntity, label_family
@@ -32,13 +33,19 @@ def carry_over_ids(
     old = {entity_id: (label_family(label), frozenset(aliases)) for entity_id, label, aliases in previous}
     if not old:
         return entities, dict(mapping)
+    # alias → the previous entities that had it: each new entity meets only those it shares a form with, instead of
+    # every previous entity (a corpus's thousands of entities made that a million set intersections)
+    holders: dict[str, list[str]] = {}
+    for old_id, (_, old_aliases) in old.items():
+        for alias in old_aliases:
+            holders.setdefault(alias, []).append(old_id)
     candidates: list[tuple[int, int, str, str]] = []
     for entity in entities:
-        family, aliases = label_family(entity.label), frozenset(entity.aliases)
-        for old_id, (old_family, old_aliases) in old.items():
-            shared = len(aliases & old_aliases)
-            if shared and old_family == family:
-                candidates.append((-(entity.entity_id == old_id), -shared, old_id, entity.entity_id))
+        family = label_family(entity.label)
+        shared = Counter(old_id for alias in frozenset(entity.aliases) for old_id in holders.get(alias, ()))
+        for old_id, n in shared.items():
+            if old[old_id][0] == family:
+                candidates.append((-(entity.entity_id == old_id), -n, old_id, entity.entity_id))
     renamed: dict[str, str] = {}
     taken: set[str] = set()
     for _, _, old_id, new_id in sorted(candidates):  # identity first, then the largest overlap; ties by ids

@@ -100,6 +100,16 @@ class Lakehouse:
         size = int(sum(actions.column("size_bytes").to_pylist())) if actions.num_rows else 0
         return size <= self.driver_max_delete_bytes
 
+    def corpus_chars(self) -> int:
+        """The characters of every document in the lakehouse (0 before the first run), from the documents table's
+        ``n_chars`` column (delta-rs)."""
+        if not self.exists("documents"):
+            return 0
+        import pyarrow.compute as pc
+
+        sizes = self.snapshot("documents").to_table(columns=["n_chars"])
+        return int(pc.sum(sizes.column("n_chars")).as_py() or 0)
+
     def small_increment(self, doc_ids: list[str] | set[str]) -> bool:
         """Whether the text of these documents is at most ``driver_max_chars``: their derived rows may then be made
         in the driver and committed there (``write_arrow``), without a Spark job."""

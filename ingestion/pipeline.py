@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 from dataclasses import dataclass, field
 
 from ingestion.context import RunContext
 from ingestion.errors import UnknownStageError
 from ingestion.routing import settle_corpus_language
 from ingestion.spark import StartingSession, python_worker_environment
-from ingestion.stage import Stage
+from ingestion.stage import Stage, Started
 from ingestion.stages.chunks import ChunksStage
 from ingestion.stages.cooccurrences import CooccurrencesStage
 from ingestion.stages.documents import DocumentsStage
@@ -95,6 +94,7 @@ def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
     the later stages' tasks then fork from it rather than wait for a daemon of their own.
     """
     outcome = PipelineOutcome()
+    foresee(ctx, stages)
     early = _start_early(ctx, stages)
     try:
         _run_each(ctx, stages, outcome)
@@ -104,10 +104,34 @@ def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
     return outcome
 
 
-def _start_early(ctx: RunContext, stages: list[Stage]) -> list[threading.Thread]:
+def foresee(ctx: RunContext, stages: list[Stage]) -> None:
+    """Plan the run from what it will read (``RunContext.foreseen_bytes``), and start Spark now unless it is
+    foreseen to need none: a corpus within ``ingestion.driver_max_chars`` on a local master whose NER runs in
+    processes of the driver (``ingestion.stages.mentions.driver_processes``) has every stage in the driver, and a
+    JVM starting beside them would only take a core from them (~3 s of CPU). A wrong guess costs only time: a
+    stage that needs Spark starts it then (``StartingSession.session``)."""
+    from ingestion.stages.mentions import driver_processes
+
+    documents = next((stage for stage in stages if stage.name == "documents"), None)
+    bytes_to_read = getattr(documents, "bytes_to_read", None)  # a stand-in documents stage may not foresee
+    ctx.foreseen_bytes = bytes_to_read(ctx) if bytes_to_read is not None else None
+    if not isinstance(ctx.spark, StartingSession) or ctx.spark.started:
+        return
+    if driver_processes(ctx) == 0 or ctx.foreseen_bytes is None:
+        ctx.spark.begin()
+        return
+    existing = ctx.lakehouse.corpus_chars()
+    if existing + ctx.foreseen_bytes > ctx.settings.ingestion.driver_max_chars:
+        ctx.spark.begin()
+    else:
+        logger.info("Spark not started: every stage of this run is foreseen in the driver (%d + %d characters)",
+                    existing, ctx.foreseen_bytes)
+
+
+def _start_early(ctx: RunContext, stages: list[Stage]) -> list[Started]:
     """What the stages begin at the run's start (``Stage.start_early``), for those that will have work: a stage
     with something to do, or with a stage before it that has (and so may give it some)."""
-    started: list[threading.Thread] = []
+    started: list[Started] = []
     pending = False
     # only as far as the last stage that begins anything: the checks cost a listing or a query each
     hooked = [i for i, stage in enumerate(stages)

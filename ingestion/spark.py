@@ -9,8 +9,10 @@ configuration on the command line; when a session is already active (under spark
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import shlex
 import sys
 import threading
 import time
@@ -86,6 +88,9 @@ def get_spark(settings: SparkSettings, storage: LakehouseStorage | None = None) 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
+    submitted = os.environ.get(SUBMIT_ARGS_VARIABLE)
+    if submitted is not None and not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return _launch_as_submitted(settings, storage, submitted)
     if os.environ.get("PYSPARK_GATEWAY_PORT"):
         # Launched by spark-submit: its --master, --packages and properties file rule; setting them here would
         # silently override the submitter's choices (e.g. run locally when a cluster was asked for).
@@ -104,6 +109,54 @@ def get_spark(settings: SparkSettings, storage: LakehouseStorage | None = None) 
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     return session
+
+
+# spark-submit.sh on a local master: its spark-submit options (shell-quoted), for the job that runs in its check's
+# process and launches the JVM itself (``get_spark``). Set by the script only.
+SUBMIT_ARGS_VARIABLE = "CSILLAG_SUBMIT_ARGS"
+
+
+def local_submit_args(settings: SparkSettings, storage: LakehouseStorage | None, submitted: str) -> list[str]:
+    """The whole ``spark-submit`` command line (after the launcher) of a local run that ``spark-submit.sh`` hands to
+    its check's process: what the script would have given ``spark-submit``, in the same order, so that the user's own
+    options (the last ones) rule as they do there.
+
+    The script leaves out what this process knows better or later: the driver JVM's flags (the class-data archive is
+    mapped only once it exists, and this process may have just built it), the workers' daemon (csillag importable by
+    this interpreter) and the lakehouse's connector (``spark_submit_args``, once the settings are read).
+    """
+    own = ["--driver-java-options", f"-Dlog4j2.configurationFile=file:{LOG4J_CONF} {local_jvm_options()}".strip()]
+    if _workers_can_import_csillag():
+        own += ["--conf", f"spark.python.daemon.module={WORKER_DAEMON}"]
+    own += spark_submit_args(settings, storage) if storage is not None else []
+    return [*own, *shlex.split(submitted), "pyspark-shell"]
+
+
+def _launch_as_submitted(settings: SparkSettings, storage: LakehouseStorage | None, submitted: str) -> SparkSession:
+    """Launch the JVM from this process with ``spark-submit.sh``'s options (``local_submit_args``) and make the
+    session as ``spark-submit`` would: the options rule, the builder adds only the app's name.
+
+    This is how a local ``spark-submit.sh`` run hides the JVM's start behind the stages that work in the driver
+    (``StartingSession``): one Python process checks, starts the JVM in the background and runs the job, where
+    ``spark-submit`` would start the JVM first and the driver's Python after it (docs/ingestion.md). What
+    ``bootstrap.sh --jvm-only`` does before a submitted job is done here first (Spark's packages in the Ivy folder,
+    the class-data archive), unless ``CSILLAG_NO_BOOTSTRAP=1`` says the machine is prepared.
+    """
+    from pyspark.sql import SparkSession
+
+    if os.environ.get("CSILLAG_NO_BOOTSTRAP") != "1":
+        from ingestion import jvm_archive, packages
+
+        fetched = packages.fetch_packages(settings)  # RuntimeError naming the packages: the start's error
+        if fetched:
+            logger.info("fetched Spark packages: %s", ", ".join(fetched))
+        jvm_archive.main()  # only an optimisation: warns on stderr and goes on when it cannot
+    os.environ["PYSPARK_SUBMIT_ARGS"] = shlex.join(local_submit_args(settings, storage, submitted))
+    logger.info("starting Spark session with spark-submit.sh's options")
+    builder = SparkSession.builder.appName(settings.app_name)
+    for key, value in executor_credentials(storage).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
 
 
 def session_conf(settings: SparkSettings, storage: LakehouseStorage | None = None) -> dict[str, str]:
@@ -180,7 +233,9 @@ class StartingSession:
     itself would have raised it.
     """
 
-    def __init__(self, start: Callable[[], SparkSession]) -> None:
+    def __init__(self, start: Callable[[], SparkSession], *, eager: bool = True) -> None:
+        """``eager``: start now; else on ``begin()`` or when first needed (a run foreseen to need no Spark: a small
+        corpus on a local master, every stage in the driver — its JVM would only take a core from them)."""
         self._start = start
         self._session: SparkSession | None = None
         self._error: BaseException | None = None
@@ -188,7 +243,37 @@ class StartingSession:
         # worker-environment layers entered while the session was not there: applied, in order, when it comes
         self._layers: list[tuple[dict[str, str], dict[str, str | None]]] = []
         self._thread = threading.Thread(target=self._run, name="spark-start", daemon=True)
+        self._begun = threading.Lock()
+        self.started = False
+        if eager:
+            self.begin()
+
+    def begin(self) -> None:
+        """Start the session in the background, unless it is started already."""
+        with self._begun:
+            if self.started:
+                return
+            self.started = True
         self._thread.start()
+        atexit.register(self._quiet_if_unfinished)
+
+    def _quiet_if_unfinished(self) -> None:
+        """At the process's end, a start still under way is abandoned: the JVM stops when its stdin closes, and a
+        SparkContext it was still making then fails on its deleted scratch folders with a page of errors. That run
+        needed no Spark (a small corpus, every stage in the driver), so those errors are noise: its logging is
+        turned off first. Nothing is lost: no job of this process ran on it."""
+        if self._done.is_set():
+            return
+        from pyspark import SparkContext
+
+        jvm = SparkContext._jvm  # set once the JVM's gateway is up; before that no SparkContext is being made
+        if jvm is None:
+            return
+        try:
+            log4j = jvm.org.apache.logging.log4j
+            log4j.core.config.Configurator.setAllLevels(log4j.LogManager.getRootLogger().getName(), log4j.Level.OFF)
+        except Exception:  # noqa: BLE001 - only silences a shutdown; the process is ending either way
+            logger.debug("could not silence the abandoned Spark start", exc_info=True)
 
     def _run(self) -> None:
         try:
@@ -211,8 +296,11 @@ class StartingSession:
         return self._done.is_set()
 
     def session(self) -> SparkSession:
-        """The session, waited for; the start's error if it failed."""
+        """The session, waited for (started now if it was not); the start's error if it failed."""
         if not self._done.is_set():
+            if not self.started:
+                logger.info("starting Spark: this run needs it after all")
+            self.begin()
             began = time.perf_counter()
             self._done.wait()
             logger.info("waited %.1f s for Spark to start", time.perf_counter() - began)
@@ -251,6 +339,30 @@ class StartingSession:
 def real_session(spark: SparkSession | StartingSession) -> SparkSession:
     """The session itself (waited for if it is still starting)."""
     return spark.session() if isinstance(spark, StartingSession) else spark
+
+
+def run_master(spark: SparkSession | StartingSession | None, configured: str) -> str:
+    """The master this run's Spark has: the session's own once it is there (spark-submit's ``--master`` rules it),
+    else the ``configured`` one (``spark.master``) — asked without waiting for a session still starting."""
+    if spark is None:
+        return configured
+    if isinstance(spark, StartingSession) and not spark.ready and not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return configured  # under spark-submit the session comes at once, and only it knows the master
+    try:
+        return str(real_session(spark).sparkContext.master)
+    except Exception:  # noqa: BLE001 - a failed start: the stage that needs Spark reports it
+        return configured
+
+
+def session_unless(spark: SparkSession | StartingSession, called_off: threading.Event) -> SparkSession | None:
+    """The session (waited for if it is still starting), or None once ``called_off`` is set: a thread that only
+    prepares work (the NER workers' early start) must not keep a run that turned out to need no Spark waiting for
+    the JVM's start at its end."""
+    if isinstance(spark, StartingSession):
+        while not spark.ready:
+            if called_off.wait(0.05):
+                return None
+    return None if called_off.is_set() else real_session(spark)
 
 
 @contextmanager

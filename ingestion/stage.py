@@ -10,11 +10,10 @@ stages are written so that redoing them cannot duplicate rows.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ingestion.markers import Marker, fingerprint
 from tools.ingestion import StageReport
@@ -23,6 +22,13 @@ if TYPE_CHECKING:
     from ingestion.context import RunContext
 
 logger = logging.getLogger(__name__)
+
+
+class Started(Protocol):
+    """What a stage begins early (``Stage.start_early``): the run joins it at its end."""
+
+    def join(self) -> None:
+        """Wait for it to end (a thread), or end it (processes)."""
 
 
 @dataclass
@@ -111,11 +117,12 @@ class Stage(ABC):
         """
         return {}
 
-    def start_early(self, ctx: RunContext) -> threading.Thread | None:
+    def start_early(self, ctx: RunContext) -> Started | None:
         """Work the stage may begin when the run starts, beside the stages before it (the mentions stage: its Python
         workers' start), as a started thread the run joins at its end; default none. Called only when the stage or
         one before it has work to do; a job it makes carries the environment it gives itself (the session may still
-        be starting: ``ingestion.spark.made_with_environment``)."""
+        be starting: ``ingestion.spark.made_with_environment``). Anything the run can ``join`` at its end: a thread,
+        or the mentions stage's NER processes (joining them ends them)."""
         return None
 
     @abstractmethod

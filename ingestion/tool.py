@@ -16,6 +16,7 @@ the tables only as the last completed run left them.
 from __future__ import annotations
 
 import logging
+import os
 import time
 import uuid
 from pathlib import Path
@@ -192,9 +193,13 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
                     return answered
             if spark is None:
                 # Started beside the first stages, which work in the driver when the corpus or its increment is
-                # small: the JVM's few seconds are then hidden (issue 16, items 4-5).
+                # small: the JVM's few seconds are then hidden (issue 16, items 4-5) — or not at all when the run is
+                # foreseen to need none (ingestion.pipeline.foresee).
                 storage = settings.lakehouse.storage()
-                spark = StartingSession(lambda: get_spark(settings.spark, storage))  # type: ignore[assignment]
+                # Under spark-submit the JVM is up already: its session (and the master it really has) at once.
+                spark = StartingSession(  # type: ignore[assignment]
+                    lambda: get_spark(settings.spark, storage), eager=bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
+                )
             return self._run_locked(request, run_id, stages, domain, spark)
 
     def run_if_up_to_date(self, request: IngestionRequest) -> IngestionResult | None:

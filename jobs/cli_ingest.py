@@ -97,10 +97,18 @@ _OPTIONS: list[Callable[[F], F]] = [
     # spark-submit.sh's question before it starts a JVM: with --check, a run whose stages are all up to date is
     # answered here (result printed, exit ANSWERED); otherwise exit 0 and the script submits the job.
     click.option("--answer-if-up-to-date", "answer_if_up_to_date", is_flag=True, hidden=True),
+    # spark-submit.sh on a local master: a run the check cannot answer is run by the check's own process, which starts
+    # the JVM itself with the script's options (CSILLAG_SUBMIT_ARGS, ingestion.spark.get_spark); exit EXIT_SUBMIT
+    # when the script must submit it after all (a lakehouse on HDFS).
+    click.option("--run-here", "run_here", is_flag=True, hidden=True),
 ]
 # The exit code of ``--check --answer-if-up-to-date`` when the run was answered without Spark (spark-submit.sh
 # turns it into 0); never seen by a user.
 EXIT_ANSWERED = 10
+# The exit code of ``--check --answer-if-up-to-date --run-here`` when the run is left to ``spark-submit``: pyspark
+# starts the JVM with Popen(preexec_fn=…), which may hang once an HDFS client's threads run in the process, and the
+# check has made one (ingestion/tool.py). Never seen by a user.
+EXIT_SUBMIT = 11
 
 
 def ingestion_options(function: F) -> F:
@@ -142,7 +150,7 @@ def run_ingestion(
     ctx: click.Context, stages: list[str] | None, *, inputs: tuple[str, ...], config: str | None,
     lakehouse: str | None, master: str | None, tool: str | None, force: bool, run_id: str | None,
     wait_seconds: float, as_json: bool, result_file: Path | None, quiet: bool, check: bool,
-    answer_if_up_to_date: bool = False,
+    answer_if_up_to_date: bool = False, run_here: bool = False,
 ) -> int:
     """Check settings and inputs, build the tool, run it, print the result; the exit code of its status."""
     from tools.ingestion import IngestionRequest
@@ -170,10 +178,14 @@ def run_ingestion(
     if check:
         answer = getattr(ingestion_tool, "run_if_up_to_date", None)  # our NER tools; a plugin tool may lack it
         result = answer(request) if answer is not None else None
-        if result is None:
+        if result is not None:
+            _print_result(result, settings, as_json, result_file)
+            return EXIT_ANSWERED
+        if not run_here:
             return EXIT_OK
-        _print_result(result, settings, as_json, result_file)
-        return EXIT_ANSWERED
+        if settings.lakehouse.storage().is_hdfs:
+            return EXIT_SUBMIT
+        # Not answered: this process goes on and runs the job (spark-submit.sh's local one-process run).
     _show_progress(ingestion_tool, quiet)
     result = ingestion_tool.execute_ingestion(request)
     _print_result(result, settings, as_json, result_file)

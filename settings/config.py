@@ -218,6 +218,13 @@ class IngestionSettings(BaseModel):
         "workers: a chapter or two added to a library. The driver loads the NER pipeline (~1-2 s) instead of waiting "
         "for the workers' start (the JVM, their daemon and its pipeline: ~4 s). 0 = always the workers.",
     )
+    driver_ner_processes: int | None = Field(
+        default=None, ge=0,
+        description="On a local master, the processes the mentions stage forks from the driver for NER beyond "
+        "driver_max_ner_words, instead of Spark's Python workers (ingestion/ner_pool.py): the same function, without "
+        "waiting for the JVM and the workers' daemon. None = the master's cores (local[*]: this machine's); 0 = "
+        "always Spark's workers. Any other master, and driver_max_chars = 0, use Spark's workers.",
+    )
     driver_max_delete_bytes: int = Field(
         default=256 * 1024 * 1024, ge=0,
         description="The largest table (bytes of its files) whose rows an incremental run deletes in the driver "

@@ -393,6 +393,24 @@ class DocumentsStage(Stage):
             "allowed_roots": [str(r) for r in roots] if roots is not None else None,
         }
 
+    def bytes_to_read(self, ctx: RunContext) -> int | None:
+        """What this run's ``compute`` will read, foreseen before the run: the bytes of the input files that are new
+        or changed since the last complete run (``_unchanged``'s rule without reading the table), or None when an
+        input is no plain file (JSONL, a table: read by Spark's workers) or cannot be listed. A guess for planning
+        the run (``ingestion.pipeline.foresee``); ``compute`` decides for itself."""
+        try:
+            scan = scan_inputs(ctx.inputs, self.roots(ctx))
+            if any(source.kind != "files" for source in scan.sources):
+                return None
+            state = (ctx.lakehouse.markers.read_state(self.name, self.previous) or {}) if not ctx.force else {}
+        except Exception:  # noqa: BLE001 - only a guess: the stage's own run reports real problems
+            return None
+        files = state.get("files") or {}
+        return sum(
+            size for path, (size, mtime) in file_stats(scan).items()
+            if not (isinstance(files.get(path), list) and files[path][:2] == [size, mtime])
+        )
+
     def input_fingerprint(self, ctx: RunContext) -> str:
         """The listing of the input files and scan rejects (scanning also fails fast on a missing input)."""
         return listing_fingerprint(scan_inputs(ctx.inputs, self.roots(ctx)))

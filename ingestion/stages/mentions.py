@@ -1,8 +1,11 @@
 """Stage 4, ``mentions``: spaCy NER inside Spark, resumable batch by batch.
 
-Each Python worker loads the pipeline once (``ingestion.nlp.get_nlp``) and runs ``nlp.pipe`` over Arrow batches of
-chunks inside ``mapInPandas``. The stage works in batches of chunks. A batch is committed in two steps: its mentions,
-then a row per chunk in ``mention_chunks`` (the record of which chunks are done); a rerun after a crash deletes the
+Three engines run the same function (``ner_batches``) over the same rows: a few words in the driver itself
+(``ingestion.driver_max_ner_words``), processes the stage starts on a local master (``ingestion.ner_pool``, the
+default there), Spark's Python workers on any other master. On Spark, each Python worker loads the pipeline once
+(``ingestion.nlp.get_nlp``) and runs ``nlp.pipe`` over Arrow batches of chunks inside ``mapInPandas``. The
+stage works in batches of chunks. A batch is committed in two steps: its mentions, then a row per chunk in
+``mention_chunks`` (the record of which chunks are done); a rerun after a crash deletes the
 mentions of chunks not recorded as done (a half-committed batch) and goes on from there, so no mention is ever
 written twice.
 
@@ -38,9 +41,10 @@ import pyarrow.compute as pc
 
 from graph.tables import CHUNKS, MENTION_CHUNKS, MENTIONS, NON_PROSE_UNIT_KINDS
 from ingestion.lakehouse import one_of
+from ingestion.ner_pool import NerPool, local_cores
 from ingestion.nlp import NlpSpec, extract_mentions, get_nlp
 from ingestion.routing import warn_rules_only
-from ingestion.spark import made_with_environment, real_session
+from ingestion.spark import made_with_environment, run_master, session_unless
 from ingestion.stage import Stage, StageOutput
 from ingestion.worker_daemon import preload_environment
 
@@ -74,6 +78,25 @@ def ner_batches(batches: Iterable[pd.DataFrame], *, spec: NlpSpec) -> Iterator[p
         yield pd.DataFrame(rows, columns=list(MENTIONS.names))
 
 
+# The columns the NER function reads (``ner_batches``): what a batch's parts carry to the processes.
+NER_COLUMNS = ["doc_id", "chunk_id", "start", "text"]
+# Bytes of input text per word, for foreseeing a run's words from its files' sizes (English prose: ~5.7).
+BYTES_PER_WORD = 6
+
+
+def driver_processes(ctx: RunContext) -> int:
+    """How many processes run this stage's NER forked from the driver (``ingestion.driver_ner_processes``): the
+    local master's cores by default; 0 — Spark's workers — on any other master, with the setting at 0, or with
+    ``ingestion.driver_max_chars`` at 0 (nothing in the driver)."""
+    ingestion = ctx.settings.ingestion
+    if ingestion.driver_ner_processes == 0 or ingestion.driver_max_chars == 0:
+        return 0
+    cores = local_cores(run_master(ctx.spark, ctx.settings.spark.master))
+    if cores is None:
+        return 0
+    return ingestion.driver_ner_processes or cores
+
+
 def workers_starter(
     spark: Any, spec: NlpSpec, environment: Mapping[str, str], called_off: threading.Event | None = None
 ) -> threading.Thread:
@@ -92,8 +115,8 @@ def workers_starter(
 
     def run() -> None:
         try:
-            session = real_session(spark)
-            if called_off is not None and called_off.is_set():
+            session = session_unless(spark, called_off or threading.Event())
+            if session is None:
                 return
             job = made_with_environment(session, environment,
                                         lambda: session.range(1, numPartitions=1).mapInPandas(touch, "id long"))
@@ -270,10 +293,19 @@ class MentionsStage(Stage):
         """The pipeline's spec, so the workers' daemon (``ingestion.worker_daemon``) loads it before forking them."""
         return preload_environment(ctx.domain.nlp)
 
-    def start_early(self, ctx: RunContext) -> threading.Thread | None:
+    def start_early(self, ctx: RunContext) -> threading.Thread | NerPool | None:
         """The workers' start, begun with the run when the stages before this one work in the driver (a small
-        corpus: docs/ingestion.md): their daemon and its pipeline are then ready when the first batch comes."""
-        return self._start_workers(ctx)
+        corpus: docs/ingestion.md): their daemon and its pipeline are then ready when the first batch comes. On a
+        local master, the processes of the driver's NER instead (``ingestion.ner_pool``), when the run is foreseen
+        to read more words than the driver does alone (``ingestion.driver_max_ner_words``)."""
+        processes = driver_processes(ctx)
+        if not processes:
+            return self._start_workers(ctx)
+        words = (ctx.foreseen_bytes or 0) // BYTES_PER_WORD
+        if words <= ctx.settings.ingestion.driver_max_ner_words:
+            return None
+        ctx.ner_pool = NerPool(processes, [ctx.domain.nlp])
+        return ctx.ner_pool
 
     def _start_workers(self, ctx: RunContext) -> threading.Thread:
         """Start the workers' daemon in a thread (``workers_starter``), and record its environment for the stages
@@ -330,9 +362,18 @@ class MentionsStage(Stage):
         # A few thousand words (a chapter added): NER in this process, as soon as the driver has the pipeline, rather
         # than after the JVM and the workers' daemon have started — the same function over the same rows.
         in_driver = total_words <= ctx.settings.ingestion.driver_max_ner_words
-        if in_driver:  # the workers the run's start began are not needed: their job is not made, if not yet made
+        # More on a local master: processes forked from the driver (ingestion.ner_pool), not Spark's workers.
+        processes = 0 if in_driver or not plan else driver_processes(ctx)
+        if in_driver or processes:  # the workers the run's start began are not needed: their job is not made
             ctx.workers_not_needed.set()
-        if plan and not in_driver:
+        ner_pool = ctx.ner_pool if processes else None
+        if processes and ner_pool is None:
+            ner_pool = NerPool(processes, list({s.key: s for s in batch_specs}.values()))
+        if ctx.ner_pool is not None and ner_pool is None:  # begun at the run's start, and not needed after all
+            ctx.ner_pool.close()
+        if ner_pool is not None:
+            stack.callback(ner_pool.close)
+        elif plan and not in_driver:
             # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
             # while the driver plans the first batch, not after it.
             stack.callback(self._start_workers(ctx).join)
@@ -342,8 +383,10 @@ class MentionsStage(Stage):
             """NER over one batch, its mentions brought to the driver (the cores' work; committing is not)."""
             began = time.perf_counter()
             transform = functools.partial(ner_batches, spec=batch_specs[number])
-            if in_driver:
-                found = pd.concat([*transform([rows.to_pandas()]), MENTION_ARROW.empty_table().to_pandas()])
+            if in_driver or ner_pool is not None:
+                found = (ner_pool.mentions(rows, batch_specs[number], NER_COLUMNS) if ner_pool is not None
+                         else pd.concat(list(transform([rows.to_pandas()]))))
+                found = pd.concat([found, MENTION_ARROW.empty_table().to_pandas()])
                 mentions = pa.Table.from_pandas(found, schema=MENTION_ARROW, preserve_index=False)
             else:
                 parallelism = max(spark.sparkContext.defaultParallelism, 1)  # asked here: it waits for Spark
@@ -418,7 +461,8 @@ class MentionsStage(Stage):
         details = {
             "words_per_second": round(total_words / elapsed, 1) if pending and elapsed else None,
             "batches": len(plan),
-            "ner_in": ("driver" if in_driver else "workers") if plan else None,
+            "ner_in": ("driver" if in_driver else "processes" if processes else "workers") if plan else None,
+            "ner_processes": processes or None,
             **spec_info,
         }
         return StageOutput(

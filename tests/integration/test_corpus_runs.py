@@ -80,6 +80,27 @@ def test_issue_16_cooccurrences_counted_in_the_driver_are_sparks_on_war_and_peac
     assert ours.to_dict("records") == theirs.to_dict("records")
 
 
+def test_issue_16_ner_in_processes_of_the_driver_is_sparks_workers_on_war_and_peace(
+    war_and_peace_run: SimpleNamespace, spark: Any, tmp_path: Path
+) -> None:
+    # On a local master the session's run did its NER in processes it started itself (ingestion.ner_pool). The
+    # mentions stage again on a copy of that lakehouse with Spark's Python workers (driver_ner_processes 0) writes
+    # the same mentions and the same record of done chunks, row for row.
+    report = next(r for r in war_and_peace_run.result.stages if r.stage == "mentions")
+    assert report.details["ner_in"] == "processes" and report.details["ner_processes"] >= 1, report.details
+    lake = tmp_path / "lake"
+    shutil.copytree(war_and_peace_run.lake, lake)
+    again = run_domain(spark, "war_and_peace.toml", corpus_path("war_and_peace.txt"), lake,
+                       ingestion={"driver_ner_processes": 0}, stages=["mentions"], force=True)
+    assert again.result.status == "succeeded", again.result
+    assert next(r for r in again.result.stages if r.stage == "mentions").details["ner_in"] == "workers"
+    for table, key in (("mentions", ["chunk_id", "start", "end"]), ("mention_chunks", ["chunk_id"])):
+        ours = read(war_and_peace_run.lake, table).sort_values(key).reset_index(drop=True)
+        theirs = read(lake, table).sort_values(key).reset_index(drop=True)[list(ours.columns)]
+        assert len(ours) > 2000
+        assert ours.to_dict("records") == theirs.to_dict("records"), table
+
+
 def test_issue_16_entities_resolved_in_the_driver_are_sparks_on_war_and_peace(
     war_and_peace_run: SimpleNamespace, spark: Any, tmp_path: Path
 ) -> None:

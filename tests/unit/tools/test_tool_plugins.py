@@ -168,7 +168,24 @@ def test_registry_loads_entry_points_once_lazily(monkeypatch):
     assert point.loads == 0  # lazy: nothing loaded at construction
     assert registry.get_class("echo") is Echo
     registry.classes()
-    assert (point.loads, groups) == (1, ["csillag.tools"])
+    assert point.loads == 1 and set(groups) == {"csillag.tools"}
+
+
+def test_registry_get_class_loads_the_entry_point_of_that_name_alone_until_the_classes_are_listed(monkeypatch):
+    # A job that asks for one tool imports that plugin only; listing the classes loads the rest, collisions refused.
+    named, other = _EntryPoint("echo", [Echo]), _EntryPoint("other_plugin", [Echo])
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [named, other])
+    registry = ToolRegistry()
+    assert registry.get_class("echo") is Echo
+    assert (named.loads, other.loads) == (1, 0)
+    registry.classes()
+    assert (named.loads, other.loads) == (1, 1)  # the same class again under its name: no collision
+    clash = _EntryPoint("clash", [type("Echo2", (Echo,), {"name": "echo"})])
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [named, clash])
+    fresh = ToolRegistry()
+    assert fresh.get_class("echo") is Echo
+    with pytest.raises(DuplicateToolError, match="'echo'"):
+        fresh.classes()
 
 
 def test_registry_broken_plugin_names_the_entry_point(monkeypatch):

@@ -1,0 +1,119 @@
+"""NER in processes forked from the driver: the mentions stage's engine on a local master (issue 16, item 5).
+
+On a local master Spark's Python workers are processes of this machine too, so what Spark adds to the NER is only
+cost: the JVM's start (~3 s) before its daemon starts and loads the pipeline (~1.5 s), and every batch's texts and
+mentions crossing the JVM as Arrow. Here the stage starts the processes itself, each loads the pipelines once, and
+each part of a batch goes to a free process; only the mention rows come back. The function is the one Spark's
+workers run (``ingestion.stages.mentions.ner_batches``) on the same rows, so the mentions are the same; the tests
+compare the two engines table for table.
+
+The processes are spawned, not forked from the driver: a driver that talks to a JVM holds py4j connections in
+other threads, and a forked child frees those threads' connection objects, whose finalizer shuts the shared socket
+down under the parent (measured: a fork during the session's start resets its connection). A spawned process
+starts clean; the price is its own imports and pipeline load (~1.5 s, the processes in parallel).
+
+A part is a few thousand words, so that the processes end a batch together (a Spark task per core would leave one
+core idle behind the longest). A process that dies (killed, out of memory) breaks the pool: the batch fails with
+``BrokenProcessPool`` instead of hanging, and the stage's resume protocol keeps every committed batch.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import re
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pyarrow as pa
+
+if TYPE_CHECKING:
+    from ingestion.nlp import NlpSpec
+
+logger = logging.getLogger(__name__)
+
+# Words per part sent to a process: ~0.3 s of NER, so the last parts of a batch end within a fraction of a second of
+# each other, and the cost of sending a part (its texts pickled, its mentions back: milliseconds) stays small.
+PART_WORDS = 4_000
+_LOCAL_MASTER = re.compile(r"local(?:\[(\*|\d+)(?:,\s*\d+)?\])?")
+
+# In each process, the specs it loaded when it started (``_load``), by key: a part names its spec by key.
+_specs: dict[str, NlpSpec] = {}
+
+
+def local_cores(master: str) -> int | None:
+    """The cores a local master gives Spark (``local`` 1, ``local[N]`` N, ``local[*]`` this machine's), else None."""
+    match = _LOCAL_MASTER.fullmatch(master.strip())
+    if match is None:
+        return None
+    count = match.group(1)
+    if count is None:
+        return 1
+    return (os.cpu_count() or 1) if count == "*" else int(count)
+
+
+def _load(specs: list[NlpSpec]) -> None:
+    """Each process's start: the stage's code and every pipeline the batches use, before the first part."""
+    from ingestion.nlp import get_nlp
+
+    for spec in specs:
+        get_nlp(spec)
+        _specs[spec.key] = spec
+
+
+def _ner_part(key: str, rows: pd.DataFrame, spec: NlpSpec | None = None) -> pd.DataFrame:
+    """One part's mention rows, in a pool's process; ``spec`` comes along when the process did not load it."""
+    from ingestion.stages.mentions import ner_batches
+
+    if spec is not None:
+        _specs.setdefault(key, spec)
+    return pd.concat(list(ner_batches([rows], spec=_specs[key])))
+
+
+def _ready() -> None:
+    """A first task for every process: it makes the pool start them (and load the pipelines) at once."""
+
+
+def parts(rows: pa.Table, words_per_part: int = PART_WORDS) -> Iterator[pa.Table]:
+    """The batch's rows in order, cut into parts of about ``words_per_part`` words (a part holds one chunk at least)."""
+    words = rows.column("n_words").to_pylist()
+    start = total = 0
+    for index, n in enumerate(words):
+        total += n
+        if total >= words_per_part:
+            yield rows.slice(start, index + 1 - start)
+            start, total = index + 1, 0
+    if start < len(words):
+        yield rows.slice(start)
+
+
+class NerPool:
+    """``processes`` processes, each with ``specs``' pipelines loaded when it starts; ``close`` ends them."""
+
+    def __init__(self, processes: int, specs: list[NlpSpec], words_per_part: int = PART_WORDS) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._executor = ProcessPoolExecutor(
+            max_workers=processes, mp_context=context, initializer=_load, initargs=(specs,)
+        )
+        self._loaded = {spec.key for spec in specs}
+        self._words_per_part = words_per_part
+        self.processes = processes
+        # The processes start (and load the pipelines) now, in the background, not at the first batch.
+        for _ in range(processes):
+            self._executor.submit(_ready)
+
+    def mentions(self, rows: pa.Table, spec: NlpSpec, columns: list[str]) -> pd.DataFrame:
+        """The mention rows of ``rows`` (doc_id, chunk_id, start, text, n_words), in their order."""
+        pieces = [part.select(columns).to_pandas() for part in parts(rows, self._words_per_part)]
+        extra = None if spec.key in self._loaded else spec  # a language the pool did not start with
+        found = list(self._executor.map(_ner_part, [spec.key] * len(pieces), pieces, [extra] * len(pieces)))
+        return pd.concat(found) if found else pd.DataFrame()
+
+    def close(self) -> None:
+        """End the processes (waiting for none of their queued work: a failed stage has no use for it)."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    join = close  # the run ends what its stages began early by joining it (``ingestion.pipeline.run_stages``)
