@@ -83,7 +83,8 @@ def build_corpus(source: Path, folder: Path, scale: int) -> tuple[int, int]:
 
 
 class Peaks(threading.Thread):
-    """Peak RSS (VmHWM) of this process, its JVM and the Spark Python workers, sampled every half second."""
+    """Peak RSS (VmHWM) of this process, its JVM and the Python workers (Spark's, or the mentions stage's NER
+    processes on a local master: ``ingestion.ner_pool``), sampled every half second."""
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
@@ -103,7 +104,7 @@ class Peaks(threading.Thread):
                 peak = _high_water(proc.pid)
                 if "java" in cmd.split(" ")[0]:
                     self.jvm = max(self.jvm, peak)
-                elif "pyspark" in cmd or "worker_daemon" in cmd:
+                elif "pyspark" in cmd or "worker_daemon" in cmd or "multiprocessing" in cmd:  # Spark's or ours
                     self.workers = max(self.workers, peak)
             self.stop.wait(0.5)
 

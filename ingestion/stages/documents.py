@@ -402,7 +402,8 @@ class DocumentsStage(Stage):
             scan = scan_inputs(ctx.inputs, self.roots(ctx))
             if any(source.kind != "files" for source in scan.sources):
                 return None
-            state = (ctx.lakehouse.markers.read_state(self.name, self.previous) or {}) if not ctx.force else {}
+            markers = ctx.lakehouse.markers
+            state = {} if ctx.force else (markers.read_state(self.name, markers.read(self.name)) or {})
         except Exception:  # noqa: BLE001 - only a guess: the stage's own run reports real problems
             return None
         files = state.get("files") or {}

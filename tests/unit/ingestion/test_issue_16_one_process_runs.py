@@ -121,3 +121,33 @@ def test_issue_16_a_csillag_pipeline_check_imports_only_the_named_tools_plugin()
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_issue_16_a_run_foresees_the_bytes_of_the_files_it_will_read(
+    pipeline_run: Any, make_settings: Any, tmp_path: Path
+) -> None:
+    # What ingestion.pipeline.foresee plans with: the input files new or changed since the last complete run (by
+    # size and modification time, as the documents stage itself skips them), all with --force, None for inputs
+    # that are no plain files.
+    from ingestion.lakehouse import Lakehouse
+    from ingestion.stages.documents import DocumentsStage
+    from tests.conftest import EN_SAMPLE_FILES
+
+    run = pipeline_run(*EN_SAMPLE_FILES)
+
+    def foreseen(*inputs: Path, force: bool = False) -> int | None:
+        ctx = SimpleNamespace(inputs=[str(p) for p in inputs], lakehouse=Lakehouse(tmp_path / "lake", None),
+                              force=force, settings=make_settings())
+        return DocumentsStage().bytes_to_read(ctx)  # type: ignore[arg-type]
+
+    files = sorted(p for p in run.corpus.iterdir() if p.is_file())
+    assert len(files) == 2 and foreseen(run.corpus) == 0
+    assert foreseen(run.corpus, force=True) == sum(f.stat().st_size for f in files)
+    added = run.corpus / "added.txt"
+    added.write_text("Captain Vance met Margaret Hale at the harbour.\n", encoding="utf-8")
+    with files[0].open("a", encoding="utf-8") as changed:
+        changed.write("One more line.\n")
+    assert foreseen(run.corpus) == added.stat().st_size + files[0].stat().st_size
+    table = tmp_path / "docs.jsonl"
+    table.write_text('{"id": "a", "text": "Some text."}\n', encoding="utf-8")
+    assert foreseen(run.corpus, table) is None  # read by Spark's workers beyond the driver's limit: not foreseen
