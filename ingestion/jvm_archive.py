@@ -89,15 +89,29 @@ def ensure_archive(ivy_dir: Path, archive: Path = ARCHIVE) -> bool:
     with tempfile.TemporaryDirectory(prefix="csillag-jvm-archive-") as tmp:
         env = {
             **os.environ,
-            "CSILLAG_NO_BOOTSTRAP": "1",  # bootstrap.sh is what runs this
-            "CSILLAG_VENV": str(Path(sys.executable).parent.parent),
             "PYSPARK_PYTHON": sys.executable,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")])),
+            "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
+            "CSILLAG_CONFIG": os.environ.get("CSILLAG_CONFIG", str(PROJECT_ROOT / "conf" / "csillag.toml")),
+            # Spark's own reading and writing, not the driver's: the archive must hold what a Spark stage loads
+            "CSILLAG_INGESTION_DRIVER_MAX_CHARS": "0",
             "SPARK_SUBMIT_OPTS": f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} -XX:ArchiveClassesAtExit={partial}",
         }
         # One real stage, so that the archive holds what a stage loads: Delta's log, Parquet, the Python runner.
+        # Through spark-submit itself, with spark-submit.sh's local options: the JVM is then the job's parent and
+        # writes the archive before the command returns (spark-submit.sh on a local master runs the job in Python,
+        # which starts no JVM for a small corpus, and would not wait for one's exit).
+        import pyspark
+
+        submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+        log4j = PROJECT_ROOT / "conf" / "log4j2.properties"
         done = subprocess.run(
-            [str(PROJECT_ROOT / "spark-submit.sh"), "--master", "local[2]", "stage", "documents",
-             str(PROJECT_ROOT / "ingestion" / "samples" / "en"), "--lakehouse", str(Path(tmp) / "lakehouse")],
+            [str(submit), "--master", "local[2]",
+             "--properties-file", str(PROJECT_ROOT / "conf" / "spark-defaults.conf"),
+             "--conf", f"spark.jars.ivy={ivy_dir}", "--conf", f"spark.pyspark.python={sys.executable}",
+             "--driver-java-options", f"-Dlog4j2.configurationFile=file:{log4j} {LOCAL_JVM_OPTIONS}",
+             str(PROJECT_ROOT / "jobs" / "stage.py"), "documents", str(PROJECT_ROOT / "ingestion" / "samples" / "en"),
+             "--lakehouse", str(Path(tmp) / "lakehouse")],
             capture_output=True, text=True, env=env, cwd=tmp, timeout=900, check=False,
         )
     if done.returncode != 0 or not partial.is_file():
