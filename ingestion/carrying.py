@@ -112,11 +112,15 @@ class Carrier:
 
     def __init__(self, aliases: Mapping[str, str]) -> None:
         """``aliases``: alias → entity id (``carriable_aliases``)."""
-        self._by_first: dict[str, list[tuple[str, str]]] = {}
+        # first word → (the lengths of its aliases, longest first; alias → entity id): at a position, the longest
+        # alias that the text holds there wins, found by one lookup per length rather than a comparison per alias
+        # ("Prince" opens dozens of a library's names)
+        self._by_first: dict[str, tuple[list[int], dict[str, str]]] = {}
         for alias, entity_id in aliases.items():
-            self._by_first.setdefault(alias.split(" ")[0], []).append((alias, entity_id))
-        for candidates in self._by_first.values():
-            candidates.sort(key=lambda pair: -len(pair[0]))  # the longest alias at a position wins
+            lengths, named = self._by_first.setdefault(alias.split(" ")[0], ([], {}))
+            named[alias] = entity_id
+        for lengths, named in self._by_first.values():
+            lengths.extend(sorted({len(alias) for alias in named}, reverse=True))
 
     def __bool__(self) -> bool:
         return bool(self._by_first)
@@ -143,13 +147,17 @@ class Carrier:
             candidates = self._by_first.get(first) or self._by_first.get(first.rstrip("."))
             if not candidates:
                 continue
-            for alias, entity_id in candidates:
-                end = start + len(alias)
-                if not text.startswith(alias, start) or (end < len(text) and _continues(text, end)):
+            lengths, named = candidates
+            for length in lengths:
+                end = start + length
+                if end > len(text):  # a slice would stop at the text's end and could still equal a shorter alias
+                    continue
+                alias = text[start:end]
+                if alias not in named or (end < len(text) and _continues(text, end)):
                     continue
                 if _overlaps(spans, start, end):
                     break
-                out.append(Carried(start, end, alias, entity_id))
+                out.append(Carried(start, end, alias, named[alias]))
                 position = end
                 break
         return out

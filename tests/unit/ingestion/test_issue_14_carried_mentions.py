@@ -106,3 +106,16 @@ def test_issue_14_article_usage_counts_every_occurrence_and_those_after_an_artic
     # "COSSACK" is another word; a word not asked about is not counted
     assert article_usage(chunks, {"Cossack", "Denisov", "Nobody"}) == {"Cossack": (5, 4), "Denisov": (2, 0)}
     assert article_usage(chunks, set()) == {}
+
+
+def test_issue_16_the_longest_alias_at_a_position_wins_up_to_the_texts_end() -> None:
+    # The carrier looks an alias up by length, longest first (a library's "Prince" opens dozens of names): a longer
+    # alias whose length runs past the text's end is no match, even though the slice there is a shorter alias.
+    carrier = Carrier({"Prince Andrew": "a", "Prince Andrew Bolkonski": "b", "Andrew": "c"})
+    text = "He saw Prince Andrew Bolkonski, then Prince Andrew's horse, and at last Prince Andrew"
+    found = [(c.text, c.entity_id, c.start, c.end) for c in carrier.find(text)]
+    assert found == [
+        ("Prince Andrew Bolkonski", "b", 7, 30),
+        ("Prince Andrew", "a", 37, 50),
+        ("Prince Andrew", "a", len(text) - 13, len(text)),
+    ]
