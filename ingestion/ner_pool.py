@@ -13,8 +13,9 @@ down under the parent (measured: a fork during the session's start resets its co
 starts clean; the price is its own imports and pipeline load (~1.5 s, the processes in parallel).
 
 A part is a few thousand words, so that the processes end a batch together (a Spark task per core would leave one
-core idle behind the longest). A process that dies (killed, out of memory) breaks the pool: the batch fails with
-``BrokenProcessPool`` instead of hanging, and the stage's resume protocol keeps every committed batch.
+core idle behind the longest). A process that dies (killed, out of memory) breaks the pool: the batch fails with one
+``IngestionError`` that says so and names the setting, instead of hanging, and the stage's resume protocol keeps
+every committed batch.
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ import os
 import re
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
+
+from ingestion.errors import IngestionError
 
 if TYPE_CHECKING:
     from ingestion.nlp import NlpSpec
@@ -109,7 +113,15 @@ class NerPool:
         """The mention rows of ``rows`` (doc_id, chunk_id, start, text, n_words), in their order."""
         pieces = [part.select(columns).to_pandas() for part in parts(rows, self._words_per_part)]
         extra = None if spec.key in self._loaded else spec  # a language the pool did not start with
-        found = list(self._executor.map(_ner_part, [spec.key] * len(pieces), pieces, [extra] * len(pieces)))
+        try:
+            found = list(self._executor.map(_ner_part, [spec.key] * len(pieces), pieces, [extra] * len(pieces)))
+        except BrokenProcessPool as exc:
+            raise IngestionError(
+                f"an NER process of the mentions stage ended abruptly (killed, or out of memory: {self.processes} "
+                "processes each hold a pipeline); the batches committed before it are kept and a rerun goes on from "
+                "them. Fewer processes: ingestion.driver_ner_processes; Spark's workers instead: set it to 0",
+                stage="mentions",
+            ) from exc
         return pd.concat(found) if found else pd.DataFrame()
 
     def close(self) -> None:

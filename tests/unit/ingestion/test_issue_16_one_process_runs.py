@@ -151,3 +151,28 @@ def test_issue_16_a_run_foresees_the_bytes_of_the_files_it_will_read(
     table = tmp_path / "docs.jsonl"
     table.write_text('{"id": "a", "text": "Some text."}\n', encoding="utf-8")
     assert foreseen(run.corpus, table) is None  # read by Spark's workers beyond the driver's limit: not foreseen
+
+
+def test_issue_16_a_killed_ner_process_fails_the_batch_with_one_clear_error() -> None:
+    # A process that dies (the kernel's OOM killer, a kill -9) must not hang the stage: the batch fails with an
+    # error naming what happened and the setting to change; the stage's resume protocol keeps the committed batches.
+    import signal
+
+    from ingestion.errors import IngestionError
+    from ingestion.nlp import NlpSpec
+    from ingestion.stages.mentions import NER_COLUMNS
+
+    spec = NlpSpec(language="en", model="en_core_web_sm")
+    rows = pa.table({"doc_id": ["d"], "chunk_id": ["c0"], "start": [0], "text": ["Pierre met Natasha."],
+                     "n_words": [3]})
+    pool = NerPool(1, [spec])
+    try:
+        assert len(pool.mentions(rows, spec, NER_COLUMNS)) >= 1  # the process is up and working
+        os.kill(next(iter(pool._executor._processes)), signal.SIGKILL)  # noqa: SLF001 - the pool's one process
+        deadline = time.monotonic() + 30
+        while not pool._executor._broken and time.monotonic() < deadline:  # noqa: SLF001 - noticed by its manager
+            time.sleep(0.05)
+        with pytest.raises(IngestionError, match=r"NER process .* ended abruptly.*driver_ner_processes"):
+            pool.mentions(rows, spec, NER_COLUMNS)
+    finally:
+        pool.close()
