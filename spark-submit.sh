@@ -59,6 +59,11 @@ for a in "${SPARK_ARGS[@]:-}"; do
 done
 MASTER_ARGS=()
 [ "$HAS_MASTER" = 1 ] || MASTER_ARGS=(--master "$MASTER")
+# The options every job gets, whether spark-submit starts its JVM or the job's own process does (a local master).
+COMMON_ARGS=(--properties-file "$ROOT/conf/spark-defaults.conf"
+  --conf "spark.jars.ivy=${CSILLAG_IVY_DIR:-$ROOT/.cache/ivy}"
+  --conf "spark.pyspark.python=$PYSPARK_PYTHON" --conf "spark.pyspark.driver.python=$PYSPARK_DRIVER_PYTHON"
+  --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON")
 
 # Bad values fail here with one line and exit code 2, not as a JVM error or a table after Spark started (issue 11).
 MEMORY_RE='^[1-9][0-9]*([kKmMgGtTpP][bB]?|[bB])?$'
@@ -92,10 +97,7 @@ case " $* " in
      RUN_HERE=()
      case "$MASTER" in
        local*)
-         SUBMIT_OPTS=("${MASTER_ARGS[@]}" --properties-file "$ROOT/conf/spark-defaults.conf"
-           --conf "spark.jars.ivy=${CSILLAG_IVY_DIR:-$ROOT/.cache/ivy}"
-           --conf "spark.pyspark.python=$PYSPARK_PYTHON" --conf "spark.pyspark.driver.python=$PYSPARK_DRIVER_PYTHON"
-           --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON" --py-files "$ZIP" "${SPARK_ARGS[@]}")
+         SUBMIT_OPTS=("${MASTER_ARGS[@]}" "${COMMON_ARGS[@]}" --py-files "$ZIP" "${SPARK_ARGS[@]}")
          QUOTED=""
          for a in "${SUBMIT_OPTS[@]}"; do QUOTED+="'${a//\'/\'\\\'\'}' "; done
          export CSILLAG_SUBMIT_ARGS="$QUOTED"
@@ -142,11 +144,7 @@ esac
 
 exec "$VENV/bin/spark-submit" \
   "${MASTER_ARGS[@]}" \
-  --properties-file "$ROOT/conf/spark-defaults.conf" \
-  --conf "spark.jars.ivy=${CSILLAG_IVY_DIR:-$ROOT/.cache/ivy}" \
-  --conf "spark.pyspark.python=$PYSPARK_PYTHON" \
-  --conf "spark.pyspark.driver.python=$PYSPARK_DRIVER_PYTHON" \
-  --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON" \
+  "${COMMON_ARGS[@]}" \
   --driver-java-options "$DRIVER_JAVA_OPTIONS" \
   "${LOCAL_ARGS[@]}" \
   "${STORAGE_ARGS[@]}" \

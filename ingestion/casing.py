@@ -9,7 +9,6 @@ document scope.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -159,7 +158,7 @@ def casing_evidence_local(
     # ``findall`` and set/Counter work in C: a Python step per match (half a million lowercase words in a long
     # novel) was most of this pass. Only articled words are counted; of the others, ``_casing`` keeps which occur.
     seen: dict[tuple[str, str], set[str]] = {}
-    usage: dict[str, Counter[tuple[str, bool]]] = {}
+    usage: dict[str, dict[str, list[int]]] = {}  # scope → articled word → [occurrences, after an article]
     for doc_id, text in zip(chunks.column("doc_id").to_pylist(), chunks.column("text").to_pylist(), strict=True):
         if text is None:
             continue
@@ -171,21 +170,17 @@ def casing_evidence_local(
                 continue
             # the word, with the article before it if any: the match's last word (Java's (\S+)$ in the Spark pass)
             wanted = asked[kind]
-            tally = usage.setdefault(scope, Counter())
+            tally = usage.setdefault(scope, {})
             for m in matches:
                 word = m.rsplit(None, 1)[-1]
                 if word in wanted:
-                    tally[(word, m != word)] += 1
+                    counts = tally.setdefault(word, [0, 0])
+                    counts[0] += 1
+                    counts[1] += m != word
     rows: list[tuple[str, str, str, int, int]] = [
         (scope, kind, word, 1, 0) for (scope, kind), found in seen.items() for word in found & asked[kind]
     ]
-    for scope, tally in usage.items():
-        totals: dict[str, list[int]] = {}
-        for (word, articled), n in tally.items():
-            counts = totals.setdefault(word, [0, 0])
-            counts[0] += n
-            counts[1] += n if articled else 0
-        rows += [(scope, "articled", word, n, a) for word, (n, a) in totals.items()]
+    rows += [(scope, "articled", word, n, a) for scope, tally in usage.items() for word, (n, a) in tally.items()]
     return _casing(rows, lowercase)
 
 

@@ -103,8 +103,9 @@ def ensure_archive(ivy_dir: Path, archive: Path = ARCHIVE) -> bool:
         # which starts no JVM for a small corpus, and would not wait for one's exit).
         import pyspark
 
+        from ingestion.spark import LOG4J_CONF as log4j  # noqa: N811 - imported here: ingestion.spark imports this
+
         submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-        log4j = PROJECT_ROOT / "conf" / "log4j2.properties"
         done = subprocess.run(
             [str(submit), "--master", "local[2]",
              "--properties-file", str(PROJECT_ROOT / "conf" / "spark-defaults.conf"),

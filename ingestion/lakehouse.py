@@ -100,14 +100,16 @@ class Lakehouse:
         size = int(sum(actions.column("size_bytes").to_pylist())) if actions.num_rows else 0
         return size <= self.driver_max_delete_bytes
 
-    def corpus_chars(self) -> int:
-        """The characters of every document in the lakehouse (0 before the first run), from the documents table's
-        ``n_chars`` column (delta-rs)."""
-        if not self.exists("documents"):
+    def text_chars(self, doc_ids: list[str] | set[str] | None = None) -> int:
+        """The characters of these documents (None: every document; 0 before the first run), from the documents
+        table's ``n_chars`` column (delta-rs)."""
+        if not self.exists("documents") or (doc_ids is not None and not doc_ids):
             return 0
         import pyarrow.compute as pc
 
-        sizes = self.snapshot("documents").to_table(columns=["n_chars"])
+        sizes = self.snapshot("documents").to_table(
+            columns=["n_chars"], filter=one_of("doc_id", doc_ids) if doc_ids is not None else None
+        )
         return int(pc.sum(sizes.column("n_chars")).as_py() or 0)
 
     def small_increment(self, doc_ids: list[str] | set[str]) -> bool:
@@ -115,12 +117,7 @@ class Lakehouse:
         in the driver and committed there (``write_arrow``), without a Spark job."""
         if not doc_ids or not self.exists("documents"):
             return not doc_ids
-        import pyarrow.compute as pc
-
-        sizes = self.snapshot("documents").to_table(
-            columns=["n_chars"], filter=one_of("doc_id", doc_ids)
-        )
-        return int(pc.sum(sizes.column("n_chars")).as_py() or 0) <= self.driver_max_chars
+        return self.text_chars(doc_ids) <= self.driver_max_chars
 
     def write_arrow(self, data: Any, table: str, *, overwrite: bool = False) -> None:
         """Commit a small driver-side Arrow table in-process (delta-rs), without a Spark job.

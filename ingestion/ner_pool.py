@@ -1,4 +1,4 @@
-"""NER in processes forked from the driver: the mentions stage's engine on a local master (issue 16, item 5).
+"""NER in processes the driver starts: the mentions stage's engine on a local master (issue 16, item 5).
 
 On a local master Spark's Python workers are processes of this machine too, so what Spark adds to the NER is only
 cost: the JVM's start (~3 s) before its daemon starts and loads the pipeline (~1.5 s), and every batch's texts and
@@ -82,16 +82,14 @@ def _ready() -> None:
 
 
 def parts(rows: pa.Table, words_per_part: int = PART_WORDS) -> Iterator[pa.Table]:
-    """The batch's rows in order, cut into parts of about ``words_per_part`` words (a part holds one chunk at least)."""
-    words = rows.column("n_words").to_pylist()
-    start = total = 0
-    for index, n in enumerate(words):
-        total += n
-        if total >= words_per_part:
-            yield rows.slice(start, index + 1 - start)
-            start, total = index + 1, 0
-    if start < len(words):
-        yield rows.slice(start)
+    """The batch's rows in order, cut into parts of about ``words_per_part`` words (a part holds one chunk at least),
+    by the rule that cuts the stage's batches (``plan_batches``)."""
+    from ingestion.stages.mentions import plan_batches
+
+    start = 0
+    for part in plan_batches(list(enumerate(rows.column("n_words").to_pylist())), words_per_part):
+        yield rows.slice(start, len(part))
+        start += len(part)
 
 
 class NerPool:

@@ -120,7 +120,7 @@ def foresee(ctx: RunContext, stages: list[Stage]) -> None:
     if driver_processes(ctx) == 0 or ctx.foreseen_bytes is None:
         ctx.spark.begin()
         return
-    existing = ctx.lakehouse.corpus_chars()
+    existing = ctx.lakehouse.text_chars()
     if existing + ctx.foreseen_bytes > ctx.settings.ingestion.driver_max_chars:
         ctx.spark.begin()
     else:

@@ -220,7 +220,7 @@ class IngestionSettings(BaseModel):
     )
     driver_ner_processes: int | None = Field(
         default=None, ge=0,
-        description="On a local master, the processes the mentions stage forks from the driver for NER beyond "
+        description="On a local master, the processes the mentions stage starts in the driver for NER beyond "
         "driver_max_ner_words, instead of Spark's Python workers (ingestion/ner_pool.py): the same function, without "
         "waiting for the JVM and the workers' daemon. None = the master's cores (local[*]: this machine's); 0 = "
         "always Spark's workers. Any other master, and driver_max_chars = 0, use Spark's workers.",

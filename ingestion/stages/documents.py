@@ -330,6 +330,15 @@ def prepare_in_driver(
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PREPARED_COLUMNS)
 
 
+def _recorded(state: dict[str, Any], stats: dict[str, tuple[int, int]]) -> dict[str, str]:
+    """path → doc_id of the files a run's ``_STATE`` lists with the size and modification time they have now."""
+    known = {}
+    for path, entry in (state.get("files") or {}).items():
+        if isinstance(entry, list) and len(entry) == 3 and stats.get(path) == (entry[0], entry[1]):
+            known[path] = entry[2]
+    return known
+
+
 def _without_nan(row: dict[str, Any]) -> dict[str, Any]:
     """A pandas row with NaN (a missing number or string) as None, as a Spark Row has it."""
     return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
@@ -406,11 +415,9 @@ class DocumentsStage(Stage):
             state = {} if ctx.force else (markers.read_state(self.name, markers.read(self.name)) or {})
         except Exception:  # noqa: BLE001 - only a guess: the stage's own run reports real problems
             return None
-        files = state.get("files") or {}
-        return sum(
-            size for path, (size, mtime) in file_stats(scan).items()
-            if not (isinstance(files.get(path), list) and files[path][:2] == [size, mtime])
-        )
+        stats = file_stats(scan)
+        recorded = _recorded(state, stats)
+        return sum(size for path, (size, _) in stats.items() if path not in recorded)
 
     def input_fingerprint(self, ctx: RunContext) -> str:
         """The listing of the input files and scan rejects (scanning also fails fast on a missing input)."""
@@ -545,14 +552,7 @@ class DocumentsStage(Stage):
         """path → doc_id of the files the last complete run made documents of, whose size and modification time are
         as they were and whose document is still in the table."""
         state = ctx.lakehouse.markers.read_state(self.name, self.previous) or {}
-        known = {}
-        for path, entry in (state.get("files") or {}).items():
-            if not (isinstance(entry, list) and len(entry) == 3):
-                continue
-            size, mtime, doc_id = entry
-            if stats.get(path) == (size, mtime) and doc_id in existing:
-                known[path] = doc_id
-        return known
+        return {path: doc_id for path, doc_id in _recorded(state, stats).items() if doc_id in existing}
 
     @staticmethod
     def _update_descriptions(ctx: RunContext, described: list[tuple[Any, ...]]) -> None:

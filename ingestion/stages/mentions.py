@@ -85,7 +85,7 @@ BYTES_PER_WORD = 6
 
 
 def driver_processes(ctx: RunContext) -> int:
-    """How many processes run this stage's NER forked from the driver (``ingestion.driver_ner_processes``): the
+    """How many processes the driver starts for this stage's NER (``ingestion.driver_ner_processes``): the
     local master's cores by default; 0 — Spark's workers — on any other master, with the setting at 0, or with
     ``ingestion.driver_max_chars`` at 0 (nothing in the driver)."""
     ingestion = ctx.settings.ingestion
@@ -362,7 +362,7 @@ class MentionsStage(Stage):
         # A few thousand words (a chapter added): NER in this process, as soon as the driver has the pipeline, rather
         # than after the JVM and the workers' daemon have started — the same function over the same rows.
         in_driver = total_words <= ctx.settings.ingestion.driver_max_ner_words
-        # More on a local master: processes forked from the driver (ingestion.ner_pool), not Spark's workers.
+        # More on a local master: processes the driver starts (ingestion.ner_pool), not Spark's workers.
         processes = 0 if in_driver or not plan else driver_processes(ctx)
         if in_driver or processes:  # the workers the run's start began are not needed: their job is not made
             ctx.workers_not_needed.set()
