@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 
 # A capitalised word after a letter, digit, comma or semicolon and one space or line break: inside a sentence,
 # where only names are capitalised. (After a full stop, a dash or a blank line a sentence may start.)
-_MID_SENTENCE_CAPITAL = r"(?<=[\p{L}\p{M}\p{N},;][ \t\r\n])\p{Lu}[\p{L}\p{M}]*"
-_LOWERCASE_WORD = r"(?<![\p{L}\p{M}\p{N}])\p{Ll}[\p{L}\p{M}]*"
+MID_SENTENCE_CAPITAL = r"(?<=[\p{L}\p{M}\p{N},;][ \t\r\n])\p{Lu}[\p{L}\p{M}]*"
+LOWERCASE_WORD = r"(?<![\p{L}\p{M}\p{N}])\p{Ll}[\p{L}\p{M}]*"
+# The three questions by kind: words written in lowercase, capitalised inside a sentence, capitalised (after an
+# article or not). Java's regexes (the Spark pass) and the ``regex`` package (the driver's) read them alike.
+CASING_PATTERNS = {"lower": LOWERCASE_WORD, "capital": MID_SENTENCE_CAPITAL, "articled": ARTICLED_WORD}
 
 
 def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
@@ -105,13 +108,12 @@ def casing_evidence(
 ) -> Casing:
     """One Spark pass over the chunks for the casing the resolution and the carrying ask about, per scope: which of
     the ``lowercase`` words the text also writes in lowercase, which of the ``capitalised`` ones it capitalises
-    inside a sentence (``_MID_SENTENCE_CAPITAL``), and how often each ``articled`` word stands, and stands after an
+    inside a sentence (``MID_SENTENCE_CAPITAL``), and how often each ``articled`` word stands, and stands after an
     article (``ARTICLED_WORD``). One scan instead of one per question: each was a job over every chunk's text."""
     from pyspark.sql import functions as F
 
-    asked = {"lower": {w.lower() for w in lowercase}, "capital": set(capitalised), "articled": set(articled)}
-    patterns = {"lower": _LOWERCASE_WORD, "capital": _MID_SENTENCE_CAPITAL, "articled": ARTICLED_WORD}
-    kinds = sorted(kind for kind, words in asked.items() if words)
+    asked = asked_words(lowercase, capitalised, articled)
+    kinds = sorted(asked)
     if not kinds:
         return Casing()
     keys = ["doc_id"] if by_document else []
@@ -121,7 +123,7 @@ def casing_evidence(
             "word": pa.array([word for kind in kinds for word in sorted(asked[kind])], pa.string()),
         })
     )
-    matches = F.concat(*[_tagged(kind, patterns[kind]) for kind in kinds])
+    matches = F.concat(*[_tagged(kind, CASING_PATTERNS[kind]) for kind in kinds])
     found = chunks.select(*keys, F.inline(matches))
     # an articled match is the word with the article before it, if any
     word = F.when(F.col("kind") == "articled", F.regexp_extract("m", r"(\S+)$", 1)).otherwise(F.col("m"))
@@ -129,7 +131,7 @@ def casing_evidence(
     counted = words.join(F.broadcast(wanted), ["kind", "word"], "left_semi").groupBy(*keys, "kind", "word").agg(
         F.count("*").alias("n"), F.sum(F.col("articled").cast("int")).alias("articled")
     )
-    return _casing(
+    return casing_of(
         ((row.doc_id if by_document else "", row.kind, row.word, int(row.n), int(row.articled or 0))
          for row in counted.collect()),
         lowercase,
@@ -147,44 +149,83 @@ def casing_evidence_local(
     """``casing_evidence`` in the driver, over the chunks' Arrow rows (doc_id, text): the same answers, for the few
     documents of a ``small_increment``. The patterns are the same text, read by the ``regex`` package, which knows
     the Unicode classes (``\\p{Lu}``) Java's regexes do."""
+    asked = asked_words(lowercase, capitalised, articled)
+    if not asked:
+        return Casing()
+    facts = casing_facts(chunks, sorted(asked), by_document=by_document, articled=asked.get("articled", set()))
+    return casing_of([row for scope, found in facts.items() for row in found.rows(scope, asked)], lowercase)
+
+
+def asked_words(
+    lowercase: Collection[str], capitalised: Collection[str], articled: Collection[str]
+) -> dict[str, set[str]]:
+    """The casing questions by kind (``CASING_PATTERNS``), only those asked; lowercase words compared lowercased."""
+    asked = {"lower": {w.lower() for w in lowercase}, "capital": set(capitalised), "articled": set(articled)}
+    return {kind: words for kind, words in asked.items() if words}
+
+
+@dataclass
+class CasingFacts:
+    """How some text writes its words: per pattern kind scanned, every word it found (``seen``); and per
+    capitalised word counted, [occurrences, occurrences just after an article]. Facts of two texts add up to the
+    facts of both, which is what lets a corpus keep them between runs (``ingestion.evidence``)."""
+
+    seen: dict[str, set[str]] = field(default_factory=dict)
+    articled: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, other: CasingFacts) -> None:
+        """Add another text's facts."""
+        for kind, words in other.seen.items():
+            self.seen.setdefault(kind, set()).update(words)
+        for word, (n, after) in other.articled.items():
+            counts = self.articled.setdefault(word, [0, 0])
+            counts[0] += n
+            counts[1] += after
+
+    def rows(self, scope: str, asked: dict[str, set[str]]) -> list[tuple[str, str, str, int, int]]:
+        """The ``asked`` words found, as ``casing_of`` reads them: (scope, kind, word, occurrences, after an
+        article); a kind is answered only when it was scanned and asked."""
+        rows = [(scope, kind, word, 1, 0) for kind, found in self.seen.items() if kind in asked
+                for word in found & asked[kind]]
+        if "articled" in asked:
+            rows += [(scope, "articled", word, n, a) for word, (n, a) in self.articled.items()
+                     if word in asked["articled"]]
+        return rows
+
+
+def casing_facts(
+    chunks: pa.Table, kinds: Collection[str], *, by_document: bool, articled: Collection[str] | None = None
+) -> dict[str, CasingFacts]:
+    """Per scope (the document id when ``by_document``, else ``""``), the facts of the chunks' text (doc_id, text)
+    for the pattern ``kinds``; the articled tally kept for the words in ``articled`` (every capitalised word when
+    None). The patterns are the Spark pass's text, read by the ``regex`` package, which knows the Unicode classes
+    (``\\p{Lu}``) Java's regexes do."""
     import regex
 
-    asked = {"lower": {w.lower() for w in lowercase}, "capital": set(capitalised), "articled": set(articled)}
-    patterns = {"lower": _LOWERCASE_WORD, "capital": _MID_SENTENCE_CAPITAL, "articled": ARTICLED_WORD}
-    kinds = sorted(kind for kind, words in asked.items() if words)
-    if not kinds:
-        return Casing()
-    compiled = {kind: regex.compile(patterns[kind]) for kind in kinds}
-    # ``findall`` and set/Counter work in C: a Python step per match (half a million lowercase words in a long
-    # novel) was most of this pass. Only articled words are counted; of the others, ``_casing`` keeps which occur.
-    seen: dict[tuple[str, str], set[str]] = {}
-    usage: dict[str, dict[str, list[int]]] = {}  # scope → articled word → [occurrences, after an article]
+    compiled = {kind: regex.compile(CASING_PATTERNS[kind]) for kind in kinds}
+    out: dict[str, CasingFacts] = {}
+    # ``findall`` and sets work in C: a Python step per match (half a million lowercase words in a long novel) was
+    # most of this pass. Only articled words are counted one by one.
     for doc_id, text in zip(chunks.column("doc_id").to_pylist(), chunks.column("text").to_pylist(), strict=True):
         if text is None:
             continue
-        scope = doc_id if by_document else ""
-        for kind in kinds:
-            matches = compiled[kind].findall(text)
+        facts = out.setdefault(doc_id if by_document else "", CasingFacts())
+        for kind, pattern in compiled.items():
+            matches = pattern.findall(text)
             if kind != "articled":
-                seen.setdefault((scope, kind), set()).update(matches)
+                facts.seen.setdefault(kind, set()).update(matches)
                 continue
-            # the word, with the article before it if any: the match's last word (Java's (\S+)$ in the Spark pass)
-            wanted = asked[kind]
-            tally = usage.setdefault(scope, {})
             for m in matches:
+                # the word, with the article before it if any: the match's last word (Java's (\S+)$ in Spark)
                 word = m.rsplit(None, 1)[-1]
-                if word in wanted:
-                    counts = tally.setdefault(word, [0, 0])
+                if articled is None or word in articled:
+                    counts = facts.articled.setdefault(word, [0, 0])
                     counts[0] += 1
                     counts[1] += m != word
-    rows: list[tuple[str, str, str, int, int]] = [
-        (scope, kind, word, 1, 0) for (scope, kind), found in seen.items() for word in found & asked[kind]
-    ]
-    rows += [(scope, "articled", word, n, a) for scope, tally in usage.items() for word, (n, a) in tally.items()]
-    return _casing(rows, lowercase)
+    return out
 
 
-def _casing(counted: Iterable[tuple[str, str, str, int, int]], lowercase: Collection[str]) -> Casing:
+def casing_of(counted: Iterable[tuple[str, str, str, int, int]], lowercase: Collection[str]) -> Casing:
     """The ``Casing`` of the counted matches: (scope, kind, word, occurrences, occurrences after an article)."""
     lowered: dict[str, set[str]] = {}
     casing = Casing(asked_lowercase=frozenset(lowercase))

@@ -23,6 +23,7 @@ changes no table: the stages downstream stay up to date.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections import Counter
@@ -42,6 +43,7 @@ from ingestion.casing import (
     casing_evidence_local,
 )
 from ingestion.entity_ids import carry_over_ids
+from ingestion.evidence import CorpusEvidence, code_key, form_tallies
 from ingestion.lakehouse import one_of
 from ingestion.markers import fingerprint
 from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW
@@ -179,36 +181,10 @@ def surface_forms_local(mentions: pa.Table, chunks: pa.Table, *, by_document: bo
     """``surface_forms_by`` (with chunks) in the driver, over Arrow rows: the same forms, for the few documents of a
     ``small_increment``. ``mentions``: keyed (``keyed_rows``) doc_id, chunk_id, start, end, text, label;
     ``chunks``: chunk_id, unit_id, start, text."""
-    import regex
-
-    where = {
-        chunk_id: (unit_id, start, text)
-        for chunk_id, unit_id, start, text in zip(*(chunks.column(c).to_pylist() for c in (
-            "chunk_id", "unit_id", "start", "text")), strict=True)
-    }
-    clause = regex.compile(PRONOUN_CLAUSE)
-    patterns = {sex: regex.compile(pattern) for sex, pattern in PRONOUN_PATTERNS.items()}
-    # (scope, text, label) → [mentions, first offset, "he", "she", mentions per unit]
-    tally: dict[tuple[str, str, str], list[Any]] = {}
-    columns = ("doc_id", "chunk_id", "start", "end", "text", "label")
-    for doc_id, chunk_id, start, end, text, label in zip(*(mentions.column(c).to_pylist() for c in columns),
-                                                         strict=True):
-        if chunk_id not in where:
-            continue  # the Spark join drops a mention of no chunk too
-        unit_id, chunk_start, chunk_text = where[chunk_id]
-        offset = end - chunk_start
-        after = clause.match(chunk_text[offset:offset + PRONOUN_WINDOW]).group(0)  # to the sentence's end
-        entry = tally.setdefault((doc_id if by_document else "", text, label), [0, start, 0, 0, Counter()])
-        entry[0] += 1
-        entry[1] = min(entry[1], start)
-        entry[2] += sum(1 for _ in patterns["he"].finditer(after))
-        entry[3] += sum(1 for _ in patterns["she"].finditer(after))
-        entry[4][unit_id] += 1
+    tallies = form_tallies(mentions, chunks, by_document=by_document)
     out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
-    for (scope, text, label), (n, first, he, she, units) in tally.items():
-        out.setdefault(scope, []).append(SurfaceForm(
-            text=text, label=label, count=n, first_pos=first, he=he, she=she, units=tuple(sorted(units.items())),
-        ))
+    for scope, tally in tallies.items():
+        out[scope] = tally.surface_forms()
     return out
 
 
@@ -592,7 +568,13 @@ class EntitiesStage(Stage):
             columns=["chunk_id", "doc_id", "chunk_index", "unit_id", "unit_kind", "start", "text"],
             filter=one_of("doc_id", documents),
         )
-        r = self._resolve(ctx, DRIVER_STEPS, written, chunks, todo)
+        steps, evidence, evidence_kept = DRIVER_STEPS, None, 0
+        if not by_document:
+            # the corpus's forms and casing facts: those of the last run's documents kept, the new ones' added
+            evidence, evidence_kept = self._corpus_evidence(ctx, written, chunks, documents)
+            steps = dataclasses.replace(DRIVER_STEPS, surface_forms=evidence.surface_forms,
+                                        casing=evidence.casing_evidence)
+        r = self._resolve(ctx, steps, written, chunks, todo)
         resolved = r.entities
         mention_entities = attach_rows(r.mentions, r.mapping, by_document)
         carriable = self._carriable(ctx, r, DRIVER_STEPS, chunks)
@@ -616,7 +598,55 @@ class EntitiesStage(Stage):
             lake.delete_docs(MENTION_ENTITIES.name, sorted({*todo, *removed}))
             if kept_mentions.num_rows:
                 lake.write_arrow(kept_mentions, MENTION_ENTITIES.name)
-        return self._output(ctx, todo, removed, carried=n_carried, forms=r.n_forms)
+        output = self._output(ctx, todo, removed, carried=n_carried, forms=r.n_forms)
+        if evidence is not None and (key := self._evidence_key(ctx)) is not None:
+            # before the marker, so trusted only with it (``read_state``); a crash here costs the next run a recount
+            lake.markers.write_state(self.name, run_id=ctx.run_id, state={"key": key, "evidence": evidence.to_json()})
+            output.details["evidence"] = {
+                "documents_kept": evidence_kept, "documents_counted": len(evidence.doc_ids) - evidence_kept,
+            }
+        return output
+
+    def _evidence_key(self, ctx: RunContext) -> str | None:
+        """What the corpus evidence was counted from and with: the chunks' and mentions' settings (their markers'
+        config fingerprints: a document's rows are the same under the same ones), this stage's version and the
+        patterns (``ingestion.evidence.code_key``); None without those markers."""
+        markers = [ctx.lakehouse.markers.read(stage) for stage in ("chunks", "mentions")]
+        if any(marker is None for marker in markers):
+            return None
+        return fingerprint([code_key(), self.version, ctx.domain.language,
+                            *[marker.config_fingerprint for marker in markers if marker is not None]])
+
+    def _corpus_evidence(
+        self, ctx: RunContext, written: pa.Table, chunks: pa.Table, documents: list[str]
+    ) -> tuple[CorpusEvidence, int]:
+        """The forms and casing facts of all ``documents`` (their mentions ``written``, their ``chunks``): the last
+        run's kept in the stage's state, the documents it did not count added (``ingestion.evidence``); or all
+        counted here. Also how many documents were kept."""
+        key = self._evidence_key(ctx)
+        kept: CorpusEvidence | None = None
+        state = None if ctx.force or key is None else ctx.lakehouse.markers.read_state(self.name, self.previous)
+        if state is not None and state.get("key") == key:
+            try:
+                kept = CorpusEvidence.from_json(state["evidence"])
+            except (KeyError, ValueError) as exc:  # only a lost speed-up
+                logger.warning("entities: the kept corpus evidence is unreadable (%s); counting it again", exc)
+        if kept is not None and not kept.doc_ids <= set(documents):
+            logger.info("entities: %d documents of the kept corpus evidence are gone; counting it again",
+                        len(kept.doc_ids - set(documents)))
+            kept = None
+        if kept is None:
+            return CorpusEvidence.of(documents, keyed_rows(written), chunks), 0
+        new = sorted(set(documents) - kept.doc_ids)
+        if new:
+            ids = pa.array(new, pa.string())
+            kept.add(CorpusEvidence.of(
+                new, keyed_rows(written.filter(pc.is_in(written.column("doc_id"), value_set=ids))),
+                chunks.filter(pc.is_in(chunks.column("doc_id"), value_set=ids)),
+            ))
+        logger.info("entities: corpus evidence of %d documents kept, of %d counted", len(documents) - len(new),
+                    len(new))
+        return kept, len(documents) - len(new)
 
     def _resolve(
         self, ctx: RunContext, steps: _Steps, written: Any, chunks: Any, todo: list[str] | None

@@ -115,13 +115,13 @@ def test_issue_16_document_scope_keeps_each_books_mary(libraries: SimpleNamespac
         assert companion[book] in others and stranger not in others, (book, others)
 
 
-def _document_scope_tool(lake: Path, spark: Any) -> Any:
+def _scope_tool(lake: Path, spark: Any, scope: str) -> Any:
     from ingestion.domains.generic import GenericNERIngestionTool
     from settings.config import load_settings
 
     tool = GenericNERIngestionTool()
     tool.set_settings(load_settings(lakehouse={"root": lake}, spark={"master": "local[2]", "shuffle_partitions": 2},
-                                    ingestion={"entity_scope": "document"}))
+                                    ingestion={"entity_scope": scope}))
     tool.set_spark_session(spark)
     return tool
 
@@ -156,7 +156,7 @@ def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_
     folder = tmp_path / "books"
     folder.mkdir()
     (folder / f"{MILL}.md").write_text(MILL_HOUSE, encoding="utf-8")
-    tool = _document_scope_tool(lake, spark)
+    tool = _scope_tool(lake, spark, "document")
     documents = read(lake, "documents").set_index("title").doc_id
     # The stages this test is about and those they read; the graph and the index after them follow their input
     # whatever the scope, and other tests prove that (test_pipeline's incremental runs).
@@ -192,6 +192,53 @@ def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_
     for table in ("entities", "mention_entities", "cooccurrences"):
         assert _rows(lake, table) == _rows(libraries.document.lake, table), table
     assert any(name.startswith("Mary") for name in read(lake, "entities").canonical_name)
+
+
+def _evidence(result: Any) -> dict[str, int]:
+    return {report.stage: report for report in result.stages}["entities"].details["evidence"]
+
+
+def test_issue_16_corpus_scope_counts_the_evidence_of_new_documents_only_and_writes_the_same_tables(
+    libraries: SimpleNamespace, spark: Any, tmp_path: Path
+) -> None:
+    """Corpus scope resolves every form again, but counts the forms and casing of only the documents its last run
+    did not see (``ingestion.evidence``): one book, then the other added — one document kept, one counted — and the
+    tables exactly those of the same run counting both (its kept evidence deleted); a book removed: all counted
+    again, as sets are not subtracted."""
+    import shutil
+
+    from ingestion.markers import MARKERS_DIR, STATE_FILE
+    from tools.ingestion import IngestionRequest
+
+    lake, folder = tmp_path / "lake", tmp_path / "books"
+    folder.mkdir()
+    (folder / f"{MILL}.md").write_text(MILL_HOUSE, encoding="utf-8")
+    upto = ["documents", "chunks", "mentions", "entities", "cooccurrences"]
+
+    def run(at: Path) -> Any:
+        result = _scope_tool(at, spark, "corpus").execute_ingestion(IngestionRequest(inputs=[str(folder)], stages=upto))
+        assert result.status == "succeeded", result
+        return result
+
+    assert _evidence(run(lake)) == {"documents_kept": 0, "documents_counted": 1}
+    alone = sorted(row[1:] for row in _rows(lake, "entities"))  # ids aside (below)
+    (folder / f"{NORTH}.md").write_text(NORTHERN_LIGHTS, encoding="utf-8")
+    recount = tmp_path / "recount"
+    shutil.copytree(lake, recount)
+    (recount / MARKERS_DIR / "entities" / STATE_FILE).unlink()
+
+    assert _evidence(run(lake)) == {"documents_kept": 1, "documents_counted": 1}
+    assert _evidence(run(recount)) == {"documents_kept": 0, "documents_counted": 2}
+    for table in ("entities", "mention_entities", "cooccurrences"):
+        assert _rows(lake, table) == _rows(recount, table), table
+    marys = _marys(lake)  # the books' two Marys are one in corpus scope: the new book's forms were counted
+    assert len(marys) == 1 and int(marys.iloc[0].doc_count) == 2
+
+    (folder / f"{NORTH}.md").unlink()
+    assert _evidence(run(lake)) == {"documents_kept": 0, "documents_counted": 1}
+    # the first run's entities again, ids aside: an entity keeps the id it had in the table before (issue 14)
+    assert sorted(row[1:] for row in _rows(lake, "entities")) == alone
+    assert [m.canonical_name for m in _marys(lake).itertuples()] == ["Mary Ashdown"]
 
 
 def test_issue_16_chat_asks_which_books_mary_and_names_the_book(libraries: SimpleNamespace) -> None:
