@@ -3,6 +3,7 @@ War and Peace worth of distinct documents, and an incremental run that adds one 
 
     .venv/bin/python bench/bench_scale.py [--scales 1 2 4 8] [--workdir /tmp/csillag-scale] [--master local[2]]
                                           [--corpus ../shared/corpora/war_and_peace.txt] [--scope corpus|document]
+                                          [--repeat N]
 
 Corpora: the novel split into its chapters (one document each); copy *c* of every chapter gets its names varied
 deterministically (every word the novel capitalises inside sentences and never writes in lowercase gets the copy's
@@ -13,7 +14,9 @@ Each scale runs the whole pipeline from scratch in a child process (``--run``), 
 (``ner_ingestion``, the embedded graph store; ``--scope`` sets ``ingestion.entity_scope``, default the tool's:
 corpus); the child reports each stage's seconds and the peak resident memory
 (the kernel's high-water mark, VmHWM) of the driver — its Python process and its JVM — and of the Spark Python
-workers. Then one new chapter-sized document is added to the largest lakehouse and the incremental run is timed.
+workers. With ``--repeat N`` every stage but NER and chunks is then redone from scratch N more times on each
+lakehouse, the scales in turn, and each stage's median is compared across scales. Then one new chapter-sized
+document is added to the largest lakehouse and the incremental run is timed.
 
 Never a test: it measures and prints (docs/benchmarks.md, docs/scaling.md). Hours at 8× on two cores.
 """
@@ -25,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -137,6 +141,21 @@ def run_once(corpus: Path, lake: Path, master: str, scope: str | None = None) ->
     }
 
 
+# The stages ``--repeat`` redoes from scratch: not NER (hours at 8× for one more figure of a stable stage), nor the
+# chunks stage, which without its marker only splits the documents it finds no chunks of (a crashed run's resume).
+REPEATED = ("documents", "index", "entities", "cooccurrences", "graph")
+
+
+def rerun(corpus: Path, lake: Path, master: str, scope: str | None = None) -> dict[str, Any]:
+    """Every ``REPEATED`` stage of a built lakehouse redone as a crashed run's would be: its marker deleted (and
+    the index's files, which the stage would otherwise find and keep); the mentions stage stays up to date."""
+    for stage in REPEATED:
+        (lake / "_markers" / stage / "_SUCCESS").unlink(missing_ok=True)
+    for path in (lake / "_index").glob("*"):
+        path.unlink()
+    return child(corpus, lake, master, scope)
+
+
 def child(corpus: Path, lake: Path, master: str, scope: str | None = None) -> dict[str, Any]:
     """``run_once`` in a fresh process, so each scale has its own JVM and peaks."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
@@ -157,6 +176,9 @@ def main() -> int:
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--scope", choices=["corpus", "document"], help="ingestion.entity_scope (default: the tool's)")
+    parser.add_argument("--repeat", type=int, default=0, metavar="N",
+                        help="then redo every stage but NER and chunks N more times on each scale's lakehouse, the "
+                             "scales in turn, and print each stage's median (the small stages swing run to run)")
     parser.add_argument("--run", nargs=2, type=Path, metavar=("CORPUS", "LAKE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
@@ -177,6 +199,12 @@ def main() -> int:
         row.update(documents=documents, words=words)
         rows[scale] = row
         print(f"  {json.dumps(row)}", flush=True)
+    again: dict[int, list[dict[str, Any]]] = {scale: [row] for scale, row in rows.items()}
+    for round_ in range(args.repeat):
+        for scale in rows:  # the scales in turn: a slow spell of the machine falls on all of them
+            redo = rerun(args.workdir / f"corpus-{scale}x", args.workdir / f"lake-{scale}x", args.master, args.scope)
+            again[scale].append(redo)
+            print(f"  {scale}× again ({round_ + 1}/{args.repeat}): {json.dumps(redo['stages'])}", flush=True)
     largest = max(rows)
     folder = args.workdir / f"corpus-{largest}x"
     text = args.corpus.read_text(encoding="utf-8")
@@ -202,6 +230,21 @@ def main() -> int:
             cells.append(f"{value:6.1f}{ratio:>7}")
         print(f"{scale:>5}× {row['words']:>10,} " + " ".join(f"{c:>13}" for c in cells))
         previous = row
+    if args.repeat:
+        print(f"\nmedian seconds per stage over {args.repeat + 1} runs (mentions, chunks: the first run only) "
+              "(ratio of the medians to the previous scale)")
+        print(f"{'scale':>6} " + " ".join(f"{s:>13}" for s in stages))
+        before_medians: dict[str, float] | None = None
+        for scale, runs in again.items():
+            medians = {stage: statistics.median(r["stages"].get(stage, 0.0) for r in (
+                runs[:1] if stage not in REPEATED else runs)) for stage in stages}
+            cells = []
+            for stage in stages:
+                ratio = (f"({medians[stage] / before_medians[stage]:.2f}×)"
+                         if before_medians and before_medians[stage] else "")
+                cells.append(f"{medians[stage]:6.2f}{ratio:>7}")
+            print(f"{scale:>5}× " + " ".join(f"{c:>13}" for c in cells))
+            before_medians = medians
     print("\npeak resident memory, MiB: driver Python / driver JVM / largest Python worker")
     for scale, row in rows.items():
         print(f"{scale:>5}×  {row['driver_python_peak_mib']:>6} / {row['driver_jvm_peak_mib']:>6} / "

@@ -49,10 +49,13 @@ def arrow_type(kind: str) -> pa.DataType:
 
 @dataclass(frozen=True)
 class TableSpec:
-    """One Delta table: its name and its (column, type) pairs in table order."""
+    """One Delta table: its name and its (column, type) pairs in table order; ``unindexed``: the columns Delta keeps
+    no statistics of — long text, whose minimum and maximum delta-rs would copy whole into the log (a novel's text
+    twice in the documents table's commit: 6.7 MB of JSON that every later open of the table parsed, ~60 ms)."""
 
     name: str
     columns: tuple[Column, ...]
+    unindexed: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Checked when the module is imported: a typo in a type would otherwise surface in a Spark job.
@@ -60,6 +63,18 @@ class TableSpec:
         if bad:
             raise ValueError(f"table {self.name}: unknown column types {', '.join(bad)}; accepted: "
                              f"{', '.join(COLUMN_TYPES)}")
+        self._check(self.unindexed)
+
+    @property
+    def properties(self) -> dict[str, str]:
+        """The Delta table properties the table is created with: with ``unindexed`` columns, the columns statistics
+        are kept of (``delta.dataSkippingStatsColumns``, which delta-rs and Delta Spark both honour)."""
+        if not self.unindexed:
+            return {}
+        # plain columns only: Delta keeps no statistics of maps and arrays, and Delta Spark refuses them here
+        plain = ("string", "int", "long", "double")
+        kept = [n for n, kind in self.columns if n not in self.unindexed and kind in plain]
+        return {"delta.dataSkippingStatsColumns": ",".join(kept)}
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -110,7 +125,7 @@ class TableSpec:
 DOCUMENTS = TableSpec("documents", (
     ("doc_id", "string"), ("source", "string"), ("title", "string"), ("language", "string"), ("text", "string"),
     ("n_chars", "long"), ("n_words", "long"), ("metadata", "map<string,string>"),
-))
+), unindexed=("text",))
 REJECTS = TableSpec("rejects", (
     ("source", "string"), ("doc_id", "string"), ("stage", "string"), ("reason", "string"), ("detail", "string"),
 ))
@@ -118,7 +133,7 @@ CHUNKS = TableSpec("chunks", (
     ("chunk_id", "string"), ("doc_id", "string"), ("chunk_index", "int"), ("unit_id", "string"),
     ("unit_index", "int"), ("unit_kind", "string"), ("unit_title", "string"), ("part_title", "string"),
     ("start", "long"), ("end", "long"), ("text", "string"), ("n_words", "long"),
-))
+), unindexed=("text",))
 #: ``chunks.unit_kind`` values of text that is not the story (title pages, tables of contents, notes, licence):
 #: kept in ``chunks``, left out of NER (so of entities, "first mention" and the graph) and of retrieval.
 NON_PROSE_UNIT_KINDS: frozenset[str] = frozenset({"front_matter", "contents", "back_matter"})

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph.errors import StorageError
 from graph.storage import LakehouseStorage, as_storage
+from graph.tables import TABLES
 from ingestion.errors import LakehouseError
 from ingestion.markers import MarkerStore
 from settings.config import IngestionSettings
@@ -129,10 +130,22 @@ class Lakehouse:
         from deltalake import write_deltalake
 
         uri, options = self.storage.delta_uri(table), self.storage.storage_options
-        if overwrite:
-            write_deltalake(uri, data, mode="overwrite", schema_mode="overwrite", storage_options=options)
-        else:
-            write_deltalake(uri, data, mode="append", storage_options=options)
+        properties = TABLES[table].properties if table in TABLES else {}
+        if overwrite or not self.exists(table):
+            write_deltalake(uri, data, mode="overwrite" if overwrite else "append", schema_mode="overwrite"
+                            if overwrite else None, storage_options=options, configuration=properties or None)
+            return
+        if properties:
+            self._ensure_properties(table, properties)
+        write_deltalake(uri, data, mode="append", storage_options=options)
+
+    def _ensure_properties(self, table: str, properties: dict[str, str]) -> None:
+        """Set the table's ``properties`` where it lacks them (one metadata commit, once): a table Spark created, or
+        one written before they were declared, gets them before delta-rs appends to it."""
+        current = self.delta_table(table)
+        configured = current.metadata().configuration
+        if any(configured.get(key) != value for key, value in properties.items()):
+            current.alter.set_table_properties(properties, raise_if_not_exists=False)
 
     def delete_docs(self, table: str, doc_ids: list[str]) -> None:
         """Delete every row of the given documents in one Delta commit (used by incremental runs)."""
