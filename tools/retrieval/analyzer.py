@@ -13,6 +13,7 @@ import functools
 import logging
 import re
 import threading
+from collections import Counter
 from collections.abc import Sequence, Set
 
 from tools.errors import ConfigError
@@ -81,6 +82,16 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The index terms of ``text`` in order (repeats kept: BM25 counts them)."""
         return [self.stem(w) for w in words(text) if w not in self.stop_words]
+
+    def term_counts(self, text: str) -> Counter[str]:
+        """``Counter(self.terms(text))``, each distinct word casefolded and stemmed once: an index needs the counts
+        only, and a passage says most of its words more than once (a third fewer steps over a novel's chunks)."""
+        counts: Counter[str] = Counter()
+        for word, n in Counter(_WORD.findall(text)).items():
+            folded = word.casefold()
+            if folded not in self.stop_words:
+                counts[self.stem(folded)] += n
+        return counts
 
 
 def words(text: str) -> list[str]:

@@ -57,14 +57,17 @@ class BM25Index:
                              f"{int(self.docs.min())}..{int(self.docs.max())}")
 
     @classmethod
-    def build(cls, documents: Iterable[Sequence[str]], *, k1: float = 1.5, b: float = 0.75) -> BM25Index:
-        """Index documents (each a list of terms) numbered in iteration order."""
+    def build(cls, documents: Iterable[Sequence[str] | Mapping[str, int]], *, k1: float = 1.5,
+              b: float = 0.75) -> BM25Index:
+        """Index documents (each a list of terms, or its terms counted: term → occurrences) numbered in iteration
+        order."""
         vocabulary: dict[str, int] = {}
         term_ids, docs, tfs, lengths = _postings_of(enumerate(documents), vocabulary)
         return _assemble(list(vocabulary), term_ids, docs, tfs, np.asarray(list(lengths.values()), dtype=np.int32),
                          k1, b)
 
-    def reindexed(self, keep: Sequence[int | None], added: Mapping[int, Sequence[str]]) -> BM25Index:
+    def reindexed(self, keep: Sequence[int | None],
+                  added: Mapping[int, Sequence[str] | Mapping[str, int]]) -> BM25Index:
         """The index of a new numbering of ``len(keep)`` documents: number ``i`` is this index's document ``keep[i]``
         (its postings and length reused), or where ``keep[i]`` is None a new one whose terms are ``added[i]``.
 
@@ -158,7 +161,7 @@ class BM25Index:
 
 
 def _postings_of(
-    numbered: Iterable[tuple[int, Sequence[str]]], vocabulary: dict[str, int]
+    numbered: Iterable[tuple[int, Sequence[str] | Mapping[str, int]]], vocabulary: dict[str, int]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, int]]:
     """The postings of documents given as (number, terms), read one document at a time: (term ids, document numbers,
     term frequencies), ``vocabulary`` grown with the new terms; and each document's length by number."""
@@ -167,8 +170,9 @@ def _postings_of(
     tfs: list[int] = []
     lengths: dict[int, int] = {}
     for number, terms in numbered:
-        counts = Counter(terms)
-        lengths[number] = len(terms)
+        # a mapping is the terms already counted (``Analyzer.term_counts``); its length is the sum of the counts
+        counts = terms if isinstance(terms, Mapping) else Counter(terms)
+        lengths[number] = sum(counts.values()) if isinstance(terms, Mapping) else len(terms)
         term_ids.extend(vocabulary.setdefault(term, len(vocabulary)) for term in counts)
         docs.extend([number] * len(counts))
         tfs.extend(counts.values())

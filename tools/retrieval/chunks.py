@@ -150,7 +150,7 @@ class ChunkRetriever:
     def from_chunks(cls, chunks: Sequence[Chunk], language: str, dense: DenseEncoder | None = None) -> ChunkRetriever:
         """Index ``chunks`` in memory (tests, small corpora)."""
         analyzer = Analyzer(language)
-        return cls(chunks, BM25Index.build(analyzer.terms(c.text) for c in chunks), analyzer, dense)
+        return cls(chunks, BM25Index.build(analyzer.term_counts(c.text) for c in chunks), analyzer, dense)
 
     @classmethod
     def from_lakehouse(cls, root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder | None = None,
@@ -301,7 +301,7 @@ def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder |
     if index is None:
         index = _extended_index(path, chunks, analyzer) if extend and not rebuild else None
         if index is None:
-            index = BM25Index.build(analyzer.terms(c.text) for c in chunks)
+            index = BM25Index.build(analyzer.term_counts(c.text) for c in chunks)
         _save_index(path, index, chunks, analyzer, prune_below)
         logger.info("BM25 index of %d chunks written to %s", len(chunks), path)
     vectors = None
@@ -471,7 +471,7 @@ def _extended_index(path: Path, chunks: list[Chunk], analyzer: Analyzer) -> BM25
         return None
     number = {(cid, a, b): i for i, (cid, (a, b)) in enumerate(zip(stored.chunk_ids, stored.spans, strict=True))}
     keep = [number.get((c.chunk_id, c.start, c.end)) for c in chunks]
-    added = {i: analyzer.terms(c.text) for i, c in enumerate(chunks) if keep[i] is None}
+    added = {i: analyzer.term_counts(c.text) for i, c in enumerate(chunks) if keep[i] is None}
     logger.info("BM25 index extended from %s: %d chunks kept, %d analysed", source.name, len(chunks) - len(added),
                 len(added))
     return stored.index.reindexed(keep, added)

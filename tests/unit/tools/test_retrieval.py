@@ -102,6 +102,26 @@ def test_issue_16_bm25_reindexed_equals_a_build_over_the_same_documents() -> Non
     assert grown.scores(["c", "a"]) == fresh.scores(["c", "a"])
 
 
+def test_issue_16_bm25_of_counted_terms_equals_the_index_of_the_term_lists() -> None:
+    """The index stage counts each passage's words once (``Analyzer.term_counts``, each distinct word stemmed once)
+    instead of listing every term: the same arrays, built or grown, for text with repeats, stop words, casing and
+    letters whose casefold is longer ("Straße", "İstanbul")."""
+    analyzer = Analyzer("en")
+    texts = ["The straße and the Straße; running, ran, runs. RUNNING!", "İstanbul, istanbul and the İSTANBUL road",
+             "Pierre said nothing. Pierre, Pierre... and the prince", ""]
+    assert [analyzer.term_counts(t) for t in texts] == [Counter(analyzer.terms(t)) for t in texts]
+    # by hand: "running", "runs" and "RUNNING" stem to "run" ("ran" is its own stem)
+    assert analyzer.term_counts(texts[0])["run"] == 3 and analyzer.term_counts(texts[0])["strass"] == 2
+    listed = BM25Index.build(analyzer.terms(t) for t in texts)
+    counted = BM25Index.build(analyzer.term_counts(t) for t in texts)
+    for name in ("starts", "docs", "tfs", "lengths"):
+        assert getattr(listed, name).tolist() == getattr(counted, name).tolist(), name
+    assert listed.terms == counted.terms and counted.lengths.tolist() == [len(analyzer.terms(t)) for t in texts]
+    grown = BM25Index.build(analyzer.term_counts(t) for t in texts[:2]).reindexed(
+        [0, 1, None, None], {2: analyzer.term_counts(texts[2]), 3: analyzer.term_counts(texts[3])})
+    assert grown.postings == listed.postings and grown.lengths.tolist() == listed.lengths.tolist()
+
+
 def test_issue_16_bm25_reindexed_names_the_new_documents_it_lacks() -> None:
     with pytest.raises(ValueError, match=r"added documents \[0\] are not the new ones \[0, 2\]"):
         BM25Index.build([["a"], ["b"]]).reindexed([None, 1, None], {0: ["x"]})
