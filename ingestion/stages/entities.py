@@ -26,11 +26,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -309,20 +309,19 @@ def _entities_rows(resolved: list[ResolvedEntity], inflected: dict[str, list[str
 
 def attach_rows(mentions: pa.Table, mapping: dict[tuple[str, str, str], str], by_document: bool) -> pa.Table:
     """``attach_entities`` over keyed Arrow rows (``keyed_rows``): every mention whose form was resolved, with its
-    entity and its text as written."""
-    columns = ("mention_id", "doc_id", "chunk_id", "sentence_id", "start", "end", "text", "label", "written")
-    rows: dict[str, list[Any]] = {name: [] for name in MENTION_ENTITIES.names}
-    for mention_id, doc_id, chunk_id, sentence_id, start, end, text, label, written in zip(
-        *(mentions.column(c).to_pylist() for c in columns), strict=True
-    ):
-        entity_id = mapping.get((doc_id if by_document else "", text, label))
-        if entity_id is None:
-            continue
-        for name, value in zip(MENTION_ENTITIES.names, (
-            entity_id, mention_id, doc_id, chunk_id, sentence_id, start, end, written
-        ), strict=True):
-            rows[name].append(value)
-    return pa.table(rows, schema=MENTION_ENTITIES.arrow_schema())
+    entity and its text as written — one hash join in Arrow (a Python step per mention took ~1.2 s for the 170,000
+    mentions of 8× War and Peace)."""
+    keys = ["doc_id", "text", "label"] if by_document else ["text", "label"]
+    picked = mentions.select(["mention_id", "doc_id", "chunk_id", "sentence_id", "start", "end", "text", "label",
+                              "written"])
+    forms = _mapping_table(mapping, by_document)
+    if not by_document:  # the mapping's doc_id column is left out in corpus scope
+        forms = forms.select(["text", "label", "entity_id"])
+    joined = picked.join(forms, keys=keys, join_type="inner")
+    columns = {name: joined.column(name) for name in ("entity_id", "mention_id", "doc_id", "chunk_id",
+                                                      "sentence_id", "start", "end")}
+    columns["text"] = joined.column("written")
+    return pa.table(columns).cast(MENTION_ENTITIES.arrow_schema())
 
 
 def carried_rows(
@@ -354,44 +353,39 @@ def entity_table_rows(
     entities: pa.Table, mention_entities: pa.Table, chunks: pa.Table, min_mentions: int
 ) -> pa.Table:
     """``entity_table`` over Arrow rows: the entities with their counts and first/last appearance, those with at
-    least ``min_mentions`` mentions."""
-    place = {
-        chunk_id: (index, unit_id)
-        for chunk_id, index, unit_id in zip(
-            *(chunks.column(c).to_pylist() for c in ("chunk_id", "chunk_index", "unit_id")), strict=True
-        )
-    }
-    count: Counter[str] = Counter()
-    documents: dict[str, set[str]] = {}
-    first: dict[str, tuple[Any, ...]] = {}
-    last: dict[str, tuple[Any, ...]] = {}
-    for entity_id, doc_id, chunk_id in zip(
-        *(mention_entities.column(c).to_pylist() for c in ("entity_id", "doc_id", "chunk_id")), strict=True
-    ):
-        if chunk_id not in place:
-            continue  # the Spark join to the chunks drops it too
-        index, unit_id = place[chunk_id]
-        order = (doc_id, index, chunk_id, unit_id)
-        count[entity_id] += 1
-        documents.setdefault(entity_id, set()).add(doc_id)
-        first[entity_id] = min(first.get(entity_id, order), order, key=_nulls_first)
-        last[entity_id] = max(last.get(entity_id, order), order, key=_nulls_first)
+    least ``min_mentions`` mentions. In Arrow: the mentions joined to their chunks (a mention of no chunk given is
+    dropped, as by Spark's join), counted per entity, and sorted by entity and place — (doc_id, chunk_index,
+    chunk_id, unit_id), a null before any value as in Spark's ``min``/``max`` of a struct — so each entity's first
+    and last rows are its appearance's ends."""
+    located = mention_entities.select(["entity_id", "doc_id", "chunk_id"]).join(
+        chunks.select(["chunk_id", "chunk_index", "unit_id"]), keys="chunk_id", join_type="inner"
+    )
+    stats = located.group_by("entity_id").aggregate([("entity_id", "count"), ("doc_id", "count_distinct")])
+    count = dict(zip(stats.column("entity_id").to_pylist(), stats.column("entity_id_count").to_pylist(), strict=True))
+    documents = dict(zip(stats.column("entity_id").to_pylist(), stats.column("doc_id_count_distinct").to_pylist(),
+                         strict=True))
+    order = [("entity_id", "ascending"), ("doc_id", "ascending"), ("chunk_index", "ascending"),
+             ("chunk_id", "ascending"), ("unit_id", "ascending")]
+    ranked = located.sort_by(order, null_placement="at_start") if located.num_rows else located
+    ids = ranked.column("entity_id").to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.zeros(0, dtype=np.int64)
+    ends = np.r_[starts[1:], len(ids)] - 1 if len(ids) else starts
+    first, last = ({
+        entity_id: (chunk_id, unit_id)
+        for entity_id, chunk_id, unit_id in zip(*(ends_.column(c).to_pylist() for c in (
+            "entity_id", "chunk_id", "unit_id")), strict=True)
+    } for ends_ in (ranked.take(starts), ranked.take(ends)))
     rows: dict[str, list[Any]] = {name: [] for name in ENTITIES.names}
     for entity_id, canonical, label, aliases in zip(
         *(entities.column(c).to_pylist() for c in ("entity_id", "canonical_name", "label", "aliases")), strict=True
     ):
-        if count[entity_id] < max(min_mentions, 1):
+        if count.get(entity_id, 0) < max(min_mentions, 1):
             continue
-        values = (entity_id, canonical, label, aliases, count[entity_id], len(documents[entity_id]),
-                  first[entity_id][2], last[entity_id][2], first[entity_id][3], last[entity_id][3])
+        values = (entity_id, canonical, label, aliases, count[entity_id], documents[entity_id],
+                  first[entity_id][0], last[entity_id][0], first[entity_id][1], last[entity_id][1])
         for name, value in zip(ENTITIES.names, values, strict=True):
             rows[name].append(value)
     return pa.table(rows, schema=ENTITIES.arrow_schema())
-
-
-def _nulls_first(order: tuple[Any, ...]) -> tuple[tuple[bool, Any], ...]:
-    """A sort key for (doc_id, chunk_index, chunk_id, unit_id) that orders a null before any value, as Spark does."""
-    return tuple((value is not None, value) if value is not None else (False, 0) for value in order)
 
 
 @dataclass(frozen=True)
