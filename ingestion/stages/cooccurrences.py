@@ -196,8 +196,11 @@ def _rows(mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[
     chunk_rows = chunks.to_pydict()
     unit_of = dict(zip(chunk_rows["chunk_id"], chunk_rows["unit_id"], strict=True))
     found = mention_entities.to_pydict()
-    # (window id, chunk id of the evidence passage, src, dst) for every window two different entities share
-    shared: set[tuple[str, str, str, str]] = set()
+    # per pair of different entities (src < dst): the windows they share, the passages (the chunk of src's mention)
+    # and the units those are in — counted as they are found, each kept once by its set
+    windows: dict[tuple[str, str], set[Any]] = defaultdict(set)
+    passages: dict[tuple[str, str], set[str]] = defaultdict(set)
+    units: dict[tuple[str, str], set[str]] = defaultdict(set)
     if window in ("sentence", "chunk"):
         key = "sentence_id" if window == "sentence" else "chunk_id"
         occurrences: dict[str, set[tuple[str, str]]] = defaultdict(set)
@@ -205,9 +208,14 @@ def _rows(mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[
             if window_id is not None:  # a null key joins nothing in Spark
                 occurrences[window_id].add((entity_id, chunk_id))
         for window_id, present in occurrences.items():
+            if len(present) < 2:
+                continue
             for (a, chunk_id), (b, _) in itertools.permutations(present, 2):
-                if a < b:
-                    shared.add((window_id, chunk_id, a, b))
+                if a < b and chunk_id in unit_of and a in mention_counts and b in mention_counts:
+                    windows[a, b].add(window_id)
+                    passages[a, b].add(chunk_id)
+                    if unit_of[chunk_id] is not None:  # collect_set leaves nulls out
+                        units[a, b].add(unit_of[chunk_id])
     else:
         reach = 0 if window == "paragraph" else TURNS_REACH
         # per unit: paragraph number → the (entity, chunk) pairs mentioned in it
@@ -222,18 +230,19 @@ def _rows(mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[
         for unit_id, paragraphs in by_unit.items():
             for low, here in paragraphs.items():
                 for high in range(low, low + reach + 1):
-                    for (a, chunk_id), (b, _) in itertools.product(here, paragraphs.get(high, ())):
-                        if a != b:
-                            shared.add((f"{unit_id}:{low}:{high}", chunk_id, min(a, b), max(a, b)))
-    windows: dict[tuple[str, str], set[str]] = defaultdict(set)
-    passages: dict[tuple[str, str], set[str]] = defaultdict(set)
-    units: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for window_id, chunk_id, src, dst in shared:
-        if chunk_id in unit_of and src in mention_counts and dst in mention_counts:
-            windows[src, dst].add(window_id)
-            passages[src, dst].add(chunk_id)
-            if unit_of[chunk_id] is not None:  # collect_set leaves nulls out
-                units[src, dst].add(unit_of[chunk_id])
+                    there = paragraphs.get(high)
+                    if not there:
+                        continue
+                    shared = (unit_id, low, high)  # the window: paragraphs low..high of the unit
+                    for a, chunk_id in here:
+                        if a not in mention_counts:
+                            continue
+                        for b, _ in there:
+                            if a != b and b in mention_counts:
+                                pair = (a, b) if a < b else (b, a)
+                                windows[pair].add(shared)
+                                passages[pair].add(chunk_id)
+                                units[pair].add(unit_id)
     pairs = sorted(windows)
     counts = [len(windows[pair]) for pair in pairs]
     return pa.Table.from_pydict(
