@@ -13,8 +13,8 @@ forms saved.
 The totals are reused only when they are those of a subset of today's documents, made from chunks and mentions of
 the same settings (the chunks and mentions stages' config fingerprints), by the same patterns and the same code
 (``EVIDENCE_VERSION``); a removed document (sets are not subtracted) or anything else makes the run count everything
-again. The answers are equal to ``surface_forms_local`` and ``casing_evidence_local`` over all the documents: both
-are built on the tallies here.
+again. The answers are equal to ``surface_forms_local`` and ``casing_evidence_local`` over all the documents: they
+are built on the same tallies (``form_tallies`` here, ``ingestion.casing.casing_facts``).
 """
 
 from __future__ import annotations

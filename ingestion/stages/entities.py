@@ -370,11 +370,7 @@ def entity_table_rows(
     ids = ranked.column("entity_id").to_numpy(zero_copy_only=False)
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.zeros(0, dtype=np.int64)
     ends = np.r_[starts[1:], len(ids)] - 1 if len(ids) else starts
-    first, last = ({
-        entity_id: (chunk_id, unit_id)
-        for entity_id, chunk_id, unit_id in zip(*(ends_.column(c).to_pylist() for c in (
-            "entity_id", "chunk_id", "unit_id")), strict=True)
-    } for ends_ in (ranked.take(starts), ranked.take(ends)))
+    first, last = (_places(ranked.take(rows)) for rows in (starts, ends))
     rows: dict[str, list[Any]] = {name: [] for name in ENTITIES.names}
     for entity_id, canonical, label, aliases in zip(
         *(entities.column(c).to_pylist() for c in ("entity_id", "canonical_name", "label", "aliases")), strict=True
@@ -386,6 +382,16 @@ def entity_table_rows(
         for name, value in zip(ENTITIES.names, values, strict=True):
             rows[name].append(value)
     return pa.table(rows, schema=ENTITIES.arrow_schema())
+
+
+def _places(rows: pa.Table) -> dict[str, tuple[Any, Any]]:
+    """entity id → (chunk id, unit id) of these rows (one per entity)."""
+    return {
+        entity_id: (chunk_id, unit_id)
+        for entity_id, chunk_id, unit_id in zip(
+            *(rows.column(c).to_pylist() for c in ("entity_id", "chunk_id", "unit_id")), strict=True
+        )
+    }
 
 
 @dataclass(frozen=True)
