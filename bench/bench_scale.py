@@ -176,6 +176,15 @@ def child(corpus: Path, lake: Path, master: str, scope: str | None = None) -> di
     return json.loads(lines[-1])
 
 
+def _cells(seconds: dict[str, float], before: dict[str, float] | None, digits: int) -> str:
+    """One table row: each figure with its ratio to the row before (none for the first row or a zero)."""
+    cells = []
+    for stage, value in seconds.items():
+        ratio = f"({value / before[stage]:.2f}×)" if before and before.get(stage) else ""
+        cells.append(f"{value:6.{digits}f}{ratio:>7}")
+    return " ".join(f"{cell:>13}" for cell in cells)
+
+
 def main() -> int:
     """Build the corpora, run every scale, add a chapter to the largest; print a table per figure."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
@@ -227,32 +236,21 @@ def main() -> int:
     stages = list(next(iter(rows.values()))["stages"])
     print("\nseconds per stage (ratio to the previous scale)")
     print(f"{'scale':>6} {'words':>10} " + " ".join(f"{s:>13}" for s in stages) + f" {'total':>13}")
-    previous: dict[str, Any] | None = None
+    previous: dict[str, float] | None = None
     for scale, row in rows.items():
-        cells = []
-        for stage in [*stages, "total"]:
-            value = row["seconds"] if stage == "total" else row["stages"].get(stage, 0.0)
-            before = None if previous is None else (previous["seconds"] if stage == "total"
-                                                    else previous["stages"].get(stage, 0.0))
-            ratio = f"({value / before:.2f}×)" if before else ""
-            cells.append(f"{value:6.1f}{ratio:>7}")
-        print(f"{scale:>5}× {row['words']:>10,} " + " ".join(f"{c:>13}" for c in cells))
-        previous = row
+        seconds = {**{stage: row["stages"].get(stage, 0.0) for stage in stages}, "total": row["seconds"]}
+        print(f"{scale:>5}× {row['words']:>10,} " + _cells(seconds, previous, 1))
+        previous = seconds
     if args.repeat:
         print(f"\nmedian seconds per stage over {args.repeat + 1} runs (mentions, chunks: the first run only) "
               "(ratio of the medians to the previous scale)")
         print(f"{'scale':>6} " + " ".join(f"{s:>13}" for s in stages))
-        before_medians: dict[str, float] | None = None
+        previous = None
         for scale, runs in again.items():
             medians = {stage: statistics.median(r["stages"].get(stage, 0.0) for r in (
                 runs[:1] if stage not in REPEATED else runs)) for stage in stages}
-            cells = []
-            for stage in stages:
-                ratio = (f"({medians[stage] / before_medians[stage]:.2f}×)"
-                         if before_medians and before_medians[stage] else "")
-                cells.append(f"{medians[stage]:6.2f}{ratio:>7}")
-            print(f"{scale:>5}× " + " ".join(f"{c:>13}" for c in cells))
-            before_medians = medians
+            print(f"{scale:>5}× " + _cells(medians, previous, 2))
+            previous = medians
     print("\npeak resident memory, MiB: driver Python / driver JVM / largest Python worker")
     for scale, row in rows.items():
         print(f"{scale:>5}×  {row['driver_python_peak_mib']:>6} / {row['driver_jvm_peak_mib']:>6} / "

@@ -131,13 +131,14 @@ class Lakehouse:
 
         uri, options = self.storage.delta_uri(table), self.storage.storage_options
         properties = TABLES[table].properties if table in TABLES else {}
-        if overwrite or not self.exists(table):
-            write_deltalake(uri, data, mode="overwrite" if overwrite else "append", schema_mode="overwrite"
-                            if overwrite else None, storage_options=options, configuration=properties or None)
-            return
-        if properties:
+        configuration = None
+        if properties and (overwrite or not self.exists(table)):
+            configuration = properties  # the table is created (or replaced) with them
+        elif properties:
             self._ensure_properties(table, properties)
-        write_deltalake(uri, data, mode="append", storage_options=options)
+        write_deltalake(uri, data, mode="overwrite" if overwrite else "append",
+                        schema_mode="overwrite" if overwrite else None, storage_options=options,
+                        configuration=configuration)
 
     def _ensure_properties(self, table: str, properties: dict[str, str]) -> None:
         """Set the table's ``properties`` where it lacks them (one metadata commit, once): a table Spark created, or

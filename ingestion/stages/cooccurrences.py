@@ -196,8 +196,9 @@ def _rows(mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[
     chunk_rows = chunks.to_pydict()
     unit_of = dict(zip(chunk_rows["chunk_id"], chunk_rows["unit_id"], strict=True))
     found = mention_entities.to_pydict()
-    # per pair of different entities (src < dst): the windows they share, the passages (the chunk of src's mention)
-    # and the units those are in — counted as they are found, each kept once by its set
+    # per pair of different entities (src < dst): the windows they share, the passages (the chunk of the pair's first
+    # mention: the lesser id's in a sentence or chunk, the earlier paragraph's in a paragraph window) and the units
+    # those are in — gathered as they are found, each kept once by its set
     windows: dict[tuple[str, str], set[Any]] = defaultdict(set)
     passages: dict[tuple[str, str], set[str]] = defaultdict(set)
     units: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -233,14 +234,14 @@ def _rows(mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[
                     there = paragraphs.get(high)
                     if not there:
                         continue
-                    shared = (unit_id, low, high)  # the window: paragraphs low..high of the unit
+                    window_id = (unit_id, low, high)  # paragraphs low..high of the unit
                     for a, chunk_id in here:
                         if a not in mention_counts:
                             continue
                         for b, _ in there:
                             if a != b and b in mention_counts:
                                 pair = (a, b) if a < b else (b, a)
-                                windows[pair].add(shared)
+                                windows[pair].add(window_id)
                                 passages[pair].add(chunk_id)
                                 units[pair].add(unit_id)
     pairs = sorted(windows)

@@ -314,10 +314,7 @@ def attach_rows(mentions: pa.Table, mapping: dict[tuple[str, str, str], str], by
     keys = ["doc_id", "text", "label"] if by_document else ["text", "label"]
     picked = mentions.select(["mention_id", "doc_id", "chunk_id", "sentence_id", "start", "end", "text", "label",
                               "written"])
-    forms = _mapping_table(mapping, by_document)
-    if not by_document:  # the mapping's doc_id column is left out in corpus scope
-        forms = forms.select(["text", "label", "entity_id"])
-    joined = picked.join(forms, keys=keys, join_type="inner")
+    joined = picked.join(_mapping_table(mapping, by_document), keys=keys, join_type="inner")
     columns = {name: joined.column(name) for name in ("entity_id", "mention_id", "doc_id", "chunk_id",
                                                       "sentence_id", "start", "end")}
     columns["text"] = joined.column("written")
@@ -361,9 +358,9 @@ def entity_table_rows(
         chunks.select(["chunk_id", "chunk_index", "unit_id"]), keys="chunk_id", join_type="inner"
     )
     stats = located.group_by("entity_id").aggregate([("entity_id", "count"), ("doc_id", "count_distinct")])
-    count = dict(zip(stats.column("entity_id").to_pylist(), stats.column("entity_id_count").to_pylist(), strict=True))
-    documents = dict(zip(stats.column("entity_id").to_pylist(), stats.column("doc_id_count_distinct").to_pylist(),
-                         strict=True))
+    grouped = stats.column("entity_id").to_pylist()
+    count = dict(zip(grouped, stats.column("entity_id_count").to_pylist(), strict=True))
+    documents = dict(zip(grouped, stats.column("doc_id_count_distinct").to_pylist(), strict=True))
     order = [("entity_id", "ascending"), ("doc_id", "ascending"), ("chunk_index", "ascending"),
              ("chunk_id", "ascending"), ("unit_id", "ascending")]
     ranked = located.sort_by(order, null_placement="at_start") if located.num_rows else located
@@ -569,15 +566,16 @@ class EntitiesStage(Stage):
             filter=one_of("doc_id", documents),
         )
         steps, evidence, evidence_kept = DRIVER_STEPS, None, 0
+        key = None if by_document else self._evidence_key(ctx)
         if not by_document:
             # the corpus's forms and casing facts: those of the last run's documents kept, the new ones' added
-            evidence, evidence_kept = self._corpus_evidence(ctx, written, chunks, documents)
+            evidence, evidence_kept = self._corpus_evidence(ctx, key, written, chunks, documents)
             steps = dataclasses.replace(DRIVER_STEPS, surface_forms=evidence.surface_forms,
                                         casing=evidence.casing_evidence)
         r = self._resolve(ctx, steps, written, chunks, todo)
         resolved = r.entities
         mention_entities = attach_rows(r.mentions, r.mapping, by_document)
-        carriable = self._carriable(ctx, r, DRIVER_STEPS, chunks)
+        carriable = self._carriable(ctx, r, steps, chunks)
         n_carried = 0
         if carriable:
             carried = carried_rows(chunks, written, carriable, by_document)
@@ -599,7 +597,7 @@ class EntitiesStage(Stage):
             if kept_mentions.num_rows:
                 lake.write_arrow(kept_mentions, MENTION_ENTITIES.name)
         output = self._output(ctx, todo, removed, carried=n_carried, forms=r.n_forms)
-        if evidence is not None and (key := self._evidence_key(ctx)) is not None:
+        if evidence is not None and key is not None:
             # before the marker, so trusted only with it (``read_state``); a crash here costs the next run a recount
             lake.markers.write_state(self.name, run_id=ctx.run_id, state={"key": key, "evidence": evidence.to_json()})
             output.details["evidence"] = {
@@ -618,12 +616,11 @@ class EntitiesStage(Stage):
                             *[marker.config_fingerprint for marker in markers if marker is not None]])
 
     def _corpus_evidence(
-        self, ctx: RunContext, written: pa.Table, chunks: pa.Table, documents: list[str]
+        self, ctx: RunContext, key: str | None, written: pa.Table, chunks: pa.Table, documents: list[str]
     ) -> tuple[CorpusEvidence, int]:
         """The forms and casing facts of all ``documents`` (their mentions ``written``, their ``chunks``): the last
-        run's kept in the stage's state, the documents it did not count added (``ingestion.evidence``); or all
-        counted here. Also how many documents were kept."""
-        key = self._evidence_key(ctx)
+        run's kept in the stage's state under the same ``key`` (``_evidence_key``), the documents it did not count
+        added (``ingestion.evidence``); or all counted here. Also how many documents were kept."""
         kept: CorpusEvidence | None = None
         state = None if ctx.force or key is None else ctx.lakehouse.markers.read_state(self.name, self.previous)
         if state is not None and state.get("key") == key:

@@ -170,9 +170,9 @@ def _postings_of(
     tfs: list[int] = []
     lengths: dict[int, int] = {}
     for number, terms in numbered:
-        # a mapping is the terms already counted (``Analyzer.term_counts``); its length is the sum of the counts
+        # a mapping is the terms already counted (``Analyzer.term_counts``); a document's length is its terms' count
         counts = terms if isinstance(terms, Mapping) else Counter(terms)
-        lengths[number] = sum(counts.values()) if isinstance(terms, Mapping) else len(terms)
+        lengths[number] = sum(counts.values())
         term_ids.extend(vocabulary.setdefault(term, len(vocabulary)) for term in counts)
         docs.extend([number] * len(counts))
         tfs.extend(counts.values())
