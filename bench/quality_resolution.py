@@ -42,12 +42,21 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ingestion.casing import casing_evidence_local  # noqa: E402
 from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW  # noqa: E402
-from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, resolve_entities  # noqa: E402
+from ingestion.resolution import (  # noqa: E402
+    AliasTable,
+    ResolvedEntity,
+    SurfaceForm,
+    article_candidates,
+    opener_candidates,
+    resolve_entities,
+)
 from ingestion.resolution_eval import GoldEntity, alias_key, load_gold, score_details  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
@@ -225,7 +234,8 @@ def litbank_books() -> list[dict[str, Any]]:
                 coref[cells[1]] = cells[2]
         for mention_id, mention in mentions.items():
             mention["coref"] = coref.get(mention_id, mention_id)
-        books.append({"book": path.stem.removesuffix("_brat"), "mentions": list(mentions.values())})
+        books.append({"book": path.stem.removesuffix("_brat"), "mentions": list(mentions.values()),
+                      "text": "\n".join(_detok(" ".join(words)) for words in sentences)})
     return books
 
 
@@ -250,8 +260,13 @@ def litbank_clustering(books: list[dict[str, Any]]) -> dict[str, Any]:
     """Pairwise precision/recall of name groupings vs coreference ids, summed over books; and the exact baseline.
 
     "ours" resolves the bare names; "ours, with pronouns" also gives each form the "he"/"she" pronouns in the text
-    just after its mentions, as the pipeline's entities stage does — the evidence of a name's sex it has in a book."""
-    totals = {"ours": Counter[str](), "ours, with pronouns": Counter[str](), "exact names": Counter[str]()}
+    just after its mentions, as the pipeline's entities stage does — the evidence of a name's sex it has in a book;
+    "ours, with pronouns and casing" also reads the book's text for the casing evidence the stage reads in its
+    chunks (``ingestion.casing``: words capitalised only where a sentence starts, "Poor Jo"; one-word names mostly
+    said after an article) — everything the stage reads but the chapters a name is said in (LitBank's openings have
+    none)."""
+    totals = {"ours": Counter[str](), "ours, with pronouns": Counter[str](),
+              "ours, with pronouns and casing": Counter[str](), "exact names": Counter[str]()}
     patterns = {sex: re.compile(pattern) for sex, pattern in PRONOUN_PATTERNS.items()}
     for book in books:
         names = [m for m in book["mentions"] if m["type"] == "PER" and m["kind"] == "PROP"]
@@ -273,8 +288,18 @@ def litbank_clustering(books: list[dict[str, Any]]) -> dict[str, Any]:
                  for form in forms]
         _, mapping = resolve_entities(forms, language="en")
         with_pronouns = {key: mapping.get((texts[key].most_common(1)[0][0], "PERSON"), key) for key in by_key}
+        starters = opener_candidates(forms, "en")
+        casing = casing_evidence_local(
+            pa.table({"doc_id": [""], "text": [book["text"]]}), lowercase=starters, capitalised=starters,
+            articled=article_candidates(forms, "en"), by_document=False,
+        )
+        openers = casing.sentence_openers(starters).get("", set())
+        _, mapping = resolve_entities(forms, language="en", sentence_openers=openers,
+                                      article_usage=casing.usage.get("", {}))
+        with_casing = {key: mapping.get((texts[key].most_common(1)[0][0], "PERSON"), key) for key in by_key}
         exact = {key: key for key in by_key}
-        systems = (("ours", ours), ("ours, with pronouns", with_pronouns), ("exact names", exact))
+        systems = (("ours", ours), ("ours, with pronouns", with_pronouns),
+                   ("ours, with pronouns and casing", with_casing), ("exact names", exact))
         for system, cluster in systems:
             for a, b in combinations(sorted(by_key), 2):
                 together, same = cluster[a] == cluster[b], gold_of[a] == gold_of[b]

@@ -46,7 +46,7 @@ _GENDER_OF_TITLE: dict[str, str] = {
     **dict.fromkeys(
         "mr m mister monsieur messire sir lord prince count duke archduke baron marquis marquess earl viscount vicomte "
         "comte king emperor tsar tsarevich father brother uncle herr signor senor master monseigneur monsignor abbe "
-        "abbé".split(),
+        "abbé messrs grandpa grandfather goodman".split(),
         MALE,
     ),
     # Hungarian, written after the name ("Dobó uram", "Éva asszony"): ranks such as kapitány or deák say no sex
@@ -54,11 +54,11 @@ _GENDER_OF_TITLE: dict[str, str] = {
         "úr ur uram úrfi bácsi király herceg gróf császár szultán bég basa pasa aga pap barát".split(), MALE
     ),
     **dict.fromkeys("asszony asszonyom kisasszony néni királyné hercegnő grófnő".split(), FEMALE),
-    **dict.fromkeys("mrs missus mme madame frau signora senora".split(), MARRIED),
-    **dict.fromkeys("miss mlle mademoiselle fraulein fräulein signorina senorita".split(), UNMARRIED),
+    **dict.fromkeys("mrs missus mme madame frau signora senora mesdames mmes widow".split(), MARRIED),
+    **dict.fromkeys("miss mlle mademoiselle fraulein fräulein signorina senorita mesdemoiselles".split(), UNMARRIED),
     **dict.fromkeys(
         "ms madam lady dame princess countess duchess archduchess baroness marchioness viscountess queen empress "
-        "tsarina tsaritsa mother sister aunt".split(),
+        "tsarina tsaritsa mother sister aunt granny grandma grandmother goody".split(),
         FEMALE,
     ),
 }

@@ -26,7 +26,9 @@ EN_TITLES = frozenset(
     "lieutenant sergeant cadet private corporal ensign adjutant uncle aunt madame mademoiselle mlle mme monsieur "
     "tsar tsarevich emperor empress king queen father brother grand duke duchess archduke baron baroness marshal "
     "abbe vicomte comte herr frau fraulein doctor m mister madam dame mother sister signor signora signorina "
-    "master mistress reverend rev professor judge squire monseigneur marquis marquess earl viscount".split()
+    "master mistress reverend rev professor judge squire monseigneur marquis marquess earl viscount "
+    "messrs mesdames mmes mesdemoiselles farmer parson vicar rector curate deacon nurse granny grandma grandmother "
+    "grandpa grandfather widow cousin goody goodman sheriff governor senator".split()
 )
 # "ur" is the stem "úr" shortens to before a suffix (urat, urak).
 HU_TITLES = frozenset(

@@ -431,7 +431,7 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 10  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    version = 11  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
     # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
     # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
@@ -443,7 +443,8 @@ class EntitiesStage(Stage):
     # document scope reads each document's own casing evidence and resolves only new documents (issue 16); 10: the
     # pronouns after a mention read up to a quotation mark, a one-word name joins the bearer of a given name it is
     # another form of ("Andrusha", "Andre": Prince Andrew), a titled surname said beside a woman named by given name
-    # and patronymic only is hers ("Princess Drubetskaya": Anna Mikhaylovna) (issue 14)
+    # and patronymic only is hers ("Princess Drubetskaya": Anna Mikhaylovna) (issue 14); 11: forms of address by trade
+    # and kin ("Farmer Oak", "Widow Douglas", "Granny") and plural ones ("Messrs.") are titles (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

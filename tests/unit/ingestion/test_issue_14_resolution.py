@@ -471,3 +471,23 @@ def test_issue_14_a_titled_surname_said_beside_a_woman_named_without_one_is_hers
     index = _ids([princess, julie, SurfaceForm("Anna Scherer", "PERSON", 100, she=30, units=units("u1", "u2", "u3")),
                   SurfaceForm("Princess Anna", "PERSON", 20, units=units("u1", "u2"))])
     assert index["Princess Drubetskaya"] not in {index["Anna Scherer"], index["Princess Anna"]}
+
+
+def test_issue_14_forms_of_address_by_trade_kin_and_in_the_plural_are_titles() -> None:
+    # "Farmer Oak" is Gabriel Oak under his trade, not a second full name that would leave "Oak" between two people
+    # (his "he"s let the titled "Mr. Oak" join his full name)
+    forms = [("Gabriel Oak", 5, 4), ("Farmer Oak", 2, 1), ("Oak", 9, 4), ("Mr. Oak", 2, 1), ("Gabriel", 7, 2)]
+    entities, _ = resolve_entities([SurfaceForm(text, "PERSON", n, he=he) for text, n, he in forms], language="en")
+    assert [entity.canonical_name for entity in entities] == ["Gabriel Oak"]
+    assert set(entities[0].aliases) == {text for text, _, _ in forms}
+    # a plural title ("Messrs.", the plural of Mr.) is no part of the name
+    index = _resolve(("Speranski", 20), ("Messrs. Speranski", 2))
+    assert index["Messrs. Speranski"].entity_id == index["Speranski"].entity_id
+    assert index["Speranski"].canonical_name == "Speranski"
+    # kin and trade titles carry their sex where they have one: the widow and the judge of one surname are two
+    index = _resolve(("Widow Douglas", 12), ("Mr. Douglas", 4), ("Granny Weatherall", 3), ("Grandfather Weatherall", 3))
+    assert index["Widow Douglas"].entity_id != index["Mr. Douglas"].entity_id
+    assert index["Granny Weatherall"].entity_id != index["Grandfather Weatherall"].entity_id
+    assert gender_of_titles(["widow"]) == "fm" and gender_of_titles(["granny"]) == "f"
+    assert gender_of_titles(["messrs"]) == gender_of_titles(["grandpa"]) == "m"
+    assert gender_of_titles(["farmer"]) == gender_of_titles(["nurse"]) == ""
