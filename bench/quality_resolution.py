@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ingestion.casing import casing_evidence_local  # noqa: E402
+from ingestion.evidence import form_tallies  # noqa: E402
 from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW  # noqa: E402
 from ingestion.resolution import (  # noqa: E402
     AliasTable,
@@ -58,6 +59,7 @@ from ingestion.resolution import (  # noqa: E402
     resolve_entities,
 )
 from ingestion.resolution_eval import GoldEntity, alias_key, load_gold, score_details  # noqa: E402
+from ingestion.stages.entities import keyed_rows  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 LITBANK = SHARED / "data" / "litbank" / "coref" / "tsv"
@@ -127,23 +129,15 @@ def read_delta(lake: Path, table: str, columns: list[str] | None = None) -> pd.D
 
 
 def wp_forms(lake: Path) -> list[SurfaceForm]:
-    """The mentions table's distinct (text, label) forms, as the entities stage aggregates them: keyed by ``ent_id``
-    where there is one, with the pronouns after each mention (``ingestion.stages.entities.surface_forms``)."""
-    mentions = read_delta(lake, "mentions", ["chunk_id", "text", "label", "start", "end", "ent_id"])
-    mentions["text"] = mentions.ent_id.where(mentions.ent_id.fillna("") != "", mentions.text)
-    chunks = read_delta(lake, "chunks", ["chunk_id", "start", "text"]).rename(
-        columns={"start": "chunk_start", "text": "chunk_text"})
-    located = mentions.merge(chunks, on="chunk_id")
-    clause = re.compile(PRONOUN_CLAUSE)
-    after = [clause.match(text[max(end - start, 0): max(end - start, 0) + PRONOUN_WINDOW]).group(0)  # type: ignore[union-attr]
-             for text, end, start in zip(located.chunk_text, located.end, located.chunk_start, strict=True)]
-    for sex, pattern in PRONOUN_PATTERNS.items():
-        regex = re.compile(pattern)
-        located[sex] = [len(regex.findall(text)) for text in after]
-    grouped = located.groupby(["text", "label"]).agg(
-        n=("start", "size"), first=("start", "min"), he=("he", "sum"), she=("she", "sum")).reset_index()
-    return [SurfaceForm(r.text, r.label, int(r.n), int(r.first), he=int(r.he), she=int(r.she))
-            for r in grouped.itertuples()]
+    """The mentions table's distinct (text, label) forms as the entities stage aggregates them (``form_tallies``, the
+    driver's twin of its Spark pass): keyed by ``ent_id`` where there is one, with the pronouns after each mention,
+    the chapters and the places and speech verbs around them."""
+    from deltalake import DeltaTable
+
+    mentions = DeltaTable(str(lake / "mentions")).to_pyarrow_table(
+        columns=["doc_id", "chunk_id", "start", "end", "text", "label", "ent_id"])
+    chunks = DeltaTable(str(lake / "chunks")).to_pyarrow_table(columns=["chunk_id", "unit_id", "start", "text"])
+    return form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
 
 
 def resolve_kept(forms: list[SurfaceForm], table: AliasTable | None) -> list[ResolvedEntity]:

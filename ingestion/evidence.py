@@ -28,43 +28,60 @@ import pyarrow as pa
 
 from ingestion.casing import CASING_PATTERNS, Casing, CasingFacts, asked_words, casing_facts, casing_of
 from ingestion.markers import fingerprint
-from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW
+from ingestion.names import (
+    CONTEXT_WINDOW,
+    LOCATIVE_BEFORE,
+    POSSESSIVE,
+    POSSESSIVE_AFTER,
+    PRONOUN_CLAUSE,
+    PRONOUN_PATTERNS,
+    PRONOUN_WINDOW,
+    SPOKEN_AFTER,
+    SPOKEN_BEFORE,
+)
 from ingestion.resolution import SurfaceForm
 
 # Bumped when what a document's evidence holds changes in a way the patterns in ``code_key`` do not show.
-EVIDENCE_VERSION = 1
+EVIDENCE_VERSION = 2  # 2: where each mention stands (located, spoken)
 
 
 def code_key() -> str:
     """The fingerprint of the patterns and windows the evidence is counted with: other patterns, other evidence."""
-    return fingerprint([EVIDENCE_VERSION, CASING_PATTERNS, PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW])
+    return fingerprint([EVIDENCE_VERSION, CASING_PATTERNS, PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW,
+                        *CONTEXT_PATTERNS, CONTEXT_WINDOW])
+
+
+CONTEXT_PATTERNS = (LOCATIVE_BEFORE, POSSESSIVE, POSSESSIVE_AFTER, SPOKEN_BEFORE, SPOKEN_AFTER)
 
 
 @dataclass
 class FormTally:
-    """Per (keyed text, label): [mentions, first offset, "he" pronouns, "she" pronouns, mentions per unit]."""
+    """Per (keyed text, label): [mentions, first offset, "he" pronouns, "she" pronouns, mentions per unit, mentions
+    said where a place is, mentions beside a speech verb]."""
 
     rows: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
 
     def add(self, other: FormTally) -> None:
         """Add another document set's tally (units are a document's own, so their counts simply add)."""
-        for key, (n, first, he, she, units) in other.rows.items():
+        for key, (n, first, he, she, units, located, spoken) in other.rows.items():
             mine = self.rows.get(key)
             if mine is None:
-                self.rows[key] = [n, first, he, she, Counter(units)]
+                self.rows[key] = [n, first, he, she, Counter(units), located, spoken]
                 continue
             mine[0] += n
             mine[1] = min(mine[1], first)
             mine[2] += he
             mine[3] += she
             mine[4].update(units)
+            mine[5] += located
+            mine[6] += spoken
 
     def surface_forms(self) -> list[SurfaceForm]:
         """The forms, as ``surface_forms_local`` makes them."""
         return [
             SurfaceForm(text=text, label=label, count=n, first_pos=first, he=he, she=she,
-                        units=tuple(sorted(units.items())))
-            for (text, label), (n, first, he, she, units) in self.rows.items()
+                        units=tuple(sorted(units.items())), located=located, spoken=spoken)
+            for (text, label), (n, first, he, she, units, located, spoken) in self.rows.items()
         ]
 
 
@@ -81,6 +98,7 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
     }
     clause = regex.compile(PRONOUN_CLAUSE)
     patterns = {sex: regex.compile(pattern) for sex, pattern in PRONOUN_PATTERNS.items()}
+    locative, possessive, possessive_after, spoken_before, spoken_after = (regex.compile(p) for p in CONTEXT_PATTERNS)
     out: dict[str, FormTally] = {}
     columns = ("doc_id", "chunk_id", "start", "end", "text", "label")
     for doc_id, chunk_id, start, end, text, label in zip(*(mentions.column(c).to_pylist() for c in columns),
@@ -89,14 +107,21 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
             continue
         unit_id, chunk_start, chunk_text = where[chunk_id]
         offset = end - chunk_start
-        after = clause.match(chunk_text[offset:offset + PRONOUN_WINDOW]).group(0)  # to the sentence's end
+        window = chunk_text[offset:offset + PRONOUN_WINDOW]
+        after = clause.match(window).group(0)  # to the sentence's end
+        at = start - chunk_start
+        before = chunk_text[max(0, at - CONTEXT_WINDOW):max(0, at)]
         tally = out.setdefault(doc_id if by_document else "", FormTally()).rows
-        entry = tally.setdefault((text, label), [0, start, 0, 0, Counter()])
+        entry = tally.setdefault((text, label), [0, start, 0, 0, Counter(), 0, 0])
         entry[0] += 1
         entry[1] = min(entry[1], start)
         entry[2] += sum(1 for _ in patterns["he"].finditer(after))
         entry[3] += sum(1 for _ in patterns["she"].finditer(after))
         entry[4][unit_id] += 1
+        following = chunk_text[offset:offset + CONTEXT_WINDOW]
+        owner = possessive.search(chunk_text[max(0, at):offset]) or possessive_after.search(following)
+        entry[5] += bool(locative.search(before) and not owner)
+        entry[6] += bool(spoken_before.search(before) or spoken_after.search(following))
     return out
 
 
@@ -145,8 +170,9 @@ class CorpusEvidence:
         """A JSON value (the stage's state): sorted, so equal evidence is equal text."""
         return {
             "doc_ids": sorted(self.doc_ids),
-            "forms": [[text, label, n, first, he, she, sorted(units.items())]
-                      for (text, label), (n, first, he, she, units) in sorted(self.forms.rows.items())],
+            "forms": [[text, label, n, first, he, she, sorted(units.items()), located, spoken]
+                      for (text, label), (n, first, he, she, units, located, spoken)
+                      in sorted(self.forms.rows.items())],
             "lower": sorted(self.casing.seen.get("lower", ())),
             "capital": sorted(self.casing.seen.get("capital", ())),
             "articled": [[word, n, a] for word, (n, a) in sorted(self.casing.articled.items())],
@@ -161,8 +187,9 @@ class CorpusEvidence:
         """
         try:
             forms = FormTally({
-                (text, label): [int(n), int(first), int(he), int(she), Counter({u: int(k) for u, k in units})]
-                for text, label, n, first, he, she, units in value["forms"]
+                (text, label): [int(n), int(first), int(he), int(she), Counter({u: int(k) for u, k in units}),
+                                int(located), int(spoken)]
+                for text, label, n, first, he, she, units, located, spoken in value["forms"]
             })
             casing = CasingFacts(
                 seen={"lower": set(value["lower"]), "capital": set(value["capital"])},

@@ -20,14 +20,22 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ingestion.name_labels import MOTION_VERBS, SPEECH_VERBS
+
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "CONTEXT_WINDOW",
     "FEMALE",
+    "LOCATIVE_BEFORE",
     "MALE",
     "MARRIED",
     "PRONOUN_CLAUSE",
+    "POSSESSIVE",
+    "POSSESSIVE_AFTER",
     "PRONOUN_WORDS",
+    "SPOKEN_AFTER",
+    "SPOKEN_BEFORE",
     "SURNAME_TITLES",
     "UNMARRIED",
     "gender_of_titles",
@@ -35,6 +43,7 @@ __all__ = [
     "given_name_variant",
     "nickname_partners",
     "pronoun_gender",
+    "said_somewhere",
     "specificity",
     "spelling_variants",
     "title_gender",
@@ -129,6 +138,35 @@ PRONOUN_MARGIN = 2  # one sex's pronouns must outnumber the other's this many ti
 # A person's name seldom takes an article; a common noun, a rank or a group does ("the Frenchman", "a Cossack",
 # "the Kremlin"). English only: Hungarian puts "a"/"az" before names in speech.
 ARTICLED_WORD = r"(?:\b(?:[Aa]|[Aa]n|[Tt]he|THE)[ \t\r\n]+)?\p{Lu}[\p{L}\p{M}]*"
+
+
+# Where a name stands says what it names. "in Tilsit", "near Fili", "went to Olmutz", "was at Otradnoe": the name is a
+# place, which a statistical NER labels a person when the name is foreign to it; "said Natasha", "Natasha replied":
+# someone. Read in the CONTEXT_WINDOW characters before and after each mention (Java and Python regexes: the
+# entities stage counts them in Spark and in the driver). "at" counts only after being, staying or arriving: after a
+# look, a blow or a smile it is aimed at someone ("glanced down at Vereshchagin", "tore at Vereshchagin"); and
+# "in Anna Pavlovna's" is her house: a possessive name (the mention's end or what follows it) never counts.
+CONTEXT_WINDOW = 40
+LOCATIVE_BEFORE = (
+    r"(?i)(?:\b(?:in|near|into|through|beyond|outside|inside)|\b(?:"
+    + "|".join(sorted(MOTION_VERBS))
+    + r")\s+(?:to|from|towards|toward)|\b(?:is|was|were|be|been|being|are|am|stay\w*|remain\w*|arriv\w*|liv\w*|"
+    r"stopp\w*|halt\w*|encamp\w*|station\w*|battle|victory|defeat)\s+at)\s+$"
+)
+POSSESSIVE = r"['’]s?$"  # at the end of the mention as written ("Anna Pavlovna's", a span the NER drew)
+POSSESSIVE_AFTER = r"^['’]s\b"
+SPOKEN_BEFORE = r"(?i)\b(?:" + "|".join(sorted(SPEECH_VERBS)) + r")\s*$"
+SPOKEN_AFTER = r"(?i)^\s*,?\s*(?:" + "|".join(sorted(SPEECH_VERBS)) + r")\b"
+# A name said somewhere in this many of its mentions (at least LOCATED_MIN) and more often somewhere than speaking
+# is a place, whatever the NER said (``said_somewhere``).
+LOCATED_SHARE = 5
+LOCATED_MIN = 3
+
+
+def said_somewhere(located: int, spoken: int, mentions: int) -> bool:
+    """Whether a name's mentions say it is a place: ``located`` of them stand where a place does (``LOCATIVE_BEFORE``,
+    not possessive), ``spoken`` beside a speech verb (``SPOKEN_BEFORE``, ``SPOKEN_AFTER``)."""
+    return located >= LOCATED_MIN and LOCATED_SHARE * located >= mentions and located > spoken
 
 
 def pronoun_gender(he: int, she: int) -> str:

@@ -29,6 +29,7 @@ from ingestion.names import (
     given_name_variant,
     nickname_partners,
     pronoun_gender,
+    said_somewhere,
     sovereign_conflict,
     specificity,
     spelling_variants,
@@ -118,6 +119,10 @@ class SurfaceForm:
     she: int = 0
     # Where its mentions stand: (unit id, mentions there) — the chapters a name is said in (``NEAR``)
     units: tuple[tuple[str, int], ...] = ()
+    # Its mentions said where a place is ("at Krasnoe") and beside a speech verb ("said Natasha"):
+    # ``names.said_somewhere``
+    located: int = 0
+    spoken: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +164,7 @@ class _Form:
     gender: str = ""  # what the titles imply (``ingestion.names``); English only
     pronouns: Counter[str] = field(default_factory=Counter)  # "he"/"she" just after its mentions
     units: Counter[str] = field(default_factory=Counter)  # mentions per unit (chapter)
+    context: Counter[str] = field(default_factory=Counter)  # "located" and "spoken" mentions (``SurfaceForm``)
 
     @property
     def count(self) -> int:
@@ -209,14 +215,17 @@ def resolve_entities(
     by_text: dict[str, Counter[str]] = defaultdict(Counter)
     pronouns: dict[str, Counter[str]] = defaultdict(Counter)
     units: dict[str, Counter[str]] = defaultdict(Counter)
+    context: dict[str, Counter[str]] = defaultdict(Counter)
     for form in forms:
         by_text[form.text][form.label] += form.count
         pronouns[form.text].update(he=form.he, she=form.she)
         units[form.text].update(dict(form.units))
+        context[form.text].update(located=form.located, spoken=form.spoken)
     parsed = [_parse(text, labels, language, sentence_openers) for text, labels in sorted(by_text.items())]
     for item in parsed:
         item.pronouns = pronouns[item.text]
         item.units = units[item.text]
+        item.context = context[item.text]
     parsed = [form for form in parsed if form.display]
     if language == "hu":
         _stem_hungarian(parsed, table)
@@ -358,17 +367,30 @@ def _vote_families(forms: list[_Form], language: str) -> None:
     Two pieces of evidence outweigh the vote, because the small models tag main characters as places or
     organisations by the hundred: a name seen with a person's title ("Lieutenant Telyanin") is a person's name,
     and so is a lone word that opens or closes a recurring full person name ("Natasha" in "Natasha Rostova").
+    Against it, in English, a name the book mostly says where a place is, not as a speaker ("at Krasnoe", "went to
+    Olmutz"; ``names.said_somewhere``) is a place's, whatever most of its labels say: the NER takes foreign place
+    names for people.
     """
     votes: dict[str, Counter[str]] = defaultdict(Counter)
+    context: dict[str, Counter[str]] = defaultdict(Counter)
     titled: set[str] = set()
     for form in forms:
+        key = match_key(" ".join(form.tokens))
         for label, count in form.labels.items():
-            votes[match_key(" ".join(form.tokens))][label_family(label)] += count
+            votes[key][label_family(label)] += count
+        context[key].update(form.context)
         if has_person_title(form.tokens, language):
             titled.add(_name_key(form.tokens, language))
     for form in forms:
-        tally = votes[match_key(" ".join(form.tokens))]
+        key = match_key(" ".join(form.tokens))
+        tally = votes[key]
         form.family = min(tally, key=lambda family: (-tally[family], family))
+        if (
+            language == "en"
+            and form.family == "PERSON"
+            and said_somewhere(context[key]["located"], context[key]["spoken"], sum(tally.values()))
+        ):
+            form.family = "LOC"
         if _name_key(form.tokens, language) in titled:
             form.family = "PERSON"
     places = _places(forms)

@@ -43,10 +43,10 @@ from ingestion.casing import (
     casing_evidence_local,
 )
 from ingestion.entity_ids import carry_over_ids
-from ingestion.evidence import CorpusEvidence, code_key, form_tallies
+from ingestion.evidence import CONTEXT_PATTERNS, CorpusEvidence, code_key, form_tallies
 from ingestion.lakehouse import one_of
 from ingestion.markers import fingerprint
-from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW
+from ingestion.names import CONTEXT_WINDOW, PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW
 from ingestion.resolution import (
     AliasTable,
     ResolvedEntity,
@@ -127,8 +127,9 @@ def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[
 
     With ``chunks``, also the "he" and "she" pronouns in the ``PRONOUN_WINDOW`` characters after each mention (up to
     its sentence's end, ``PRONOUN_CLAUSE``),
-    summed per form: the resolver's evidence of a name's sex where no title gives it (``ingestion.names``); and
-    the units (chapters) its mentions stand in, with their counts (``resolution.NEAR``).
+    summed per form: the resolver's evidence of a name's sex where no title gives it (``ingestion.names``); the
+    units (chapters) its mentions stand in, with their counts (``resolution.NEAR``); and how many of its mentions
+    stand where a place does or beside a speech verb (``names.said_somewhere``).
     """
     return surface_forms_by(mentions, chunks, by_document=False)[""]
 
@@ -155,15 +156,25 @@ def surface_forms_by(
     )
     window = F.expr(f"substring(chunk_text, end - chunk_start + 1, {PRONOUN_WINDOW})")
     after = F.regexp_extract(window, PRONOUN_CLAUSE, 0)  # to the sentence's end
+    before = F.expr(f"substring(chunk_text, greatest(1, start - chunk_start - {CONTEXT_WINDOW - 1}), "
+                    f"least({CONTEXT_WINDOW}, greatest(0, start - chunk_start)))")
+    following = F.expr(f"substring(chunk_text, end - chunk_start + 1, {CONTEXT_WINDOW})")
+    written = F.expr("substring(chunk_text, greatest(0, start - chunk_start) + 1, greatest(0, end - greatest(start, "
+                     "chunk_start)))")
+    locative, possessive, possessive_after, spoken_before, spoken_after = CONTEXT_PATTERNS
+    said_where = before.rlike(locative) & ~written.rlike(possessive) & ~following.rlike(possessive_after)
+    said_by = before.rlike(spoken_before) | following.rlike(spoken_after)
     # per form and unit first, then per form: the units (chapters) a form is said in come with its counts
     per_unit = located.groupBy(*keys, "unit_id").agg(
         F.count("*").alias("n"), F.min("start").alias("first"),
         # F.lit: no SQL string escapes to undo in the pattern
         *[F.sum(F.regexp_count(after, F.lit(pattern))).alias(sex) for sex, pattern in PRONOUN_PATTERNS.items()],
+        F.sum(said_where.cast("int")).alias("located"), F.sum(said_by.cast("int")).alias("spoken"),
     )
     rows = per_unit.groupBy(*keys).agg(
         F.sum("n").alias("n"), F.min("first").alias("first"),
         *[F.sum(sex).alias(sex) for sex in PRONOUN_PATTERNS],
+        F.sum("located").alias("located"), F.sum("spoken").alias("spoken"),
         F.collect_list(F.struct("unit_id", "n")).alias("units"),
     ).collect()
     for r in rows:
@@ -172,6 +183,7 @@ def surface_forms_by(
                 text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first),
                 he=int(r["he"] or 0), she=int(r["she"] or 0),
                 units=tuple(sorted((u.unit_id, int(u.n)) for u in r.units)),
+                located=int(r["located"] or 0), spoken=int(r["spoken"] or 0),
             )
         )
     return out
@@ -444,7 +456,8 @@ class EntitiesStage(Stage):
     # pronouns after a mention read up to a quotation mark, a one-word name joins the bearer of a given name it is
     # another form of ("Andrusha", "Andre": Prince Andrew), a titled surname said beside a woman named by given name
     # and patronymic only is hers ("Princess Drubetskaya": Anna Mikhaylovna) (issue 14); 11: forms of address by trade
-    # and kin ("Farmer Oak", "Widow Douglas", "Granny") and plural ones ("Messrs.") are titles (issue 14)
+    # and kin ("Farmer Oak", "Widow Douglas", "Granny") and plural ones ("Messrs.") are titles, a name the book mostly
+    # says where a place is ("in Tilsit", "went to Olmutz") is a place's (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 
