@@ -200,8 +200,9 @@ def resolve_entities(
     """Resolve surface forms into canonical entities.
 
     Returns the entities (sorted by id) and the mapping (surface text, label) -> entity_id for every input form
-    kept. A surface text is kept when its mentions over all labels number at least ``min_count`` and something
-    is left of it after cleaning. The result depends only on the set of forms, never on their order.
+    kept. A surface text is kept when its mentions over all labels number at least ``min_count``, something
+    is left of it after cleaning and, in English, it has a capital letter. The result depends only on the set of
+    forms, never on their order.
 
     ``sentence_openers`` are words the corpus capitalises only where a sentence starts and otherwise writes in
     lowercase (``sentence_openers``): the first word of a name that is one of them was glued on by the NER
@@ -226,7 +227,9 @@ def resolve_entities(
         item.pronouns = pronouns[item.text]
         item.units = units[item.text]
         item.context = context[item.text]
-    parsed = [form for form in parsed if form.display]
+    # An English name is written with a capital: a form without one is a word the NER took for a name ("one", "mon
+    # cher", the game of "boston"). Hungarian writes peoples in lowercase ("a törökök"): there the NER's word stands.
+    parsed = [form for form in parsed if form.display and (language != "en" or not form.text.islower())]
     if language == "hu":
         _stem_hungarian(parsed, table)
     _vote_families(parsed, language)

@@ -457,7 +457,8 @@ class EntitiesStage(Stage):
     # another form of ("Andrusha", "Andre": Prince Andrew), a titled surname said beside a woman named by given name
     # and patronymic only is hers ("Princess Drubetskaya": Anna Mikhaylovna) (issue 14); 11: forms of address by trade
     # and kin ("Farmer Oak", "Widow Douglas", "Granny") and plural ones ("Messrs.") are titles, a name the book mostly
-    # says where a place is ("in Tilsit", "went to Olmutz") is a place's (issue 14)
+    # says where a place is ("in Tilsit", "went to Olmutz") is a place's, an English form without a capital ("one",
+    # "mon cher") is no name (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

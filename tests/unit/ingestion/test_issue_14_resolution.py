@@ -491,3 +491,18 @@ def test_issue_14_forms_of_address_by_trade_kin_and_in_the_plural_are_titles() -
     assert gender_of_titles(["widow"]) == "fm" and gender_of_titles(["granny"]) == "f"
     assert gender_of_titles(["messrs"]) == gender_of_titles(["grandpa"]) == "m"
     assert gender_of_titles(["farmer"]) == gender_of_titles(["nurse"]) == ""
+
+
+def test_issue_14_an_english_form_without_a_capital_is_no_name() -> None:
+    # the NER's "one", "mon cher" (French for "my dear") and "boston" (a card game) are words, not names; "China"
+    # written as a name stays, and its lowercase china (porcelain) is not joined to it
+    entities, mapping = resolve_entities(
+        [SurfaceForm("one", "PERSON", 25), SurfaceForm("mon cher", "PERSON", 12), SurfaceForm("boston", "GPE", 5),
+         SurfaceForm("China", "GPE", 6), SurfaceForm("china", "GPE", 2), SurfaceForm("Pierre", "PERSON", 40)],
+        language="en",
+    )
+    assert sorted(entity.canonical_name for entity in entities) == ["China", "Pierre"]
+    assert set(mapping) == {("China", "GPE"), ("Pierre", "PERSON")}
+    # Hungarian writes a people in lowercase ("a törökök"): the NER's label stands there
+    hungarian, _ = resolve_entities([SurfaceForm("törökök", "NORP", 5)], language="hu")
+    assert len(hungarian) == 1

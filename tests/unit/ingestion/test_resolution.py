@@ -442,7 +442,8 @@ def test_resolve_war_and_peace_books_one_to_three_against_gold() -> None:
         f"{score.correct_pairs}/{score.predicted_pairs} merges right, {score.correct_pairs}/{score.gold_pairs} "
         "gold pairs)"
     )
-    assert set(mapping) == set(counts)
+    # every form is resolved but the NER's lowercase words ("mon cher", "tranquille"): an English name has a capital
+    assert set(mapping) == {key for key in counts if not key[0].islower()}
     assert score.wrong_pairs == () and score.precision >= 0.95
     assert score.recall >= 0.45
     by_alias = {alias: entity for entity in entities for alias in entity.aliases}
