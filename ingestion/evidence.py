@@ -98,7 +98,11 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
     }
     clause = regex.compile(PRONOUN_CLAUSE)
     patterns = {sex: regex.compile(pattern) for sex, pattern in PRONOUN_PATTERNS.items()}
-    locative, possessive, possessive_after, spoken_before, spoken_after = (regex.compile(p) for p in CONTEXT_PATTERNS)
+    # the patterns before a mention end at it ("$"): searched from the end (``regex.REVERSE``), a miss is found at once
+    # instead of after trying every start in the window; those after it start there ("^"): ``match``
+    locative, possessive, possessive_after, spoken_before, spoken_after = (
+        regex.compile(p, regex.REVERSE if p.endswith("$") else 0) for p in CONTEXT_PATTERNS
+    )
     out: dict[str, FormTally] = {}
     columns = ("doc_id", "chunk_id", "start", "end", "text", "label")
     for doc_id, chunk_id, start, end, text, label in zip(*(mentions.column(c).to_pylist() for c in columns),
@@ -119,9 +123,10 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
         entry[3] += sum(1 for _ in patterns["she"].finditer(after))
         entry[4][unit_id] += 1
         following = chunk_text[offset:offset + CONTEXT_WINDOW]
-        owner = possessive.search(chunk_text[max(0, at):offset]) or possessive_after.search(following)
-        entry[5] += bool(locative.search(before) and not owner)
-        entry[6] += bool(spoken_before.search(before) or spoken_after.search(following))
+        if locative.search(before):
+            owner = possessive.search(chunk_text[max(0, at):offset]) or possessive_after.match(following)
+            entry[5] += not owner
+        entry[6] += bool(spoken_before.search(before) or spoken_after.match(following))
     return out
 
 
