@@ -100,6 +100,12 @@ _FUNCTION_WORDS = {
 }
 # A "name" opening with one of these is a form of address ("Your Highness", "His Excellency"), not a person's name.
 _POSSESSIVES = frozenset({"my", "your", "his", "her", "our", "their", "thy"})
+# The nouns of honorific address ("Your Serene Highness", "His Majesty") and the adjectives they take: a form made of
+# them, or of a possessive and titles ("My Lord", "Your Grace"), addresses a rank, whoever holds it (``_addressed``).
+# "Grace" and "Honor" are given names too: only after a possessive are they an address.
+_HONORIFICS = frozenset("highness majesty excellency lordship ladyship eminence holiness".split())
+_ADDRESSED_AFTER_POSSESSIVE = _HONORIFICS | frozenset("grace honour honor worship reverence".split())
+_HONORIFIC_ADJECTIVES = frozenset("serene imperial royal most gracious illustrious".split())
 _NAME_PARTICLES = frozenset(
     {"de", "d'", "da", "di", "del", "della", "du", "la", "le", "van", "von", "der", "den", "zu"}
 )
@@ -230,6 +236,8 @@ def resolve_entities(
     # An English name is written with a capital: a form without one is a word the NER took for a name ("one", "mon
     # cher", the game of "boston"). Hungarian writes peoples in lowercase ("a törökök"): there the NER's word stands.
     parsed = [form for form in parsed if form.display and (language != "en" or not form.text.islower())]
+    if language == "en":  # an address or a pronoun is no one's name ("Your Serene Highness", "Majesty", "Thou")
+        parsed = [form for form in parsed if not _addressed(form.tokens)]
     if language == "hu":
         _stem_hungarian(parsed, table)
     _vote_families(parsed, language)
@@ -315,6 +323,21 @@ def _parse(text: str, labels: Counter[str], language: str, sentence_openers: Col
         # a lone word capitalised only where it starts a sentence is no name at all ("Bother!", "Thither")
         display = " ".join(words[1:])
     return _Form(text=text, labels=labels, display=display, tokens=display.casefold().split(), language=language)
+
+
+def _addressed(tokens: list[str]) -> bool:
+    """Whether casefolded English tokens are a form of address or pronouns, not a name: honorific nouns with their
+    adjectives ("Serene Highness", "Majesty"), a possessive before titles or honorifics ("My Lord", "Your Grace"), or
+    pronoun words alone ("Thou")."""
+    words = [token.replace(".", "") for token in tokens]
+    if not words:
+        return False
+    if all(word in PRONOUN_WORDS for word in words):
+        return True
+    if words[0] in _POSSESSIVES and len(words) > 1:
+        return all(word in _ADDRESSED_AFTER_POSSESSIVE | _HONORIFIC_ADJECTIVES or is_title(word, "en")
+                   for word in words[1:])
+    return bool(_HONORIFICS & set(words)) and all(word in _HONORIFICS | _HONORIFIC_ADJECTIVES for word in words)
 
 
 def _strip_descriptions(display: str, language: str) -> str:

@@ -506,3 +506,16 @@ def test_issue_14_an_english_form_without_a_capital_is_no_name() -> None:
     # Hungarian writes a people in lowercase ("a törökök"): the NER's label stands there
     hungarian, _ = resolve_entities([SurfaceForm("törökök", "NORP", 5)], language="hu")
     assert len(hungarian) == 1
+
+
+def test_issue_14_an_address_or_a_pronoun_is_no_name() -> None:
+    # "Your Serene Highness", "His Majesty", "My Lord", "Your Grace" address a rank, whoever holds it; "Thou" is a
+    # pronoun the NER took for a name. "Grace" alone is a given name (Grace Poole) and stays one.
+    entities, mapping = resolve_entities(
+        [SurfaceForm(text, "PERSON", n) for text, n in (
+            ("Serene Highness", 31), ("Majesty", 12), ("Your Excellency", 9), ("My Lord", 4), ("Your Grace", 3),
+            ("Thou", 12), ("Grace", 7), ("Grace Poole", 5), ("Prince Vasili", 20))],
+        language="en",
+    )
+    assert sorted(entity.canonical_name for entity in entities) == ["Grace Poole", "Vasili"]
+    assert mapping[("Grace", "PERSON")] == mapping[("Grace Poole", "PERSON")]
