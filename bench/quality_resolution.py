@@ -24,6 +24,9 @@
    table); its pairs among the 20 gold characters are compared with their co-appearance in chapters (a character
    appears in a chapter when one of its gold aliases occurs in the chapter's text — the published co-appearance
    networks are made this way) by pair precision/recall/F1 and Spearman over all 190 pairs.
+4. Places by where they are said (LitBank's entities layer): how many of the gold person names and place names of
+   the 100 openings the entities stage's rule (``names.said_somewhere``) would call places, counted in each book's
+   text by the stage's own tally.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from ingestion.casing import casing_evidence_local  # noqa: E402
 from ingestion.evidence import form_tallies  # noqa: E402
-from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW  # noqa: E402
+from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW, said_somewhere  # noqa: E402
 from ingestion.resolution import (  # noqa: E402
     AliasTable,
     ResolvedEntity,
@@ -63,6 +66,7 @@ from ingestion.stages.entities import keyed_rows  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 LITBANK = SHARED / "data" / "litbank" / "coref" / "tsv"
+LITBANK_ENTITIES = SHARED / "data" / "litbank" / "entities" / "brat"
 WP_TEXT = SHARED / "corpora" / "war_and_peace.txt"
 WP_GOLD = ROOT / "tests" / "data" / "gold_war_and_peace.json"
 WP_ALIASES = ROOT / "conf" / "domains" / "war_and_peace_aliases.json"
@@ -310,6 +314,38 @@ def litbank_clustering(books: list[dict[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def litbank_places() -> dict[str, Any]:
+    """Which of LitBank's gold names the entities stage's place rule (``names.said_somewhere``) would call places:
+    each book's capitalised PER and GPE/LOC/FAC spans of the entities layer (``brat``), counted where they stand in
+    the book's own text by the stage's tally (``form_tallies``). A person's name called a place is the error to
+    avoid; a place called one is the rule's reach in a 2,000-word opening."""
+    fired: dict[str, list[str]] = {"PER": [], "place": []}
+    names: Counter[str] = Counter()
+    for ann in sorted(LITBANK_ENTITIES.glob("*.ann")):
+        rows: dict[str, list[Any]] = {k: [] for k in ("doc_id", "chunk_id", "start", "end", "text", "label", "ent_id")}
+        for line in ann.read_text(encoding="utf-8").splitlines():
+            cells = line.split("\t")
+            if len(cells) < 3 or " " not in cells[1]:
+                continue
+            label, start, end = cells[1].split()[:3]
+            family = "PER" if label == "PER" else "place" if label in ("GPE", "LOC", "FAC") else ""
+            if not family or not cells[2][:1].isupper() or cells[2].split()[0].lower() in ("the", "a", "an"):
+                continue  # names only: "the streets" is a place but no name
+            for key, value in zip(rows, ("d", "c", int(start), int(end), cells[2], family, ""), strict=True):
+                rows[key].append(value)
+        if not rows["start"]:
+            continue
+        chunks = pa.table({"chunk_id": ["c"], "unit_id": ["u"], "start": [0],
+                           "text": [ann.with_suffix(".txt").read_text(encoding="utf-8")]})
+        for form in form_tallies(keyed_rows(pa.table(rows)), chunks, by_document=False)[""].surface_forms():
+            names[form.label] += 1
+            if said_somewhere(form.located, form.spoken, form.count):
+                fired[form.label].append(f"{ann.stem.removesuffix('_brat')}: {form.text} ({form.located} of "
+                                         f"{form.count})")
+    return {"person_names": names["PER"], "person_names_called_places": fired["PER"],
+            "place_names": names["place"], "place_names_called_places": fired["place"]}
+
+
 # -- 3a. LitBank relations: named-mention windows vs coreference co-presence -------------------------------------
 
 
@@ -440,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
             books = litbank_books()
             figures["litbank_clustering"] = litbank_clustering(books)
             figures["litbank_relations"] = litbank_relations(books)
+            figures["litbank_places"] = litbank_places()
     if not args.skip_wp:
         if not WP_TEXT.is_file():
             print(f"War and Peace not found at {WP_TEXT}: skipped")
