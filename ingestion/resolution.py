@@ -33,6 +33,7 @@ from ingestion.names import (
     sovereign_conflict,
     specificity,
     spelling_variants,
+    title_gender,
 )
 from ingestion.normalize import (
     SURNAME_ENDINGS,
@@ -341,7 +342,8 @@ def _addressed(tokens: list[str]) -> bool:
 
 
 def _strip_descriptions(display: str, language: str) -> str:
-    """Drop the lowercase words before an English name ("poor Jemima", "this Hester Prynne"), bar particles."""
+    """Drop the lowercase words before an English name ("poor Jemima", "this Hester Prynne"), bar particles and the
+    gendered titles just before the name ("her aunt Shaw" → "aunt Shaw")."""
     if language != "en":
         return display
     words = display.split()
@@ -350,7 +352,12 @@ def _strip_descriptions(display: str, language: str) -> str:
     start = 0
     while start < len(words) - 1 and words[start][:1].islower() and words[start] not in _NAME_PARTICLES:
         start += 1
-    return " ".join(words[start:]) if words[start][:1].isupper() else display
+    if not words[start][:1].isupper():
+        return display
+    # a title said in lowercase stays ("her aunt Shaw", "the widow Douglas"): it tells the person's sex
+    while start > 0 and title_gender(words[start - 1]):
+        start -= 1
+    return " ".join(words[start:])
 
 
 def _respell(forms: list[_Form]) -> None:

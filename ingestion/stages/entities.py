@@ -458,7 +458,8 @@ class EntitiesStage(Stage):
     # and patronymic only is hers ("Princess Drubetskaya": Anna Mikhaylovna) (issue 14); 11: forms of address by trade
     # and kin ("Farmer Oak", "Widow Douglas", "Granny") and plural ones ("Messrs.") are titles, a name the book mostly
     # says where a place is ("in Tilsit", "went to Olmutz") is a place's, an English form without a capital ("one",
-    # "mon cher"), an address ("Serene Highness", "My Lord") or a pronoun ("Thou") is no name (issue 14)
+    # "mon cher"), an address ("Serene Highness", "My Lord") or a pronoun ("Thou") is no name, a title said in lowercase
+    # tells the sex ("her aunt Shaw") (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

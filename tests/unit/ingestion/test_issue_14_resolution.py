@@ -519,3 +519,11 @@ def test_issue_14_an_address_or_a_pronoun_is_no_name() -> None:
     )
     assert sorted(entity.canonical_name for entity in entities) == ["Grace Poole", "Vasili"]
     assert mapping[("Grace", "PERSON")] == mapping[("Grace Poole", "PERSON")]
+
+
+def test_issue_14_a_title_said_in_lowercase_still_tells_the_sex() -> None:
+    # "her aunt Shaw" drops its description ("her") but keeps the title written in lowercase: she is Aunt Shaw, a
+    # woman, not General Shaw (North and South: the general's widow)
+    index = _resolve(("General Shaw", 5), ("her aunt Shaw", 2), ("Aunt Shaw", 4), ("poor Jemima", 1), ("Jemima", 6))
+    assert index["her aunt Shaw"].entity_id == index["Aunt Shaw"].entity_id != index["General Shaw"].entity_id
+    assert index["poor Jemima"].entity_id == index["Jemima"].entity_id  # a plain description still goes
