@@ -1,4 +1,4 @@
-"""What a person's name says beyond its words: the gender its titles imply, and which given names are variants.
+"""What a name says beyond its words: the gender its titles imply, which given names are variants, where it is said.
 
 General language knowledge only, never a list of a book's characters:
 
@@ -8,6 +8,8 @@ General language knowledge only, never a list of a book's characters:
   not). Ranks without a sex ("General", "Captain", "Dr.") say nothing here.
 - *Pronouns*: the "he" and "she" words just after a name's mentions, summed over the book, tell a reader a
   character's sex when no title does ("Margaret … she"); ``pronoun_gender`` reads them only when they clearly agree.
+- *Where a name is said*: "in Tilsit", "went to Olmutz" say a place, "said Natasha" someone (``said_somewhere``):
+  a book's own sentences outvote a NER that takes foreign place names for people.
 - *Given-name variants*: English hypocorisms ("Lizzy" for Elizabeth, "Tom" for Thomas) from the ``nicknames``
   package (a hand-curated list of English names and their nicknames, Apache-2.0), loaded once, lazily. Without the
   package the resolver simply does without them.
