@@ -126,7 +126,7 @@ class SurfaceForm:
     she: int = 0
     # Where its mentions stand: (unit id, mentions there) — the chapters a name is said in (``NEAR``)
     units: tuple[tuple[str, int], ...] = ()
-    # Its mentions said where a place is ("at Krasnoe") and beside a speech verb ("said Natasha"):
+    # Its mentions said where a place is ("in Tilsit") and beside a speech verb ("said Natasha"):
     # ``names.said_somewhere``
     located: int = 0
     spoken: int = 0
@@ -400,7 +400,7 @@ def _vote_families(forms: list[_Form], language: str) -> None:
     Two pieces of evidence outweigh the vote, because the small models tag main characters as places or
     organisations by the hundred: a name seen with a person's title ("Lieutenant Telyanin") is a person's name,
     and so is a lone word that opens or closes a recurring full person name ("Natasha" in "Natasha Rostova").
-    Against it, in English, a name the book mostly says where a place is, not as a speaker ("at Krasnoe", "went to
+    Against it, in English, a name the book mostly says where a place is, not as a speaker ("in Tilsit", "went to
     Olmutz"; ``names.said_somewhere``) is a place's, whatever most of its labels say: the NER takes foreign place
     names for people.
     """
