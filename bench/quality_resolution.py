@@ -26,7 +26,7 @@
    networks are made this way) by pair precision/recall/F1 and Spearman over all 190 pairs.
 4. Places by where they are said (LitBank's entities layer): how many of the gold person names and place names of
    the 100 openings the entities stage's rule (``names.said_somewhere``) would call places, counted in each book's
-   text by the stage's own tally.
+   text by the stage's own tally; and which person names its deity rule (``names.invoked``) would take out.
 """
 
 from __future__ import annotations
@@ -52,7 +52,13 @@ sys.path.insert(0, str(ROOT))
 
 from ingestion.casing import casing_evidence_local  # noqa: E402
 from ingestion.evidence import form_tallies  # noqa: E402
-from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW, said_somewhere  # noqa: E402
+from ingestion.names import (  # noqa: E402
+    PRONOUN_CLAUSE,
+    PRONOUN_PATTERNS,
+    PRONOUN_WINDOW,
+    invoked,
+    said_somewhere,
+)
 from ingestion.resolution import (  # noqa: E402
     AliasTable,
     ResolvedEntity,
@@ -315,11 +321,13 @@ def litbank_clustering(books: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def litbank_places() -> dict[str, Any]:
-    """Which of LitBank's gold names the entities stage's place rule (``names.said_somewhere``) would call places:
+    """Which of LitBank's gold names the entities stage's place rule (``names.said_somewhere``) would call places,
+    and which person names its deity rule (``names.invoked``) would call deities:
     each book's capitalised PER and GPE/LOC/FAC spans of the entities layer (``brat``), counted where they stand in
     the book's own text by the stage's tally (``form_tallies``). A person's name called a place is the error to
     avoid; a place called one is the rule's reach in a 2,000-word opening."""
     fired: dict[str, list[str]] = {"PER": [], "place": []}
+    invoked_names: list[str] = []
     names: Counter[str] = Counter()
     for ann in sorted(LITBANK_ENTITIES.glob("*.ann")):
         rows: dict[str, list[Any]] = {k: [] for k in ("doc_id", "chunk_id", "start", "end", "text", "label", "ent_id")}
@@ -342,8 +350,11 @@ def litbank_places() -> dict[str, Any]:
             if said_somewhere(form.located, form.spoken, form.count):
                 fired[form.label].append(f"{ann.stem.removesuffix('_brat')}: {form.text} ({form.located} of "
                                          f"{form.count})")
+            if form.label == "PER" and invoked(form.sworn, form.count):
+                invoked_names.append(f"{ann.stem.removesuffix('_brat')}: {form.text} ({form.sworn} of {form.count})")
     return {"person_names": names["PER"], "person_names_called_places": fired["PER"],
-            "place_names": names["place"], "place_names_called_places": fired["place"]}
+            "place_names": names["place"], "place_names_called_places": fired["place"],
+            "person_names_invoked_in_oaths": invoked_names}
 
 
 # -- 3a. LitBank relations: named-mention windows vs coreference co-presence -------------------------------------

@@ -31,6 +31,8 @@ from ingestion.markers import fingerprint
 from ingestion.names import (
     CONTEXT_WINDOW,
     LOCATIVE_BEFORE,
+    OATH_AFTER,
+    OATH_BEFORE,
     POSSESSIVE,
     POSSESSIVE_AFTER,
     PRONOUN_CLAUSE,
@@ -42,7 +44,7 @@ from ingestion.names import (
 from ingestion.resolution import SurfaceForm
 
 # Bumped when what a document's evidence holds changes in a way the patterns in ``code_key`` do not show.
-EVIDENCE_VERSION = 2  # 2: where each mention stands (located, spoken)
+EVIDENCE_VERSION = 2  # 2: where each mention stands (located, spoken, sworn)
 
 
 def code_key() -> str:
@@ -51,22 +53,22 @@ def code_key() -> str:
                         *CONTEXT_PATTERNS, CONTEXT_WINDOW])
 
 
-CONTEXT_PATTERNS = (LOCATIVE_BEFORE, POSSESSIVE, POSSESSIVE_AFTER, SPOKEN_BEFORE, SPOKEN_AFTER)
+CONTEXT_PATTERNS = (LOCATIVE_BEFORE, POSSESSIVE, POSSESSIVE_AFTER, SPOKEN_BEFORE, SPOKEN_AFTER, OATH_BEFORE, OATH_AFTER)
 
 
 @dataclass
 class FormTally:
     """Per (keyed text, label): [mentions, first offset, "he" pronouns, "she" pronouns, mentions per unit, mentions
-    said where a place is, mentions beside a speech verb]."""
+    said where a place is, mentions beside a speech verb, mentions in an oath]."""
 
     rows: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
 
     def add(self, other: FormTally) -> None:
         """Add another document set's tally (units are a document's own, so their counts simply add)."""
-        for key, (n, first, he, she, units, located, spoken) in other.rows.items():
+        for key, (n, first, he, she, units, located, spoken, sworn) in other.rows.items():
             mine = self.rows.get(key)
             if mine is None:
-                self.rows[key] = [n, first, he, she, Counter(units), located, spoken]
+                self.rows[key] = [n, first, he, she, Counter(units), located, spoken, sworn]
                 continue
             mine[0] += n
             mine[1] = min(mine[1], first)
@@ -75,13 +77,14 @@ class FormTally:
             mine[4].update(units)
             mine[5] += located
             mine[6] += spoken
+            mine[7] += sworn
 
     def surface_forms(self) -> list[SurfaceForm]:
         """The forms, as ``surface_forms_local`` makes them."""
         return [
             SurfaceForm(text=text, label=label, count=n, first_pos=first, he=he, she=she,
-                        units=tuple(sorted(units.items())), located=located, spoken=spoken)
-            for (text, label), (n, first, he, she, units, located, spoken) in self.rows.items()
+                        units=tuple(sorted(units.items())), located=located, spoken=spoken, sworn=sworn)
+            for (text, label), (n, first, he, she, units, located, spoken, sworn) in self.rows.items()
         ]
 
 
@@ -100,7 +103,7 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
     patterns = {sex: regex.compile(pattern) for sex, pattern in PRONOUN_PATTERNS.items()}
     # the patterns before a mention end at it ("$"): searched from the end (``regex.REVERSE``), a miss is found at once
     # instead of after trying every start in the window; those after it start there ("^"): ``match``
-    locative, possessive, possessive_after, spoken_before, spoken_after = (
+    locative, possessive, possessive_after, spoken_before, spoken_after, oath_before, oath_after = (
         regex.compile(p, regex.REVERSE if p.endswith("$") else 0) for p in CONTEXT_PATTERNS
     )
     out: dict[str, FormTally] = {}
@@ -116,7 +119,7 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
         at = start - chunk_start
         before = chunk_text[max(0, at - CONTEXT_WINDOW):max(0, at)]
         tally = out.setdefault(doc_id if by_document else "", FormTally()).rows
-        entry = tally.setdefault((text, label), [0, start, 0, 0, Counter(), 0, 0])
+        entry = tally.setdefault((text, label), [0, start, 0, 0, Counter(), 0, 0, 0])
         entry[0] += 1
         entry[1] = min(entry[1], start)
         entry[2] += sum(1 for _ in patterns["he"].finditer(after))
@@ -127,6 +130,7 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
             owner = possessive.search(chunk_text[max(0, at):offset]) or possessive_after.match(following)
             entry[5] += not owner
         entry[6] += bool(spoken_before.search(before) or spoken_after.match(following))
+        entry[7] += bool(oath_before.search(before) or oath_after.match(following))
     return out
 
 
@@ -175,8 +179,8 @@ class CorpusEvidence:
         """A JSON value (the stage's state): sorted, so equal evidence is equal text."""
         return {
             "doc_ids": sorted(self.doc_ids),
-            "forms": [[text, label, n, first, he, she, sorted(units.items()), located, spoken]
-                      for (text, label), (n, first, he, she, units, located, spoken)
+            "forms": [[text, label, n, first, he, she, sorted(units.items()), located, spoken, sworn]
+                      for (text, label), (n, first, he, she, units, located, spoken, sworn)
                       in sorted(self.forms.rows.items())],
             "lower": sorted(self.casing.seen.get("lower", ())),
             "capital": sorted(self.casing.seen.get("capital", ())),
@@ -193,8 +197,8 @@ class CorpusEvidence:
         try:
             forms = FormTally({
                 (text, label): [int(n), int(first), int(he), int(she), Counter({u: int(k) for u, k in units}),
-                                int(located), int(spoken)]
-                for text, label, n, first, he, she, units, located, spoken in value["forms"]
+                                int(located), int(spoken), int(sworn)]
+                for text, label, n, first, he, she, units, located, spoken, sworn in value["forms"]
             })
             casing = CasingFacts(
                 seen={"lower": set(value["lower"]), "capital": set(value["capital"])},

@@ -27,6 +27,7 @@ from ingestion.names import (
     gender_of_titles,
     genders_compatible,
     given_name_variant,
+    invoked,
     nickname_partners,
     pronoun_gender,
     said_somewhere,
@@ -56,6 +57,7 @@ __all__ = [
     "AliasEntry",
     "AliasTable",
     "AliasTableError",
+    "DEITY_LABEL",
     "FAMILY_LABEL",
     "ResolvedEntity",
     "SurfaceForm",
@@ -67,6 +69,9 @@ __all__ = [
 
 # The label of a surname in the plural ("the Rostovs", "the Bennets"): a family, several people, not a character.
 FAMILY_LABEL = "FAMILY"
+# The label of a name invoked in oaths ("thank God", "good Lord", "for Christ's sake"; ``names.invoked``): a deity,
+# not a character of the story.
+DEITY_LABEL = "DEITY"
 
 _FAMILIES = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOC", "LOC": "LOC", "FAC": "LOC", "ORG": "ORG"}
 # A partial name attaches only to a full name seen at least this often (or listed in the alias table), so
@@ -130,6 +135,7 @@ class SurfaceForm:
     # ``names.said_somewhere``
     located: int = 0
     spoken: int = 0
+    sworn: int = 0  # ... and in an oath ("thank God"): ``names.invoked``
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +234,7 @@ def resolve_entities(
         by_text[form.text][form.label] += form.count
         pronouns[form.text].update(he=form.he, she=form.she)
         units[form.text].update(dict(form.units))
-        context[form.text].update(located=form.located, spoken=form.spoken)
+        context[form.text].update(located=form.located, spoken=form.spoken, sworn=form.sworn)
     parsed = [_parse(text, labels, language, sentence_openers) for text, labels in sorted(by_text.items())]
     for item in parsed:
         item.pronouns = pronouns[item.text]
@@ -1088,6 +1094,14 @@ def _build(
         label = label or (min(labels, key=lambda lab: (-labels[lab], lab)) if labels else anchor.family)
         if anchor.entry is None and anchor.family == "PERSON" and match_key(canonical) in families:
             label = FAMILY_LABEL
+        elif (
+            anchor.entry is None
+            and anchor.family == "PERSON"
+            and forms[0].language == "en"
+            and not any(SURNAME_TITLES.intersection(form.titles) for form in forms)  # "Madame X" is someone
+            and invoked(sum(form.context["sworn"] for form in forms), sum(form.count for form in forms))
+        ):
+            label = DEITY_LABEL
         entity_id = entity_id_for(anchor.family, canonical, scope)
         aliases = {form.text for form in forms}
         if entity_id in entities:  # two groups chose the same canonical name: they are one entity

@@ -129,7 +129,7 @@ def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[
     its sentence's end, ``PRONOUN_CLAUSE``),
     summed per form: the resolver's evidence of a name's sex where no title gives it (``ingestion.names``); the
     units (chapters) its mentions stand in, with their counts (``resolution.NEAR``); and how many of its mentions
-    stand where a place does or beside a speech verb (``names.said_somewhere``).
+    stand where a place does or beside a speech verb (``names.said_somewhere``) or in an oath (``names.invoked``).
     """
     return surface_forms_by(mentions, chunks, by_document=False)[""]
 
@@ -161,20 +161,22 @@ def surface_forms_by(
     following = F.expr(f"substring(chunk_text, end - chunk_start + 1, {CONTEXT_WINDOW})")
     written = F.expr("substring(chunk_text, greatest(0, start - chunk_start) + 1, greatest(0, end - greatest(start, "
                      "chunk_start)))")
-    locative, possessive, possessive_after, spoken_before, spoken_after = CONTEXT_PATTERNS
+    locative, possessive, possessive_after, spoken_before, spoken_after, oath_before, oath_after = CONTEXT_PATTERNS
     said_where = before.rlike(locative) & ~written.rlike(possessive) & ~following.rlike(possessive_after)
     said_by = before.rlike(spoken_before) | following.rlike(spoken_after)
+    sworn_by = before.rlike(oath_before) | following.rlike(oath_after)
     # per form and unit first, then per form: the units (chapters) a form is said in come with its counts
     per_unit = located.groupBy(*keys, "unit_id").agg(
         F.count("*").alias("n"), F.min("start").alias("first"),
         # F.lit: no SQL string escapes to undo in the pattern
         *[F.sum(F.regexp_count(after, F.lit(pattern))).alias(sex) for sex, pattern in PRONOUN_PATTERNS.items()],
         F.sum(said_where.cast("int")).alias("located"), F.sum(said_by.cast("int")).alias("spoken"),
+        F.sum(sworn_by.cast("int")).alias("sworn"),
     )
     rows = per_unit.groupBy(*keys).agg(
         F.sum("n").alias("n"), F.min("first").alias("first"),
         *[F.sum(sex).alias(sex) for sex in PRONOUN_PATTERNS],
-        F.sum("located").alias("located"), F.sum("spoken").alias("spoken"),
+        F.sum("located").alias("located"), F.sum("spoken").alias("spoken"), F.sum("sworn").alias("sworn"),
         F.collect_list(F.struct("unit_id", "n")).alias("units"),
     ).collect()
     for r in rows:
@@ -183,7 +185,7 @@ def surface_forms_by(
                 text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first),
                 he=int(r["he"] or 0), she=int(r["she"] or 0),
                 units=tuple(sorted((u.unit_id, int(u.n)) for u in r.units)),
-                located=int(r["located"] or 0), spoken=int(r["spoken"] or 0),
+                located=int(r["located"] or 0), spoken=int(r["spoken"] or 0), sworn=int(r["sworn"] or 0),
             )
         )
     return out
@@ -459,7 +461,7 @@ class EntitiesStage(Stage):
     # and kin ("Farmer Oak", "Widow Douglas", "Granny") and plural ones ("Messrs.") are titles, a name the book mostly
     # says where a place is ("in Tilsit", "went to Olmutz") is a place's, an English form without a capital ("one",
     # "mon cher"), an address ("Serene Highness", "My Lord") or a pronoun ("Thou") is no name, a title said in lowercase
-    # tells the sex ("her aunt Shaw") (issue 14)
+    # tells the sex ("her aunt Shaw"), a name invoked in oaths ("thank God") is a DEITY (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -105,3 +105,57 @@ def test_issue_14_what_says_a_name_is_somewhere(text: str) -> None:
     chunks = pa.table({"chunk_id": ["c"], "unit_id": ["u"], "start": [0], "text": [chunk]})
     (form,) = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
     assert form.located == 1
+
+
+OATHS = (
+    '"Thank God!" said Natasha. "My God, what a night." God knows why. For God\'s sake, wait. '
+    "Good Lord, he said, and God bless you all. The priests prayed to God in the church. "
+    "Natasha laughed; oh Natasha, my Natasha, said Sonya. Natasha knows."
+)
+
+
+def _oath_tables() -> tuple[pa.Table, pa.Table]:
+    rows: dict[str, list[Any]] = {k: [] for k in ("doc_id", "chunk_id", "start", "end", "text", "label", "ent_id")}
+    for name in ("God", "Lord", "Natasha"):
+        at = OATHS.find(name)
+        while at >= 0:
+            for key, value in zip(rows, ("d", "d:c0", at, at + len(name), name, "PERSON", ""), strict=True):
+                rows[key].append(value)
+            at = OATHS.find(name, at + 1)
+    chunks = pa.table({"chunk_id": ["d:c0"], "doc_id": ["d"], "unit_id": ["d:u0"], "start": [0], "text": [OATHS]})
+    return pa.table(rows), chunks
+
+
+def test_issue_14_mentions_in_oaths_are_counted_by_hand() -> None:
+    forms = form_tallies(keyed_rows(_oath_tables()[0]), _oath_tables()[1], by_document=False)[""].surface_forms()
+    sworn = {form.text: (form.count, form.sworn) for form in forms}
+    # "Thank God", "My God", "God knows", "For God's sake", "God bless": five of six; "prayed to God" is none
+    assert sworn["God"] == (6, 5)
+    assert sworn["Lord"] == (1, 1)  # "Good Lord"
+    # '" said Natasha' and "Natasha laughed" are none; "oh Natasha", "my Natasha" and "Natasha knows" have an oath's
+    # shape ("oh God", "my God", "God knows") though said of a person: the count is a tally, the share decides
+    assert sworn["Natasha"] == (5, 3)
+
+
+def test_issue_14_sparks_count_of_oaths_is_the_drivers(spark: Any) -> None:
+    mentions, chunks = _oath_tables()
+    keyed = keyed_rows(mentions)
+    theirs = surface_forms_by(spark.createDataFrame(keyed.drop(["written"]).to_pandas()),
+                              spark.createDataFrame(chunks.to_pandas()), by_document=False)
+    ours = surface_forms_local(keyed, chunks, by_document=False)
+    assert sorted(theirs[""], key=lambda f: f.text) == sorted(ours[""], key=lambda f: f.text)
+
+
+def test_issue_14_a_name_invoked_in_oaths_is_a_deity_not_a_character() -> None:
+    forms = [
+        SurfaceForm("God", "PERSON", 220, sworn=74), SurfaceForm("Lord God", "PERSON", 2),
+        SurfaceForm("Natasha", "PERSON", 1200, sworn=40),  # "my Natasha", "oh Natasha": a small share
+        SurfaceForm("Madame de Genlis", "PERSON", 4, sworn=3),  # titled: someone, whatever the tally
+        SurfaceForm("Jove", "PERSON", 2, sworn=2),  # too few to say
+    ]
+    entities, _ = resolve_entities(forms, language="en")
+    label = {alias: entity.label for entity in entities for alias in entity.aliases}
+    assert label["God"] == label["Lord God"] == "DEITY"
+    assert label["Natasha"] == label["Madame de Genlis"] == label["Jove"] == "PERSON"
+    hungarian, _ = resolve_entities([SurfaceForm("Isten", "PERSON", 50, sworn=30)], language="hu")
+    assert [entity.label for entity in hungarian] == ["PERSON"]
