@@ -114,8 +114,7 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
             continue
         unit_id, chunk_start, chunk_text = where[chunk_id]
         offset = end - chunk_start
-        window = chunk_text[offset:offset + PRONOUN_WINDOW]
-        after = clause.match(window).group(0)  # to the sentence's end
+        after = clause.match(chunk_text[offset:offset + PRONOUN_WINDOW]).group(0)  # to the sentence's end
         at = start - chunk_start
         before = chunk_text[max(0, at - CONTEXT_WINDOW):max(0, at)]
         tally = out.setdefault(doc_id if by_document else "", FormTally()).rows

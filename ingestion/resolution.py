@@ -241,10 +241,10 @@ def resolve_entities(
         item.units = units[item.text]
         item.context = context[item.text]
     # An English name is written with a capital: a form without one is a word the NER took for a name ("one", "mon
-    # cher", the game of "boston"). Hungarian writes peoples in lowercase ("a törökök"): there the NER's word stands.
-    parsed = [form for form in parsed if form.display and (language != "en" or not form.text.islower())]
-    if language == "en":  # an address or a pronoun is no one's name ("Your Serene Highness", "Majesty", "Thou")
-        parsed = [form for form in parsed if not _addressed(form.tokens)]
+    # cher", the game of "boston"); and an address or a pronoun is no one's name ("Serene Highness", "Thou").
+    # Hungarian writes peoples in lowercase ("a törökök"): there the NER's word stands.
+    parsed = [form for form in parsed
+              if form.display and (language != "en" or not (form.text.islower() or _addressed(form.tokens)))]
     if language == "hu":
         _stem_hungarian(parsed, table)
     _vote_families(parsed, language)

@@ -24,18 +24,17 @@ TEXT = (
 NAMES = ("Tilsit", "Natasha", "Vereshchagin", "Anna Pavlovna's")
 
 
-def _tables(offset: int = 1000) -> tuple[pa.Table, pa.Table]:
-    """One chunk of ``TEXT`` starting at ``offset``, and a PERSON mention of every occurrence of ``NAMES``."""
+def _tables(text: str = TEXT, names: tuple[str, ...] = NAMES, offset: int = 0) -> tuple[pa.Table, pa.Table]:
+    """One chunk of ``text`` starting at ``offset``, and a PERSON mention of every occurrence of ``names``."""
     rows: dict[str, list[Any]] = {k: [] for k in ("doc_id", "chunk_id", "start", "end", "text", "label", "ent_id")}
-    for name in NAMES:
-        at = TEXT.find(name)
+    for name in names:
+        at = text.find(name)
         while at >= 0:
-            if name != "Natasha" or TEXT[at + len(name):at + len(name) + 2] != "'s":  # the NER's span: "Natasha"
-                for key, value in zip(rows, ("d", "d:c0", offset + at, offset + at + len(name), name, "PERSON", ""),
-                                      strict=True):
-                    rows[key].append(value)
-            at = TEXT.find(name, at + 1)
-    chunks = pa.table({"chunk_id": ["d:c0"], "doc_id": ["d"], "unit_id": ["d:u0"], "start": [offset], "text": [TEXT]})
+            for key, value in zip(rows, ("d", "d:c0", offset + at, offset + at + len(name), name, "PERSON", ""),
+                                  strict=True):
+                rows[key].append(value)
+            at = text.find(name, at + 1)
+    chunks = pa.table({"chunk_id": ["d:c0"], "doc_id": ["d"], "unit_id": ["d:u0"], "start": [offset], "text": [text]})
     return pa.table(rows), chunks
 
 
@@ -44,7 +43,7 @@ def _counts(forms: list[SurfaceForm]) -> dict[str, tuple[int, int, int]]:
 
 
 def test_issue_14_where_each_mention_stands_is_counted_by_hand() -> None:
-    mentions, chunks = _tables()
+    mentions, chunks = _tables(offset=1000)
     forms = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
     assert _counts(forms) == {
         # "in Tilsit", "went to Tilsit", "was at Tilsit" say where; the fourth, "Tilsit, said the count", reads as a
@@ -52,22 +51,12 @@ def test_issue_14_where_each_mention_stands_is_counted_by_hand() -> None:
         "Tilsit": (4, 3, 1),
         # 'said Natasha' and 'Natasha replied' speak; "looked at Natasha" is aimed at her, "in Natasha's chair"
         # (her span ends before the possessive) is hers, not a place
-        "Natasha": (3, 0, 2),
+        "Natasha": (4, 0, 2),
         # a look and a blow "at" someone say nowhere
         "Vereshchagin": (2, 0, 0),
         # "at Anna Pavlovna's": her house, a possessive span
         "Anna Pavlovna's": (1, 0, 0),
     }
-
-
-def test_issue_14_sparks_count_of_where_mentions_stand_is_the_drivers(spark: Any) -> None:
-    for offset in (0, 1000):  # a chunk at the text's start: the window before the first mention is short
-        mentions, chunks = _tables(offset)
-        keyed = keyed_rows(mentions)
-        theirs = surface_forms_by(spark.createDataFrame(keyed.drop(["written"]).to_pandas()),
-                                  spark.createDataFrame(chunks.to_pandas()), by_document=False)
-        ours = surface_forms_local(keyed, chunks, by_document=False)
-        assert sorted(theirs[""], key=lambda f: f.text) == sorted(ours[""], key=lambda f: f.text)
 
 
 def test_issue_14_said_somewhere_needs_three_mentions_a_fifth_and_more_than_speech() -> None:
@@ -98,11 +87,7 @@ def test_issue_14_a_name_said_where_a_place_is_is_a_place_whatever_its_labels() 
 @pytest.mark.parametrize("text", ["in Tilsit", "near Tilsit", "into Tilsit", "travelled to Tilsit",
                                   "came from Tilsit", "was at Tilsit", "remained at Tilsit", "the battle at Tilsit"])
 def test_issue_14_what_says_a_name_is_somewhere(text: str) -> None:
-    chunk = f"It was so {text} that year."
-    start = chunk.index("Tilsit")
-    mentions = pa.table({"doc_id": ["d"], "chunk_id": ["c"], "start": [start], "end": [start + 6], "text": ["Tilsit"],
-                         "label": ["PERSON"], "ent_id": [""]})
-    chunks = pa.table({"chunk_id": ["c"], "unit_id": ["u"], "start": [0], "text": [chunk]})
+    mentions, chunks = _tables(f"It was so {text} that year.", ("Tilsit",))
     (form,) = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
     assert form.located == 1
 
@@ -114,20 +99,9 @@ OATHS = (
 )
 
 
-def _oath_tables() -> tuple[pa.Table, pa.Table]:
-    rows: dict[str, list[Any]] = {k: [] for k in ("doc_id", "chunk_id", "start", "end", "text", "label", "ent_id")}
-    for name in ("God", "Lord", "Natasha"):
-        at = OATHS.find(name)
-        while at >= 0:
-            for key, value in zip(rows, ("d", "d:c0", at, at + len(name), name, "PERSON", ""), strict=True):
-                rows[key].append(value)
-            at = OATHS.find(name, at + 1)
-    chunks = pa.table({"chunk_id": ["d:c0"], "doc_id": ["d"], "unit_id": ["d:u0"], "start": [0], "text": [OATHS]})
-    return pa.table(rows), chunks
-
-
 def test_issue_14_mentions_in_oaths_are_counted_by_hand() -> None:
-    forms = form_tallies(keyed_rows(_oath_tables()[0]), _oath_tables()[1], by_document=False)[""].surface_forms()
+    mentions, chunks = _tables(OATHS, ("God", "Lord", "Natasha"))
+    forms = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
     sworn = {form.text: (form.count, form.sworn) for form in forms}
     # "Thank God", "My God", "God knows", "For God's sake", "God bless": five of six; "prayed to God" is none
     assert sworn["God"] == (6, 5)
@@ -137,8 +111,15 @@ def test_issue_14_mentions_in_oaths_are_counted_by_hand() -> None:
     assert sworn["Natasha"] == (5, 3)
 
 
-def test_issue_14_sparks_count_of_oaths_is_the_drivers(spark: Any) -> None:
-    mentions, chunks = _oath_tables()
+@pytest.mark.parametrize(("text", "names", "offset"), [
+    (TEXT, NAMES, 0),  # a chunk at the text's start: the window before the first mention is short
+    (TEXT, NAMES, 1000),
+    (OATHS, ("God", "Lord", "Natasha"), 0),
+])
+def test_issue_14_sparks_count_of_where_mentions_stand_is_the_drivers(
+    spark: Any, text: str, names: tuple[str, ...], offset: int
+) -> None:
+    mentions, chunks = _tables(text, names, offset)
     keyed = keyed_rows(mentions)
     theirs = surface_forms_by(spark.createDataFrame(keyed.drop(["written"]).to_pandas()),
                               spark.createDataFrame(chunks.to_pandas()), by_document=False)
