@@ -22,6 +22,7 @@ from ingestion.alias_table import AliasEntry, AliasTable, AliasTableError
 from ingestion.names import (
     FEMALE,
     MALE,
+    MARRIED,
     PRONOUN_WORDS,
     SURNAME_TITLES,
     gender_of_titles,
@@ -590,16 +591,23 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
     given_names = {word for word, tally in roles.items() if tally[given] >= tally[-1 - given]}
     surnames = set(roles) - given_names
     # The sex of given names, from their titled uses in the book: a titled name of several words ("Miss Charlotte
-    # Temple"), or a titled lone word that opens recurring full names ("Monsieur Pierre").
+    # Temple"), or a titled lone word that opens recurring full names ("Monsieur Pierre"). An English married
+    # woman's title before a given name names her by her husband's ("Mrs. John Dashwood", "Mrs. Joe"): it says
+    # nothing of that name's sex, nor do the pronouns after it.
+    def husbands_name(index: int) -> bool:
+        return language == "en" and groups[index].gender == MARRIED
+
     given_genders: dict[str, set[str]] = defaultdict(set)
     for i in people:
         words = groups[i].name_tokens
-        if groups[i].gender and (len(words) > 1 or words[0] in openers):
+        if groups[i].gender and (len(words) > 1 or words[0] in openers) and not husbands_name(i):
             given_genders[words[given]].add(groups[i].gender)
     # ... and from the pronouns after the name's mentions, summed over the forms that start with it ("Margaret …
     # she", "Margaret Hale … her"): what a reader infers when no title says it.
     said: dict[str, Counter[str]] = defaultdict(Counter)
     for i in people:
+        if husbands_name(i):
+            continue
         for form in groups[i].forms:
             said[groups[i].name_tokens[given]].update(form.pronouns)
     for word, tally in said.items():
@@ -704,6 +712,13 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         by_form = _surname_sex(words[-1 - given], last_words) if language == "en" else ""  # transliterated Russian
         return genders[root(index)] | given_genders.get(words[given], set()) | ({by_form} - {""})
 
+    def his_wifes_name(index: int, home: int) -> bool:
+        """Whether ``home`` names a married woman by the name ``index`` — a man, by the book's pronouns or his given
+        name's titles — bears: "Mrs. Joe" is Joe's wife, "Mrs. John Dashwood" John Dashwood's, "Madame St. Aubert"
+        the wife of St. Aubert (he). English: a married woman takes her husband's surname, and in the novels of the
+        period his given name too."""
+        return husbands_name(home) and not husbands_name(index) and MALE in sexes(index)
+
     def one_person(homes: list[int]) -> bool:
         """Whether full names that share a given name can all be one person's: one surname at most, one patronymic
         at most ("Vasili Kuragin", "Vasili Sergeevich"), their sexes and ranks not in conflict. Two surnames, or two
@@ -743,7 +758,11 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             continue  # "Emperor Alexander" and "Prince Alexander": settled one by one below too
         home = max(specific, key=lambda i: (specificity(groups[i].gender), groups[i].count, -i))
         for i in members:
-            if i != home and _rank_fits(titles[i], groups[home].gender, titles[home]):
+            if (
+                i != home
+                and _rank_fits(titles[i], groups[home].gender, titles[home])
+                and not his_wifes_name(i, home)
+            ):
                 union(i, home)
 
     # Two full names of one family whose given names are forms of one name are one person ("Natalie Rostova" beside
@@ -807,7 +826,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         homes = sorted(
             {root(other) for other in matches}
             - {index}
-            - {home for home in {root(other) for other in matches} if not _compatible_sets(own, genders[home])}
+            - {home for home in {root(other) for other in matches}
+               if not _compatible_sets(own, genders[home]) or his_wifes_name(index, home)}
         )
         if len(homes) > 1 and title_mass[index]:
             # The homes bearing the name's titles ("Prince Andrew" → "Prince Andrew Bolkonski"), else the title the

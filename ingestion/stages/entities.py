@@ -445,7 +445,7 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 11  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    version = 12  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
     # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
     # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
@@ -461,7 +461,9 @@ class EntitiesStage(Stage):
     # and kin ("Farmer Oak", "Widow Douglas", "Granny") and plural ones ("Messrs.") are titles, a name the book mostly
     # says where a place is ("in Tilsit", "went to Olmutz") is a place's, an English form without a capital ("one",
     # "mon cher"), an address ("Serene Highness", "My Lord") or a pronoun ("Thou") is no name, a title said in lowercase
-    # tells the sex ("her aunt Shaw"), a name invoked in oaths ("thank God") is a DEITY (issue 14)
+    # tells the sex ("her aunt Shaw"), a name invoked in oaths ("thank God") is a DEITY (issue 14); 12: a married
+    # woman's title before a man's name names his wife ("Mrs. Joe", "Mrs. John Dashwood", "Madame St. Aubert"): she
+    # does not take his name's forms, nor tell its sex (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

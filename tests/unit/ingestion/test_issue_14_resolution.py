@@ -233,6 +233,33 @@ def test_issue_14_a_full_name_said_once_introduces_the_name_said_alone() -> None
     assert index["Natasha Pierre"].entity_id != index["Natasha"].entity_id
 
 
+def test_issue_14_a_wife_named_by_her_husbands_name_is_not_him() -> None:
+    # "Mrs. John Dashwood" is John Dashwood's wife: the pronouns after "John Dashwood" say he is a man, and a
+    # married woman's title before his given name says nothing of that name's sex
+    index = _ids([SurfaceForm("Mrs. John Dashwood", "PERSON", 20, she=8), SurfaceForm("John Dashwood", "PERSON", 30,
+                                                                                        he=15)])
+    assert index["Mrs. John Dashwood"] != index["John Dashwood"]
+    # ... and with "Mr. John Dashwood" too, the untitled name is his, not hers (her mentions are no longer weighed
+    # for the name, so she does not outweigh him)
+    index = _ids([SurfaceForm("Mrs. John Dashwood", "PERSON", 20, she=8),
+                  SurfaceForm("John Dashwood", "PERSON", 30, he=15), SurfaceForm("Mr. John Dashwood", "PERSON", 5)])
+    assert index["John Dashwood"] == index["Mr. John Dashwood"] != index["Mrs. John Dashwood"]
+    # "Mrs. Joe" (Great Expectations: Pip's sister, Joe Gargery's wife) and Joe, he
+    index = _ids([SurfaceForm("Mrs. Joe", "PERSON", 50, she=20), SurfaceForm("Mrs. Joe Gargery", "PERSON", 6, she=3),
+                  SurfaceForm("Joe", "PERSON", 40, he=20), SurfaceForm("Joe Gargery", "PERSON", 3, he=2)])
+    assert index["Mrs. Joe"] == index["Mrs. Joe Gargery"] != index["Joe"] == index["Joe Gargery"]
+    # a bare surname said of a man goes to the husband, not to the wife who bears it ("St. Aubert … he")
+    index = _ids([SurfaceForm("Monsieur St. Aubert", "PERSON", 4), SurfaceForm("Madame St. Aubert", "PERSON", 5),
+                  SurfaceForm("St. Aubert", "PERSON", 30, he=12, she=1)])
+    assert index["St. Aubert"] == index["Monsieur St. Aubert"] != index["Madame St. Aubert"]
+    # a married woman's own given name is hers: "Mrs. Emma McChesney" and "Emma McChesney" (she) are one woman
+    index = _ids([SurfaceForm("Mrs. Emma McChesney", "PERSON", 4), SurfaceForm("Emma McChesney", "PERSON", 9, she=5)])
+    assert index["Mrs. Emma McChesney"] == index["Emma McChesney"]
+    # with nothing said of the name's sex, the titled form still takes it (as before)
+    index = _ids([SurfaceForm("Mrs. Bennet", "PERSON", 40), SurfaceForm("Bennet", "PERSON", 3)])
+    assert index["Mrs. Bennet"] == index["Bennet"]
+
+
 def test_issue_14_a_lone_name_of_several_full_names_joins_the_one_it_is_said_beside() -> None:
     # "Holmes" (a man's surname by its pronouns) fits Sherlock and Mycroft, neither of whom dominates by mentions;
     # the text says "Holmes" in Sherlock's chapters 40 times and once in Mycroft's: he is Sherlock.
