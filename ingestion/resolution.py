@@ -712,6 +712,27 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         by_form = _surname_sex(words[-1 - given], last_words) if language == "en" else ""  # transliterated Russian
         return genders[root(index)] | given_genders.get(words[given], set()) | ({by_form} - {""})
 
+    def named_apart(index: int, home: int) -> bool:
+        """Whether the book gives ``home``, again and again, the form of address the surname ``index`` carries with a
+        given name: "Mr. John Knightley" beside "Mr. Knightley" (his elder brother), "Miss Elizabeth Bennet" beside
+        "Miss Bennet" (Jane, the eldest), "Mrs. John Dashwood" beside "Mrs. Dashwood" (her mother-in-law). The title
+        before a surname alone names the head of the family or its eldest daughter; the others get their given names
+        too, so a full name said ``INTRODUCED`` times or more with a title of that sex is not the titled surname's
+        bearer when the surname has other bearers. English."""
+        if language != "en":
+            return False
+        sex = {title_gender(title) for title in titles[index] & SURNAME_TITLES} - {""}
+        if len(sex) != 1:
+            return False
+        said = sum(
+            form.count
+            for member in gathered[home]
+            if len(groups[member].name_tokens) > 1
+            for form in groups[member].forms
+            if {title_gender(title) for title in SURNAME_TITLES.intersection(form.titles)} == sex
+        )
+        return said >= INTRODUCED
+
     def his_wifes_name(index: int, home: int) -> bool:
         """Whether ``home`` names a married woman by the name ``index`` — a man, by the book's pronouns or his given
         name's titles — bears: "Mrs. Joe" is Joe's wife, "Mrs. John Dashwood" John Dashwood's, "Madame St. Aubert"
@@ -829,6 +850,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             - {home for home in {root(other) for other in matches}
                if not _compatible_sets(own, genders[home]) or his_wifes_name(index, home)}
         )
+        if len(homes) > 1 and len(tokens) == 1 and not any(kinds[other] == "given" for other in matches):
+            homes = [home for home in homes if not named_apart(index, home)]
         if len(homes) > 1 and title_mass[index]:
             # The homes bearing the name's titles ("Prince Andrew" → "Prince Andrew Bolkonski"), else the title the
             # book mostly gives it ("Princess Mary", 484 times, beside "Countess Mary" → "Princess Mary

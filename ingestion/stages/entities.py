@@ -463,7 +463,8 @@ class EntitiesStage(Stage):
     # "mon cher"), an address ("Serene Highness", "My Lord") or a pronoun ("Thou") is no name, a title said in lowercase
     # tells the sex ("her aunt Shaw"), a name invoked in oaths ("thank God") is a DEITY (issue 14); 12: a married
     # woman's title before a man's name names his wife ("Mrs. Joe", "Mrs. John Dashwood", "Madame St. Aubert"): she
-    # does not take his name's forms, nor tell its sex (issue 14)
+    # does not take his name's forms, nor tell its sex; a titled surname ("Mr. Knightley") is not the bearer the book
+    # keeps giving that title with his given name ("Mr. John Knightley") (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

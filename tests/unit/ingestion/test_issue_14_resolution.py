@@ -260,6 +260,38 @@ def test_issue_14_a_wife_named_by_her_husbands_name_is_not_him() -> None:
     assert index["Mrs. Bennet"] == index["Bennet"]
 
 
+def _forms(*spec: tuple[str, int, int, int]) -> list[SurfaceForm]:
+    return [SurfaceForm(text, "PERSON", n, he=he, she=she) for text, n, he, she in spec]
+
+
+def test_issue_14_a_titled_surname_is_not_the_one_the_book_titles_with_his_given_name() -> None:
+    # Emma: "Mr. Knightley" is George, the elder brother; the book says "Mr. John Knightley" again and again for
+    # the younger one, so the titled surname is not his — it joins the other bearer, George Knightley (he)
+    emma = _forms(("Mr. Knightley", 390, 120, 5), ("Knightley", 20, 6, 0), ("Mr. John Knightley", 45, 15, 2),
+                  ("John Knightley", 10, 3, 0), ("George Knightley", 4, 3, 0))
+    index = _ids(emma)
+    assert index["Mr. Knightley"] == index["Knightley"] == index["George Knightley"]
+    assert index["Mr. Knightley"] != index["Mr. John Knightley"] == index["John Knightley"]
+    # George's sex untold: the titled surname stays apart rather than join his brother (it did, by mass)
+    index = _ids([*emma[:4], SurfaceForm("George Knightley", "PERSON", 2)])
+    assert index["Mr. Knightley"] not in {index["Mr. John Knightley"], index["George Knightley"]}
+    # Pride and Prejudice: "Miss Bennet" is Jane, the eldest; her sisters are "Miss Elizabeth", "Miss Lydia Bennet"
+    index = _ids(_forms(("Miss Bennet", 60, 0, 20), ("Jane Bennet", 10, 0, 4), ("Jane", 250, 5, 90),
+                        ("Elizabeth Bennet", 20, 1, 8), ("Miss Elizabeth Bennet", 8, 0, 3), ("Elizabeth", 600, 20, 200),
+                        ("Lydia Bennet", 5, 0, 2), ("Miss Lydia Bennet", 3, 0, 1), ("Lydia", 150, 5, 50),
+                        ("Mrs. Bennet", 150, 3, 50), ("Mr. Bennet", 120, 40, 2)))
+    assert index["Miss Bennet"] == index["Jane Bennet"] != index["Elizabeth Bennet"]
+    assert len({index["Mrs. Bennet"], index["Mr. Bennet"], index["Jane"], index["Elizabeth"], index["Lydia"]}) == 5
+    # a single bearer is no other person: "Mr. Sherlock Holmes" said often, "Mr. Holmes" is still Sherlock
+    index = _ids(_forms(("Mr. Holmes", 100, 40, 1), ("Holmes", 300, 100, 3), ("Mr. Sherlock Holmes", 8, 3, 0),
+                        ("Sherlock Holmes", 30, 10, 0)))
+    assert index["Mr. Holmes"] == index["Holmes"] == index["Sherlock Holmes"] == index["Mr. Sherlock Holmes"]
+    # said with his given name once or twice (an introduction), the titled full name is the titled surname's
+    index = _ids(_forms(("Mr. Darcy", 400, 150, 5), ("Mr. Fitzwilliam Darcy", 2, 1, 0), ("Fitzwilliam Darcy", 2, 1, 0),
+                        ("Georgiana Darcy", 10, 0, 4)))
+    assert index["Mr. Darcy"] == index["Mr. Fitzwilliam Darcy"] != index["Georgiana Darcy"]
+
+
 def test_issue_14_a_lone_name_of_several_full_names_joins_the_one_it_is_said_beside() -> None:
     # "Holmes" (a man's surname by its pronouns) fits Sherlock and Mycroft, neither of whom dominates by mentions;
     # the text says "Holmes" in Sherlock's chapters 40 times and once in Mycroft's: he is Sherlock.
