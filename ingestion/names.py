@@ -84,14 +84,29 @@ SURNAME_TITLES = frozenset(
     "mr m mister monsieur herr signor senor mrs missus mme madame frau signora senora miss mlle mademoiselle "
     "fraulein fräulein signorina senorita ms".split()
 )
+# English ranks, offices and trades written before a surname and never before a given name alone: "Colonel
+# Fitzwilliam" (Darcy's cousin) is not "Fitzwilliam Darcy", "Captain Wentworth" no Wentworth's given name. Ranks of
+# nobility (Prince, Count, Sir, Lady) go before given names ("Prince Andrew", "Sir William"), so they are not here.
+RANKS_BEFORE_SURNAME = frozenset(
+    "colonel captain major general lieutenant sergeant corporal private admiral commodore ensign cadet adjutant "
+    "marshal doctor dr professor judge squire parson vicar rector curate farmer sheriff governor senator".split()
+)
 # A sovereign is not called by a lesser title: "Emperor Alexander" and "Prince Alexander" are two people.
 SOVEREIGN_TITLES = frozenset("emperor empress tsar tsarina tsaritsa king queen sultan kaiser".split())
 
 
-def sovereign_conflict(a: Iterable[str], b: Iterable[str]) -> bool:
-    """Whether one set of titles is a sovereign's and the other a lesser rank's (casefolded, without dots)."""
+# An English "Miss" is a woman of no title, unmarried: a "Lady" (or another titled woman) of the same name is her
+# mother or another woman ("Miss de Bourgh" is Lady Catherine de Bourgh's daughter, "Miss Lucas" Lady Lucas's).
+TITLED_WOMEN = frozenset("lady dame countess duchess princess baroness marchioness viscountess".split())
+
+
+def rank_conflict(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Whether two sets of titles (casefolded, without dots) cannot be one person's: a sovereign's and a lesser
+    rank's; an English Miss's and a titled woman's."""
     a, b = set(a), set(b)
-    return bool((a & SOVEREIGN_TITLES and b - SOVEREIGN_TITLES) or (b & SOVEREIGN_TITLES and a - SOVEREIGN_TITLES))
+    if (a & SOVEREIGN_TITLES and b - SOVEREIGN_TITLES) or (b & SOVEREIGN_TITLES and a - SOVEREIGN_TITLES):
+        return True
+    return bool(("miss" in a - b and b & TITLED_WOMEN - a) or ("miss" in b - a and a & TITLED_WOMEN - b))
 
 
 def title_gender(title: str) -> str:

@@ -24,6 +24,7 @@ from ingestion.names import (
     MALE,
     MARRIED,
     PRONOUN_WORDS,
+    RANKS_BEFORE_SURNAME,
     SURNAME_TITLES,
     gender_of_titles,
     genders_compatible,
@@ -31,8 +32,8 @@ from ingestion.names import (
     invoked,
     nickname_partners,
     pronoun_gender,
+    rank_conflict,
     said_somewhere,
-    sovereign_conflict,
     specificity,
     spelling_variants,
     title_gender,
@@ -81,7 +82,7 @@ MIN_ANCHOR_SUPPORT = 2
 # A first name fitting several entities joins the one with this many times the mentions of the next ("Andrew":
 # Prince Andrew, not the Andrew Kaysarov of one chapter); below it the name stays apart.
 DOMINANCE = 3
-# A title carried by this share of a name's mentions is a rank the person holds (``sovereign_conflict``)
+# A title carried by this share of a name's mentions is a rank the person holds (``rank_conflict``)
 RANK_SHARE = 0.1
 # A one-word "name" said after an article in most of at least this many mentions is a common noun
 # (``_common_nouns_set_apart``)
@@ -640,7 +641,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         part, full, group = groups[index].name_tokens, groups[other].name_tokens, groups[index]
         if other == index or not genders_compatible(group.gender, groups[other].gender):
             return ""
-        if sovereign_conflict(usual_titles(index), usual_titles(other)):
+        if rank_conflict(usual_titles(index), usual_titles(other)):
             return ""  # "Emperor Alexander" is not "Prince Alexander Golitsyn"
         if part == full:  # "Captain Eldridge" is not "Miss Eldridge": a title must not contradict the home's
             more_specific = specificity(groups[other].gender) > specificity(group.gender)
@@ -648,6 +649,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             return "given" if more_specific and fitting else ""
         if len(full) > max(len(part), 1) and _is_partial(part, full, shared_surnames) and credible(other, part):
             if part[given] == full[given]:
+                if len(part) == 1 and language == "en" and titles[index] and titles[index] <= RANKS_BEFORE_SURNAME:
+                    return ""  # "Colonel Fitzwilliam" names a surname, not Fitzwilliam Darcy's given name
                 return "given"
             # "Mr. Temple" is not "Charlotte Temple": a titled surname joins a full name only if that one is
             # known to be of the same sex (by a title of its own, of a name attached to it, or of its given name
@@ -757,7 +760,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         if len(given_names) != 1 or len(patronymics) > 1 or len(surnames) > 1 or not patronymics:
             return False
         return all(
-            _compatible_sets(sexes(a), sexes(b)) and not sovereign_conflict(usual_titles(a), usual_titles(b))
+            _compatible_sets(sexes(a), sexes(b)) and not rank_conflict(usual_titles(a), usual_titles(b))
             for a in homes
             for b in homes
             if a < b
@@ -775,7 +778,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             continue
         if not all(genders_compatible(groups[a].gender, groups[b].gender) for a in specific for b in specific):
             continue  # namesakes ("Monsieur X", "Mademoiselle X"): settled one by one below
-        if any(sovereign_conflict(usual_titles(a), usual_titles(b)) for a in specific for b in specific):
+        if any(rank_conflict(usual_titles(a), usual_titles(b)) for a in specific for b in specific):
             continue  # "Emperor Alexander" and "Prince Alexander": settled one by one below too
         home = max(specific, key=lambda i: (specificity(groups[i].gender), groups[i].count, -i))
         for i in members:
@@ -843,7 +846,10 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         if len(tokens) == 1:
             position = -1 - given if tokens[0] in surnames else given
             matches = _in_usual_role(tokens[0], matches, groups, lambda i: support[root(i)], position)
-        own = genders[index]
+        # what is known of the name's sex: its titles', and for a surname said alone the pronouns after it too
+        # ("Bingley … he" is not "Miss Bingley"); a given name said alone is called out to as often as it is
+        # spoken of ("Mary!" he said), so its pronouns are left to the rules that weigh them
+        own = sexes(index) if len(tokens) == 1 and tokens[0] in surnames else genders[index]
         homes = sorted(
             {root(other) for other in matches}
             - {index}

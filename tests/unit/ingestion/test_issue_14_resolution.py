@@ -292,6 +292,43 @@ def test_issue_14_a_titled_surname_is_not_the_one_the_book_titles_with_his_given
     assert index["Mr. Darcy"] == index["Mr. Fitzwilliam Darcy"] != index["Georgiana Darcy"]
 
 
+def test_issue_14_a_rank_before_a_lone_name_makes_it_a_surname() -> None:
+    # Pride and Prejudice: Colonel Fitzwilliam is Darcy's cousin, Fitzwilliam his surname; Darcy's given name is
+    # Fitzwilliam. A colonel, a captain, a doctor are called by their surname.
+    index = _ids(_forms(("Mr. Darcy", 370, 120, 5), ("Darcy", 60, 20, 1), ("Fitzwilliam Darcy", 2, 1, 0),
+                        ("Colonel Fitzwilliam", 40, 14, 0)))
+    assert index["Mr. Darcy"] == index["Darcy"] == index["Fitzwilliam Darcy"] != index["Colonel Fitzwilliam"]
+    # a rank of nobility goes before a given name: "Prince Andrew" (also "Captain Prince Andrew") is Andrew Bolkonski
+    index = _ids(_forms(("Prince Andrew", 300, 100, 5), ("Captain Prince Andrew", 2, 1, 0),
+                        ("Prince Andrew Bolkonski", 5, 2, 0)))
+    assert index["Prince Andrew"] == index["Captain Prince Andrew"] == index["Prince Andrew Bolkonski"]
+
+
+def test_issue_14_a_miss_is_not_the_lady_of_her_name() -> None:
+    # "Miss de Bourgh" is Lady Catherine de Bourgh's daughter; "Miss Lucas" (Charlotte, the eldest) Lady Lucas's
+    index = _ids(_forms(("Lady Catherine", 110, 2, 40), ("Lady Catherine de Bourgh", 10, 0, 3),
+                        ("Miss de Bourgh", 15, 0, 5)))
+    assert index["Lady Catherine"] == index["Lady Catherine de Bourgh"] != index["Miss de Bourgh"]
+    index = _ids(_forms(("Lady Lucas", 10, 0, 3), ("Miss Lucas", 12, 0, 4), ("Charlotte Lucas", 10, 0, 4),
+                        ("Sir William Lucas", 10, 3, 0)))
+    assert index["Miss Lucas"] == index["Charlotte Lucas"] != index["Lady Lucas"]
+    # a Lady may be "Miss" nowhere, but a princess is still "Princess Mary" and "Countess Mary" (one woman)
+    index = _ids(_forms(("Princess Mary", 480, 5, 150), ("Countess Mary", 30, 0, 10), ("Mary", 80, 20, 8)))
+    assert index["Princess Mary"] == index["Countess Mary"] == index["Mary"]
+
+
+def test_issue_14_a_surname_said_alone_of_a_man_is_not_his_sisters() -> None:
+    # "Bingley … he": beside "Mr. Bingley" and "Miss Bingley" (his sister), neither three times the other's
+    # mentions, the bare surname is his; a given name said alone keeps to its titles ("Mary!" he said)
+    index = _ids(_forms(("Mr. Bingley", 220, 70, 3), ("Bingley", 90, 30, 1), ("Miss Bingley", 90, 2, 35),
+                        ("Caroline Bingley", 2, 0, 1)))
+    assert index["Bingley"] == index["Mr. Bingley"] != index["Miss Bingley"]
+    # of no known sex it stays between them, as before
+    index = _ids(_forms(("Mr. Bingley", 220, 70, 3), ("Bingley", 90, 0, 0), ("Miss Bingley", 90, 2, 35),
+                        ("Caroline Bingley", 2, 0, 1)))
+    assert index["Bingley"] not in {index["Mr. Bingley"], index["Miss Bingley"]}
+
+
 def test_issue_14_a_lone_name_of_several_full_names_joins_the_one_it_is_said_beside() -> None:
     # "Holmes" (a man's surname by its pronouns) fits Sherlock and Mycroft, neither of whom dominates by mentions;
     # the text says "Holmes" in Sherlock's chapters 40 times and once in Mycroft's: he is Sherlock.
