@@ -736,6 +736,13 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         )
         return said >= INTRODUCED
 
+    def surname_of_the_other_sex(index: int, home: int) -> bool:
+        """Whether ``index``, a surname said alone, is by its pronouns of the other sex than ``home``'s titles:
+        "Peggotty … she" (David Copperfield's nurse) is not "Mr. Peggotty", her brother. A given name said alone is
+        called out to as often as it is spoken of ("Mary!" he said), so its pronouns are not read so."""
+        words = groups[index].name_tokens
+        return len(words) == 1 and words[0] in surnames and not _compatible_sets(sexes(index), {groups[home].gender})
+
     def his_wifes_name(index: int, home: int) -> bool:
         """Whether ``home`` names a married woman by the name ``index`` — a man, by the book's pronouns or his given
         name's titles — bears: "Mrs. Joe" is Joe's wife, "Mrs. John Dashwood" John Dashwood's, "Madame St. Aubert"
@@ -786,6 +793,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
                 i != home
                 and _rank_fits(titles[i], groups[home].gender, titles[home])
                 and not his_wifes_name(i, home)
+                and not surname_of_the_other_sex(i, home)
             ):
                 union(i, home)
 
@@ -846,15 +854,18 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         if len(tokens) == 1:
             position = -1 - given if tokens[0] in surnames else given
             matches = _in_usual_role(tokens[0], matches, groups, lambda i: support[root(i)], position)
-        # what is known of the name's sex: its titles', and for a surname said alone the pronouns after it too
-        # ("Bingley … he" is not "Miss Bingley"); a given name said alone is called out to as often as it is
-        # spoken of ("Mary!" he said), so its pronouns are left to the rules that weigh them
-        own = sexes(index) if len(tokens) == 1 and tokens[0] in surnames else genders[index]
+        # what is known of the name's sex: its titles'; for a surname said alone, what its pronouns say, against
+        # all that is known of each candidate's ("Bingley … he" is not "Miss Bingley"; "Peggotty … she" is Clara
+        # Peggotty, not Ham). A given name said alone is called out to as often as it is spoken of ("Mary!" he
+        # said), so its pronouns are left to the rules that weigh them.
+        surname_alone = len(tokens) == 1 and tokens[0] in surnames
+        own = sexes(index) if surname_alone else genders[index]
         homes = sorted(
             {root(other) for other in matches}
             - {index}
             - {home for home in {root(other) for other in matches}
-               if not _compatible_sets(own, genders[home]) or his_wifes_name(index, home)}
+               if not _compatible_sets(own, sexes(home) if surname_alone else genders[home])
+               or his_wifes_name(index, home)}
         )
         if len(homes) > 1 and len(tokens) == 1 and not any(kinds[other] == "given" for other in matches):
             homes = [home for home in homes if not named_apart(index, home)]

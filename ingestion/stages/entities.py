@@ -465,8 +465,8 @@ class EntitiesStage(Stage):
     # woman's title before a man's name names his wife ("Mrs. Joe", "Mrs. John Dashwood", "Madame St. Aubert"): she
     # does not take his name's forms, nor tell its sex; a titled surname ("Mr. Knightley") is not the bearer the book
     # keeps giving that title with his given name ("Mr. John Knightley"), a rank before a lone name makes it a surname
-    # ("Colonel Fitzwilliam"), a Miss is not the Lady of her name ("Miss de Bourgh"), a bare surname said of a man is
-    # not his sister's ("Bingley … he", "Miss Bingley") (issue 14)
+    # ("Colonel Fitzwilliam"), a Miss is not the Lady of her name ("Miss de Bourgh"), a bare surname is of the sex its
+    # pronouns say ("Bingley … he" is not "Miss Bingley", "Peggotty … she" not "Mr. Peggotty") (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

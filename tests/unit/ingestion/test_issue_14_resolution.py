@@ -317,7 +317,7 @@ def test_issue_14_a_miss_is_not_the_lady_of_her_name() -> None:
     assert index["Princess Mary"] == index["Countess Mary"] == index["Mary"]
 
 
-def test_issue_14_a_surname_said_alone_of_a_man_is_not_his_sisters() -> None:
+def test_issue_14_a_surname_said_alone_is_of_the_sex_its_pronouns_say() -> None:
     # "Bingley … he": beside "Mr. Bingley" and "Miss Bingley" (his sister), neither three times the other's
     # mentions, the bare surname is his; a given name said alone keeps to its titles ("Mary!" he said)
     index = _ids(_forms(("Mr. Bingley", 220, 70, 3), ("Bingley", 90, 30, 1), ("Miss Bingley", 90, 2, 35),
@@ -327,6 +327,12 @@ def test_issue_14_a_surname_said_alone_of_a_man_is_not_his_sisters() -> None:
     index = _ids(_forms(("Mr. Bingley", 220, 70, 3), ("Bingley", 90, 0, 0), ("Miss Bingley", 90, 2, 35),
                         ("Caroline Bingley", 2, 0, 1)))
     assert index["Bingley"] not in {index["Mr. Bingley"], index["Miss Bingley"]}
+    # David Copperfield: "Peggotty … she" is the nurse, Clara Peggotty — not "Mr. Peggotty", her brother, though
+    # they are one name under one title's sex; nor Ham Peggotty (he, by the pronouns after his given name)
+    index = _ids(_forms(("Peggotty", 600, 10, 200), ("Mr. Peggotty", 250, 80, 3), ("Clara Peggotty", 5, 0, 2),
+                        ("Ham", 150, 50, 1), ("Ham Peggotty", 5, 2, 0)))
+    assert index["Peggotty"] == index["Clara Peggotty"]
+    assert len({index["Peggotty"], index["Mr. Peggotty"], index["Ham Peggotty"]}) == 3
 
 
 def test_issue_14_a_lone_name_of_several_full_names_joins_the_one_it_is_said_beside() -> None:
