@@ -26,6 +26,7 @@ from ingestion.names import (
     PRONOUN_WORDS,
     RANKS_BEFORE_SURNAME,
     SURNAME_TITLES,
+    common_given_name_sex,
     gender_of_titles,
     genders_compatible,
     given_name_variant,
@@ -615,6 +616,13 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         sex = pronoun_gender(tally["he"], tally["she"])
         if sex:
             given_genders[word].add(sex)
+    # ... and where the book says nothing, from the name's bearers in the world ("Edward Casaubon", five mentions
+    # with few pronouns after them, is a man, so "Mr. Casaubon" is his; "Henrietta Watkin" is "Miss Watkin"). English
+    # given names of recurring full names only: Hungarian ones are settled by the book's own evidence.
+    if language == "en":
+        for word in given_names:
+            if not given_genders.get(word) and (sex := common_given_name_sex(word)):
+                given_genders[word].add(sex)
 
     # Hungarian given names are shared by more of a book's people ("István": Dobó, Mekcsey, Zoltay …), so a lone
     # one joins a dominant full name only when the others are one-offs of families the book hardly names.

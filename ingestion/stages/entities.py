@@ -466,7 +466,9 @@ class EntitiesStage(Stage):
     # does not take his name's forms, nor tell its sex; a titled surname ("Mr. Knightley") is not the bearer the book
     # keeps giving that title with his given name ("Mr. John Knightley"), a rank before a lone name makes it a surname
     # ("Colonel Fitzwilliam"), a Miss is not the Lady of her name ("Miss de Bourgh"), a bare surname is of the sex its
-    # pronouns say ("Bingley … he" is not "Miss Bingley", "Peggotty … she" not "Mr. Peggotty") (issue 14)
+    # pronouns say ("Bingley … he" is not "Miss Bingley", "Peggotty … she" not "Mr. Peggotty"), a given name the book
+    # says nothing of has its common sex (ingestion/data/given_name_sexes.tsv: "Mr. Casaubon" is Edward Casaubon)
+    # (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 
