@@ -226,7 +226,11 @@ def pronoun_gender(he: int, she: int) -> str:
 def _common_given_name_sexes() -> dict[str, str]:
     from importlib import resources
 
-    text = resources.files("ingestion").joinpath("data", "given_name_sexes.tsv").read_text(encoding="utf-8")
+    try:
+        text = resources.files("ingestion").joinpath("data", "given_name_sexes.tsv").read_text(encoding="utf-8")
+    except OSError as exc:  # an install without the package data: resolution works, with fewer joins
+        logger.warning("the given-name table is missing (%s); names the book says nothing of have no sex", exc)
+        return {}
     return dict(line.split("\t") for line in text.splitlines() if line and not line.startswith("#"))
 
 

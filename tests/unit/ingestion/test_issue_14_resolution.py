@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from ingestion.entity_ids import carry_over_ids
 from ingestion.names import PRONOUN_CLAUSE, PRONOUN_PATTERNS, gender_of_titles, genders_compatible, given_name_variant
 from ingestion.resolution import AliasTable, ResolvedEntity, SurfaceForm, article_candidates, resolve_entities
@@ -361,6 +363,30 @@ def test_issue_14_the_shipped_given_name_table_is_well_formed() -> None:
     table = _common_given_name_sexes()
     assert len(table) > 10_000 and set(table.values()) == {"m", "f"}
     assert all(name.isascii() and name.isalpha() and name.islower() for name in table)
+
+
+def test_issue_14_without_the_given_name_table_resolution_still_works(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import importlib.resources
+
+    from ingestion.names import _common_given_name_sexes
+
+    class Missing:
+        def joinpath(self, *parts: str) -> Missing:
+            return self
+
+        def read_text(self, encoding: str) -> str:
+            raise FileNotFoundError("given_name_sexes.tsv")
+
+    _common_given_name_sexes.cache_clear()
+    monkeypatch.setattr(importlib.resources, "files", lambda package: Missing())
+    try:
+        index = _ids([SurfaceForm("Mr. Casaubon", "PERSON", 500), SurfaceForm("Edward Casaubon", "PERSON", 5)])
+        assert index["Mr. Casaubon"] != index["Edward Casaubon"]  # the sex unknown: apart, as before the table
+        assert "given-name table is missing" in caplog.text
+    finally:
+        _common_given_name_sexes.cache_clear()
 
 
 def test_issue_14_a_lone_name_of_several_full_names_joins_the_one_it_is_said_beside() -> None:
