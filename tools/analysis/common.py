@@ -32,6 +32,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "profile": "{name} ({label}) is mentioned {mentions} times in {units} units, first in {first}.",
         "companions_of": "Most often together with: {names}.",
         "members": "A family; its members in the book: {names}.",
+        "namesakes": "The name is also part of these names in the book: {names}.",
         "closest": "{name}'s closest companion is {other}: they appear together {count} times "
                    "(strength {weight:.2f}).",
         "others": "Next: {names}.",
@@ -58,6 +59,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "profile": "{name} ({label}) {mentions} alkalommal szerepel {units} egységben; először itt: {first}.",
         "companions_of": "Leggyakrabban vele együtt: {names}.",
         "members": "Egy család; tagjai a könyvben: {names}.",
+        "namesakes": "A név a könyv ezen neveiben is szerepel: {names}.",
         "closest": "{name} legközelebbi társa {other}: {count} alkalommal szerepelnek együtt "
                    "(erősség {weight:.2f}).",
         "others": "Utána: {names}.",

@@ -253,6 +253,8 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
                         mentions=entity.mention_count, units=len(units), first=first)]
         if entity.label == FAMILY and (members := self.members(entity)):
             lines.append(phrase(lang, "members", names=", ".join(m.canonical_name for m in members)))
+        elif entity.label in PERSON_FAMILY and (namesakes := self.namesakes(entity)):
+            lines.append(phrase(lang, "namesakes", names=", ".join(n.canonical_name for n in namesakes)))
         company = self.companions(entity)[:3]
         if company:
             lines.append(phrase(lang, "companions_of", names=", ".join(r.target.canonical_name for r in company)))
@@ -268,9 +270,7 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         stem = key[0].removesuffix("ek") if key[0].endswith("ek") else key[0].removesuffix("s")
         if len(stem) < 3:
             return []
-        limit = max(1, self.graph.stats().entities)
-        people = [p for label in sorted(PERSON_FAMILY) for p in self.graph.top_entities(by="mentions", label=label,
-                                                                                          limit=limit)]
+        people = self._people()
 
         def of_family(word: str) -> bool:
             shared = len(os.path.commonprefix([word, stem]))
@@ -279,6 +279,22 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         found = [p for p in people if len(words := normalise(p.canonical_name).split()) > 1
                  and (of_family(words[-1]) or of_family(words[0]))]
         return sorted(found, key=lambda p: (-p.mention_count, p.entity_id))[:MEMBERS_LISTED]
+
+    def namesakes(self, entity: Any) -> list[Any]:
+        """The people whose longer names hold a one-word name, most mentioned first: for a name the entities stage
+        could not give to one of them ("Nicholas": Nicholas Rostov, Nicholas Andreevich Bolkonski; "Bolkonski", the
+        old prince, beside Andrew Bolkonski), the answer says whom else the book calls so."""
+        key = normalise(entity.canonical_name).split()
+        if len(key) != 1:
+            return []
+        found = [p for p in self._people() if p.entity_id != entity.entity_id
+                 and len(words := normalise(p.canonical_name).split()) > 1 and key[0] in words]
+        return sorted(found, key=lambda p: (-p.mention_count, p.entity_id))[:MEMBERS_LISTED]
+
+    def _people(self) -> list[Any]:
+        limit = max(1, self.graph.stats().entities)
+        return [p for label in sorted(PERSON_FAMILY) for p in self.graph.top_entities(by="mentions", label=label,
+                                                                                         limit=limit)]
 
     def _names(self, entity: Any) -> list[str]:
         """The entity's canonical name and aliases (an ``EntityRef`` carries no aliases: read its node)."""

@@ -406,3 +406,33 @@ def test_evidence_excerpt_shows_where_both_companions_are_named() -> None:
     # Whole words only: "Ann" is not found inside "Anna"; a short text is returned whole.
     assert excerpt(text, 160, names=[["Ann"]]) == head
     assert excerpt("Anna met Carl.", 160, names=[["Carl"]]) == "Anna met Carl."
+
+
+def test_issue_14_a_lone_name_is_answered_with_the_longer_names_that_hold_it() -> None:
+    # "Nicholas", a name the entities stage could give to neither Nicholas Rostov nor Nicholas Bolkonski (War and
+    # Peace): the answer about it says whom else the book calls so, most mentioned first; a full name gets no such line
+    people = {"ent_lone": ("Nicholas", ["Nicholas"], 4), "ent_nr": ("Nicholas Rostov", ["Nicholas Rostov"], 2),
+              "ent_nb": ("Nicholas Bolkonski", ["Nicholas Bolkonski"], 3),
+              "ent_pierre": ("Pierre Bezukhov", ["Pierre"], 5)}
+    text = TEXTS["c0"]
+    mentions = [Mention(mention_id=f"m{n}", entity_id=i, chunk_id="c0", doc_id="doc", start=0, end=len(text[:8]),
+                        text=aliases[0]) for n, (i, (_, aliases, _)) in enumerate(people.items())]
+    data = GraphData(
+        entities=[EntityNode(entity_id=i, canonical_name=name, label="PERSON", aliases=aliases, mention_count=n)
+                  for i, (name, aliases, n) in people.items()],
+        relations=[CoOccurrence(src_id="ent_lone", dst_id="ent_pierre", count=2, weight=0.5, chunk_ids=["c0"],
+                                unit_ids=["u1"])],
+        documents=[DocumentNode(doc_id="doc", title="Tiny")],
+        units=[UnitNode(unit_id="u1", doc_id="doc", unit_index=1, unit_kind="chapter", unit_title="CHAPTER I",
+                        part_title="BOOK ONE")],
+        chunks=[ChunkNode(chunk_id="c0", doc_id="doc", chunk_index=0, unit_id="u1", start=0, end=len(text),
+                          text=text)],
+        mentions=mentions,
+    )
+    platform = _platform(EmbeddedGraphStore.from_graph(data))
+    answer = _ask(platform, "Who is Nicholas?").content
+    assert answer.startswith("Nicholas (PERSON) is mentioned 4 times"), answer
+    assert "The name is also part of these names in the book: Nicholas Bolkonski, Nicholas Rostov." in answer
+    assert "also part of" not in _ask(platform, "Who is Pierre Bezukhov?").content
+    hungarian = _ask(platform, "Ki az a Nicholas?", lang="hu").content
+    assert "A név a könyv ezen neveiben is szerepel: Nicholas Bolkonski, Nicholas Rostov." in hungarian
