@@ -86,9 +86,11 @@ PHRASES: dict[str, dict[str, str]] = {
 
 
 def phrase(lang: str, key: str, **values: Any) -> str:
-    """The phrase ``key`` in ``lang`` (English when the language has no phrases), filled with ``values``."""
+    """The phrase ``key`` in ``lang`` (English when the language has no phrases), filled with ``values``; a sentence
+    that starts with a name's lowercase particle starts with a capital ("De Langeron (PERSON) is mentioned …")."""
     table = PHRASES.get(lang, PHRASES["en"])
-    return table[key].format(**values)
+    text = table[key].format(**values)
+    return text[:1].upper() + text[1:] if text[:1].islower() else text
 
 
 class ResolvedEntity(BaseModel):

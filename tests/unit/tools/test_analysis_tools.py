@@ -436,3 +436,12 @@ def test_issue_14_a_lone_name_is_answered_with_the_longer_names_that_hold_it() -
     assert "also part of" not in _ask(platform, "Who is Pierre Bezukhov?").content
     hungarian = _ask(platform, "Ki az a Nicholas?", lang="hu").content
     assert "A név a könyv ezen neveiben is szerepel: Nicholas Bolkonski, Nicholas Rostov." in hungarian
+
+
+def test_a_sentence_starting_with_a_lowercase_particle_starts_with_a_capital() -> None:
+    from tools.analysis.common import phrase
+
+    line = phrase("en", "profile", name="de Langeron", label="PERSON", mentions=13, units=5, first="CHAPTER XI")
+    assert line.startswith("De Langeron (PERSON) is mentioned 13 times")
+    assert phrase("en", "closest", name="Pierre", other="de Langeron", count=2, weight=0.5).startswith(
+        "Pierre's closest companion is de Langeron")  # inside a sentence the particle stays as the book writes it
