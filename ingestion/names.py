@@ -39,16 +39,19 @@ __all__ = [
     "POSSESSIVE",
     "POSSESSIVE_AFTER",
     "PRONOUN_WORDS",
+    "RANKS_BEFORE_SURNAME",
     "SPOKEN_AFTER",
     "SPOKEN_BEFORE",
     "SURNAME_TITLES",
     "UNMARRIED",
+    "common_given_name_sex",
     "gender_of_titles",
     "genders_compatible",
     "given_name_variant",
     "invoked",
     "nickname_partners",
     "pronoun_gender",
+    "rank_conflict",
     "said_somewhere",
     "specificity",
     "spelling_variants",
@@ -238,7 +241,8 @@ def common_given_name_sex(name: str) -> str:
     """``m`` or ``f`` for a casefolded given name that 95 % of its many bearers counted in the nomquamgender dataset
     share ("edward", "charlotte"; ingestion/data/README.md), else ``""`` ("jean", "sasha", a name it lacks). The
     resolver asks it only where the book says nothing of the name's sex: the book's titles and pronouns come first
-    (Petya, a Russian boy's name, is a woman's in the dataset's counts — and a boy's by War and Peace's pronouns)."""
+    (a name the table calls a woman's is a man's where the pronouns after it say so). Petya, a Russian boy's name, is
+    91 % women's in the dataset's counts: under the share, so not in the table."""
     return _common_given_name_sexes().get(name, "")
 
 
