@@ -35,6 +35,7 @@ __all__ = [
     "OATH_BEFORE",
     "MALE",
     "MARRIED",
+    "NOBLE_RANKS_OF_MEN",
     "PRONOUN_CLAUSE",
     "POSSESSIVE",
     "POSSESSIVE_AFTER",
@@ -50,6 +51,7 @@ __all__ = [
     "given_name_variant",
     "invoked",
     "nickname_partners",
+    "noble_ranks",
     "pronoun_gender",
     "rank_conflict",
     "said_somewhere",
@@ -96,6 +98,23 @@ RANKS_BEFORE_SURNAME = frozenset(
 )
 # A sovereign is not called by a lesser title: "Emperor Alexander" and "Prince Alexander" are two people.
 SOVEREIGN_TITLES = frozenset("emperor empress tsar tsarina tsaritsa king queen sultan kaiser".split())
+
+
+# A man's rank of nobility is his for life (by inheritance; a rise in rank is rare in a novel's time), so two ranks
+# before one given name, each said again and again, are two men: "Prince Nicholas" (the old prince Bolkonski) and
+# "Count Nicholas" (Rostov). Variants of one rank count as one ("comte" is "count"). A woman's rank changes when she
+# marries ("Princess Mary" is "Countess Mary" later), so hers are not here; nor "Lord", said of several ranks.
+NOBLE_RANKS_OF_MEN: dict[str, str] = {
+    "prince": "prince", "count": "count", "comte": "count", "duke": "duke", "archduke": "archduke",
+    "baron": "baron", "marquis": "marquis", "marquess": "marquis", "earl": "earl", "viscount": "viscount",
+    "vicomte": "viscount", "herceg": "prince", "gróf": "count",
+}  # fmt: skip
+
+
+def noble_ranks(titles: Iterable[str]) -> set[str]:
+    """The men's ranks of nobility among casefolded titles (dots removed), each by one name: {"count"} for
+    "comte"."""
+    return {NOBLE_RANKS_OF_MEN[title] for title in (t.replace(".", "") for t in titles) if title in NOBLE_RANKS_OF_MEN}
 
 
 # An English "Miss" is a woman of no title, unmarried: a "Lady" (or another titled woman) of the same name is her

@@ -32,6 +32,7 @@ from ingestion.names import (
     given_name_variant,
     invoked,
     nickname_partners,
+    noble_ranks,
     pronoun_gender,
     rank_conflict,
     said_somewhere,
@@ -491,7 +492,10 @@ def _group(forms: list[_Form], table: AliasTable, language: str) -> list[_Group]
                 family = label_family(entry.label) if entry.label else ""
                 groups[key] = _Group(family, tuple(match_key(token) for token in names), entry=entry)
         else:
-            key = ("form", form.family, form.gender, *form.name_tokens)
+            # a man's two ranks of nobility may be two men ("Prince Nicholas", "Count Nicholas"): two groups, which
+            # ``_attach_partial_names`` joins unless each rank is said again and again (``ranks_apart``)
+            ranks = " ".join(sorted(noble_ranks(form.titles))) if form.gender == MALE else ""
+            key = ("form", form.family, form.gender, ranks, *form.name_tokens)
             if key not in groups:
                 groups[key] = _Group(form.family, form.name_tokens, title_only=form.title_only, gender=form.gender)
         groups[key].forms.append(form)
@@ -649,7 +653,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         part, full, group = groups[index].name_tokens, groups[other].name_tokens, groups[index]
         if other == index or not genders_compatible(group.gender, groups[other].gender):
             return ""
-        if rank_conflict(usual_titles(index), usual_titles(other)):
+        if ranks_apart(index, other):
             return ""  # "Emperor Alexander" is not "Prince Alexander Golitsyn"
         if part == full:  # "Captain Eldridge" is not "Miss Eldridge": a title must not contradict the home's
             more_specific = specificity(groups[other].gender) > specificity(group.gender)
@@ -713,6 +717,19 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         home = root(index)
         return {title for title, n in title_mass[home].items() if n >= RANK_SHARE * mass[home]}
 
+    def held_ranks(index: int) -> set[str]:
+        """The men's ranks of nobility (``names.noble_ranks``) said ``INTRODUCED`` times or more with a group's name:
+        a rank said once or twice ("Count Kutuzov", once, before he is made a prince) says nothing of another."""
+        return noble_ranks(title for title, n in title_mass[root(index)].items() if n >= INTRODUCED)
+
+    def ranks_apart(a: int, b: int) -> bool:
+        """Whether two groups' titles cannot be one person's: a sovereign's and a lesser rank's, a Miss's and a titled
+        woman's (``names.rank_conflict``), two men's ranks of nobility ("Prince Nicholas", "Count Nicholas")."""
+        if rank_conflict(usual_titles(a), usual_titles(b)):
+            return True
+        ranks_a, ranks_b = held_ranks(a), held_ranks(b)
+        return bool(ranks_a and ranks_b and ranks_a.isdisjoint(ranks_b))
+
     def sexes(index: int) -> set[str]:
         """What is known of a group's sex: its titles'; for a full name its given name's in the book (titles and
         pronouns, ``given_genders``) and its surname's form where the book has both ("Rostova" beside "Rostov");
@@ -775,7 +792,7 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
         if len(given_names) != 1 or len(patronymics) > 1 or len(surnames) > 1 or not patronymics:
             return False
         return all(
-            _compatible_sets(sexes(a), sexes(b)) and not rank_conflict(usual_titles(a), usual_titles(b))
+            _compatible_sets(sexes(a), sexes(b)) and not ranks_apart(a, b)
             for a in homes
             for b in homes
             if a < b
@@ -793,8 +810,8 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
             continue
         if not all(genders_compatible(groups[a].gender, groups[b].gender) for a in specific for b in specific):
             continue  # namesakes ("Monsieur X", "Mademoiselle X"): settled one by one below
-        if any(rank_conflict(usual_titles(a), usual_titles(b)) for a in specific for b in specific):
-            continue  # "Emperor Alexander" and "Prince Alexander": settled one by one below too
+        if any(ranks_apart(a, b) for a in specific for b in specific):
+            continue  # "Emperor Alexander" and "Prince Alexander", "Prince Nicholas" and "Count Nicholas": below too
         home = max(specific, key=lambda i: (specificity(groups[i].gender), groups[i].count, -i))
         for i in members:
             if (

@@ -445,7 +445,7 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 12  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    version = 13  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
     # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
     # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
@@ -468,7 +468,8 @@ class EntitiesStage(Stage):
     # ("Colonel Fitzwilliam"), a Miss is not the Lady of her name ("Miss de Bourgh"), a bare surname is of the sex its
     # pronouns say ("Bingley … he" is not "Miss Bingley", "Peggotty … she" not "Mr. Peggotty"), a given name the book
     # says nothing of has its common sex (ingestion/data/given_name_sexes.tsv: "Mr. Casaubon" is Edward Casaubon)
-    # (issue 14)
+    # (issue 14); 13: two men's ranks of nobility before one given name, each said again and again, are two men
+    # ("Prince Nicholas", "Count Nicholas") (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -1,7 +1,8 @@
 """Issue 14, item 3 (namesakes told apart by the forms of address English novels use), through the pipeline with the
 default NER, on crafted chapters: a wife named by her husband's name ("Mrs. Joe", as Great Expectations names Joe
 Gargery's wife) is not him; the title before a surname alone ("Mr. Knightley") names the head of the family when the
-book keeps giving a brother the same title with his given name ("Mr. John Knightley", as in Emma)."""
+book keeps giving a brother the same title with his given name ("Mr. John Knightley", as in Emma); two men's ranks of
+nobility before one given name are two men (an old prince and a young count, both Nicholas, as in War and Peace)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,17 @@ BROTHERS = (
     "it by the candle. George Knightley, he said, was the best of brothers.\n"
 )
 
+RANKS = (
+    "Prince Nicholas Volkonski lived at his estate all the year round, and he rose at six every morning. Prince "
+    "Nicholas was a stern old man; he taught his daughter geometry himself. Count Nicholas Orlov, a young hussar, "
+    "rode over from the next estate, and he asked for the daughter's hand.\n\n"
+    "Prince Nicholas received the young man coldly, and he did not offer him tea. Count Nicholas bowed, and he rode "
+    "home. Prince Nicholas walked in the garden all evening, and he spoke to no one.\n\n"
+    "Count Nicholas wrote a letter to the old man, and he sent it with his groom. Prince Nicholas burned the letter; "
+    "he said that a hussar was no husband. Count Nicholas rode away to the army, and he did not come back that "
+    "year. Nicholas Orlov was brave, and Prince Nicholas Volkonski was proud.\n"
+)
+
 
 def _holders(ingest: Any, tmp_path: Path, text: str) -> dict[str, str]:
     """Ingest ``text`` as a one-file corpus; each alias of the entities table → its entity's id."""
@@ -59,3 +71,12 @@ def test_issue_14_a_titled_surname_is_not_the_brother_titled_with_his_given_name
     holder = _holders(ingest, tmp_path, BROTHERS)
     assert {"Mr. Knightley", "Mr. John Knightley"} <= holder.keys(), sorted(holder)  # the NER found both
     assert holder["Mr. Knightley"] != holder["Mr. John Knightley"]
+
+
+def test_issue_14_two_ranks_of_nobility_before_one_given_name_stay_two_men_through_the_pipeline(
+    ingest: Any, tmp_path: Path
+) -> None:
+    holder = _holders(ingest, tmp_path, RANKS)
+    assert {"Prince Nicholas", "Count Nicholas"} <= holder.keys(), sorted(holder)  # the NER found both names
+    assert holder["Prince Nicholas"] != holder["Count Nicholas"]
+    assert holder["Prince Nicholas"] == holder["Prince Nicholas Volkonski"]

@@ -683,3 +683,20 @@ def test_issue_14_a_title_said_in_lowercase_still_tells_the_sex() -> None:
     index = _resolve(("General Shaw", 5), ("her aunt Shaw", 2), ("Aunt Shaw", 4), ("poor Jemima", 1), ("Jemima", 6))
     assert index["her aunt Shaw"].entity_id == index["Aunt Shaw"].entity_id != index["General Shaw"].entity_id
     assert index["poor Jemima"].entity_id == index["Jemima"].entity_id  # a plain description still goes
+
+
+def test_issue_14_two_ranks_of_nobility_before_one_given_name_are_two_men() -> None:
+    # A man keeps his rank for life: the old "Prince Nicholas" and the young "Count Nicholas" of one book are two
+    # men, each the full name his rank fits; the bare "Nicholas", said of both, stays apart.
+    index = _ids(_forms(("Nicholas", 500, 200, 10), ("Prince Nicholas", 10, 6, 0),
+                        ("Prince Nicholas Andreevich Volkonski", 12, 5, 0), ("Count Nicholas", 4, 2, 0),
+                        ("Nicholas Rostov", 20, 10, 0)))
+    assert index["Prince Nicholas"] == index["Prince Nicholas Andreevich Volkonski"]
+    assert index["Count Nicholas"] == index["Nicholas Rostov"]
+    assert len({index["Prince Nicholas"], index["Count Nicholas"], index["Nicholas"]}) == 3
+    # a rank said once or twice is no such evidence ("Count Kutuzov", once, before he was made a prince); "comte" is
+    # a count; a woman's rank changes when she marries ("Princess Mary", "Countess Mary": tested above)
+    index = _ids(_forms(("Kutuzov", 500, 200, 5), ("Prince Kutuzov", 40, 10, 0), ("Count Kutuzov", 1, 0, 0)))
+    assert index["Kutuzov"] == index["Prince Kutuzov"] == index["Count Kutuzov"]
+    index = _ids(_forms(("Count Pierre", 10, 4, 0), ("Comte Pierre", 4, 1, 0), ("Pierre", 300, 100, 5)))
+    assert index["Count Pierre"] == index["Comte Pierre"] == index["Pierre"]
