@@ -56,6 +56,7 @@ from ingestion.names import (  # noqa: E402
     PRONOUN_CLAUSE,
     PRONOUN_PATTERNS,
     PRONOUN_WINDOW,
+    a_vessel,
     invoked,
     said_somewhere,
 )
@@ -322,11 +323,13 @@ def litbank_clustering(books: list[dict[str, Any]]) -> dict[str, Any]:
 
 def litbank_places() -> dict[str, Any]:
     """Which of LitBank's gold names the entities stage's place rule (``names.said_somewhere``) would call places,
-    and which person names its deity rule (``names.invoked``) would call deities:
-    each book's capitalised PER and GPE/LOC/FAC spans of the entities layer (``brat``), counted where they stand in
-    the book's own text by the stage's tally (``form_tallies``). A person's name called a place is the error to
-    avoid; a place called one is the rule's reach in a 2,000-word opening."""
+    which person names its deity rule (``names.invoked``) would call deities, and which names its ship rule
+    (``names.a_vessel``) would call ships:
+    each book's capitalised PER, GPE/LOC/FAC and VEH spans of the entities layer (``brat``), counted where they stand
+    in the book's own text by the stage's tally (``form_tallies``). A person's name called a place or a ship is the
+    error to avoid; a place or a ship called one is the rule's reach in a 2,000-word opening."""
     fired: dict[str, list[str]] = {"PER": [], "place": []}
+    ships: dict[str, list[str]] = {"PER": [], "place": [], "VEH": []}
     invoked_names: list[str] = []
     names: Counter[str] = Counter()
     for ann in sorted(LITBANK_ENTITIES.glob("*.ann")):
@@ -336,7 +339,7 @@ def litbank_places() -> dict[str, Any]:
             if len(cells) < 3 or " " not in cells[1]:
                 continue
             label, start, end = cells[1].split()[:3]
-            family = "PER" if label == "PER" else "place" if label in ("GPE", "LOC", "FAC") else ""
+            family = {"PER": "PER", "GPE": "place", "LOC": "place", "FAC": "place", "VEH": "VEH"}.get(label, "")
             if not family or not cells[2][:1].isupper() or cells[2].split()[0].lower() in ("the", "a", "an"):
                 continue  # names only: "the streets" is a place but no name
             for key, value in zip(rows, ("d", "c", int(start), int(end), cells[2], family, ""), strict=True):
@@ -350,11 +353,16 @@ def litbank_places() -> dict[str, Any]:
             if said_somewhere(form.located, form.spoken, form.count):
                 fired[form.label].append(f"{ann.stem.removesuffix('_brat')}: {form.text} ({form.located} of "
                                          f"{form.count})")
+            if a_vessel(form.vessel, form.count):
+                ships[form.label].append(f"{ann.stem.removesuffix('_brat')}: {form.text} ({form.vessel} of "
+                                         f"{form.count})")
             if form.label == "PER" and invoked(form.sworn, form.count):
                 invoked_names.append(f"{ann.stem.removesuffix('_brat')}: {form.text} ({form.sworn} of {form.count})")
     return {"person_names": names["PER"], "person_names_called_places": fired["PER"],
             "place_names": names["place"], "place_names_called_places": fired["place"],
-            "person_names_invoked_in_oaths": invoked_names}
+            "person_names_invoked_in_oaths": invoked_names, "ship_names": names["VEH"],
+            "ship_names_called_ships": ships["VEH"], "person_names_called_ships": ships["PER"],
+            "place_names_called_ships": ships["place"]}
 
 
 # -- 3a. LitBank relations: named-mention windows vs coreference co-presence -------------------------------------

@@ -40,11 +40,12 @@ from ingestion.names import (
     PRONOUN_WINDOW,
     SPOKEN_AFTER,
     SPOKEN_BEFORE,
+    VESSEL_BEFORE,
 )
 from ingestion.resolution import SurfaceForm
 
 # Bumped when what a document's evidence holds changes in a way the patterns in ``code_key`` do not show.
-EVIDENCE_VERSION = 2  # 2: where each mention stands (located, spoken, sworn)
+EVIDENCE_VERSION = 3  # 2: where each mention stands (located, spoken, sworn); 3: after a vessel's kind (vessel)
 
 
 def code_key() -> str:
@@ -53,22 +54,23 @@ def code_key() -> str:
                         *CONTEXT_PATTERNS, CONTEXT_WINDOW])
 
 
-CONTEXT_PATTERNS = (LOCATIVE_BEFORE, POSSESSIVE, POSSESSIVE_AFTER, SPOKEN_BEFORE, SPOKEN_AFTER, OATH_BEFORE, OATH_AFTER)
+CONTEXT_PATTERNS = (LOCATIVE_BEFORE, POSSESSIVE, POSSESSIVE_AFTER, SPOKEN_BEFORE, SPOKEN_AFTER, OATH_BEFORE, OATH_AFTER,
+                    VESSEL_BEFORE)
 
 
 @dataclass
 class FormTally:
     """Per (keyed text, label): [mentions, first offset, "he" pronouns, "she" pronouns, mentions per unit, mentions
-    said where a place is, mentions beside a speech verb, mentions in an oath]."""
+    said where a place is, mentions beside a speech verb, mentions in an oath, mentions after a vessel's kind]."""
 
     rows: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
 
     def add(self, other: FormTally) -> None:
         """Add another document set's tally (units are a document's own, so their counts simply add)."""
-        for key, (n, first, he, she, units, located, spoken, sworn) in other.rows.items():
+        for key, (n, first, he, she, units, located, spoken, sworn, vessel) in other.rows.items():
             mine = self.rows.get(key)
             if mine is None:
-                self.rows[key] = [n, first, he, she, Counter(units), located, spoken, sworn]
+                self.rows[key] = [n, first, he, she, Counter(units), located, spoken, sworn, vessel]
                 continue
             mine[0] += n
             mine[1] = min(mine[1], first)
@@ -78,13 +80,15 @@ class FormTally:
             mine[5] += located
             mine[6] += spoken
             mine[7] += sworn
+            mine[8] += vessel
 
     def surface_forms(self) -> list[SurfaceForm]:
         """The forms, as ``surface_forms_local`` makes them."""
         return [
             SurfaceForm(text=text, label=label, count=n, first_pos=first, he=he, she=she,
-                        units=tuple(sorted(units.items())), located=located, spoken=spoken, sworn=sworn)
-            for (text, label), (n, first, he, she, units, located, spoken, sworn) in self.rows.items()
+                        units=tuple(sorted(units.items())), located=located, spoken=spoken, sworn=sworn,
+                        vessel=vessel)
+            for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel) in self.rows.items()
         ]
 
 
@@ -103,7 +107,7 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
     patterns = {sex: regex.compile(pattern) for sex, pattern in PRONOUN_PATTERNS.items()}
     # the patterns before a mention end at it ("$"): searched from the end (``regex.REVERSE``), a miss is found at once
     # instead of after trying every start in the window; those after it start there ("^"): ``match``
-    locative, possessive, possessive_after, spoken_before, spoken_after, oath_before, oath_after = (
+    locative, possessive, possessive_after, spoken_before, spoken_after, oath_before, oath_after, vessel_before = (
         regex.compile(p, regex.REVERSE if p.endswith("$") else 0) for p in CONTEXT_PATTERNS
     )
     out: dict[str, FormTally] = {}
@@ -118,7 +122,7 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
         at = start - chunk_start
         before = chunk_text[max(0, at - CONTEXT_WINDOW):max(0, at)]
         tally = out.setdefault(doc_id if by_document else "", FormTally()).rows
-        entry = tally.setdefault((text, label), [0, start, 0, 0, Counter(), 0, 0, 0])
+        entry = tally.setdefault((text, label), [0, start, 0, 0, Counter(), 0, 0, 0, 0])
         entry[0] += 1
         entry[1] = min(entry[1], start)
         entry[2] += sum(1 for _ in patterns["he"].finditer(after))
@@ -130,6 +134,7 @@ def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> 
             entry[5] += not owner
         entry[6] += bool(spoken_before.search(before) or spoken_after.match(following))
         entry[7] += bool(oath_before.search(before) or oath_after.match(following))
+        entry[8] += bool(vessel_before.search(before))
     return out
 
 
@@ -178,8 +183,8 @@ class CorpusEvidence:
         """A JSON value (the stage's state): sorted, so equal evidence is equal text."""
         return {
             "doc_ids": sorted(self.doc_ids),
-            "forms": [[text, label, n, first, he, she, sorted(units.items()), located, spoken, sworn]
-                      for (text, label), (n, first, he, she, units, located, spoken, sworn)
+            "forms": [[text, label, n, first, he, she, sorted(units.items()), located, spoken, sworn, vessel]
+                      for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel)
                       in sorted(self.forms.rows.items())],
             "lower": sorted(self.casing.seen.get("lower", ())),
             "capital": sorted(self.casing.seen.get("capital", ())),
@@ -196,8 +201,8 @@ class CorpusEvidence:
         try:
             forms = FormTally({
                 (text, label): [int(n), int(first), int(he), int(she), Counter({u: int(k) for u, k in units}),
-                                int(located), int(spoken), int(sworn)]
-                for text, label, n, first, he, she, units, located, spoken, sworn in value["forms"]
+                                int(located), int(spoken), int(sworn), int(vessel)]
+                for text, label, n, first, he, she, units, located, spoken, sworn, vessel in value["forms"]
             })
             casing = CasingFacts(
                 seen={"lower": set(value["lower"]), "capital": set(value["capital"])},

@@ -45,6 +45,9 @@ __all__ = [
     "SPOKEN_BEFORE",
     "SURNAME_TITLES",
     "UNMARRIED",
+    "VESSEL_BEFORE",
+    "VESSEL_LABEL",
+    "a_vessel",
     "common_given_name_sex",
     "gender_of_titles",
     "genders_compatible",
@@ -213,6 +216,27 @@ OATH_AFTER = (
 # must not make her a deity, and a deity sworn by less often is no one's answer (``invoked``).
 INVOKED_SHARE = 4
 INVOKED_MIN = 5
+
+
+# A name said after a vessel's kind ("the schooner Marianne", "the whaler Pequod", "aboard the brig Pilgrim") names a
+# ship, not the person or the place a NER takes it for (``a_vessel``; LitBank's VEH). English: the kinds of vessel
+# novels name ships by, after an article or a possessive (a Java and Python regex, like those above).
+VESSEL_BEFORE = (
+    r"(?i)\b(?:the|a|an|his|her|their|our|my|that|this)\s+(?:schooner|ship|brig|brigantine|barque|sloop|cutter|"
+    r"frigate|corvette|steamer|steamship|steam-ship|yacht|whaler|whale-ship|whaleship|galleon|lugger|ketch|clipper|"
+    r"vessel|boat|man-of-war|privateer|smack|trawler|liner|gunboat|barge|yawl|barkentine|barquentine|cruiser)\s+$"
+)
+# ... twice at least, and in a tenth of its mentions: a character a ship is named after keeps her name
+# ("the Rachel" beside a Rachel said a hundred times). A ship is then one, whatever its labels.
+VESSEL_MIN = 2
+VESSEL_SHARE = 10
+VESSEL_LABEL = "VEH"
+
+
+def a_vessel(vessel: int, mentions: int) -> bool:
+    """Whether a name's mentions say it is a ship's: ``vessel`` of them stand after a vessel's kind
+    (``VESSEL_BEFORE``)."""
+    return vessel >= VESSEL_MIN and VESSEL_SHARE * vessel >= mentions
 
 
 def invoked(sworn: int, mentions: int) -> bool:

@@ -26,6 +26,8 @@ from ingestion.names import (
     PRONOUN_WORDS,
     RANKS_BEFORE_SURNAME,
     SURNAME_TITLES,
+    VESSEL_LABEL,
+    a_vessel,
     common_given_name_sex,
     gender_of_titles,
     genders_compatible,
@@ -140,6 +142,7 @@ class SurfaceForm:
     located: int = 0
     spoken: int = 0
     sworn: int = 0  # ... and in an oath ("thank God"): ``names.invoked``
+    vessel: int = 0  # ... and after a vessel's kind ("the schooner Marianne"): ``names.a_vessel``
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +241,7 @@ def resolve_entities(
         by_text[form.text][form.label] += form.count
         pronouns[form.text].update(he=form.he, she=form.she)
         units[form.text].update(dict(form.units))
-        context[form.text].update(located=form.located, spoken=form.spoken, sworn=form.sworn)
+        context[form.text].update(located=form.located, spoken=form.spoken, sworn=form.sworn, vessel=form.vessel)
     parsed = [_parse(text, labels, language, sentence_openers) for text, labels in sorted(by_text.items())]
     for item in parsed:
         item.pronouns = pronouns[item.text]
@@ -412,7 +415,7 @@ def _vote_families(forms: list[_Form], language: str) -> None:
     and so is a lone word that opens or closes a recurring full person name ("Natasha" in "Natasha Rostova").
     Against it, in English, a name the book mostly says where a place is, not as a speaker ("in Tilsit", "went to
     Olmutz"; ``names.said_somewhere``) is a place's, whatever most of its labels say: the NER takes foreign place
-    names for people.
+    names for people; and a name said after a vessel's kind ("the schooner Marianne"; ``names.a_vessel``) is a ship's.
     """
     votes: dict[str, Counter[str]] = defaultdict(Counter)
     context: dict[str, Counter[str]] = defaultdict(Counter)
@@ -447,6 +450,16 @@ def _vote_families(forms: list[_Form], language: str) -> None:
     for form in forms:
         if len(form.tokens) == 1 and form.tokens[0] in name_words:
             form.family = "PERSON"
+    # A name said after a vessel's kind ("the schooner Marianne") is a ship's, whatever its labels and the people
+    # of its name ("Marianne Dashwood"); a form with a person's title ("Miss Marianne") stays someone's.
+    for form in forms:
+        key = match_key(" ".join(form.tokens))
+        if (
+            language == "en"
+            and a_vessel(context[key]["vessel"], sum(votes[key].values()))
+            and not has_person_title(form.tokens, language)
+        ):
+            form.family = VESSEL_LABEL
 
 
 def _places(forms: list[_Form]) -> set[str]:

@@ -161,23 +161,26 @@ def surface_forms_by(
     following = F.expr(f"substring(chunk_text, end - chunk_start + 1, {CONTEXT_WINDOW})")
     written = F.expr("substring(chunk_text, greatest(0, start - chunk_start) + 1, greatest(0, end - greatest(start, "
                      "chunk_start)))")
-    locative, possessive, possessive_after, spoken_before, spoken_after, oath_before, oath_after = CONTEXT_PATTERNS
+    locative, possessive, possessive_after, spoken_before, spoken_after, oath_before, oath_after, vessel_before = (
+        CONTEXT_PATTERNS
+    )
     said_where = before.rlike(locative) & ~written.rlike(possessive) & ~following.rlike(possessive_after)
     said_by = before.rlike(spoken_before) | following.rlike(spoken_after)
     sworn_by = before.rlike(oath_before) | following.rlike(oath_after)
+    after_a_vessel = before.rlike(vessel_before)
     # per form and unit first, then per form: the units (chapters) a form is said in come with its counts
     per_unit = located.groupBy(*keys, "unit_id").agg(
         F.count("*").alias("n"), F.min("start").alias("first"),
         # F.lit: no SQL string escapes to undo in the pattern
         *[F.sum(F.regexp_count(after, F.lit(pattern))).alias(sex) for sex, pattern in PRONOUN_PATTERNS.items()],
         F.sum(said_where.cast("int")).alias("located"), F.sum(said_by.cast("int")).alias("spoken"),
-        F.sum(sworn_by.cast("int")).alias("sworn"),
+        F.sum(sworn_by.cast("int")).alias("sworn"), F.sum(after_a_vessel.cast("int")).alias("vessel"),
     )
     rows = per_unit.groupBy(*keys).agg(
         F.sum("n").alias("n"), F.min("first").alias("first"),
         *[F.sum(sex).alias(sex) for sex in PRONOUN_PATTERNS],
         F.sum("located").alias("located"), F.sum("spoken").alias("spoken"), F.sum("sworn").alias("sworn"),
-        F.collect_list(F.struct("unit_id", "n")).alias("units"),
+        F.sum("vessel").alias("vessel"), F.collect_list(F.struct("unit_id", "n")).alias("units"),
     ).collect()
     for r in rows:
         out.setdefault(r.doc_id if by_document else "", []).append(
@@ -186,6 +189,7 @@ def surface_forms_by(
                 he=int(r["he"] or 0), she=int(r["she"] or 0),
                 units=tuple(sorted((u.unit_id, int(u.n)) for u in r.units)),
                 located=int(r["located"] or 0), spoken=int(r["spoken"] or 0), sworn=int(r["sworn"] or 0),
+                vessel=int(r["vessel"] or 0),
             )
         )
     return out
@@ -445,7 +449,7 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 13  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
+    version = 14  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
     # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
     # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
     # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
@@ -469,7 +473,8 @@ class EntitiesStage(Stage):
     # pronouns say ("Bingley … he" is not "Miss Bingley", "Peggotty … she" not "Mr. Peggotty"), a given name the book
     # says nothing of has its common sex (ingestion/data/given_name_sexes.tsv: "Mr. Casaubon" is Edward Casaubon)
     # (issue 14); 13: two men's ranks of nobility before one given name, each said again and again, are two men
-    # ("Prince Nicholas", "Count Nicholas") (issue 14)
+    # ("Prince Nicholas", "Count Nicholas") (issue 14); 14: a name said after a vessel's kind ("the schooner
+    # Marianne") is a ship's, labelled VEH (issue 14)
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -33,3 +33,6 @@ def test_readme_demo_ingests_the_sample_and_answers_a_question(tmp_path: Path) -
     assert f"closest companion is {companion}" in answer
     assert f"{int(top['count'])} times" in answer
     assert "Sources:" in answer
+    # issue 14: the schooner of the sample ("the schooner Marianne", "put the Marianne on them") is a ship, which the
+    # NER had called a place or a person
+    assert entities.loc[entities.canonical_name == "Marianne", "label"].tolist() == ["VEH"]

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from ingestion.evidence import form_tallies
-from ingestion.names import said_somewhere
+from ingestion.names import a_vessel, said_somewhere
 from ingestion.resolution import SurfaceForm, resolve_entities
 from ingestion.stages.entities import keyed_rows, surface_forms_by, surface_forms_local
 
@@ -111,10 +111,50 @@ def test_issue_14_mentions_in_oaths_are_counted_by_hand() -> None:
     assert sworn["Natasha"] == (5, 3)
 
 
+SHIPS = (
+    "The schooner Marianne came in on the tenth, and Captain Vance put the Marianne on the rocks. Ellen rowed past "
+    "the Marianne. They sailed aboard the whaler Pequod; the Pequod was a ship of the old school. Ahab stood on the "
+    "Pequod's deck, and his ship Pequod turned. Marianne Dashwood said nothing; the girl Marianne smiled."
+)
+
+
+def test_issue_14_mentions_after_a_vessels_kind_are_counted_by_hand() -> None:
+    mentions, chunks = _tables(SHIPS, ("Marianne", "Pequod", "Ahab"))
+    forms = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
+    vessel = {form.text: (form.count, form.vessel) for form in forms}
+    # "The schooner Marianne"; "the Marianne" twice is an article only, and "Marianne Dashwood" (the mention starts
+    # there too) and "the girl Marianne" are none
+    assert vessel["Marianne"] == (5, 1)
+    # "the whaler Pequod", "his ship Pequod"; "the Pequod was" and "the Pequod's deck" are not
+    assert vessel["Pequod"] == (4, 2)
+    assert vessel["Ahab"] == (1, 0)
+
+
+def test_issue_14_a_name_said_after_a_vessels_kind_is_a_ship() -> None:
+    assert a_vessel(2, 20) and not a_vessel(1, 3) and not a_vessel(3, 31)
+    forms = [
+        SurfaceForm("Marianne", "GPE", 3, vessel=2), SurfaceForm("Marianne", "PERSON", 2, vessel=1),
+        SurfaceForm("Pequod", "PERSON", 40, vessel=6), SurfaceForm("Margaret Hale", "PERSON", 20),
+        # a heroine a ship is named after keeps her name: two "the ship Rachel" among 100 "Rachel"
+        SurfaceForm("Rachel", "PERSON", 100, vessel=2), SurfaceForm("Rachel Smith", "PERSON", 5),
+        SurfaceForm("Miss Marianne", "PERSON", 4, vessel=0),  # titled: someone
+    ]
+    entities, mapping = resolve_entities(forms, language="en")
+    label = {alias: entity.label for entity in entities for alias in entity.aliases}
+    assert label["Marianne"] == label["Pequod"] == "VEH"
+    assert mapping[("Marianne", "GPE")] == mapping[("Marianne", "PERSON")]
+    assert label["Rachel"] == label["Margaret Hale"] == label["Miss Marianne"] == "PERSON"
+    assert mapping[("Rachel", "PERSON")] == mapping[("Rachel Smith", "PERSON")]
+    # Hungarian puts the kind after the name ("a Marianne szkúner"): the English count is not read there
+    hungarian, _ = resolve_entities([SurfaceForm("Marianne", "PERSON", 5, vessel=3)], language="hu")
+    assert [entity.label for entity in hungarian] == ["PERSON"]
+
+
 @pytest.mark.parametrize(("text", "names", "offset"), [
     (TEXT, NAMES, 0),  # a chunk at the text's start: the window before the first mention is short
     (TEXT, NAMES, 1000),
     (OATHS, ("God", "Lord", "Natasha"), 0),
+    (SHIPS, ("Marianne", "Pequod", "Ahab"), 0),
 ])
 def test_issue_14_sparks_count_of_where_mentions_stand_is_the_drivers(
     spark: Any, text: str, names: tuple[str, ...], offset: int
