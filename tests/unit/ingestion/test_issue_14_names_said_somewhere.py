@@ -99,10 +99,15 @@ OATHS = (
 )
 
 
-def test_issue_14_mentions_in_oaths_are_counted_by_hand() -> None:
-    mentions, chunks = _tables(OATHS, ("God", "Lord", "Natasha"))
+def _tally(text: str, names: tuple[str, ...], field: str) -> dict[str, tuple[int, int]]:
+    """Each name's mentions in ``text`` and how many of them the tally counts under ``field``."""
+    mentions, chunks = _tables(text, names)
     forms = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
-    sworn = {form.text: (form.count, form.sworn) for form in forms}
+    return {form.text: (form.count, getattr(form, field)) for form in forms}
+
+
+def test_issue_14_mentions_in_oaths_are_counted_by_hand() -> None:
+    sworn = _tally(OATHS, ("God", "Lord", "Natasha"), "sworn")
     # "Thank God", "My God", "God knows", "For God's sake", "God bless": five of six; "prayed to God" is none
     assert sworn["God"] == (6, 5)
     assert sworn["Lord"] == (1, 1)  # "Good Lord"
@@ -119,9 +124,7 @@ SHIPS = (
 
 
 def test_issue_14_mentions_after_a_vessels_kind_are_counted_by_hand() -> None:
-    mentions, chunks = _tables(SHIPS, ("Marianne", "Pequod", "Ahab"))
-    forms = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
-    vessel = {form.text: (form.count, form.vessel) for form in forms}
+    vessel = _tally(SHIPS, ("Marianne", "Pequod", "Ahab"), "vessel")
     # "The schooner Marianne"; "the Marianne" twice is an article only, and "Marianne Dashwood" (the mention starts
     # there too) and "the girl Marianne" are none
     assert vessel["Marianne"] == (5, 1)
