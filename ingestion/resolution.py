@@ -255,6 +255,8 @@ def resolve_entities(
     if language == "hu":
         _stem_hungarian(parsed, table)
     _vote_families(parsed, language)
+    if language == "en":
+        _ships(parsed, article_usage or {})
     kept = [form for form in parsed if form.count >= min_count]
     for item in kept:
         titles, names = split_titles(item.tokens, language) if item.family == "PERSON" else ([], item.tokens)
@@ -415,7 +417,7 @@ def _vote_families(forms: list[_Form], language: str) -> None:
     and so is a lone word that opens or closes a recurring full person name ("Natasha" in "Natasha Rostova").
     Against it, in English, a name the book mostly says where a place is, not as a speaker ("in Tilsit", "went to
     Olmutz"; ``names.said_somewhere``) is a place's, whatever most of its labels say: the NER takes foreign place
-    names for people; and a name said after a vessel's kind ("the schooner Marianne"; ``names.a_vessel``) is a ship's.
+    names for people.
     """
     votes: dict[str, Counter[str]] = defaultdict(Counter)
     context: dict[str, Counter[str]] = defaultdict(Counter)
@@ -450,14 +452,26 @@ def _vote_families(forms: list[_Form], language: str) -> None:
     for form in forms:
         if len(form.tokens) == 1 and form.tokens[0] in name_words:
             form.family = "PERSON"
-    # A name said after a vessel's kind ("the schooner Marianne") is a ship's, whatever its labels and the people
-    # of its name ("Marianne Dashwood"); a form with a person's title ("Miss Marianne") stays someone's.
+
+
+def _ships(forms: list[_Form], usage: Mapping[str, tuple[int, int]]) -> None:
+    """A name said after a vessel's kind ("the schooner Marianne"; ``names.a_vessel``) is a ship's, whatever its
+    labels and the people of its name ("Marianne Dashwood"). Not a form with a person's title ("Miss Marianne"), nor
+    a one-word name the corpus never writes after an article (``usage``, where it was asked): a ship is "the
+    Marianne", while "the boat Jim built" puts a vessel's kind before a person. English."""
+    context: dict[str, Counter[str]] = defaultdict(Counter)
+    mentions: Counter[str] = Counter()
     for form in forms:
         key = match_key(" ".join(form.tokens))
+        context[key].update(form.context)
+        mentions[key] += form.count
+    for form in forms:
+        key = match_key(" ".join(form.tokens))
+        seen, articled = usage.get(form.display, (0, 1))
         if (
-            language == "en"
-            and a_vessel(context[key]["vessel"], sum(votes[key].values()))
-            and not has_person_title(form.tokens, language)
+            a_vessel(context[key]["vessel"], mentions[key])
+            and not has_person_title(form.tokens, "en")
+            and (articled or not seen)
         ):
             form.family = VESSEL_LABEL
 
