@@ -115,9 +115,8 @@ NOBLE_RANKS_OF_MEN: dict[str, str] = {
 
 
 def noble_ranks(titles: Iterable[str]) -> set[str]:
-    """The men's ranks of nobility among casefolded titles (dots removed), each by one name: {"count"} for
-    "comte"."""
-    return {NOBLE_RANKS_OF_MEN[title] for title in (t.replace(".", "") for t in titles) if title in NOBLE_RANKS_OF_MEN}
+    """The men's ranks of nobility among casefolded titles without dots, each by one name: {"count"} for "comte"."""
+    return {NOBLE_RANKS_OF_MEN[title] for title in titles if title in NOBLE_RANKS_OF_MEN}
 
 
 # An English "Miss" is a woman of no title, unmarried: a "Lady" (or another titled woman) of the same name is her

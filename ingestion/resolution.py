@@ -184,7 +184,7 @@ class _Form:
     gender: str = ""  # what the titles imply (``ingestion.names``); English only
     pronouns: Counter[str] = field(default_factory=Counter)  # "he"/"she" just after its mentions
     units: Counter[str] = field(default_factory=Counter)  # mentions per unit (chapter)
-    context: Counter[str] = field(default_factory=Counter)  # "located" and "spoken" mentions (``SurfaceForm``)
+    context: Counter[str] = field(default_factory=Counter)  # "located", "spoken", "sworn", "vessel" (``SurfaceForm``)
 
     @property
     def count(self) -> int:
@@ -254,9 +254,7 @@ def resolve_entities(
               if form.display and (language != "en" or not (form.text.islower() or _addressed(form.tokens)))]
     if language == "hu":
         _stem_hungarian(parsed, table)
-    _vote_families(parsed, language)
-    if language == "en":
-        _ships(parsed, article_usage or {})
+    _vote_families(parsed, language, article_usage or {})
     kept = [form for form in parsed if form.count >= min_count]
     for item in kept:
         titles, names = split_titles(item.tokens, language) if item.family == "PERSON" else ([], item.tokens)
@@ -409,7 +407,7 @@ def _stem_hungarian(forms: list[_Form], table: AliasTable) -> None:
             form.tokens = [*head, stem]
 
 
-def _vote_families(forms: list[_Form], language: str) -> None:
+def _vote_families(forms: list[_Form], language: str, usage: Mapping[str, tuple[int, int]]) -> None:
     """Give every form the majority label family of all forms sharing its key (NER labels are noisy).
 
     Two pieces of evidence outweigh the vote, because the small models tag main characters as places or
@@ -417,7 +415,11 @@ def _vote_families(forms: list[_Form], language: str) -> None:
     and so is a lone word that opens or closes a recurring full person name ("Natasha" in "Natasha Rostova").
     Against it, in English, a name the book mostly says where a place is, not as a speaker ("in Tilsit", "went to
     Olmutz"; ``names.said_somewhere``) is a place's, whatever most of its labels say: the NER takes foreign place
-    names for people.
+    names for people. Last, in English, a name said after a vessel's kind ("the schooner Marianne";
+    ``names.a_vessel``) is a ship's, whatever its labels and the people of its name ("Marianne Dashwood") — not a
+    form with a person's title ("Miss Marianne"), nor a one-word name the corpus never writes after an article
+    (``usage``, where it was asked: ``article_usage``): a ship is "the Marianne", while "the boat Jim built" puts a
+    vessel's kind before a person.
     """
     votes: dict[str, Counter[str]] = defaultdict(Counter)
     context: dict[str, Counter[str]] = defaultdict(Counter)
@@ -452,25 +454,12 @@ def _vote_families(forms: list[_Form], language: str) -> None:
     for form in forms:
         if len(form.tokens) == 1 and form.tokens[0] in name_words:
             form.family = "PERSON"
-
-
-def _ships(forms: list[_Form], usage: Mapping[str, tuple[int, int]]) -> None:
-    """A name said after a vessel's kind ("the schooner Marianne"; ``names.a_vessel``) is a ship's, whatever its
-    labels and the people of its name ("Marianne Dashwood"). Not a form with a person's title ("Miss Marianne"), nor
-    a one-word name the corpus never writes after an article (``usage``, where it was asked): a ship is "the
-    Marianne", while "the boat Jim built" puts a vessel's kind before a person. English."""
-    context: dict[str, Counter[str]] = defaultdict(Counter)
-    mentions: Counter[str] = Counter()
-    for form in forms:
         key = match_key(" ".join(form.tokens))
-        context[key].update(form.context)
-        mentions[key] += form.count
-    for form in forms:
-        key = match_key(" ".join(form.tokens))
-        seen, articled = usage.get(form.display, (0, 1))
+        seen, articled = usage.get(form.display, (0, 1))  # a word not asked about is not held against
         if (
-            a_vessel(context[key]["vessel"], mentions[key])
-            and not has_person_title(form.tokens, "en")
+            language == "en"
+            and a_vessel(context[key]["vessel"], sum(votes[key].values()))
+            and not has_person_title(form.tokens, language)
             and (articled or not seen)
         ):
             form.family = VESSEL_LABEL
