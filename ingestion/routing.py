@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ingestion.language_models import DEFAULT_PIPELINES, default_pipeline
 from ingestion.markers import fingerprint
 from ingestion.nlp import NlpSpec, model_version
+from ingestion.normalize import SUPPORTED_LANGUAGES
 
 if TYPE_CHECKING:
     from ingestion.context import RunContext
@@ -101,13 +102,19 @@ def warn_rules_only(routing: NlpRouting, languages: Counter[str]) -> list[str]:
 
 
 def corpus_language(lake: Lakehouse, fallback: str) -> str:
-    """The language of most of the corpus's words (documents table), or ``fallback`` without documents."""
+    """The language most of the corpus's words are in (documents table), among those name resolution has rules for
+    (``ingestion.normalize.SUPPORTED_LANGUAGES``); ``fallback`` without documents in any of them.
+
+    A corpus mostly in German is still run as ``fallback`` (its German documents get rules only, by their own
+    language's blank pipeline): the language-wide stages know no German.
+    """
     if not lake.exists("documents"):
         return fallback
     table = lake.columns("documents", ["language", "n_words"]).to_pydict()
     words: Counter[str] = Counter()
     for language, n in zip(table["language"], table["n_words"], strict=True):
-        words[language or fallback] += int(n or 0)
+        if (language or fallback) in SUPPORTED_LANGUAGES:
+            words[language or fallback] += int(n or 0)
     return words.most_common(1)[0][0] if words else fallback
 
 

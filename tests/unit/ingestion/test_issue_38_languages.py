@@ -67,7 +67,7 @@ def test_issue_38_german_and_russian_get_rules_only_english_and_hungarian_their_
     for path in (GERMAN, RUSSIAN, SAMPLES / "en" / "harbour_notes.txt", SAMPLES / "hu" / "a_var_ostroma.txt"):
         shutil.copy(path, corpus / path.name)
     with caplog.at_level(logging.WARNING):
-        ingest([corpus])
+        assert ingest([corpus]).status == "succeeded"
     lake = tmp_path / "lake"
     documents = read(lake, "documents")
     language = {Path(d.source).stem: d.language for d in documents.itertuples()}
@@ -79,3 +79,21 @@ def test_issue_38_german_and_russian_get_rules_only_english_and_hungarian_their_
     assert not {"Krieg", "Tisch", "Heinrich Vogel"} & set(mentions.text)
     [warning] = _rules_only_warnings(caplog)
     assert "2 document(s)" in warning and "'de' (1)" in warning and "'ru' (1)" in warning
+
+
+@pytest.mark.spark
+def test_issue_38_a_corpus_only_in_languages_without_a_model_is_run_in_the_tools_language(
+    ingest: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Mostly German: name resolution has no German rules, so the run keeps English (it failed on 'de')."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for path in (GERMAN, RUSSIAN):
+        shutil.copy(path, corpus / path.name)
+    with caplog.at_level(logging.INFO, logger="ingestion"):
+        result = ingest([corpus])
+    assert result.status == "succeeded", result.reason
+    assert sorted(read(tmp_path / "lake", "documents").language) == ["de", "ru"]
+    assert not any(r.getMessage().startswith("corpus language:") for r in caplog.records)
+    [warning] = _rules_only_warnings(caplog)
+    assert "'de' (1)" in warning and "'ru' (1)" in warning
