@@ -6,8 +6,9 @@ Accuracy and time per text on English (LitBank's 100 originals, Gutenberg header
 spread over the ELTE novel corpus, and Egri csillagok) and German, Russian, French (tests/data/languages, written for
 csillag), at three lengths: 250-word windows (over MIN_WORDS_FOR_LANGUAGE, as a document is judged), 50-word windows
 and single sentences of 5–30 words (what py3langid alone makes of texts csillag does not judge). Windows and
-sentences are drawn with a fixed seed. ``--lingua`` also scores lingua-language-detector when it is importable (it is
-not a dependency: 96 MB). Never a test: it measures and prints; the figures are in docs/quality.md.
+sentences are drawn with a fixed seed. ``--lingua`` also scores lingua-language-detector, which must be importable
+(it is no dependency: 96 MB; e.g. ``pip install --target DIR`` and DIR on PYTHONPATH). Never a test: it measures and
+prints; the figures are in docs/quality.md.
 """
 
 from __future__ import annotations
