@@ -1,0 +1,123 @@
+"""Issue 38 item 4: the chat side never answers from a lakehouse that was deleted and rebuilt from another corpus.
+
+A lakehouse rebuilt in the same place restarts its Delta tables at version 0, so a graph cache keyed by the table
+versions (and kept outside the lakehouse: ``CSILLAG_GRAPH_CACHE_DIR``, or the user's cache for a bucket) matched the
+deleted book's cache. Each test builds a lakehouse from book A through the real pipeline (two tiny texts: every
+stage runs in the driver, no JVM), asks about it, deletes the lakehouse, rebuilds it from book B with other names and
+asks again through a new process: the answers must come from B, and A's names must appear nowhere.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jobs.cli import main as cli_main
+from tools.ask import main as ask_main
+
+ROOT = Path(__file__).resolve().parents[3]
+
+BOOK_A = """Chapter 1
+
+Captain Zebulon Quarrington sailed from Marrowport with his first mate, Ottoline Fairweather. Zebulon Quarrington
+trusted Ottoline Fairweather above all others, and Ottoline Fairweather kept the log of the Marrowport voyage.
+
+Chapter 2
+
+In Marrowport, Zebulon Quarrington met Ottoline Fairweather again at the harbour. "The sea is grey tonight," said
+Ottoline Fairweather to Zebulon Quarrington.
+"""
+BOOK_B = """Chapter 1
+
+Doctor Philippa Whitlock rode from Glenbarrow with her brother, Aldous Whitlock. Philippa Whitlock trusted Aldous
+Whitlock above all others, and Aldous Whitlock kept the ledger of the Glenbarrow estate.
+
+Chapter 2
+
+In Glenbarrow, Philippa Whitlock met Aldous Whitlock again at the mill. "The river is high tonight," said Aldous
+Whitlock to Philippa Whitlock.
+"""
+ASK_A = "Who is Zebulon Quarrington's closest companion?"
+ASK_B = "Who is Philippa Whitlock's closest companion?"
+ANSWER_A = "Zebulon Quarrington's closest companion is Ottoline Fairweather"
+ANSWER_B = "Philippa Whitlock's closest companion is Aldous Whitlock"
+NAMES_A = ("Zebulon", "Quarrington", "Ottoline", "Fairweather", "Marrowport")
+
+
+def _corpus(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "book.txt").write_text(text, encoding="utf-8")
+    return folder
+
+
+def _ingest(corpus: Path, lake: str) -> None:
+    assert cli_main(["pipeline", str(corpus), "--lakehouse", lake, "--quiet"]) == 0
+
+
+def _ask_here(question: str, lake: str) -> str:
+    out = io.StringIO()
+    assert ask_main([question, "--lakehouse", lake, "--quiet"], out=out) == 0
+    return out.getvalue()
+
+
+def _answers_from_b(lake: str, env: dict[str, str]) -> None:
+    """``python -m tools.ask --interactive`` in a new process (nothing of this process's state), asked about B's
+    people, then about A's."""
+    done = subprocess.run([sys.executable, "-m", "tools.ask", "--interactive", "--lakehouse", lake, "--quiet"],
+                          cwd=ROOT, env=env, input=f"{ASK_B}\n{ASK_A}\n", capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith(f"? {ANSWER_B}"), done.stdout
+    assert not [name for name in NAMES_A if name in done.stdout + done.stderr], done.stdout + done.stderr
+
+
+def _env(**extra: str) -> dict[str, str]:
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("CSILLAG_")}
+    return kept | {"PYTHONPATH": str(ROOT), "CSILLAG_NO_BOOTSTRAP": "1"} | extra
+
+
+def test_issue_38_ask_after_the_lakehouse_is_rebuilt_from_another_corpus_answers_from_the_new_book(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "graph-cache"  # outside the lakehouse: deleting the lakehouse leaves A's graph cache
+    monkeypatch.setenv("CSILLAG_GRAPH_CACHE_DIR", str(cache))
+    lake = str(tmp_path / "lh")
+    _ingest(_corpus(tmp_path / "a", BOOK_A), lake)
+    assert _ask_here(ASK_A, lake).startswith(ANSWER_A)
+    assert len(list(cache.glob("graph-*.npz"))) == 1
+    shutil.rmtree(lake)
+    _ingest(_corpus(tmp_path / "b", BOOK_B), lake)
+    _answers_from_b(lake, _env(CSILLAG_GRAPH_CACHE_DIR=str(cache)))
+    assert len(list(cache.glob("graph-*.npz"))) == 1  # B's; A's was removed when B's was written
+
+
+@pytest.mark.s3
+def test_issue_38_ask_after_a_bucket_prefix_is_rebuilt_from_another_corpus_answers_from_the_new_book(
+    s3_bucket: tuple[str, object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graph.storage import LakehouseStorage
+
+    bucket, s3 = s3_bucket
+    user_cache = tmp_path / "user-cache"  # the graph cache and the index copies of a bucket lakehouse live here
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache))
+    monkeypatch.setenv("CSILLAG_LAKEHOUSE_S3", s3.model_dump_json())  # type: ignore[attr-defined]
+    lake = f"s3a://{bucket}/library/lh"
+    _ingest(_corpus(tmp_path / "a", BOOK_A), lake)
+    assert _ask_here(ASK_A, lake).startswith(ANSWER_A)
+    storage = LakehouseStorage.for_root(lake, s3)  # type: ignore[arg-type]
+    client = storage._client()
+    keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket)
+            for item in page.get("Contents", [])]
+    for key in keys:  # the prefix deleted, as a user would: every object under it
+        client.delete_object(Bucket=bucket, Key=key)
+    _ingest(_corpus(tmp_path / "b", BOOK_B), lake)
+    env = _env(XDG_CACHE_HOME=str(user_cache), CSILLAG_LAKEHOUSE_S3=os.environ["CSILLAG_LAKEHOUSE_S3"],
+               AWS_ACCESS_KEY_ID=os.environ["AWS_ACCESS_KEY_ID"],
+               AWS_SECRET_ACCESS_KEY=os.environ["AWS_SECRET_ACCESS_KEY"])
+    _answers_from_b(lake, env)
