@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -47,6 +48,8 @@ ASK_A = "Who is Zebulon Quarrington's closest companion?"
 ASK_B = "Who is Philippa Whitlock's closest companion?"
 ANSWER_A = "Zebulon Quarrington's closest companion is Ottoline Fairweather"
 ANSWER_B = "Philippa Whitlock's closest companion is Aldous Whitlock"
+ASK_B_PASSAGE = "What was high at the mill?"  # no name: answered from the BM25 index of the chunks
+PASSAGE_B = '> "The river is high tonight," said Aldous Whitlock to Philippa Whitlock.'
 NAMES_A = ("Zebulon", "Quarrington", "Ottoline", "Fairweather", "Marrowport")
 
 
@@ -68,12 +71,14 @@ def _ask_here(question: str, lake: str) -> str:
 
 def _answers_from_b(lake: str, env: dict[str, str]) -> None:
     """``python -m tools.ask --interactive`` in a new process (nothing of this process's state), asked about B's
-    people, then about A's."""
+    people and passages, then about A's people."""
     done = subprocess.run([sys.executable, "-m", "tools.ask", "--interactive", "--lakehouse", lake, "--quiet"],
-                          cwd=ROOT, env=env, input=f"{ASK_B}\n{ASK_A}\n", capture_output=True, text=True,
-                          timeout=120, check=False)
+                          cwd=ROOT, env=env, input=f"{ASK_B}\n{ASK_B_PASSAGE}\n{ASK_A}\n", capture_output=True,
+                          text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.startswith(f"? {ANSWER_B}"), done.stdout
+    answers = re.split(r"^\? ", done.stdout, flags=re.MULTILINE)[1:]  # each answer follows the "? " prompt
+    assert answers[0].startswith(ANSWER_B), done.stdout
+    assert PASSAGE_B in answers[1], done.stdout
     assert not [name for name in NAMES_A if name in done.stdout + done.stderr], done.stdout + done.stderr
 
 
@@ -117,6 +122,8 @@ def test_issue_38_ask_after_a_bucket_prefix_is_rebuilt_from_another_corpus_answe
     for key in keys:  # the prefix deleted, as a user would: every object under it
         client.delete_object(Bucket=bucket, Key=key)
     _ingest(_corpus(tmp_path / "b", BOOK_B), lake)
+    # B's chunks table is at A's version again, with as many chunks: the local copy of A's index has B's file name
+    assert [p.name for p in user_cache.rglob("bm25-*.npz")] == [k.rsplit("/", 1)[1] for k in keys if "/bm25-" in k]
     env = _env(XDG_CACHE_HOME=str(user_cache), CSILLAG_LAKEHOUSE_S3=os.environ["CSILLAG_LAKEHOUSE_S3"],
                AWS_ACCESS_KEY_ID=os.environ["AWS_ACCESS_KEY_ID"],
                AWS_SECRET_ACCESS_KEY=os.environ["AWS_SECRET_ACCESS_KEY"])
