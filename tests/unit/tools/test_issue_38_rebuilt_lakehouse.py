@@ -19,48 +19,22 @@ from pathlib import Path
 
 import pytest
 
-from jobs.cli import main as cli_main
+from tests.unit.tools.two_books import (
+    ANSWER_A,
+    ANSWER_B,
+    ASK_A,
+    ASK_B,
+    ASK_B_PASSAGE,
+    BOOK_A,
+    BOOK_B,
+    NAMES_A,
+    PASSAGE_B,
+    corpus,
+    ingest,
+)
 from tools.ask import main as ask_main
 
 ROOT = Path(__file__).resolve().parents[3]
-
-BOOK_A = """Chapter 1
-
-Captain Zebulon Quarrington sailed from Marrowport with his first mate, Ottoline Fairweather. Zebulon Quarrington
-trusted Ottoline Fairweather above all others, and Ottoline Fairweather kept the log of the Marrowport voyage.
-
-Chapter 2
-
-In Marrowport, Zebulon Quarrington met Ottoline Fairweather again at the harbour. "The sea is grey tonight," said
-Ottoline Fairweather to Zebulon Quarrington.
-"""
-BOOK_B = """Chapter 1
-
-Doctor Philippa Whitlock rode from Glenbarrow with her brother, Aldous Whitlock. Philippa Whitlock trusted Aldous
-Whitlock above all others, and Aldous Whitlock kept the ledger of the Glenbarrow estate.
-
-Chapter 2
-
-In Glenbarrow, Philippa Whitlock met Aldous Whitlock again at the mill. "The river is high tonight," said Aldous
-Whitlock to Philippa Whitlock.
-"""
-ASK_A = "Who is Zebulon Quarrington's closest companion?"
-ASK_B = "Who is Philippa Whitlock's closest companion?"
-ANSWER_A = "Zebulon Quarrington's closest companion is Ottoline Fairweather"
-ANSWER_B = "Philippa Whitlock's closest companion is Aldous Whitlock"
-ASK_B_PASSAGE = "What was high at the mill?"  # no name: answered from the BM25 index of the chunks
-PASSAGE_B = '> "The river is high tonight," said Aldous Whitlock to Philippa Whitlock.'
-NAMES_A = ("Zebulon", "Quarrington", "Ottoline", "Fairweather", "Marrowport")
-
-
-def _corpus(folder: Path, text: str) -> Path:
-    folder.mkdir(parents=True)
-    (folder / "book.txt").write_text(text, encoding="utf-8")
-    return folder
-
-
-def _ingest(corpus: Path, lake: str) -> None:
-    assert cli_main(["pipeline", str(corpus), "--lakehouse", lake, "--quiet"]) == 0
 
 
 def _ask_here(question: str, lake: str) -> str:
@@ -93,11 +67,11 @@ def test_issue_38_ask_after_the_lakehouse_is_rebuilt_from_another_corpus_answers
     cache = tmp_path / "graph-cache"  # outside the lakehouse: deleting the lakehouse leaves A's graph cache
     monkeypatch.setenv("CSILLAG_GRAPH_CACHE_DIR", str(cache))
     lake = str(tmp_path / "lh")
-    _ingest(_corpus(tmp_path / "a", BOOK_A), lake)
+    ingest(corpus(tmp_path / "a", BOOK_A), lake)
     assert _ask_here(ASK_A, lake).startswith(ANSWER_A)
     assert len(list(cache.glob("graph-*.npz"))) == 1
     shutil.rmtree(lake)
-    _ingest(_corpus(tmp_path / "b", BOOK_B), lake)
+    ingest(corpus(tmp_path / "b", BOOK_B), lake)
     _answers_from_b(lake, _env(CSILLAG_GRAPH_CACHE_DIR=str(cache)))
     assert len(list(cache.glob("graph-*.npz"))) == 1  # B's; A's was removed when B's was written
 
@@ -113,7 +87,7 @@ def test_issue_38_ask_after_a_bucket_prefix_is_rebuilt_from_another_corpus_answe
     monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache))
     monkeypatch.setenv("CSILLAG_LAKEHOUSE_S3", s3.model_dump_json())  # type: ignore[attr-defined]
     lake = f"s3a://{bucket}/library/lh"
-    _ingest(_corpus(tmp_path / "a", BOOK_A), lake)
+    ingest(corpus(tmp_path / "a", BOOK_A), lake)
     assert _ask_here(ASK_A, lake).startswith(ANSWER_A)
     storage = LakehouseStorage.for_root(lake, s3)  # type: ignore[arg-type]
     client = storage._client()
@@ -121,7 +95,7 @@ def test_issue_38_ask_after_a_bucket_prefix_is_rebuilt_from_another_corpus_answe
             for item in page.get("Contents", [])]
     for key in keys:  # the prefix deleted, as a user would: every object under it
         client.delete_object(Bucket=bucket, Key=key)
-    _ingest(_corpus(tmp_path / "b", BOOK_B), lake)
+    ingest(corpus(tmp_path / "b", BOOK_B), lake)
     # B's chunks table is at A's version again, with as many chunks: the local copy of A's index has B's file name
     assert [p.name for p in user_cache.rglob("bm25-*.npz")] == [k.rsplit("/", 1)[1] for k in keys if "/bm25-" in k]
     env = _env(XDG_CACHE_HOME=str(user_cache), CSILLAG_LAKEHOUSE_S3=os.environ["CSILLAG_LAKEHOUSE_S3"],
