@@ -9,7 +9,9 @@ Events, each ``event: <name>`` with a JSON ``data`` line:
 * ``final`` — the chat-completion response (``OpenAIResponse.to_dict()``), always the last event on success;
 * ``error`` — a problem document (``status``, ``detail``) when nothing could answer; the last event then.
 
-Sessions belong to the ``user_id`` that opened them: an unknown, used or foreign session id ends in ``error``.
+Sessions belong to the ``user_id`` that opened them: an unknown, used or foreign session id ends in ``error``. The
+API has one key, so its caller is one tenant whose ``user_id`` is trusted; the secret is the session id
+(``tools.clarification``, "Trust model").
 
 ``ChatService`` holds the platform, built with ``ChatPlatform.from_settings`` (the one way in): at start-up, or — when
 the lakehouse was not ready then — at the first turn after it became ready. Until then a turn is a 503 problem naming
@@ -27,7 +29,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -71,16 +73,14 @@ class ChatTurn(BaseModel):
 class ChatService:
     """The API's chat platform, built from the settings once the lakehouse is ready (503 problems until then)."""
 
-    def __init__(self, settings: Any, registry: ToolRegistry | None = None, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, settings: Any, registry: ToolRegistry | None = None) -> None:
         self._settings = settings
         self._registry = registry  # given: the caller's tools, nothing loaded from the lakehouse (tests)
         self._platform: ChatPlatform | None = None
         self._unavailable = "not loaded yet"
         self._lock = asyncio.Lock()
-        self._clock = clock
         self._check_every = settings.api.chat_reload_check_s
-        self._checked_at = clock()
+        self._checked_at = time.monotonic()
 
     @property
     def loaded(self) -> ChatPlatform | None:
@@ -91,7 +91,7 @@ class ChatService:
         """Build the platform now (blocking: it reads the lakehouse), taking over the open clarification sessions of
         the one it replaces; None, with the reason logged, if it cannot be (then none is served)."""
         previous = self._platform
-        self._checked_at = self._clock()
+        self._checked_at = time.monotonic()
         try:
             self._platform = ChatPlatform.from_settings(
                 self._settings, self._registry, sessions=previous.sessions if previous is not None else None
@@ -104,7 +104,7 @@ class ChatService:
         return self._platform
 
     def _due(self) -> bool:
-        return self._clock() - self._checked_at >= self._check_every
+        return time.monotonic() - self._checked_at >= self._check_every
 
     def _refresh(self) -> None:
         """Build the platform if there is none; rebuild it if its book is no longer what the lakehouse publishes
@@ -114,7 +114,7 @@ class ChatService:
             return
         if not self._due():  # another turn checked while this one waited for the lock
             return
-        self._checked_at = self._clock()
+        self._checked_at = time.monotonic()
         book = self._platform.book
         if book is not None and not book.is_current():
             logger.info("%s published another run: reloading the chat platform", lakehouse_name(book.domain.lakehouse))
