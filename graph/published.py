@@ -52,6 +52,18 @@ def published_path(root: Path | LakehouseStorage) -> str:
     return as_storage(root).uri(PUBLISHED_FILE)
 
 
+def published_text(root: Path | LakehouseStorage) -> str | None:
+    """The manifest as stored, unparsed, or None when the lakehouse has none: one small read (a file, or one GET in a
+    bucket), cheap enough for a long-running reader to ask now and then whether another run was published — every
+    publish writes new text (a new run id, finish time and stage markers), and a run that changed nothing writes none.
+
+    Raises:
+        OSError: (a folder) the file exists but cannot be read.
+        graph.errors.StorageError: (a bucket) the manifest cannot be read.
+    """
+    return as_storage(root).read_text(PUBLISHED_FILE)
+
+
 def read_published(root: Path | LakehouseStorage) -> PublishedRun | None:
     """The manifest, or None when the lakehouse has none (it is then read at the latest versions).
 
@@ -62,7 +74,7 @@ def read_published(root: Path | LakehouseStorage) -> PublishedRun | None:
     storage = as_storage(root)
     path = published_path(storage)
     try:
-        text = storage.read_text(PUBLISHED_FILE)
+        text = published_text(storage)
     except OSError as exc:
         raise GraphDataError(f"cannot read the publish manifest {path}: {exc.strerror}", path=str(path)) from exc
     except StorageError as exc:

@@ -291,6 +291,10 @@ class ApiSettings(BaseModel):
         default=20, ge=1, description="Runs waiting to execute at most; POST /runs beyond it is refused (429)."
     )
     max_concurrent_tasks: int = Field(default=4, ge=1, description="Async tasks running at once; others queue.")
+    chat_reload_check_s: float = Field(
+        default=5.0, ge=0, description="/chat checks at most this often (0: every turn) whether the lakehouse "
+        "published another run (one small read of its manifest), and then serves the new book without a restart.",
+    )
 
 
 _file_data: ContextVar[dict[str, Any] | None] = ContextVar("csillag_settings_file", default=None)
