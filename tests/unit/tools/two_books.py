@@ -32,7 +32,7 @@ ASK_B = "Who is Philippa Whitlock's closest companion?"
 ANSWER_A = "Zebulon Quarrington's closest companion is Ottoline Fairweather"
 ANSWER_B = "Philippa Whitlock's closest companion is Aldous Whitlock"
 ASK_B_PASSAGE = "What was high at the mill?"  # no name: answered from the BM25 index of the chunks
-PASSAGE_B = '> "The river is high tonight," said Aldous Whitlock to Philippa Whitlock.'
+PASSAGE_B = '"The river is high tonight," said Aldous Whitlock to Philippa Whitlock.'
 NAMES_A = ("Zebulon", "Quarrington", "Ottoline", "Fairweather", "Marrowport")
 
 
