@@ -20,6 +20,7 @@ import json
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -138,7 +139,8 @@ def arrow_dataset(delta: DeltaTable, storage: LakehouseStorage | None = None) ->
     import pyarrow.dataset as ds
 
     protocol = delta.protocol()
-    files = delta.file_uris()
+    # delta-rs names the files as URIs, percent-encoded: a space in the root is "%20" there, not in the file system
+    files = [unquote(uri) for uri in delta.file_uris()]
     local = all("://" not in uri or uri.startswith("file://") for uri in files)
     in_bucket = storage is not None and storage.bucket is not None and all(
         uri.startswith(f"s3://{storage.bucket}/") or uri.startswith(f"s3a://{storage.bucket}/") for uri in files
