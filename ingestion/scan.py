@@ -123,9 +123,7 @@ def scan_inputs(inputs: list[str], roots: Sequence[Path] | None = None) -> Scan:
             before = len(scan.rejects)
             _walk(path, roots, (path,), files, scan.rejects)
             if not files and len(scan.rejects) == before:
-                raise InputNotFoundError(
-                    f"folder {raw!r} holds no {'/'.join(TEXT_SUFFIXES)} documents", stage="documents", path=raw
-                )
+                raise InputNotFoundError(_empty_folder_message(raw, path), stage="documents", path=raw)
             if files:
                 scan.sources.append(InputSource("files", path, tuple(files)))
         else:
@@ -135,6 +133,17 @@ def scan_inputs(inputs: list[str], roots: Sequence[Path] | None = None) -> Scan:
             else:
                 scan.sources.append(InputSource("files", path, (path,)))
     return scan
+
+
+def _empty_folder_message(raw: str, folder: Path) -> str:
+    """Why a folder is no input: it holds no document; JSONL files in it are named, since a folder's JSONL files are
+    not read (a folder is a collection of documents; a JSONL file is a collection of records, named on its own)."""
+    message = f"folder {raw!r} holds no {'/'.join(TEXT_SUFFIXES)} documents"
+    jsonl = sorted(folder.rglob("*.jsonl"))
+    if jsonl:
+        shown = " ".join(str(path) for path in jsonl[:3]) + (" …" if len(jsonl) > 3 else "")
+        message += f"; its {len(jsonl)} JSONL file(s) are inputs only when named one by one: {shown}"
+    return message
 
 
 def _not_a_readable_file(path: Path) -> tuple[str, str] | None:

@@ -43,12 +43,20 @@ def build_tool(name: str, settings: CsillagSettings) -> IngestionTool:
 
 
 def input_problem(inputs: list[str]) -> str | None:
-    """Why these inputs cannot be ingested (none given, or one does not exist), or None: checked before any table."""
+    """Why these inputs cannot be ingested (none given, one does not exist, or a folder holds no document), or None:
+    checked before any table, by the scan the documents stage makes (``ingestion.scan``)."""
+    from ingestion.errors import InputNotFoundError
+    from ingestion.scan import scan_inputs
+
     if not inputs:
         return "no inputs given; name files, folders, JSONL files or tables to ingest"
     for raw in inputs:
         if not raw.strip() or not Path(raw).expanduser().exists():
             return f"input {raw!r} does not exist; name files, folders, JSONL files or tables to ingest"
+    try:
+        scan_inputs(inputs)
+    except InputNotFoundError as exc:
+        return str(exc)
     return None
 
 
