@@ -24,7 +24,14 @@ import pyarrow as pa
 
 from graph.tables import DOCUMENTS, REJECTS, Column, ddl
 from ingestion.markers import fingerprint
-from ingestion.records import parse_jsonl_line, read_file
+from ingestion.records import (
+    SEGMENT_BYTES,
+    JsonlLine,
+    jsonl_segments,
+    parse_jsonl_line,
+    read_file,
+    read_jsonl_segment,
+)
 from ingestion.scan import InputSource, Scan, ScanReject, listing_fingerprint, resolve_roots, scan_inputs
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import RejectedDocument, check_document, content_id, count_words, decode_document, strip_gutenberg
@@ -150,7 +157,7 @@ def _reject_row(reject: ScanReject) -> tuple[Any, ...]:
     return ("reject", reject.source, None, None, None, None, None, None, {}, reject.reason, reject.detail)
 
 
-def read_raw(spark: SparkSession, scan: Scan) -> DataFrame:
+def read_raw(spark: SparkSession, scan: Scan, max_bytes: int) -> DataFrame:
     """Every input as RAW_SCHEMA rows: file paths and scan rejects from the driver, JSONL lines and table rows."""
     local: list[tuple[Any, ...]] = []
     frames: list[DataFrame] = []
@@ -158,7 +165,7 @@ def read_raw(spark: SparkSession, scan: Scan) -> DataFrame:
         if source.kind == "files":
             local.extend(_file_row(f) for f in source.files)
         elif source.kind == "jsonl":
-            frames.append(_jsonl_rows(spark, source.path))
+            frames.append(_jsonl_rows(spark, source.path, max_bytes))
         else:
             frame = _table_rows(spark, source)
             if isinstance(frame, tuple):
@@ -172,37 +179,38 @@ def read_raw(spark: SparkSession, scan: Scan) -> DataFrame:
     return result
 
 
-def _jsonl_rows(spark: SparkSession, path: Path) -> DataFrame:
-    """One row per non-blank line with its 1-based line number, read in parallel.
+def _jsonl_rows(spark: SparkSession, path: Path, max_bytes: int, segment_bytes: int = SEGMENT_BYTES) -> DataFrame:
+    """One RAW row per non-blank line with its 1-based line number, read in parallel by segments of whole lines
+    (``ingestion.records``): a line over ``max_bytes`` is a ``too_large`` reject named by its line, skipped to its
+    end unread — never held whole by the driver, a worker or the JVM (Spark's own text reader holds a line whole)."""
+    segments = [(str(path), *segment) for segment in jsonl_segments(str(path), segment_bytes)]
+    frame = spark.createDataFrame(segments, "path string, start long, end long, first long")
 
-    A line's number is its index within its file block (``monotonically_increasing_id`` counts up within a task)
-    plus the lines of the blocks before it: one small job counts the lines per block first.
-    """
-    from pyspark.sql import functions as F
+    def read(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        names = [field.split()[0] for field in RAW_SCHEMA.split(", ")]
+        for batch in batches:
+            for segment in batch.itertuples(index=False):
+                rows = [_jsonl_row(segment.path, line, max_bytes)
+                        for line in read_jsonl_segment(segment.path, segment.start, segment.end, segment.first,
+                                                       max_bytes)
+                        if line.text is None or line.text.strip()]  # blank lines are no records
+                for at in range(0, len(rows), _JSONL_BATCH_ROWS):
+                    yield pd.DataFrame(rows[at:at + _JSONL_BATCH_ROWS], columns=names)
 
-    lines = spark.read.text(str(path)).select(
-        "value", F.input_file_block_start().alias("_block"), F.monotonically_increasing_id().alias("_mid")
-    )
-    blocks = lines.groupBy("_block").agg(F.min("_mid").alias("_first"), F.count("*").alias("_n")).collect()
-    offsets, seen = [], 0
-    for block in sorted(blocks, key=lambda b: b["_block"]):
-        offsets.append((block["_block"], seen + 1 - block["_first"]))
-        seen += block["_n"]
-    shift = spark.createDataFrame(offsets, "_block long, _shift long")
-    numbered = lines.join(F.broadcast(shift), "_block").where(F.trim("value") != "")  # blank lines are no records
-    return numbered.select(
-        F.lit("jsonl").alias("kind"),
-        F.lit(str(path)).alias("source"),
-        F.lit(None).cast("string").alias("title"),
-        F.lit(str(path)).alias("path"),
-        (F.col("_mid") + F.col("_shift")).alias("line"),
-        F.col("value"),
-        F.lit(None).cast("string").alias("record_id"),
-        F.lit(None).cast("string").alias("text"),
-        F.create_map().cast("map<string,string>").alias("metadata"),
-        F.lit(None).cast("string").alias("reject_reason"),
-        F.lit(None).cast("string").alias("reject_detail"),
-    )
+    return frame.repartition(max(1, len(segments))).mapInPandas(read, RAW_SCHEMA)
+
+
+# Rows per Arrow batch a JSONL segment's reader hands to Spark: each line is at most max_document_bytes.
+_JSONL_BATCH_ROWS = 64
+
+
+def _jsonl_row(path: str, line: JsonlLine, max_bytes: int) -> tuple[Any, ...]:
+    """A JSONL line's RAW row: the line to parse, or the reject of a line over the limit."""
+    if line.text is not None:
+        return ("jsonl", path, None, path, line.number, line.text, None, None, {}, None, None)
+    detail = (f"line {line.number}: {line.size} bytes, over the limit of {max_bytes} (ingestion.max_document_bytes); "
+              "not read")
+    return ("reject", f"{path}:{line.number}", None, path, line.number, None, None, None, {}, "too_large", detail)
 
 
 def _root_cause(exc: Exception) -> str:
@@ -381,7 +389,9 @@ class DocumentsStage(Stage):
     """Reads and normalises the corpus; writes ``documents`` and ``rejects``."""
 
     name = "documents"
-    version = 2  # v2: workers read the files (plain paths as sources), line-level JSONL rejects
+    # v2: workers read the files (plain paths as sources), line-level JSONL rejects; v3: JSONL read in bounded pieces,
+    # a line over max_document_bytes rejected unread; only "\n" breaks a JSONL line
+    version = 3
     tables = (DOCUMENTS.name, REJECTS.name)
 
     @staticmethod
@@ -455,7 +465,7 @@ class DocumentsStage(Stage):
         local = prepare_in_driver(to_read, stats, transform, ctx.settings.ingestion.driver_max_chars)
         prepared = None
         if local is None:
-            raw = read_raw(ctx.spark, to_read)
+            raw = read_raw(ctx.spark, to_read, max_bytes)
             prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
         try:
             # The outcome of every input, without the texts.
