@@ -379,6 +379,21 @@ def without_files(scan: Scan, skip: set[str]) -> Scan:
     return Scan(sources=sources, rejects=scan.rejects)
 
 
+def _duplicate_texts(
+    read_ok: Iterable[dict[str, Any]], described: dict[str, tuple[Any, ...]], stage: str
+) -> list[dict[str, Any]]:
+    """A ``duplicate_text`` reject for every record with an id (a JSONL line, a table row) whose text is a document
+    kept under another name: the document is one, and the record's id would otherwise be found nowhere. (Files of
+    the same text are one document under its first name, as the module doc says.)"""
+    return [
+        {"source": row["source"], "doc_id": row["doc_id"], "stage": stage, "reason": "duplicate_text",
+         "detail": f"id {row['record_id']!r}: the same text as {described[row['doc_id']][0]}, kept once under that "
+                   "name"}
+        for row in read_ok
+        if row.get("record_id") is not None and described[row["doc_id"]][0] != row["source"]
+    ]
+
+
 def _descriptive(row: Any) -> tuple[Any, ...]:
     """source, title and metadata of a documents row (a Spark Row, or a dict from Arrow), comparable."""
     metadata = row["metadata"] or {}
@@ -469,16 +484,16 @@ class DocumentsStage(Stage):
             prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
         try:
             # The outcome of every input, without the texts.
-            outcome_columns = ["source", "title", "metadata", "doc_id", "n_chars", "reject_reason", "reject_detail"]
+            outcome_columns = ["source", "title", "metadata", "doc_id", "n_chars", "reject_reason", "reject_detail",
+                               "record_id"]
             if prepared is not None:
                 outcomes = [row.asDict() for row in prepared.select(*outcome_columns).collect()]
             else:
                 outcomes = [_without_nan(row) for row in local[outcome_columns].to_dict("records")]
-            reject_rows = sorted(
-                ({"source": r["source"], "doc_id": r["doc_id"] or "", "stage": self.name, "reason": r["reject_reason"],
-                  "detail": r["reject_detail"]} for r in outcomes if r["reject_reason"] is not None),
-                key=lambda row: (row["source"], row["detail"] or ""),
-            )
+            reject_rows = [
+                {"source": r["source"], "doc_id": r["doc_id"] or "", "stage": self.name, "reason": r["reject_reason"],
+                 "detail": r["reject_detail"]} for r in outcomes if r["reject_reason"] is not None
+            ]
             read_ok = {r["source"]: r for r in outcomes if r["reject_reason"] is None}
             # The same content under several names is one document; the first name (sorted) is kept, among the
             # files read now and those known unchanged alike (a plain file's title is its name's stem, as read_raw
@@ -490,6 +505,8 @@ class DocumentsStage(Stage):
                 if doc_id not in described:
                     row = read_ok.get(source)
                     described[doc_id] = _descriptive(row) if row is not None else (source, Path(source).stem, ())
+            reject_rows = sorted([*reject_rows, *_duplicate_texts(read_ok.values(), described, self.name)],
+                                 key=lambda row: (row["source"], row["detail"] or ""))
             current = set(described)
             added, removed = sorted(current - set(existing)), sorted(set(existing) - current)
             updated = sorted(d for d in current & set(existing) if described[d] != existing[d])
