@@ -161,7 +161,7 @@ def run_ingestion(
     if master:
         overrides["spark"] = {"master": master}
     settings = cli_settings(ctx, config, **overrides)
-    problem = input_problem(list(inputs))
+    problem = input_problem(list(inputs), scan=check)
     if problem:
         fail(problem)
     if check:

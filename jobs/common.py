@@ -42,13 +42,26 @@ def build_tool(name: str, settings: CsillagSettings) -> IngestionTool:
     return container.inject(cls())
 
 
-def input_problem(inputs: list[str]) -> str | None:
-    """Why these inputs cannot be ingested (none given, or one does not exist), or None: checked before any table."""
+def input_problem(inputs: list[str], *, scan: bool = False) -> str | None:
+    """Why these inputs cannot be ingested (none given, or one does not exist), or None: checked before any table.
+
+    ``scan``: also scan them as the documents stage will (``ingestion.scan``), so a folder holding no document is
+    refused too — ``--check``'s question, which spark-submit.sh asks before it starts a JVM; a run's own tool reports
+    it otherwise."""
+    from ingestion.errors import InputNotFoundError
+    from ingestion.scan import scan_inputs
+
     if not inputs:
         return "no inputs given; name files, folders, JSONL files or tables to ingest"
     for raw in inputs:
         if not raw.strip() or not Path(raw).expanduser().exists():
             return f"input {raw!r} does not exist; name files, folders, JSONL files or tables to ingest"
+    if not scan:
+        return None
+    try:
+        scan_inputs(inputs)
+    except InputNotFoundError as exc:
+        return str(exc)
     return None
 
 

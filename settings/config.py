@@ -74,11 +74,13 @@ def lakehouse_root(value: str | os.PathLike[str]) -> Path | str:
     and driver-side Delta commits are implemented and tested for local folders, S3-compatible stores and HDFS only.
 
     Raises:
-        ValueError: any other URI or a bad bucket name, naming the value and what is accepted.
+        ValueError: any other URI, a bad bucket name, or a local path the Delta library cannot store tables under
+            (``graph.storage.DELTA_UNSAFE_CHARS``), naming the value and what is accepted.
     """
     text = os.fspath(value)
     match = _URI_SCHEME.match(text)
     if match is None or match.group(1).lower() == "file":
+        LakehouseStorage.for_root(text)  # refuses a path the Delta library cannot store tables under
         return lakehouse_path(text)
     scheme = match.group(1).lower()
     if scheme not in REMOTE_SCHEMES:
