@@ -34,12 +34,12 @@ from tools.streaming import FinalCallback, ResponseEmitter
 logger = logging.getLogger(__name__)
 
 CANDIDATE_CHUNKS = 40
-EVIDENCE_PASSAGES = 6
-PASSAGE_CHARS = 700
+EVIDENCE_PASSAGES = 8  # with PASSAGE_CHARS, about the 6,000 characters a reader (or an LLM's context) takes in
+PASSAGE_CHARS = 650
 ANSWER_SENTENCE_CHARS = 400
-NAME_WEIGHT = 2.0  # a named entity present counts like a rare question word
 TYPE_WEIGHT = 2.5  # the sentence holds what the question asks for (a person, place, time or number)
 NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after
+CHUNK_WEIGHT = 2.0  # the chunk's BM25 score, relative to the best chunk's
 ANSWERED_ELSEWHERE = frozenset({Kind.IDENTITY, Kind.SUMMARY, Kind.CHAPTER})
 
 NOT_FOUND = {
@@ -134,12 +134,16 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivated
         name_terms = [set(analyzer.terms(" ".join(forms[:6]))) for _, forms in names]
         named = set().union(*name_terms) if name_terms else set()
         asked = [t for t in analyzer.terms(" ".join([*question.content_words, *important_words])) if t not in named]
-        query = " ".join([*question.content_words, *important_words, *(f for _, forms in names for f in forms[:4])])
-        hits = retriever.search(query, k=CANDIDATE_CHUNKS)
+        # Each word once: a name repeated in its forms would outweigh the rare words that find the answer.
+        words = dict.fromkeys([*question.content_words, *important_words, *(canonical for canonical, _ in names)])
+        hits = retriever.search(" ".join(words), k=CANDIDATE_CHUNKS)
         if not hits:
             return []
         top = hits[0].score or 1.0
-        weights = {t: retriever.index.idf(t) for t in set(asked)}
+        weights = {t: retriever.index.idf(t) for t in set(asked) | named}
+        asked_set = set(asked)
+        # A named entity counts once, by its commonest name's rarity: the hero, named everywhere, says little.
+        entity_weights = [(group, min(weights[t] for t in group)) for group in name_terms if group]
         lexicon = self._lexicon()
         excluded = {form.casefold() for _, forms in names for form in forms}
         scored: list[Scored] = []
@@ -147,13 +151,13 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivated
             texts = sentences(hit.chunk.text)
             terms = [set(analyzer.terms(text)) for text in texts]
             for i, text in enumerate(texts):
-                own = sum(weights[t] for t in terms[i] & weights.keys())
+                own = sum(weights[t] for t in terms[i] & asked_set)
                 around = sum(weights[t] for j in (i - 1, i + 1) if 0 <= j < len(texts)
-                             for t in terms[j] & weights.keys())
-                present = sum(1 for group in name_terms if group & terms[i])
+                             for t in terms[j] & asked_set)
+                present = sum(weight for group, weight in entity_weights if group & terms[i])
                 span = lexicon.answer_span(text, question.answer_type, excluded) if question.answer_type else ""
-                score = (own + NEIGHBOUR_WEIGHT * around + NAME_WEIGHT * present
-                         + (TYPE_WEIGHT if span else 0.0) + hit.score / top)
+                score = (own + NEIGHBOUR_WEIGHT * around + present
+                         + (TYPE_WEIGHT if span else 0.0) + CHUNK_WEIGHT * hit.score / top)
                 if own or present:
                     scored.append(Scored(score, hit.chunk, i, text, span))
         scored.sort(key=lambda s: (-s.score, s.chunk.chunk_index, s.index))
