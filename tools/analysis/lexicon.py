@@ -46,9 +46,11 @@ _NUMBER = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS.split()) + r")\b", re.I
 
 @dataclass
 class EntityLexicon:
-    """Every name of the book's people and places: a written form → its kind (``person`` or ``place``)."""
+    """Every name of the book's people and places: a written form → its kind (``person`` or ``place``) and the
+    entity's canonical name."""
 
     kinds: dict[str, str] = field(default_factory=dict)
+    canonical: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_graph(cls, graph: Any) -> EntityLexicon:
@@ -62,15 +64,16 @@ class EntityLexicon:
         for node in nodes:
             kind = next((k for k, labels in KINDS.items() if node.label in labels), None)
             if kind is not None:
-                lexicon.add(kind, [node.canonical_name, *node.aliases])
+                lexicon.add(kind, [node.canonical_name, *node.aliases], node.canonical_name)
         return lexicon
 
-    def add(self, kind: str, forms: Iterable[str]) -> None:
-        """Record ``forms`` as names of ``kind`` (the first kind recorded for a form wins: the more mentioned)."""
+    def add(self, kind: str, forms: Iterable[str], canonical: str = "") -> None:
+        """Record ``forms`` as names of ``kind`` (the first entity recorded for a form wins: the more mentioned)."""
         for form in forms:
             key = " ".join(form.split())
-            if key and key[:1].isupper():
-                self.kinds.setdefault(key, kind)
+            if key and key[:1].isupper() and key not in self.kinds:
+                self.kinds[key] = kind
+                self.canonical[key] = canonical or key
 
     def names(self, text: str, kind: str) -> list[str]:
         """The names of ``kind`` in ``text``, in order, each the longest known run of capitalised words."""
@@ -97,7 +100,7 @@ class EntityLexicon:
         names (``excluded``, case-folded); "" when it offers nothing."""
         if answer_type in KINDS:
             names = [n for n in self.names(text, answer_type) if n.casefold() not in excluded]
-            return names[0] if names else ""
+            return self.canonical.get(names[0], names[0]) if names else ""
         pattern = _TIME if answer_type == "time" else _NUMBER if answer_type == "number" else None
         found = pattern.search(text) if pattern is not None else None
         return found.group(0) if found else ""

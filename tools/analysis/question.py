@@ -82,7 +82,8 @@ _EN_RULES: Rules = _compiled((
     (Kind.REASON, r"^\W*(why|for what reason|what (was|is) the reason|what (made|makes|caused|causes|led))\b"),
     (Kind.MANNER, r"^\W*how\b"),
     (Kind.LIST, r"^\W*(list|name (all|the)|which (characters|people|persons|men|women))\b"),
-    (Kind.PERSON, r"^\W*(who|whom|whose)\b|^\W*(which|what) (man|woman|person|character|boy|girl|child|officer|"
+    (Kind.PERSON, r"^\W*what (is|was|are|were) the names? of\b|^\W*what (is|was) [\w\s'’-]{1,40}['’]s (first |real )?"
+                  r"name\b|^\W*(who|whom|whose)\b|^\W*(which|what) (man|woman|person|character|boy|girl|child|officer|"
                   r"soldier|servant)\b"),
     (Kind.YES_NO, r"^\W*(is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|shall|may|might)\b"),
     (Kind.THING, r"^\W*(what|which)\b"),
