@@ -7,14 +7,13 @@ that names the file or the line; nothing here lets an ``OSError`` escape to fail
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ingestion.confine import open_confined
 from ingestion.text import RejectedDocument
 
 logger = logging.getLogger(__name__)
@@ -26,34 +25,20 @@ _RECORD_FIELDS = frozenset({"id", "text"})
 def read_file(path: str, *, roots: Sequence[str] | None, max_bytes: int) -> bytes:
     """The bytes of the document at ``path``, read only if it resolves inside ``roots`` (None = anywhere).
 
-    The scan checked the same before the job started; checking again here, on the resolved path and with
-    ``O_NOFOLLOW``, means a link swapped in meanwhile is not followed out of the roots either.
+    The scan checked the same before the job started; the file is opened here through the folders the check saw
+    (``ingestion.confine.open_confined``), so a folder or link swapped in meanwhile is not followed out of the roots.
 
     Raises:
         RejectedDocument: ``outside_allowed_roots``, ``symlink_loop``, ``unreadable`` (gone, permission denied,
-            I/O error, not a regular file) or ``too_large`` (checked on the size before reading).
+            I/O error, not a regular file, its path changed while opened) or ``too_large`` (checked on the size
+            before reading).
     """
-    try:
-        real = os.path.realpath(path, strict=True)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise RejectedDocument("symlink_loop", f"{path}: a symbolic link loop", path=path) from None
-        raise RejectedDocument("unreadable", f"{path}: {exc.strerror}", path=path) from None
-    if roots is not None and not any(real == root or real.startswith(root.rstrip("/") + "/") for root in roots):
-        raise RejectedDocument(
-            "outside_allowed_roots", f"{path} resolves outside the allowed roots; not read", path=path
-        )
-    try:
-        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise RejectedDocument("unreadable", f"{path}: cannot open: {exc.strerror}", path=path) from None
+    fd = open_confined(path, roots)
     try:
         with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise RejectedDocument("unreadable", f"{path}: not a regular file; not read", path=path)
-            if info.st_size > max_bytes:
-                raise RejectedDocument("too_large", f"{info.st_size} bytes (limit {max_bytes})", path=path)
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise RejectedDocument("too_large", f"{size} bytes (limit {max_bytes})", path=path)
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise RejectedDocument("unreadable", f"{path}: cannot read: {exc.strerror}", path=path) from None

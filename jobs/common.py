@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 from pathlib import Path
 
 from jobs.summary import gold_line
@@ -47,8 +49,24 @@ def input_problem(inputs: list[str]) -> str | None:
     if not inputs:
         return "no inputs given; name files, folders, JSONL files or tables to ingest"
     for raw in inputs:
-        if not raw.strip() or not Path(raw).expanduser().exists():
-            return f"input {raw!r} does not exist; name files, folders, JSONL files or tables to ingest"
+        problem = _missing(raw)
+        if problem:
+            return f"input {raw!r} {problem}"
+    return None
+
+
+def _missing(raw: str) -> str | None:
+    """What is wrong with one named input (it is not there, or leads nowhere), or None when it exists."""
+    if not raw.strip():
+        return "does not exist; name files, folders, JSONL files or tables to ingest"
+    try:
+        os.stat(Path(raw).expanduser())
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"is a symbolic link loop (ELOOP: {os.strerror(errno.ELOOP).lower()}); it leads to no file"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "does not exist; name files, folders, JSONL files or tables to ingest"
+        return f"cannot be reached: {exc.strerror}"
     return None
 
 
