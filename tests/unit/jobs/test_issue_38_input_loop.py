@@ -24,3 +24,17 @@ def test_issue_38_a_symlink_loop_named_as_an_input_is_reported_as_a_loop(
         "it leads to no file"
     )
     assert not (tmp_path / "lake").exists()
+
+
+def test_issue_38_a_symlink_loop_named_as_an_api_input_is_a_422_naming_it(tmp_path: Path) -> None:
+    from api.problems import ProblemError
+    from api.security import confine_path, resolve_roots
+
+    (tmp_path / "books").mkdir()
+    (tmp_path / "books" / "loop").symlink_to(tmp_path / "books" / "loop")
+
+    with pytest.raises(ProblemError) as caught:
+        confine_path("books/loop", resolve_roots([tmp_path]), field="inputs.0")
+
+    assert caught.value.status == 422
+    assert caught.value.detail == "inputs.0: 'books/loop' is a symbolic link loop (ELOOP); it leads to no file"
