@@ -64,6 +64,14 @@ class Lakehouse:
         except StorageError as exc:
             raise LakehouseError(str(exc), path=str(self.root)) from exc
 
+    def check_confined(self) -> None:
+        """Fail before a stage writes when a link under the root leads out of it (``LakehouseStorage.check_confined``):
+        one planted while the run was going, after the lock's check."""
+        try:
+            self.storage.check_confined()
+        except StorageError as exc:
+            raise LakehouseError(str(exc), path=exc.path or str(self.root)) from exc
+
     def path(self, table: str) -> str:
         """The table's location as Spark names it (a folder, or an s3a:// URI)."""
         return self.storage.spark_uri(table)

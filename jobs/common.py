@@ -12,6 +12,7 @@ import logging
 import os
 from pathlib import Path
 
+from graph.errors import StorageError
 from jobs.summary import gold_line
 from settings.config import CsillagSettings
 from tools.cli import EXIT_BUSY, EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
@@ -21,7 +22,7 @@ from tools.ingestion import IngestionResult, IngestionTool
 logger = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_TOOL", "EXIT_BUSY", "EXIT_CODES", "EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE",
-           "build_tool", "input_problem", "render_result"]
+           "build_tool", "input_problem", "lakehouse_problem", "render_result"]
 
 EXIT_CODES = {  # the exit code of each IngestionResult.status (tools.cli: what each code means)
     "succeeded": EXIT_OK, "skipped": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED, "busy": EXIT_BUSY,
@@ -67,6 +68,16 @@ def _missing(raw: str) -> str | None:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):
             return "does not exist; name files, folders, JSONL files or tables to ingest"
         return f"cannot be reached: {exc.strerror}"
+    return None
+
+
+def lakehouse_problem(settings: CsillagSettings) -> str | None:
+    """Why the lakehouse cannot be written safely (a link under its root leads outside it), or None: checked with the
+    inputs, before any table."""
+    try:
+        settings.lakehouse.storage().check_confined()
+    except StorageError as exc:
+        return str(exc)
     return None
 
 
