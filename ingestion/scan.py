@@ -148,8 +148,13 @@ def _not_a_readable_file(path: Path, roots: Sequence[Path] | None) -> tuple[str,
     try:
         os.close(open_confined(str(path), _texts(roots)))
     except RejectedDocument as exc:
-        return exc.reason, exc.detail
+        return exc.reason, _own_detail(path, exc)
     return None
+
+
+def _own_detail(path: Path, exc: RejectedDocument) -> str:
+    """The detail without the leading path: the reject's source names it already."""
+    return exc.detail.removeprefix(f"{path}: ")
 
 
 def _texts(roots: Sequence[Path] | None) -> tuple[str, ...] | None:
@@ -186,7 +191,7 @@ def _walk(
     try:
         entries = _entries(folder, roots)
     except RejectedDocument as exc:
-        rejects.append(ScanReject(str(folder), exc.reason, exc.detail))
+        rejects.append(ScanReject(str(folder), exc.reason, _own_detail(folder, exc)))
         return
     for name, is_link, is_dir in entries:
         path = folder / name
