@@ -13,6 +13,11 @@ shared POSIX file system as above, or in an S3 bucket, which has neither ``link`
 created with a conditional PUT (``If-None-Match: *``: exactly one run's create succeeds), a stale lock is taken over
 by replacing it with ``If-Match`` on the ETag just read (two runs cannot both take over the same stale lock), and it
 is released with a delete conditional on the ETag of our own lock (never a lock another run has taken over since).
+
+No run makes ``_lock.json`` anything but a regular file, so a symbolic link (dangling or not), a folder or a FIFO in
+its place is no lock: it is never read or written through (the link's target stays untouched) and the run fails at
+once naming it, rather than guessing whether a run still writes the lakehouse. Every wait, even for a lock that keeps
+changing under us, ends at ``wait_seconds``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 import logging
 import os
 import socket
+import stat
 import time
 import uuid
 from datetime import UTC, datetime
@@ -38,6 +44,12 @@ logger = logging.getLogger(__name__)
 LOCK_FILE = "_lock.json"
 POLL_SECONDS = 0.5
 PROGRESS_EVERY_S = 10.0
+# Attempts of one acquire that may find the lock gone (released, or a stale one moved aside) and retry at once: past
+# them the run polls like any waiter and stops at its deadline, so nothing can make it spin.
+QUICK_RETRIES = 3
+# Open flags of the lock's read: never through a link (not on Windows, which lacks it: ``_lstat_regular`` checks first),
+# and never blocking on a FIFO.
+_NO_FOLLOW = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 class LockHolder(BaseModel):
@@ -101,7 +113,7 @@ def _read_tagged(storage: LakehouseStorage) -> tuple[LockHolder, str] | None:
     """The holder and the lock file's tag (S3: its ETag, for a conditional take-over or release)."""
     path = storage.uri(LOCK_FILE)
     try:
-        found = storage.read_tagged(LOCK_FILE)
+        found = _read_local(storage.path(LOCK_FILE)) if storage.is_local else storage.read_tagged(LOCK_FILE)
         if found is None:
             return None
         return LockHolder.model_validate(json.loads(found[0])), found[1]
@@ -110,6 +122,51 @@ def _read_tagged(storage: LakehouseStorage) -> tuple[LockHolder, str] | None:
             f"the lock file {path} is unreadable ({type(exc).__name__}); remove it if no run is writing the lakehouse",
             path=str(path),
         ) from exc
+
+
+def _read_local(path: Path) -> tuple[str, str] | None:
+    """The local lock file's text (and an empty tag), or None when there is none; never through a symbolic link.
+
+    Raises:
+        LakehouseError: the name is a symbolic link or not a regular file (naming it and what to do).
+        OSError: it cannot be read.
+    """
+    _lstat_regular(path)
+    try:
+        fd = os.open(path, _NO_FOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        _lstat_regular(path)  # replaced by a link since the check: name that, not the open's ELOOP
+        raise
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # replaced by a folder or a FIFO since the check
+            raise _not_a_lock(path, "is not a regular file")
+        return file.read().decode("utf-8"), ""
+
+
+def _lstat_regular(path: Path) -> None:
+    """Fail naming ``path`` when it exists as anything but a regular file (the link itself, not its target)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        raise _not_a_lock(path, f"is a symbolic link (to {target}; removing the link leaves its target alone)")
+    if not stat.S_ISREG(mode):
+        raise _not_a_lock(path, "is not a regular file")
+
+
+def _not_a_lock(path: Path, what: str) -> LakehouseError:
+    return LakehouseError(
+        f"the lock file {path} {what}: no run makes one, so it is neither followed nor replaced; remove {path} if "
+        "no run is writing the lakehouse",
+        path=str(path),
+    )
 
 
 def is_stale(holder: LockHolder, host: str | None = None) -> bool:
@@ -166,27 +223,26 @@ class LakehouseLock:
         started = time.monotonic()
         deadline = started + self.wait_seconds
         next_log = started
+        quick = QUICK_RETRIES
         while True:
             if self._try_create():
                 self.held = True
                 logger.info("lakehouse %s locked by %s", self.root, self.holder.describe())
                 return
             found = _read_tagged(self.storage)
-            if found is None:
-                continue  # released between our attempt and the read: try again at once
-            holder, tag = found
-            if is_stale(holder, self.holder.host):
-                if self.storage.is_local:
-                    self._take_over(holder)
-                    continue
-                if self._take_over_object(holder, tag):
+            holder = None if found is None else found[0]
+            if found is not None and is_stale(found[0], self.holder.host):
+                if self._take_over_stale(*found):
                     self.held = True
                     return
+                holder = None
+            if holder is None and quick > 0:  # released, or moved aside, since our attempt: try again at once
+                quick -= 1
                 continue
             now = time.monotonic()
             if now >= deadline:
                 raise self._busy(holder, waited=now - started)
-            if now >= next_log:  # at once, then every PROGRESS_EVERY_S: a waiting job must say what it waits for
+            if holder is not None and now >= next_log:  # at once, then every PROGRESS_EVERY_S: say what it waits for
                 next_log = now + PROGRESS_EVERY_S
                 logger.info(
                     "lakehouse %s is being written by %s; waiting up to %.0f s more",
@@ -235,6 +291,14 @@ class LakehouseLock:
         finally:
             temp.unlink(missing_ok=True)
 
+    def _take_over_stale(self, stale: LockHolder, tag: str) -> bool:
+        """Take over the stale lock: True when it is ours (S3, HDFS), False when the next attempt is to make it (a
+        folder's stale lock is moved aside, then created anew) or another run took it over first."""
+        if self.storage.is_local:
+            self._take_over(stale)
+            return False
+        return self._take_over_object(stale, tag)
+
     def _take_over_object(self, stale: LockHolder, tag: str) -> bool:
         """Replace the stale lock object with ours, only if it is still the one read (``If-Match`` on its ETag)."""
         try:
@@ -258,13 +322,14 @@ class LakehouseLock:
         except FileNotFoundError:
             return  # someone else moved it first
         try:
-            moved = LockHolder.model_validate_json(aside.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            text = _read_local(aside)
+            moved = None if text is None else LockHolder.model_validate_json(text[0])
+        except (OSError, ValueError, LakehouseError):
             moved = None
         if moved != stale:
             # Between our read and the rename another run took the stale lock over and made its own: restore it.
             try:
-                os.link(aside, self.path)
+                os.link(aside, self.path, follow_symlinks=False)
             except FileExistsError:
                 pass
             aside.unlink(missing_ok=True)
@@ -274,13 +339,15 @@ class LakehouseLock:
             "lakehouse %s: took over the stale lock of %s: that process is gone", self.root, stale.describe()
         )
 
-    def _busy(self, holder: LockHolder, *, waited: float) -> LakehouseBusyError:
+    def _busy(self, holder: LockHolder | None, *, waited: float) -> LakehouseBusyError:
         after = f" after waiting {waited:.0f} s" if self.wait_seconds else ""
         hint = "wait longer with --wait SECONDS" if self.wait_seconds else "wait with --wait SECONDS"
-        if holder.host != self.holder.host:
+        if holder is not None and holder.host != self.holder.host:
             hint += f"; if host {holder.host} is gone, remove {self.path}"
+        # None: each look found it just released or taken over, by runs quicker than this one
+        writer = holder.describe() if holder is not None else f"other runs (its lock {self.path} kept changing)"
         return LakehouseBusyError(
-            f"lakehouse {self.root} is being written by {holder.describe()}{after}; {hint}",
+            f"lakehouse {self.root} is being written by {writer}{after}; {hint}",
             path=str(self.root),
             holder=holder,
         )

@@ -10,7 +10,9 @@ compare the two engines table for table.
 The processes are spawned, not forked from the driver: a driver that talks to a JVM holds py4j connections in
 other threads, and a forked child frees those threads' connection objects, whose finalizer shuts the shared socket
 down under the parent (measured: a fork during the session's start resets its connection). A spawned process
-starts clean; the price is its own imports and pipeline load (~1.5 s, the processes in parallel).
+starts clean; the price is its own imports and pipeline load (~1.5 s, the processes in parallel). Each ends with the
+driver, however the driver ends (killed with SIGKILL too: ``ingestion.parent_watch``), and so does multiprocessing's
+resource tracker after them.
 
 A part is a few thousand words, so that the processes end a batch together (a Spark task per core would leave one
 core idle behind the longest). A process that dies (killed, out of memory) breaks the pool: the batch fails with one
@@ -21,7 +23,6 @@ every committed batch.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import re
 from collections.abc import Iterator
@@ -33,6 +34,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ingestion.errors import IngestionError
+from ingestion.parent_watch import DyingWithParentContext
 
 if TYPE_CHECKING:
     from ingestion.nlp import NlpSpec
@@ -96,9 +98,8 @@ class NerPool:
     """``processes`` processes, each with ``specs``' pipelines loaded when it starts; ``close`` ends them."""
 
     def __init__(self, processes: int, specs: list[NlpSpec], words_per_part: int = PART_WORDS) -> None:
-        context = multiprocessing.get_context("spawn")
         self._executor = ProcessPoolExecutor(
-            max_workers=processes, mp_context=context, initializer=_load, initargs=(specs,)
+            max_workers=processes, mp_context=DyingWithParentContext(), initializer=_load, initargs=(specs,)
         )
         self._loaded = {spec.key for spec in specs}
         self._words_per_part = words_per_part

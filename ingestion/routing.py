@@ -5,9 +5,9 @@ settings) and gives every other language its default from ``ingestion.language_m
 ``spacy.blank`` (or the multi-language blank ``xx``) — rules only, with a warning — rather than a model trained on
 another language, which would find names in function words ("Az", "hanem", "Ha" by the English model).
 
-``detect_language`` decides a document's language from its text (the documents stage records it) when the tool
-does not pin one; ``corpus_language`` is the language most of the corpus's words are in, which the language-wide
-stages (chunk headings, name resolution, the search index) then use.
+``ingestion.language_id.detect_language`` decides a document's language from its text (the documents stage records
+it) when the tool does not pin one; ``corpus_language`` is the language most of the corpus's words are in, which the
+language-wide stages (chunk headings, name resolution, the search index) then use.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ingestion.language_models import DEFAULT_PIPELINES, default_pipeline
 from ingestion.markers import fingerprint
 from ingestion.nlp import NlpSpec, model_version
+from ingestion.normalize import SUPPORTED_LANGUAGES
 
 if TYPE_CHECKING:
     from ingestion.context import RunContext
@@ -79,37 +80,41 @@ def blank_language(language: str) -> str:
 
 
 def warn_rules_only(routing: NlpRouting, languages: Counter[str]) -> list[str]:
-    """Log one warning per language of the corpus that has no NER model; the languages warned about."""
+    """Log one warning naming every language of the corpus that has no NER model (and its documents); those languages.
+
+    ``languages`` counts the documents of each language about to be read.
+    """
     missing = sorted(lang for lang in languages if not routing.has_model(lang))
-    for lang in missing:
-        primary = routing.primary
-        why = "ner.model is empty" if lang == primary.language else "csillag has no NER model for it"
+    if missing:
+        primary = routing.primary.language
+        # The run's own language lacks a model only when the settings say so.
+        each = ", ".join(
+            f"{lang!r} ({languages[lang]}{', ner.model is empty' if lang == primary else ''})" for lang in missing
+        )
         logger.warning(
-            "mentions: %d document(s) in language %r get rules only (%s): they are not run through another "
-            "language's model. Set ner.language/ner.model for them, or register a model in "
+            "mentions: %d document(s) get rules only, in languages without an NER model: %s. They are not run "
+            "through another language's model. Set ner.language/ner.model for them, or register a model in "
             "ingestion/language_models.py",
-            languages[lang],
-            lang,
-            why,
+            sum(languages[lang] for lang in missing),
+            each,
         )
     return missing
 
 
-def detect_language(text: str) -> str | None:
-    """The document's language by its commonest words (en, hu), or None when the text does not tell."""
-    from ingestion.text import detect_language as detect
-
-    return detect(text)
-
-
 def corpus_language(lake: Lakehouse, fallback: str) -> str:
-    """The language of most of the corpus's words (documents table), or ``fallback`` without documents."""
+    """The language most of the corpus's words are in (documents table), among those name resolution has rules for
+    (``ingestion.normalize.SUPPORTED_LANGUAGES``); ``fallback`` without documents in any of them.
+
+    A corpus mostly in German is still run as ``fallback`` (its German documents get rules only, by their own
+    language's blank pipeline): the language-wide stages know no German.
+    """
     if not lake.exists("documents"):
         return fallback
     table = lake.columns("documents", ["language", "n_words"]).to_pydict()
     words: Counter[str] = Counter()
     for language, n in zip(table["language"], table["n_words"], strict=True):
-        words[language or fallback] += int(n or 0)
+        if (language or fallback) in SUPPORTED_LANGUAGES:
+            words[language or fallback] += int(n or 0)
     return words.most_common(1)[0][0] if words else fallback
 
 

@@ -338,7 +338,7 @@ def language_scores(sample: str) -> dict[str, float] | None:
 
     ``None`` when the sample has fewer than ``MIN_WORDS_FOR_LANGUAGE`` words (too short to judge).
     """
-    words = [word.lower() for word in _LETTERS.findall(sample)]
+    words = letter_words(sample)
     if len(words) < MIN_WORDS_FOR_LANGUAGE:
         return None
     scores = {lang: sum(1 for word in words if word in stop) / len(words) for lang, stop in _STOPWORDS.items()}
@@ -347,19 +347,9 @@ def language_scores(sample: str) -> dict[str, float] | None:
     return scores
 
 
-def detect_language(text: str) -> str | None:
-    """The language (``en`` or ``hu``) the first ``LANGUAGE_SAMPLE_CHARS`` of ``text`` are clearly in, else None.
-
-    A language passes when its stopword share reaches its ``_MIN_STOPWORD_RATIO`` (Hungarian also by its ő/ű
-    letters) and beats the other's; texts under ``MIN_WORDS_FOR_LANGUAGE`` words, or in neither language, give None.
-    """
-    scores = language_scores(text[:LANGUAGE_SAMPLE_CHARS])
-    if scores is None:
-        return None
-    passing = [lang for lang in _STOPWORDS if scores[lang] >= _MIN_STOPWORD_RATIO[lang]]
-    if not passing and scores["hu_letters"] >= _MIN_HU_LETTER_RATIO:
-        passing = ["hu"]
-    return max(passing, key=lambda lang: scores[lang] / _MIN_STOPWORD_RATIO[lang]) if passing else None
+def letter_words(sample: str) -> list[str]:
+    """The words of ``sample`` (runs of letters: digits and punctuation are no words), lower-cased."""
+    return [word.lower() for word in _LETTERS.findall(sample)]
 
 
 def content_id(text: str) -> str:

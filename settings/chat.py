@@ -35,7 +35,15 @@ class OrchestratorSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-    tool_timeout_s: float = Field(default=60.0, gt=0, description="Time limit of one tool call; a tool may lower it.")
+    tool_timeout_s: float = Field(
+        default=60.0, gt=0, description="Time limit of one tool call, from its start; a tool may lower it."
+    )
+    tool_threads: int = Field(
+        default=32, ge=1, le=1024, description="Threads running the sync tool calls of one platform, at most."
+    )
+    tool_queue_timeout_s: float = Field(
+        default=30.0, gt=0, description="How long a sync tool call may wait for a free tool thread before it fails."
+    )
     rag_fallback: bool = Field(default=True, description="Run the priority-MAX fallback when no usable context.")
     clarification_ttl_s: float = Field(default=900.0, gt=0, description="How long a clarification question waits.")
     max_clarification_rounds: int = Field(default=3, ge=1, le=20, description="Questions per tool per request.")

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
 import logging
 import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, cast
 
 from settings.chat import OrchestratorSettings
+from tools.calling import ToolCallback, ToolThreads, call_tool_method
 from tools.clarification import ClarificationSession, PendingRequest, SessionStore, split_answers
 from tools.contracts import (
     PRIORITY_MAX,
@@ -82,18 +82,11 @@ def never_activated(tool: object) -> bool:
     return isinstance(tool, IngestionTool | AsyncTaskTool | OrchestratorTool)
 
 
-async def call_tool_method(fn: Callable[..., Any], *args: Any, timeout_s: float) -> Any:
-    """Await ``fn(*args)`` if it is async, else run it in a worker thread; both under a time limit.
-
-    A sync tool that overruns keeps its thread until it returns (Python cannot stop a thread); its result is dropped.
-    """
-    async with asyncio.timeout(timeout_s):
-        if inspect.iscoroutinefunction(fn):
-            return await fn(*args)
-        result = await asyncio.to_thread(fn, *args)
-        if inspect.isawaitable(result):  # a sync default delegating to an async implementation
-            result = await result
-        return result
+def _request_cancelled() -> bool:
+    """Whether the task running the request is being cancelled (the client went away), as opposed to a tool raising
+    ``CancelledError`` of its own."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
@@ -111,6 +104,7 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
     composer: Injected[AnswerComposer]
     sessions: Injected[SessionStore]
     settings: Injected[OrchestratorSettings]
+    threads: Injected[ToolThreads]
 
     def __init__(self) -> None:
         self._buffer: dict[str, list[PromptAndContext]] = {}
@@ -123,6 +117,8 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         # which tool of a concurrent group finished first, nor on a clarification pause (R-CLAR-1).
         self._order: dict[str, tuple[Any, ...]] = {}
         self._rank: Rank = (0, 0, 0)
+        # Each tool's required tools, asked once per request: None for a tool whose answer was an exception.
+        self._required: dict[str, tuple[ChatbotTool, ...] | None] = {}
 
     # -- which tools -------------------------------------------------------------------------------------------
     def _domain_matches(self, tool: ChatbotTool, request: ChatRequest) -> bool:
@@ -160,10 +156,34 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
             return False
 
     async def _choose(self, request: ChatRequest, tools: Sequence[ChatbotTool]) -> set[str]:
-        if not tools:
+        candidates = []
+        for tool in tools:
+            try:
+                candidates.append(ToolCandidate(tool.get_name(), tool.get_executable_instruction()))
+            except Exception as exc:  # noqa: BLE001 - one tool's broken instruction must not fail the request
+                self._isolate(MAIN_TASK, tool.get_name(), exc, "get_executable_instruction() raised")
+        if not candidates:
             return set()
-        candidates = [ToolCandidate(t.get_name(), t.get_executable_instruction()) for t in tools]
         return set(await self.router.select(request.user_prompt, candidates, important_words=request.important_words))
+
+    def _isolate(self, task_no: str, name: str, exc: BaseException, what: str) -> None:
+        logger.error("tool %s %s and is isolated (%s:%s): %r", name, what, task_no, name, exc, exc_info=exc)
+        self._failures[f"{task_no}:{name}"] = exc
+
+    def requirements(self, tool: ChatbotTool) -> tuple[ChatbotTool, ...] | None:
+        """``tool``'s required tools (R-DEP-2), asked once per request; None when asking raised, which is that
+        tool's failure: it does not run this request."""
+        name = tool.get_name()
+        if name not in self._required:
+            found: tuple[ChatbotTool, ...] | None = ()
+            if isinstance(tool, ToolDependent):
+                try:
+                    found = tuple(tool.get_required_tools())
+                except Exception as exc:  # noqa: BLE001 - isolation: the tool fails, the request goes on
+                    self._isolate(MAIN_TASK, name, exc, "get_required_tools() raised")
+                    found = None
+            self._required[name] = found
+        return self._required[name]
 
     async def route(self, request: ChatRequest, routable: Sequence[ChatbotTool]) -> set[str]:
         """LLM routing (R-CHAT-1): which plain ChatbotTools fit, decided from their executable instructions.
@@ -215,10 +235,12 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         if reason is not None:
             logger.warning("tool %s is disabled (%s); not run", tool.get_name(), reason)
             return
+        required = self.requirements(tool)
+        if required is None:
+            return
         selected[tool.get_name()] = tool
-        if isinstance(tool, ToolDependent):  # R-DEP-2: transitively, whatever routing said
-            for required in tool.get_required_tools():
-                self._add_with_requirements(required, selected)
+        for each in required:  # R-DEP-2: transitively, whatever routing said
+            self._add_with_requirements(each, selected)
 
     # -- the context buffer ------------------------------------------------------------------------------------
     def snapshot(self, *, public_only: bool = False) -> ToolContexts:
@@ -243,7 +265,18 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
             contexts = self._by_tool.get(name, ())
             return tuple(c for c in contexts if task_no is None or c.task_no == task_no)
 
-        return types.MappingProxyType({req.get_name(): of(req.get_name()) for req in tool.get_required_tools()})
+        return types.MappingProxyType({req.get_name(): of(req.get_name()) for req in self.requirements(tool) or ()})
+
+    def snapshot_for(self, tool: ChatbotTool, shared: ToolContexts, *, public_only: bool) -> ToolContexts:
+        """What ``tool`` sees of the earlier groups: ``shared``, plus, where internal documents were dropped
+        (the fallback's snapshot), its own required tools' contexts whole — internal documents are addressed to the
+        tool that requires them (R-INT-1), and only the answer step must not see them (R-INT-2)."""
+        own = {req.get_name() for req in self.requirements(tool) or ()} if public_only else set()
+        addressed = {key: tuple(contexts) for key, contexts in self._buffer.items()
+                     if contexts and contexts[0].tool_name in own}
+        if not addressed:
+            return shared
+        return types.MappingProxyType({**shared, **addressed})
 
     def public_contexts(self) -> list[PromptAndContext]:
         """Every context without internal documents, in run order: what the answer step may see (R-INT-2)."""
@@ -290,6 +323,7 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         common = (list(request.systems), prompt, request.user_lang, words)
         prior = self.snapshot() if snapshot is None else snapshot
         timeout = tool.timeout_s or self.settings.tool_timeout_s
+        callback = ToolCallback(callback)
         fn: Callable[..., Any]
         args: tuple[Any, ...]
         try:
@@ -300,7 +334,8 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 fn, args = tool.execute_with_clarification, (session, *common, emitter, callback)
             elif (mode := execution_mode(tool)) == "coordinator":
                 coordinator = cast(AgentCoordinator, tool)
-                steps = await call_tool_method(coordinator.decompose, *common, prior, timeout_s=timeout)
+                steps = await call_tool_method(coordinator.decompose, *common, prior, timeout_s=timeout,
+                                               threads=self.threads)
                 self._ran.append(name)
                 await self._execute_plan(coordinator, steps or (), request, emitter, callback, task_no)
                 return None
@@ -314,18 +349,24 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 args = (*common, prior, emitter, callback)
             else:
                 fn, args = tool.execute_with_result, (*common, emitter, callback)
-            result = await call_tool_method(fn, *args, timeout_s=timeout)
+            result = await call_tool_method(fn, *args, timeout_s=timeout, threads=self.threads)
         except TimeoutError as exc:
             logger.error("tool %s exceeded its time limit of %.3gs; isolated", name, timeout)
             self._failures[f"{task_no}:{name}"] = ToolError(f"tool {name!r} timed out after {timeout:g}s",
                                                             tool_name=name)
             del exc
             return None
-        except Exception as exc:  # noqa: BLE001 - isolation boundary: any tool failure must not end the request
-            logger.error("tool %s failed and is isolated: %r", name, exc, exc_info=exc)
-            self._failures[f"{task_no}:{name}"] = exc
+        except BaseException as exc:  # isolation boundary: SystemExit or a tool's own CancelledError included
+            if isinstance(exc, KeyboardInterrupt | GeneratorExit) or (
+                isinstance(exc, asyncio.CancelledError) and _request_cancelled()
+            ):
+                raise
+            self._isolate(task_no, name, exc, "failed")
             return None
         self._ran.append(name)
+        if callback.error is not None:
+            self._isolate(task_no, name, callback.error, "reported an error through its final callback")
+            return None
         if result is None:
             return None
         if not isinstance(result, ToolExecutionResult):
@@ -363,9 +404,7 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         async def run_requirements(tool: ChatbotTool, prompt: str, number: str, words: Sequence[str],
                                    done: set[str]) -> None:
             # R-DEP-2 for a plan step: its required tools run first, on the step's prompt, under its number.
-            if not isinstance(tool, ToolDependent):
-                return
-            for required in tool.get_required_tools():
+            for required in self.requirements(tool) or ():
                 name = required.get_name()
                 if name in done or name in self.container.disabled or isinstance(required, AgentCoordinator):
                     continue
@@ -375,6 +414,8 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                                     important_words=list(words) or None)
 
         async def run_step(tool: ChatbotTool, prompt: str, number: str, words: Sequence[str]) -> None:
+            if self.requirements(tool) is None:
+                return
             await run_requirements(tool, prompt, number, words, {tool.get_name()})
             result = await self.run_tool(tool, request, emitter, callback, prompt=prompt, task_no=number,
                                          important_words=list(words) or None)
@@ -389,7 +430,8 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
     # -- the request -------------------------------------------------------------------------------------------
     def schedule(self, groups: dict[int, list[ChatbotTool]]) -> Schedule:
         """The plan's groups in run order, every required tool included (``tools.scheduling``; R-DEP-2, R-PRIO-5)."""
-        return schedule(groups, self.container.disabled)
+        broken = {name: "its get_required_tools() raised" for name, found in self._required.items() if found is None}
+        return schedule(groups, {**self.container.disabled, **broken}, requires=lambda t: self.requirements(t) or ())
 
     async def handle(
         self, request: ChatRequest, emitter: ResponseEmitter, callback: FinalCallback
@@ -474,13 +516,12 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                     break
             self._rank = rank
             # One snapshot per group: tools of a group run concurrently and must not see each other (R-PRIO-3).
-            snapshot = self.snapshot(public_only=rank[1] == PRIORITY_MAX)
-            if len(tools) == 1:
-                results = [await self.run_tool(tools[0], request, emitter, guard, snapshot=snapshot)]
-            else:
-                results = await asyncio.gather(
-                    *(self.run_tool(t, request, emitter, guard, snapshot=snapshot) for t in tools)
-                )
+            public_only = rank[1] == PRIORITY_MAX
+            snapshot = self.snapshot(public_only=public_only)
+            runs = [self.run_tool(t, request, emitter, guard, snapshot=self.snapshot_for(t, snapshot,
+                                                                                       public_only=public_only))
+                    for t in tools]
+            results = [await runs[0]] if len(runs) == 1 else await asyncio.gather(*runs)
             if guard.done:  # a tool answered the user itself through the final callback
                 emitter.complete()
                 return
@@ -546,6 +587,7 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 ],
             },
             tools_run=list(self._ran),
+            failures={key: repr(exc) for key, exc in self._failures.items()},
         ))
         return True
 

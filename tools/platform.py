@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from settings.chat import LlmSettings, OrchestratorSettings
+from tools.calling import ToolThreads, call_tool_method
 from tools.clarification import SessionStore
 from tools.contracts import ChatbotTool, OrchestratorTool
 from tools.documents import ToolExecutionResult
@@ -21,7 +22,7 @@ from tools.errors import NoOrchestratorError, ToolError, UnknownToolError
 from tools.llm.client import LlmClient
 from tools.llm.composer import AnswerComposer, ExtractiveComposer, LlmComposer
 from tools.llm.router import EmbeddingRouter, LexicalRouter, LlmRouter, Router
-from tools.orchestrator import AbstractOrchestratorTool, DefaultOrchestrator, call_tool_method, never_activated
+from tools.orchestrator import AbstractOrchestratorTool, DefaultOrchestrator, never_activated
 from tools.plugins import ToolContainer, ToolRegistry
 from tools.request import ChatRequest
 from tools.streaming import CollectingCallback, FinalCallback, OpenAIResponse, ResponseEmitter
@@ -58,7 +59,8 @@ class ChatPlatform:
                 else ExtractiveComposer(settings.answer_max_quotes)
             )
         self.sessions = SessionStore(settings.clarification_ttl_s, settings.max_sessions)
-        base: list[object] = [settings, self.llm_settings, self.sessions, router, composer]
+        self.threads = ToolThreads(settings.tool_threads, settings.tool_queue_timeout_s)
+        base: list[object] = [settings, self.llm_settings, self.sessions, self.threads, router, composer]
         if client is not None:
             base.append(client)
         self.container = ToolContainer(registry, [*base, *services])
@@ -200,7 +202,7 @@ class ChatPlatform:
             tool.execute_with_result,
             list(request.systems), request.user_prompt, request.user_lang, list(request.important_words),
             emitter, CollectingCallback(),
-            timeout_s=tool.timeout_s or self.orchestrator_settings.tool_timeout_s,
+            timeout_s=tool.timeout_s or self.orchestrator_settings.tool_timeout_s, threads=self.threads,
         )
         if result is not None and not isinstance(result, ToolExecutionResult):
             raise UnknownToolError(f"tool {name!r} returned {type(result).__name__}, not a ToolExecutionResult")

@@ -19,7 +19,7 @@ out (their dependants then get an empty required context, R-DEP-5).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from tools.contracts import PRIORITY_MAX, ChatbotTool, OrchestratorActivatedTool, ToolDependent
 
@@ -31,10 +31,17 @@ MAIN_PHASE = 0
 FALLBACK_PHASE = 1
 
 Schedule = list[tuple[Rank, list[ChatbotTool]]]
+Requires = Callable[[ChatbotTool], Sequence[ChatbotTool]]
+"""A tool's required tools, as the orchestrator asked them for this request."""
 
 
-def _closure(roots: Iterable[ChatbotTool], disabled: Mapping[str, str], exclude: Mapping[str, object]
-             ) -> dict[str, ChatbotTool]:
+def own_requirements(tool: ChatbotTool) -> Sequence[ChatbotTool]:
+    """The tool's required tools as it declares them (none for a tool that is not ``ToolDependent``)."""
+    return tool.get_required_tools() if isinstance(tool, ToolDependent) else ()
+
+
+def _closure(roots: Iterable[ChatbotTool], disabled: Mapping[str, str], exclude: Mapping[str, object],
+             requires: Requires) -> dict[str, ChatbotTool]:
     """``roots`` and their required tools, transitively, without disabled tools and without ``exclude``."""
     found: dict[str, ChatbotTool] = {}
     stack = list(roots)[::-1]
@@ -48,12 +55,12 @@ def _closure(roots: Iterable[ChatbotTool], disabled: Mapping[str, str], exclude:
             logger.warning("tool %s is disabled (%s); not run", name, reason)
             continue
         found[name] = tool
-        if isinstance(tool, ToolDependent):
-            stack.extend(list(tool.get_required_tools())[::-1])
+        stack.extend(list(requires(tool))[::-1])
     return found
 
 
-def _ranks(members: Mapping[str, ChatbotTool], priority_of: Mapping[str, int]) -> dict[str, tuple[int, int]]:
+def _ranks(members: Mapping[str, ChatbotTool], priority_of: Mapping[str, int], requires: Requires
+           ) -> dict[str, tuple[int, int]]:
     ranks: dict[str, tuple[int, int]] = {}
 
     def rank(tool: ChatbotTool) -> tuple[int, int]:
@@ -64,11 +71,10 @@ def _ranks(members: Mapping[str, ChatbotTool], priority_of: Mapping[str, int]) -
         if own is None:
             own = tool.get_priority() if isinstance(tool, OrchestratorActivatedTool) else PRIORITY_MAX
         best = ranks[name] = (own, 0)
-        if isinstance(tool, ToolDependent):
-            for required in tool.get_required_tools():
-                if required.get_name() in members:
-                    required_priority, required_level = rank(required)
-                    best = max(best, (required_priority, required_level + 1))
+        for required in requires(tool):
+            if required.get_name() in members:
+                required_priority, required_level = rank(required)
+                best = max(best, (required_priority, required_level + 1))
         ranks[name] = best
         return best
 
@@ -77,16 +83,18 @@ def _ranks(members: Mapping[str, ChatbotTool], priority_of: Mapping[str, int]) -
     return ranks
 
 
-def schedule(plan: Mapping[int, Sequence[ChatbotTool]], disabled: Mapping[str, str]) -> Schedule:
-    """The groups of ``plan`` in run order, required tools included (see the module docstring)."""
+def schedule(plan: Mapping[int, Sequence[ChatbotTool]], disabled: Mapping[str, str],
+             requires: Requires = own_requirements) -> Schedule:
+    """The groups of ``plan`` in run order, required tools included (see the module docstring); ``disabled`` names
+    the tools left out, with the reason."""
     priority_of = {tool.get_name(): priority for priority, tools in plan.items() for tool in tools}
     main_roots = [tool for priority, tools in plan.items() if priority != PRIORITY_MAX for tool in tools]
     fallback_roots = [tool for priority, tools in plan.items() if priority == PRIORITY_MAX for tool in tools]
-    main = _closure(main_roots, disabled, {})
-    fallback = _closure(fallback_roots, disabled, main)
+    main = _closure(main_roots, disabled, {}, requires)
+    fallback = _closure(fallback_roots, disabled, main, requires)
     groups: dict[Rank, list[ChatbotTool]] = {}
     for phase, members in ((MAIN_PHASE, main), (FALLBACK_PHASE, fallback)):
-        ranks = _ranks(members, priority_of)
+        ranks = _ranks(members, priority_of, requires)
         for name, tool in members.items():
             groups.setdefault((phase, *ranks[name]), []).append(tool)
     return sorted(groups.items())

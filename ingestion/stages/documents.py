@@ -23,12 +23,13 @@ import pandas as pd
 import pyarrow as pa
 
 from graph.tables import DOCUMENTS, REJECTS, Column, ddl
+from ingestion.language_id import detect_language as detect_text_language
+from ingestion.language_id import detector_key
 from ingestion.markers import fingerprint
 from ingestion.records import parse_jsonl_line, read_file
 from ingestion.scan import InputSource, Scan, ScanReject, listing_fingerprint, resolve_roots, scan_inputs
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import RejectedDocument, check_document, content_id, count_words, decode_document, strip_gutenberg
-from ingestion.text import detect_language as detect_text_language
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -127,7 +128,8 @@ def _prepare_one(
             text = decode_document(raw_text.encode("utf-8"), source=row["source"])
         text, _ = strip_gutenberg(text)
         if detect_language:
-            # Each document is in whatever language it is (issue 15): recorded, not rejected; NER routes by it.
+            # Each document is in whatever language it is: recorded, not rejected; NER routes by it. Too short or
+            # no clear language: the tool's.
             check_document(text, max_line_chars=max_line_chars)
             row["language"] = detect_text_language(text) or language
         else:
@@ -381,7 +383,9 @@ class DocumentsStage(Stage):
     """Reads and normalises the corpus; writes ``documents`` and ``rejects``."""
 
     name = "documents"
-    version = 2  # v2: workers read the files (plain paths as sources), line-level JSONL rejects
+    # v2: workers read the files (plain paths as sources), line-level JSONL rejects; v3: a document's language is
+    # detected among all of py3langid's (ingestion.language_id), no longer only English or Hungarian
+    version = 3
     tables = (DOCUMENTS.name, REJECTS.name)
 
     @staticmethod
@@ -397,6 +401,7 @@ class DocumentsStage(Stage):
             "language": ctx.domain.language,
             "check_language": ing.check_language,
             "detect_language": ctx.domain.detect_language,
+            "language_detector": detector_key() if ctx.domain.detect_language else None,
             "max_line_chars": ing.max_line_chars,
             "max_document_bytes": ing.max_document_bytes,
             "allowed_roots": [str(r) for r in roots] if roots is not None else None,

@@ -30,6 +30,7 @@ from tools.analysis.common import (
     phrase,
     with_sources,
 )
+from tools.analysis.question import Kind, analyse
 from tools.clarification import ClarificationSession
 from tools.contracts import ClarifiableTool
 from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult, UniqueTextDocument
@@ -43,7 +44,7 @@ INTENT_WORDS: dict[str, tuple[str, ...]] = {
                  "fejezetről fejezetre", "egységről egységre", "idővonal", "végig a könyv"),
     "relations": ("companion", "closest", "friend", "relation", "ally", "allies", "close to",
                   "társ", "barát", "legközelebb", "kapcsolat", "legerősebb", "szövetséges"),
-    "path": ("connected", "connection", "between", "link", "között", "összefügg", "összeköt"),
+    "path": ("connect", "between", "link", "related to each other", "között", "összefügg", "összeköt", "kapcsol"),
 }
 PERSON_FAMILY = frozenset({"PERSON", "PER"})
 # A surname in the plural ("the Rostovs"), labelled by the entities stage (ingestion.resolution.FAMILY_LABEL)
@@ -52,6 +53,14 @@ MEMBERS_LISTED = 6
 MAX_HOPS = 4
 EVIDENCE = 2
 COMPANIONS_LISTED = 5
+
+
+def about_the_entity(prompt: str, user_lang: str) -> bool:
+    """Whether the question asks about the entities it names (the card, companions, connection, timeline)."""
+    if analyse(prompt, user_lang).kind is Kind.IDENTITY:
+        return True
+    text = prompt.casefold()
+    return any(word in text for intent in ("timeline", "relations", "path") for word in INTENT_WORDS[intent])
 
 
 def detect_intent(prompt: str, names: int) -> str:
@@ -73,8 +82,10 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
     """
 
     def matches_prompt(self, prompt: str, user_lang: str) -> bool:
-        """Suitable when the question names an entity of the graph."""
-        if self.inactive:
+        """Suitable when the question is about an entity of the graph itself — who X is, X's companions, how X and
+        Y are connected, X through the book — not when it only names X ("Who does X marry?" asks for someone else:
+        the question-answering tool's)."""
+        if self.inactive or not about_the_entity(prompt, user_lang):
             return False
         return bool(find_names(self.graph, prompt, self.analyzer))
 
@@ -89,7 +100,7 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """Resolve the names of the question; ask when one is ambiguous; otherwise answer."""
-        if self.inactive:
+        if self.inactive or not about_the_entity(user_prompt, user_lang):
             return ToolExecutionResult.nothing(self.name)
         names = find_names(self.graph, user_prompt, self.analyzer)
         if not names:

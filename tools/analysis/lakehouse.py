@@ -21,6 +21,7 @@ from typing import Any
 
 from graph.storage import LakehouseStorage, as_storage, is_remote
 from tools.errors import ConfigError, LakehouseNotReadyError
+from tools.retrieval.analyzer import STEMMER_LANGUAGES
 
 logger = logging.getLogger(__name__)
 
@@ -130,8 +131,10 @@ def check_lakehouse(root: Path | LakehouseStorage) -> LakehouseContents:
             f"lakehouse {name} has no documents: every input was rejected (see its rejects table, or "
             f"`csillag status --lakehouse {name}`)", path=where, missing=["documents"],
         )
-    # Ties go to the alphabetically first code, so the choice does not depend on the table's row order.
-    language = min(languages, key=lambda code: (-languages[code], code)) if languages else None
+    # The commonest of the languages questions can be analysed in (a few Italian documents among English ones leave
+    # the books English); ties go to the alphabetically first code, so the choice does not depend on the row order.
+    analysable = Counter({code: n for code, n in languages.items() if code in STEMMER_LANGUAGES}) or languages
+    language = min(analysable, key=lambda code: (-analysable[code], code)) if analysable else None
     if len(languages) > 1:
         logger.warning("lakehouse %s holds documents in several languages %s; analysing questions as %s", name,
                        dict(languages), language)

@@ -17,6 +17,7 @@ import logging
 from typing import ClassVar
 
 from graph.store import GraphReader
+from tools.analysis.answering import AbstractQuestionAnsweringTool
 from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.context_search import AbstractContextSearchTool
 from tools.analysis.domain import DomainSettings
@@ -106,6 +107,16 @@ class EgriCsillagokCharacterTool(_DomainWiring, AbstractEntityAnalysisTool):
     )
 
 
+class EgriCsillagokQuestionAnsweringTool(_DomainWiring, AbstractQuestionAnsweringTool):
+    """The answer to any other question about the book, from its sentences, with the evidence."""
+
+    name = "question_answering"
+    instruction = (
+        "Answers questions about what happens in the book: who did something, where, when, why and how, "
+        "with the passages that say so. Ki tette, hol, mikor, miért, hogyan történt."
+    )
+
+
 class EgriCsillagokChapterTool(_DomainWiring, AbstractPageAnalysisTool):
     """What happens in a chapter, and who appears in it."""
 
@@ -139,11 +150,12 @@ class EgriCsillagokOrchestrator(AbstractAnalysisOrchestrator):
 
     name = "book_orchestrator"
     instruction = "Answers questions about the book with the character, chapter, summary and retrieval tools."
-    tool_names = ("characters", "chapters", "summary", "context_search", "rag_retrieval")
+    tool_names = ("characters", "question_answering", "chapters", "summary", "context_search", "rag_retrieval")
 
 
 TOOLS: list[type[ChatbotTool]] = [
     EgriCsillagokCharacterTool,
+    EgriCsillagokQuestionAnsweringTool,
     EgriCsillagokChapterTool,
     EgriCsillagokSummaryTool,
     EgriCsillagokContextSearchTool,

@@ -50,7 +50,8 @@ PINNED_CHUNKS_HUNGARIAN_HEADINGS = "2992562b49f1a269239f6cc8"
 PINNED_ENTITIES_OUTPUT = "d582164c23e25ca5bf306259"
 
 # Stages whose output changed on purpose after 30f0016, each with a new version so that existing lakehouses redo them
-# (and only them): documents 2 (issue 15: the language is detected per document), chunks 2 (issue 14: book
+# (and only them): documents 2 (issue 15: the language is detected per document) then 3 (issue 38: among all of
+# py3langid's languages, not only English or Hungarian), chunks 2 (issue 14: book
 # structure), entities 2 (issue 14: resolution without an alias table, ids kept across runs, new columns) then 3
 # (issue 15: sentence openers, Hungarian given names and pet names) then 4 (issue 14: given-name forms within a family,
 # bare surnames of a known sex, the title a name mostly goes by) then 5 (issue 14: a full name said once introduces
@@ -67,7 +68,7 @@ PINNED_ENTITIES_OUTPUT = "d582164c23e25ca5bf306259"
 # ones below were recorded from this tree once that was checked, so a later change that forgets a version bump still
 # fails here.
 CHANGED = {
-    "documents": "99fd50768885ae7d9cb9be85",
+    "documents": "dccb17d49c27948549af9dc0",
     "chunks": "e8f8e7f21dda06bd94a67d07",
     "mentions": "6a4b814801a7e73bb1204474",
     "entities": "ef725040293df04b3fa35804",
@@ -75,6 +76,8 @@ CHANGED = {
     "graph": "021d8fef25a4142b3d2ed954",
     "index": "ba5378ce03385d379cb82e40",
 }
+# The documents stage's version-2 fingerprint (English or Hungarian detected by stopwords), from a0cd7fe.
+DOCUMENTS_V2 = "99fd50768885ae7d9cb9be85"
 # The index stage's version-2 fingerprint (the pure-Python stemmer's lakehouses redo the index once), from 0a93611.
 INDEX_V2 = "4e161583d7ea9bc7fc1f08c3"
 CHANGED_ENTITIES_WITH_GOLD = "eddd5c16857a735964975efb"
@@ -172,6 +175,11 @@ def test_issue_14_entities_version_14_redoes_version_2_to_13_lakehouses() -> Non
         assert all(new != old for new, old in zip(fingerprints, older, strict=True))
 
 
+def test_issue_38_documents_version_3_redoes_version_2_lakehouses() -> None:
+    stage = DocumentsStage()
+    assert stage.version == 3 and stage.config_fingerprint(fixed_context()) != DOCUMENTS_V2
+
+
 def test_issue_16_index_version_3_redoes_version_2_lakehouses() -> None:
     stage = IndexStage()
     assert stage.version == 3 and stage.config_fingerprint(fixed_context()) != INDEX_V2
@@ -196,7 +204,7 @@ def test_issue_12_every_stage_declares_its_version_and_writes_no_fingerprint() -
     for stage_class in ALL_STAGES:
         assert isinstance(stage_class.__dict__.get("version"), int), stage_class.name
         assert "config_fingerprint" not in stage_class.__dict__, stage_class.name
-    assert (DocumentsStage.version, GraphStage.version) == (2, 3)
+    assert (DocumentsStage.version, GraphStage.version) == (3, 3)
 
 
 class _Compute:

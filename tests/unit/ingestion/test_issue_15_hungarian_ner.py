@@ -95,7 +95,7 @@ def test_issue_15_each_language_gets_its_own_pipeline_or_rules_only(caplog: pyte
     assert routing.spec_for("qq").language == "xx"  # no such language in spaCy: the multi-language blank
     with caplog.at_level(logging.WARNING, logger="ingestion.routing"):
         assert warn_rules_only(routing, Counter({"en": 3, "hu": 1, "de": 2})) == ["de"]
-    assert "'de' get rules only" in caplog.text and "another language's model" in caplog.text
+    assert "rules only" in caplog.text and "'de' (2)" in caplog.text and "another language's model" in caplog.text
 
 
 def test_issue_15_a_batch_never_mixes_languages() -> None:
@@ -108,7 +108,7 @@ def test_issue_15_a_batch_never_mixes_languages() -> None:
 
 
 def test_issue_15_the_documents_language_is_detected() -> None:
-    from ingestion.text import detect_language
+    from ingestion.language_id import detect_language
 
     assert detect_language((SAMPLES / "hu" / "a_var_ostroma.txt").read_text(encoding="utf-8")) == "hu"
     assert detect_language((SAMPLES / "en" / "harbour_notes.txt").read_text(encoding="utf-8")) == "en"

@@ -166,10 +166,10 @@ def test_unknown_chapter_says_so(platform: ChatPlatform) -> None:
     assert _ask(platform, "What happens in chapter 99?").content == "I found no chapter 99."
 
 
-def test_question_without_names_falls_back_to_cited_retrieval(platform: ChatPlatform) -> None:
+def test_question_without_names_is_answered_from_the_passages_with_a_citation(platform: ChatPlatform) -> None:
     response = _ask(platform, "What broke over the lighthouse lamp?")
-    assert "rag_retrieval" in response.tools_run
-    assert "The storm broke over the lighthouse lamp at night." in response.content
+    assert "question_answering" in response.tools_run
+    assert response.content.startswith("“The storm broke over the lighthouse lamp at night.” [1]")
     assert any("Tiny › BOOK TWO › CHAPTER I › chunk 2" in s for s in response.sources)
 
 
@@ -326,7 +326,9 @@ def test_find_names_trusts_a_prefix_only_when_it_covers_most_of_the_name(graph: 
     assert find_names(graph, "Miről szól a könyv?", Analyzer("hu")) == []  # a question word, stemmed to "mi"
 
 
-def test_openai_compatible_endpoint_writes_the_fallback_answer(graph: EmbeddedGraphStore) -> None:
+def test_openai_compatible_endpoint_writes_the_answer_from_the_question_answering_passages(
+    graph: EmbeddedGraphStore,
+) -> None:
     from settings.chat import LlmSettings
     from tests.unit.tools.llm_test_server import FakeLlm
 
@@ -347,7 +349,7 @@ def test_openai_compatible_endpoint_writes_the_fallback_answer(graph: EmbeddedGr
     assert response.content == "A storm broke over the lamp [1]."
     assert emitter.text == response.content  # streamed
     assert "The storm broke over the lighthouse lamp at night." in composed[0]["messages"][1]["content"]
-    assert "rag_retrieval" in response.tools_run
+    assert "question_answering" in response.tools_run
 
 
 def test_domain_tools_without_services_stay_inactive_and_the_platform_still_answers() -> None:

@@ -51,6 +51,12 @@ def test_issue_12_books_language_is_the_documents_majority(tmp_path: Path) -> No
     assert check_lakehouse(built(tmp_path / "tie", ["hu", "en"])).language == "en"  # a tie: the first code
 
 
+def test_issue_38_books_language_is_the_commonest_one_questions_can_be_analysed_in(tmp_path: Path) -> None:
+    # Italian has no retrieval analyser: the English documents decide, not the Italian majority.
+    assert check_lakehouse(built(tmp_path / "lake", ["it", "it", "en"])).language == "en"
+    assert check_lakehouse(built(tmp_path / "only", ["it"])).language == "it"  # the chat side then names it
+
+
 def test_issue_12_from_settings_without_a_built_lakehouse_raises_instead_of_an_empty_platform(tmp_path: Path) -> None:
     with pytest.raises(LakehouseNotReadyError, match=r"holds no ingested corpus \(no stage done\)"):
         ChatPlatform.from_settings(load_settings(lakehouse={"root": tmp_path}))

@@ -159,12 +159,12 @@ def test_every_mode_receives_the_requests_arguments_emitter_and_callback():
     emitter = ResponseEmitter()
     request = ChatRequest("Who held Eger?", systems=("chat",), user_lang="hu", important_words=("Eger",))
     response = run(platform, request, emitter)
-    expected = (["chat"], "Who held Eger?", "hu", ["Eger"], emitter, "CollectingCallback")
+    expected = (["chat"], "Who held Eger?", "hu", ["Eger"], emitter, "ToolCallback")
     for name in ("plain_probe", "consumer_probe", "dependent_probe"):
         assert SEEN[name] == expected, name
     assert SEEN["decompose"] == (["chat"], "Who held Eger?", "hu", ["Eger"], ["1:plain_probe"])
-    assert SEEN["step:with words"] == (["chat"], "with words", "hu", ["Dobó"], emitter, "CollectingCallback")
-    assert SEEN["step:without"] == (["chat"], "without", "hu", ["Eger"], emitter, "CollectingCallback")
+    assert SEEN["step:with words"] == (["chat"], "with words", "hu", ["Dobó"], emitter, "ToolCallback")
+    assert SEEN["step:without"] == (["chat"], "without", "hu", ["Eger"], emitter, "ToolCallback")
     assert router.words == [("Eger",)]  # the routing call gets the important words too
     assert "planner_probe" in response.tools_run and response.failures == {}
 
@@ -226,7 +226,7 @@ def test_r_clar_1_question_turn_and_continuation_carry_everything():
     session = SEEN["session"]
     assert (session.session_id, session.tool_name, session.question, session.answer, session.state,
             session.round) == (first.clarification["session_id"], "asker", "Which castle?", "Eger", {"k": 1}, 1)
-    assert SEEN["continuation"] == ([], "siege", "en", ["vár"], second_emitter, "CollectingCallback")
+    assert SEEN["continuation"] == ([], "siege", "en", ["vár"], second_emitter, "ToolCallback")
     # The dependant after the question still gets its requirement's context from before it (R-DEP-4, R-CLAR-1).
     assert SEEN["after_required"] == ["upstream public", "upstream-internal"]
 
@@ -359,7 +359,7 @@ def test_the_composer_gets_public_contexts_in_run_order_with_the_users_language(
     response = run(platform_of(Beta, Zeta, Alpha, PeerReader, composer=composer), ChatRequest("q", user_lang="hu"),
                    emitter)
     assert SEEN["peer_prior"] == ["1:zeta"] and SEEN["peer_emitter"] is emitter
-    assert SEEN["peer_callback"] == "CollectingCallback"
+    assert SEEN["peer_callback"] == "ToolCallback"
     call = composer.calls[0]
     assert [c.tool_name for c in call["contexts"]] == ["zeta", "alpha", "beta"]  # group, then name; not finish order
     assert all(not d.is_internal for c in call["contexts"] for d in c.documents)
@@ -513,7 +513,7 @@ def test_r_dep_2_plan_step_requirements_run_once_each_transitively_and_see_only_
     # base ran for the main request (chosen) and once for the step, not twice; extra still ran after the repeat.
     assert LOG == ["base:main", "base:Dobó", "middle:Dobó", "extra:Dobó", "top:Dobó"]
     assert SEEN["top_required"] == {"middle": [], "base": [("1.1", "Dobó")], "extra": []}
-    assert SEEN["base:Dobó"] == (["vár"], True, "CollectingCallback")  # the step's words, the request's emitter
+    assert SEEN["base:Dobó"] == (["vár"], True, "ToolCallback")  # the step's words, the request's emitter
     assert SEEN["reader_prior"] == ["base Dobó", "base-internal Dobó"]  # steps see internal documents too
     assert set(response.failures) == {"1.3:loader"}  # an ingestion tool cannot be a step
     assert "step_planner" in response.tools_run

@@ -1,0 +1,131 @@
+"""Question-aware answers on a crafted book: each kind of reader question gets the answer, not the card of the names
+in it. The book and its expected answers were written together, by hand, before the tool ran on them."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from graph.embedded import EmbeddedGraphStore
+from graph.model import ChunkNode, DocumentNode, EntityNode, GraphData, UnitNode
+from tools.analysis.domain import DomainSettings
+from tools.analysis.question import Kind, analyse
+from tools.domains.egri_csillagok import TOOLS
+from tools.platform import ChatPlatform
+from tools.plugins import ToolRegistry
+from tools.request import ChatRequest
+from tools.retrieval.chunks import Chunk, ChunkRetriever
+from tools.retrieval.units import UnitCatalog
+
+CHAPTERS = {
+    "c0": ("CHAPTER I", "Anna Keller lived in the mill house at Brindle with her father, Tomas Keller. In the spring "
+                        "of 1848 a stranger named Victor Hale came to the village. Nobody knew his trade."),
+    "c1": ("CHAPTER II", "One night Victor Hale stole the miller's silver watch. Anna saw him hide it under the "
+                         "bridge at Corran. She told the magistrate, Oswin Reed, what she had seen."),
+    "c2": ("CHAPTER III", "Anna married Oswin Reed because he had believed her when nobody else did. The wedding "
+                          "took place at Corran in October. Twelve guests came to the wedding."),
+    "c3": ("CHAPTER IV", "Victor Hale died of a fever in the prison at Lowick. Anna visited him there once."),
+}
+ENTITIES = {  # id: (canonical name, label, aliases, chunks it appears in)
+    "anna": ("Anna Keller", "PERSON", ["Anna"], ["c0", "c1", "c2", "c3"]),
+    "tomas": ("Tomas Keller", "PERSON", [], ["c0"]),
+    "victor": ("Victor Hale", "PERSON", ["Victor"], ["c0", "c1", "c3"]),
+    "oswin": ("Oswin Reed", "PERSON", [], ["c1", "c2"]),
+    "brindle": ("Brindle", "GPE", [], ["c0"]),
+    "corran": ("Corran", "GPE", [], ["c1", "c2"]),
+    "lowick": ("Lowick", "GPE", [], ["c3"]),
+}
+
+
+@pytest.fixture(scope="module")
+def platform() -> ChatPlatform:
+    ids = list(CHAPTERS)
+    chunks = [Chunk(c, "doc", n, f"u{n}", n + 1, "chapter", title, "", n * 1000, n * 1000 + len(text), text, "Mill")
+              for n, (c, (title, text)) in enumerate(CHAPTERS.items())]
+    graph = EmbeddedGraphStore.from_graph(GraphData(
+        entities=[EntityNode(entity_id=i, canonical_name=name, label=label, aliases=aliases,
+                             mention_count=len(seen), first_chunk_id=seen[0], last_chunk_id=seen[-1],
+                             first_unit_id=f"u{ids.index(seen[0])}", last_unit_id=f"u{ids.index(seen[-1])}")
+                  for i, (name, label, aliases, seen) in ENTITIES.items()],
+        relations=[],
+        documents=[DocumentNode(doc_id="doc", title="Mill")],
+        units=[UnitNode(unit_id=f"u{n}", doc_id="doc", unit_index=n + 1, unit_kind="chapter", unit_title=title)
+               for n, (title, _) in enumerate(CHAPTERS.values())],
+        chunks=[ChunkNode(chunk_id=c.chunk_id, doc_id="doc", chunk_index=c.chunk_index, unit_id=c.unit_id,
+                          start=c.start, end=c.end, text=c.text) for c in chunks],
+        mentions=[],
+    ))
+    by_chunk = {c: [i for i, (*_, seen) in ENTITIES.items() if c in seen] for c in CHAPTERS}
+    services = [DomainSettings(name="mill", title="Mill", language="en"), graph,
+                ChunkRetriever.from_chunks(chunks, "en"), UnitCatalog(chunks, by_chunk)]
+    registry = ToolRegistry(entry_point_group=None)
+    for cls in TOOLS:
+        registry.register(cls)
+    return ChatPlatform(registry, services=services).start()
+
+
+def ask(platform: ChatPlatform, question: str) -> tuple[str, list[str]]:
+    response = asyncio.run(platform.handle(ChatRequest(question, domain="mill", user_lang="en")))
+    return response.content, response.tools_run
+
+
+@pytest.mark.parametrize(("question", "answer_line_starts"), [
+    ("Who stole the miller's silver watch?", "Victor Hale — “One night Victor Hale stole the miller's silver watch.”"),
+    ("Who does Anna marry?", "Oswin Reed — “Anna married Oswin Reed because"),
+    ("Who is Anna's father?", "Tomas Keller — “Anna Keller lived in the mill house at Brindle with her father"),
+    ("Where did Victor Hale die?", "Lowick — “Victor Hale died of a fever in the prison at Lowick.”"),
+    ("When did Victor Hale come to the village?", "spring — “In the spring of 1848 a stranger named Victor Hale"),
+    ("How many guests came to the wedding?", "Twelve — “Twelve guests came to the wedding.”"),
+    ("Why did Anna marry Oswin Reed?", "“Anna married Oswin Reed because he had believed her"),
+    ("What did Anna see Victor hide under the bridge?", "“Anna saw him hide it under the bridge at Corran.”"),
+])
+def test_issue_43_the_first_line_answers_the_question(platform, question, answer_line_starts):
+    content, tools_run = ask(platform, question)
+    assert content.splitlines()[0].startswith(answer_line_starts), content
+    assert "question_answering" in tools_run and "characters" not in tools_run
+    assert "Mill › CHAPTER" in content  # the evidence is cited
+
+
+def test_issue_43_first_appearance_cites_the_chapter_of_the_first_mention(platform):
+    content, _ = ask(platform, "When do we first meet Oswin Reed?")
+    assert content.splitlines()[0].startswith("Oswin Reed first appears here: Mill › CHAPTER II › chunk 1")
+
+
+def test_issue_43_nothing_in_the_book_is_said_honestly(platform):
+    content, _ = ask(platform, "What colour was the dragon's egg?")
+    assert content == "I found nothing in the book that answers this."
+
+
+def test_issue_43_who_is_x_still_gets_the_entity_card(platform):
+    content, tools_run = ask(platform, "Who is Victor Hale?")
+    assert content.startswith("Victor Hale (PERSON) is mentioned 3 times")
+    assert "question_answering" not in tools_run or "characters" in tools_run
+
+
+@pytest.mark.parametrize(("question", "language", "kind"), [
+    ("Who is Natasha's mother?", "en", Kind.RELATION),
+    ("Who does Natasha marry at the end?", "en", Kind.PERSON),
+    ("Who said that Moscow must be abandoned?", "en", Kind.QUOTATION),
+    ("What happened to Prince Andrew at Austerlitz?", "en", Kind.THING),
+    ("Who is Pierre?", "en", Kind.IDENTITY),
+    ("Pierre Bezukhov", "en", Kind.IDENTITY),
+    ("Where does Stephen's family move to?", "en", Kind.PLACE),
+    ("In what century is the novel set?", "en", Kind.TIME),
+    ("When Mary's brother died, who became the heir?", "en", Kind.PERSON),
+    ("With whom does George fall in love?", "en", Kind.PERSON),
+    ("Why was Dave shot?", "en", Kind.REASON),
+    ("How did Thornton die?", "en", Kind.MANNER),
+    ("How many wards does John Jarndyce have?", "en", Kind.COUNT),
+    ("Is Buck a sled dog?", "en", Kind.YES_NO),
+    ("Summarize the book.", "en", Kind.SUMMARY),
+    ("What happens in chapter 3?", "en", Kind.CHAPTER),
+    ("When do we first meet Pierre?", "en", Kind.FIRST_APPEARANCE),
+    ("Ki volt Dobó István?", "hu", Kind.IDENTITY),
+    ("Hol született Gergely?", "hu", Kind.PLACE),
+    ("Mikor ostromolták Egert?", "hu", Kind.TIME),
+    ("Miért ment Gergely Konstantinápolyba?", "hu", Kind.REASON),
+    ("Kit vett feleségül Gergely?", "hu", Kind.PERSON),
+])
+def test_issue_43_question_kinds(question, language, kind):
+    assert analyse(question, language).kind is kind

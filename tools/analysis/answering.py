@@ -1,0 +1,218 @@
+"""``AbstractQuestionAnsweringTool``: the answer to a reader's question, found in the book's sentences, with its
+evidence — for every question that is not "Who is X?", a summary or a chapter's events (other tools answer those).
+
+1. **Read the question** (``tools.analysis.question``): its kind and answer type, its content words, the entities
+   it names (through the graph's aliases).
+2. **Retrieve**: BM25 over the chunks with the content words and every name of the named entities, then re-rank
+   the candidates' sentences by the question's words (weighted by their rarity in the book), the named entities
+   present, their neighbours' words, and — when the question asks for a person, place, time or number — whether
+   the sentence holds one that the question does not already name.
+3. **Answer**: the first line is the answer — the name, place, time or number found in the best sentence, then that
+   sentence, cited ``[1]``; for why/how/what questions the sentence itself. The passages around the best sentences
+   follow as numbered, cited evidence. Nothing that scores: an honest "not found in the book".
+
+"When do we first meet X?" keeps first appearances: the graph's first (or last) mention of X is the evidence.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tools.analysis.base import AnalysisCollaborators
+from tools.analysis.common import cite, find_names, with_sources
+from tools.analysis.entity import about_the_entity
+from tools.analysis.lexicon import EntityLexicon
+from tools.analysis.question import Kind, Question, analyse
+from tools.contracts import OrchestratorActivatedTool
+from tools.documents import TextAnswer, ToolExecutionResult
+from tools.llm.text import sentences
+from tools.retrieval.chunks import Chunk
+from tools.streaming import FinalCallback, ResponseEmitter
+
+logger = logging.getLogger(__name__)
+
+CANDIDATE_CHUNKS = 40
+EVIDENCE_PASSAGES = 6
+PASSAGE_CHARS = 700
+ANSWER_SENTENCE_CHARS = 400
+NAME_WEIGHT = 2.0  # a named entity present counts like a rare question word
+TYPE_WEIGHT = 2.5  # the sentence holds what the question asks for (a person, place, time or number)
+NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after
+ANSWERED_ELSEWHERE = frozenset({Kind.IDENTITY, Kind.SUMMARY, Kind.CHAPTER})
+
+NOT_FOUND = {
+    "en": "I found nothing in the book that answers this.",
+    "hu": "Nem találtam a könyvben olyat, ami erre válaszolna.",
+}
+FIRST_MET = {"en": "{name} first appears here:", "hu": "{name} először itt szerepel:"}
+LAST_SEEN = {"en": "{name} last appears here:", "hu": "{name} utoljára itt szerepel:"}
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A sentence of a candidate chunk, its score and what it holds of the answer type."""
+
+    score: float
+    chunk: Chunk
+    index: int  # the sentence's position in the chunk
+    text: str
+    span: str  # the person, place, time or number it offers as the answer ("" when none or not asked)
+
+
+class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivatedTool, abstract=True):
+    """Answers reader questions from the book's sentences (priority 5). Wire ``set_retriever`` and
+    ``set_graph_store`` in ``init()``."""
+
+    def get_priority(self) -> int:
+        """5: with the summary tool, after the entity and chapter tools (0)."""
+        return 5
+
+    def matches_prompt(self, prompt: str, user_lang: str) -> bool:
+        """Every question except "Who is X?", X's companions or connections, summaries and a chapter's events."""
+        return not self.inactive and self._ours(prompt, user_lang)
+
+    def _ours(self, prompt: str, user_lang: str) -> bool:
+        if analyse(prompt, user_lang).kind in ANSWERED_ELSEWHERE:
+            return False
+        return not (about_the_entity(prompt, user_lang) and find_names(self.graph, prompt, self.analyzer))
+
+    def execute_with_result(
+        self,
+        systems: Sequence[str],
+        user_prompt: str,
+        user_lang: str,
+        important_words: Sequence[str],
+        progress_emitter: ResponseEmitter,
+        final_callback: FinalCallback,
+    ) -> ToolExecutionResult | None:
+        """The answer line and its evidence, as a direct answer; nothing for questions other tools answer."""
+        if self.inactive:
+            return ToolExecutionResult.nothing(self.name)
+        if not self._ours(user_prompt, user_lang):
+            return ToolExecutionResult.nothing(self.name)
+        question = analyse(user_prompt, user_lang)
+        lang = self.answer_language(user_lang)
+        names = self._named_entities(user_prompt)
+        if question.kind in (Kind.FIRST_APPEARANCE, Kind.LAST_APPEARANCE) and names:
+            return self._appearance(question, names[0], lang)
+        ranked = self._rank(question, names, important_words)
+        if not ranked or ranked[0].score <= 0:
+            return ToolExecutionResult.as_direct_answer(self.name, NOT_FOUND.get(lang, NOT_FOUND["en"]))
+        docs = self._evidence(ranked)
+        best = ranked[0]
+        quote = _cut(best.text, ANSWER_SENTENCE_CHARS)
+        line = f"{best.span} — “{quote}” [1]" if best.span else f"“{quote}” [1]"
+        return self._answer(lang, line, docs)
+
+    def _answer(self, lang: str, line: str, docs: list[TextAnswer]) -> ToolExecutionResult:
+        """Offline, the answer line and the evidence are the answer; with an LLM, the same passages are its
+        context (cited), and it writes the answer."""
+        if self.assistant is not None:
+            return ToolExecutionResult.as_guaranteed_context(self.name, docs)
+        return ToolExecutionResult.as_direct_answer(self.name, with_sources(lang, [line], docs), docs)
+
+    # -- the question's entities ---------------------------------------------------------------------------------
+    def _named_entities(self, prompt: str) -> list[tuple[str, list[str]]]:
+        """``(canonical name, every name of it)`` for each entity the question names; an ambiguous name keeps its
+        two best candidates (the passages decide)."""
+        found: list[tuple[str, list[str]]] = []
+        for name in find_names(self.graph, prompt, self.analyzer):
+            candidates = name.match.candidates[:2] if name.match.ambiguous else [name.match.best]
+            for candidate in candidates:
+                node = self.graph.get_entity(candidate.entity_id)
+                forms = [node.canonical_name, *node.aliases, name.surface]
+                found.append((node.canonical_name, sorted(set(forms), key=len, reverse=True)))
+        return found
+
+    # -- ranking -------------------------------------------------------------------------------------------------
+    def _rank(self, question: Question, names: list[tuple[str, list[str]]],
+              important_words: Sequence[str]) -> list[Scored]:
+        retriever = self.retriever
+        analyzer = retriever.analyzer
+        name_terms = [set(analyzer.terms(" ".join(forms[:6]))) for _, forms in names]
+        named = set().union(*name_terms) if name_terms else set()
+        asked = [t for t in analyzer.terms(" ".join([*question.content_words, *important_words])) if t not in named]
+        query = " ".join([*question.content_words, *important_words, *(f for _, forms in names for f in forms[:4])])
+        hits = retriever.search(query, k=CANDIDATE_CHUNKS)
+        if not hits:
+            return []
+        top = hits[0].score or 1.0
+        weights = {t: retriever.index.idf(t) for t in set(asked)}
+        lexicon = self._lexicon()
+        excluded = {form.casefold() for _, forms in names for form in forms}
+        scored: list[Scored] = []
+        for hit in hits:
+            texts = sentences(hit.chunk.text)
+            terms = [set(analyzer.terms(text)) for text in texts]
+            for i, text in enumerate(texts):
+                own = sum(weights[t] for t in terms[i] & weights.keys())
+                around = sum(weights[t] for j in (i - 1, i + 1) if 0 <= j < len(texts)
+                             for t in terms[j] & weights.keys())
+                present = sum(1 for group in name_terms if group & terms[i])
+                span = lexicon.answer_span(text, question.answer_type, excluded) if question.answer_type else ""
+                score = (own + NEIGHBOUR_WEIGHT * around + NAME_WEIGHT * present
+                         + (TYPE_WEIGHT if span else 0.0) + hit.score / top)
+                if own or present:
+                    scored.append(Scored(score, hit.chunk, i, text, span))
+        scored.sort(key=lambda s: (-s.score, s.chunk.chunk_index, s.index))
+        return scored
+
+    def _lexicon(self) -> EntityLexicon:
+        cached = getattr(self, "_lexicon_cache", None)
+        if cached is None or cached[0] is not self.graph:
+            cached = (self.graph, EntityLexicon.from_graph(self.graph))
+            self._lexicon_cache = cached  # one per loaded book; the book is read-only
+        return cached[1]
+
+    # -- output --------------------------------------------------------------------------------------------------
+    def _evidence(self, ranked: list[Scored]) -> list[TextAnswer]:
+        """The passages around the best sentences, one per chunk, best first."""
+        docs: list[TextAnswer] = []
+        seen: set[str] = set()
+        for scored in ranked:
+            if scored.chunk.chunk_id in seen:
+                continue
+            seen.add(scored.chunk.chunk_id)
+            docs.append(TextAnswer(_window(scored.chunk.text, scored.text, PASSAGE_CHARS),
+                                   source=scored.chunk.citation))
+            if len(docs) == EVIDENCE_PASSAGES:
+                break
+        return docs
+
+    def _appearance(self, question: Question, entity: tuple[str, list[str]], lang: str) -> ToolExecutionResult:
+        name, forms = entity
+        node = self.graph.find_entity(name).best
+        found = self.graph.get_entity(node.entity_id) if node is not None else None
+        chunk_id = None
+        if found is not None:
+            chunk_id = found.first_chunk_id if question.kind is Kind.FIRST_APPEARANCE else found.last_chunk_id
+        if chunk_id is None:
+            return ToolExecutionResult.as_direct_answer(self.name, NOT_FOUND.get(lang, NOT_FOUND["en"]))
+        chunk = self.retriever.get(chunk_id)
+        at = next((s for s in sentences(chunk.text) if any(f in s for f in forms)), chunk.text)
+        head = (FIRST_MET if question.kind is Kind.FIRST_APPEARANCE else LAST_SEEN).get(lang, FIRST_MET["en"])
+        docs = [TextAnswer(_window(chunk.text, at, PASSAGE_CHARS), source=cite(self.retriever, chunk_id))]
+        line = f"{head.format(name=name)} {chunk.citation} — “{_cut(at, ANSWER_SENTENCE_CHARS)}” [1]"
+        return self._answer(lang, line, docs)
+
+
+def _cut(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _window(text: str, sentence: str, limit: int) -> str:
+    """About ``limit`` characters of ``text`` on one line, starting a little before ``sentence``."""
+    flat = " ".join(text.split())
+    at = flat.find(" ".join(sentence.split()))
+    start = 0 if at < 0 else max(0, at - limit // 5)
+    if start:
+        boundary = max(flat.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "” "))
+        start = boundary + 2 if boundary >= start - limit // 5 and boundary >= 0 else start
+    window = flat[start:]
+    prefix = "… " if start else ""
+    return prefix + (window if len(window) <= limit else window[:limit].rsplit(" ", 1)[0] + " …")
+
+

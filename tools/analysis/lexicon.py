@@ -1,0 +1,103 @@
+"""``EntityLexicon``: the book's own names by kind (people, places), read once from its graph, and the answer spans
+a sentence offers — a person, a place, a time or a number that the question did not already name.
+
+The names come from the book's entity graph (what the pipeline found), never from a hand-made list; times and
+numbers are recognised by their form.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+KINDS: dict[str, frozenset[str]] = {
+    "person": frozenset({"PERSON", "PER"}),
+    "place": frozenset({"GPE", "LOC", "FAC"}),
+}
+MAX_ENTITIES = 20_000
+MAX_NAME_WORDS = 5
+
+_TOKEN = re.compile(r"[^\W\d_][\w'’-]*\.?|\S")  # a word keeps a dot after it: "St. Petersburg", "Lowick."
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "január február március április május június július augusztus szeptember október november december"
+)
+_NUMBER_WORDS = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand dozen "
+    "egy két kettő három négy öt hat hét nyolc kilenc tíz húsz harminc negyven ötven száz ezer"
+)
+_TIME = re.compile(
+    r"\b(1[0-9]{3}|20[0-9]{2})\b|\b(" + "|".join(_MONTHS.split()) + r")\b|"
+    r"\b(spring|summer|autumn|winter|morning|evening|night|noon|midnight|dawn|dusk|christmas|easter|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|tavasz\w*|nyár\w*|ősz\w*|tél\w*|reggel\w*|"
+    r"este|éjjel|éjszaka|hajnal\w*|karácsony\w*|húsvét\w*)\b|"
+    r"\b(\d+|" + "|".join(_NUMBER_WORDS.split()) + r")\s+(years?|months?|weeks?|days?|hours?|centur(y|ies)|"
+    r"év\w*|hónap\w*|hét|hete\w*|nap\w*|óra\w*)\b|\b(\w+)\s+centur(y|ies)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS.split()) + r")\b", re.IGNORECASE)
+
+
+@dataclass
+class EntityLexicon:
+    """Every name of the book's people and places: a written form → its kind (``person`` or ``place``)."""
+
+    kinds: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_graph(cls, graph: Any) -> EntityLexicon:
+        """The lexicon of a loaded book (``graph.store.GraphReader``): its entities' canonical names and aliases."""
+        lexicon = cls()
+        try:
+            nodes = graph.top_entities(by="mentions", limit=MAX_ENTITIES)
+        except Exception as exc:  # noqa: BLE001 - answers without name spans are still answers
+            logger.warning("no entity lexicon for answer spans: %s", exc)
+            return lexicon
+        for node in nodes:
+            kind = next((k for k, labels in KINDS.items() if node.label in labels), None)
+            if kind is not None:
+                lexicon.add(kind, [node.canonical_name, *node.aliases])
+        return lexicon
+
+    def add(self, kind: str, forms: Iterable[str]) -> None:
+        """Record ``forms`` as names of ``kind`` (the first kind recorded for a form wins: the more mentioned)."""
+        for form in forms:
+            key = " ".join(form.split())
+            if key and key[:1].isupper():
+                self.kinds.setdefault(key, kind)
+
+    def names(self, text: str, kind: str) -> list[str]:
+        """The names of ``kind`` in ``text``, in order, each the longest known run of capitalised words."""
+        tokens = _TOKEN.findall(text)
+        found: list[str] = []
+        i = 0
+        while i < len(tokens):
+            if not tokens[i][:1].isupper():
+                i += 1
+                continue
+            for j in range(min(len(tokens), i + MAX_NAME_WORDS), i, -1):
+                written = " ".join(tokens[i:j])
+                name = next((c for c in (written, written.rstrip(".")) if self.kinds.get(c) == kind), None)
+                if name is not None:
+                    found.append(name)
+                    i = j
+                    break
+            else:
+                i += 1
+        return found
+
+    def answer_span(self, text: str, answer_type: str, excluded: set[str]) -> str:
+        """What ``text`` offers for ``answer_type`` (person, place, time, number), skipping the question's own
+        names (``excluded``, case-folded); "" when it offers nothing."""
+        if answer_type in KINDS:
+            names = [n for n in self.names(text, answer_type) if n.casefold() not in excluded]
+            return names[0] if names else ""
+        pattern = _TIME if answer_type == "time" else _NUMBER if answer_type == "number" else None
+        found = pattern.search(text) if pattern is not None else None
+        return found.group(0) if found else ""

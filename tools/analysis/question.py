@@ -1,0 +1,202 @@
+"""What a reader's question asks: its kind (who, where, when, why, …), the answer type it expects, and its content
+words — read from the wording alone, in English and Hungarian, before any tool looks at the book.
+
+The kind decides the route: "Who is X?" is a question about X (the entity card); "Who persuaded X to leave?" asks
+for someone else, and "What injury did X have?" for a thing — both are answered from the passages, with X only
+narrowing the search. The rules are about the question's grammar, never about one book's names.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from tools.retrieval.analyzer import STOP_WORDS
+
+
+class Kind(enum.Enum):
+    """What the question asks for."""
+
+    IDENTITY = "identity"  # who is X / tell me about X: the entity card
+    SUMMARY = "summary"  # what is the book about
+    CHAPTER = "chapter"  # what happens in chapter N
+    FIRST_APPEARANCE = "first_appearance"
+    LAST_APPEARANCE = "last_appearance"
+    QUOTATION = "quotation"  # who said "…"
+    RELATION = "relation"  # who is X's mother
+    PERSON = "person"  # who did …
+    PLACE = "place"
+    TIME = "time"
+    REASON = "reason"
+    MANNER = "manner"
+    COUNT = "count"
+    YES_NO = "yes_no"
+    LIST = "list"
+    THING = "thing"  # what / which …
+    OTHER = "other"
+
+
+# The answer's type, for the kinds that ask for a span rather than a sentence.
+ANSWER_TYPE: dict[Kind, str] = {
+    Kind.PERSON: "person", Kind.RELATION: "person", Kind.QUOTATION: "person", Kind.PLACE: "place",
+    Kind.TIME: "time", Kind.COUNT: "number",
+}
+
+_KINSHIP = (
+    "mother father wife husband son daughter brother sister uncle aunt nephew niece cousin grandmother grandfather "
+    "grandson granddaughter fiancé fiancée fiance fiancee lover friend servant master mistress guardian widow "
+    "stepmother stepfather parents children child sweetheart "
+    "anyja apja felesége férje fia lánya leánya bátyja öccse nővére húga nagybátyja nagynénje unokája barátja "
+    "szolgája gazdája kedvese menyasszonya vőlegénye"
+).split()
+_SPEECH = r"(?:say|says|said|tell|tells|told|ask|asks|asked|shout|shouts|shouted|cry|cries|cried|exclaim|exclaims|" \
+          r"exclaimed|reply|replies|replied|whisper|whispers|whispered|mondta|mondja|kiáltotta|kérdezte|felelte)"
+
+# Ordered: the first rule that matches decides (a chapter reference wins over "what happens").
+Rules = tuple[tuple[Kind, re.Pattern[str]], ...]
+
+
+def _compiled(rules: tuple[tuple[Kind, str], ...]) -> Rules:
+    return tuple((kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in rules)
+
+
+_EN_RULES: Rules = _compiled((
+    (Kind.SUMMARY, r"\b(summar|overview|what is (the|this) (book|novel|story) about|what happens in (the|this) "
+                   r"(book|novel|story)\b|\bplot of\b)"),
+    (Kind.CHAPTER, r"\b(chapter|book|part|volume)\s+([ivxlc]+|\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
+                   r"\b.*\b(happen|occur|about)|\b(happen|occur)s?\b.*\b(chapter|book|part|volume)\s+([ivxlc]+|\d+)\b"),
+    (Kind.FIRST_APPEARANCE, r"\b(first|initially)\b.{0,30}\b(meet|met|appear|appears|appeared|introduc|mention|seen)"),
+    (Kind.LAST_APPEARANCE, r"\blast\b.{0,30}\b(appear|appears|appeared|mention|seen|see)\b"),
+    (Kind.QUOTATION, r"^\W*(who|whom)\b(.{0,40}\b" + _SPEECH + r"\b|.*[\"“].{8,}[\"”])"),
+    (Kind.RELATION, r"^\W*(who|whom)\s+(is|was|are|were|becomes|became)\s+(the\s+)?([\w-]+\s+){0,3}[\w-]+['’]s\s+("
+                    + "|".join(_KINSHIP) + r")\b|^\W*(who|whom)\s+(is|was|are|were)\s+the\s+(" + "|".join(_KINSHIP)
+                    + r")\s+of\b"),
+    (Kind.COUNT, r"^\W*how (many|much)\b"),
+    (Kind.TIME, r"^\W*(when|what (year|time|day|month|age|date|century)|how (long|old)|at what (age|time|hour)|"
+                r"in what year|(which|what) (year|season|day))\b|"
+                r"\b(what|which) (year|century|time period|period|season|decade|point in time)\b"),
+    (Kind.PLACE, r"^\W*(where|from where|to where|what (place|city|town|country|village|house|street|land)|"
+                 r"in what (place|city|town|country)|(which|what) (city|town|country|village|place|house|land))\b|"
+                 r"\b(in|at|to|from) (what|which) (settlement|city|town|country|village|place|house|land|region)\b"),
+    (Kind.REASON, r"^\W*(why|for what reason|what (was|is) the reason|what (made|makes|caused|causes|led))\b"),
+    (Kind.MANNER, r"^\W*how\b"),
+    (Kind.LIST, r"^\W*(list|name (all|the)|which (characters|people|persons|men|women))\b"),
+    (Kind.PERSON, r"^\W*(who|whom|whose)\b|^\W*(which|what) (man|woman|person|character|boy|girl|child|officer|"
+                  r"soldier|servant)\b"),
+    (Kind.YES_NO, r"^\W*(is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|shall|may|might)\b"),
+    (Kind.THING, r"^\W*(what|which)\b"),
+    # The question word inside or at the end: "With whom does George fall in love?", "… to become what?"
+    (Kind.PERSON, r"\b(whom|whose|who)\b"),
+    (Kind.PLACE, r"\bwhere\b"),
+    (Kind.TIME, r"\bwhen\b"),
+    (Kind.THING, r"\b(what|which)\b"),
+))
+_HU_RULES: Rules = _compiled((
+    (Kind.SUMMARY, r"(összefoglal|miről szól|áttekint|cselekmény)"),
+    (Kind.CHAPTER, r"\b(fejezet|rész)\w*\b.*\b(történik|történt|szól)|\b(történik|történt)\b.*\bfejezet"),
+    (Kind.FIRST_APPEARANCE, r"\b(először|első ízben)\b"),
+    (Kind.LAST_APPEARANCE, r"\b(utoljára|utolsó ízben)\b"),
+    (Kind.QUOTATION, r"^\W*ki\b(.{0,40}\b" + _SPEECH + r"\b|.*[\"“„].{8,}[\"”])"),
+    (Kind.COUNT, r"^\W*(hány|mennyi)\b"),
+    (Kind.TIME, r"^\W*(mikor|hány évesen|meddig|hány éves|melyik évben)\b"),
+    (Kind.PLACE, r"^\W*(hol|hová|hova|honnan|merre|melyik (városban|várban|faluban|országban))\b"),
+    (Kind.REASON, r"^\W*(miért|mi okból|mi volt az oka)\b"),
+    (Kind.MANNER, r"^\W*(hogyan|miként|hogy)\b"),
+    (Kind.PERSON, r"^\W*(ki|kit|kinek|kivel|kitől|kihez|kiről|kik)\b"),
+    (Kind.THING, r"^\W*(mi|mit|mivel|miről|mibe|melyik|milyen)\b"),
+    (Kind.YES_NO, r"\b\w+-e\b"),
+))
+# "Who is X?", "Who was X", "Tell me about X", "Ki volt X?": the rest of the question is only the name.
+_IDENTITY = (
+    re.compile(r"^\W*(who|what)\s+(is|was|are|were)\s+(?P<rest>.+?)\W*$", re.IGNORECASE),
+    re.compile(r"^\W*(who's|tell me (more )?about|describe|introduce)\s+(?P<rest>.+?)\W*$", re.IGNORECASE),
+    re.compile(r"^\W*(ki|kik|mi)\s+((volt|voltak|lesz|az)\s+)?(?P<rest>.+?)(\s+(volt|voltak|lesz))?\W*$",
+               re.IGNORECASE),
+    re.compile(r"^\W*(mesélj|mondj valamit)\s+(?P<rest>.+?)\W*$", re.IGNORECASE),
+)
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_OPENING_CLAUSE = re.compile(
+    r"^\W*(when|after|while|before|once|as|if|since|amikor|miután|mielőtt|mikor)\b[^,?]*,\s*"
+    r"(?P<main>(who|whom|whose|what|which|where|why|how|when|ki|kit|kinek|mi|mit|hol|miért|hogyan|mikor)\b.*)",
+    re.IGNORECASE,
+)
+MAX_NAME_WORDS = 5
+_ARTICLES = frozenset("the a an this that az a egy".split())
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question read: its kind, the answer type (person, place, time, number or ""), its content words."""
+
+    text: str
+    kind: Kind
+    answer_type: str
+    content_words: tuple[str, ...]
+
+    @property
+    def asks_for_span(self) -> bool:
+        """Whether the answer is a name, place, time or number found in a sentence (not the sentence itself)."""
+        return bool(self.answer_type)
+
+
+def content_words(text: str, language: str) -> tuple[str, ...]:
+    """The question's words less stop words and question words, in order, without repeats."""
+    stops = STOP_WORDS.get(language, frozenset()) | STOP_WORDS.get("en", frozenset())
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text):
+        folded = word.casefold().strip("'’")
+        if folded.endswith(("'s", "’s")):
+            folded = folded[:-2]
+        if len(folded) > 1 and folded not in stops and folded not in _QUESTION_WORDS:
+            seen.setdefault(folded, None)
+    return tuple(seen)
+
+
+_QUESTION_WORDS = frozenset(
+    "who whom whose what which how where when why does did do is are was were ki kit kinek kivel mi mit milyen "
+    "hogyan hol mikor miért melyik hány mennyi happen happens happened".split()
+)
+
+
+def classify(text: str, language: str = "en") -> Kind:
+    """The kind of ``text``, by the first rule of its language that matches (English rules also for Hungarian
+    questions written in English)."""
+    rules = _HU_RULES + _EN_RULES if language == "hu" else _EN_RULES
+    opening = _OPENING_CLAUSE.match(text)
+    if opening:  # "When Mary's brother died, who became the heir?": the main clause asks
+        text = opening.group("main")
+    # "At the end, what does Stephen determine?": the question word may follow an opening clause.
+    for clause in (text, *[part for part in re.split(r"[,;:]\s*", text)[1:] if part]):
+        for kind, pattern in rules:
+            if pattern.search(clause):
+                return kind
+    return Kind.OTHER
+
+
+def identity_subject(text: str) -> str | None:
+    """The name in "Who is X?" / "Tell me about X" / "Ki X?" when that is all the question says, else None.
+
+    "Who was Pierre's wife?" is not an identity question (it asks for someone else), nor is "Who is at the door?".
+    """
+    bare = _WORD.findall(text)
+    if bare and len(bare) <= MAX_NAME_WORDS and all(w[:1].isupper() for w in bare) and text.strip()[-1:] != "?":
+        return text.strip()  # a name alone, as typed into a search box
+    for pattern in _IDENTITY:
+        found = pattern.match(text.strip())
+        if found is None:
+            continue
+        rest = found.group("rest").strip()
+        words = _WORD.findall(rest)
+        if not words or len(words) > MAX_NAME_WORDS:
+            return None
+        named = [w for w in words if w.casefold() not in _ARTICLES]
+        if named and all(w[:1].isupper() for w in named) and not re.search(r"['’]s\b", rest):
+            return rest
+    return None
+
+
+def analyse(text: str, language: str = "en") -> Question:
+    """Read ``text``: identity questions first (they are only a name), then the kind rules."""
+    kind = Kind.IDENTITY if identity_subject(text) else classify(text, language)
+    return Question(text, kind, ANSWER_TYPE.get(kind, ""), content_words(text, language))
