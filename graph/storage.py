@@ -33,7 +33,7 @@ import os
 import re
 import socket
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -428,7 +428,6 @@ class LakehouseStorage:
                 ) from exc
             if not os.access(self.local, os.W_OK | os.X_OK):
                 raise StorageError(f"the lakehouse root {self.local} is not writable", path=str(self.local))
-            self.check_confined()
             return
         if self.namenode is not None:
             self._hdfs().make_root()
@@ -438,11 +437,12 @@ class LakehouseStorage:
         except Exception as exc:  # noqa: BLE001 - see read_tagged
             raise self._error("reach the bucket of", (), exc) from exc
 
-    def check_confined(self) -> None:
+    def check_confined(self, *, unchecked: Collection[str] = ()) -> None:
         """Fail before a write when it could land outside a local root: the root's path no longer leads to the folder
         it resolved to when configured (a folder on it was replaced by a link), or a symbolic link under it — a table's
         folder, ``_markers``, ``_index``, any file — leads outside it (or dangles there): Delta, delta-rs and the
-        marker writes would follow it. A link within the root is fine. Object stores and HDFS have no links.
+        marker writes would follow it. A link within the root is fine, and so are the names directly under the root in
+        ``unchecked`` (files whose writer never follows a link: the lock). Object stores and HDFS have no links.
 
         Raises:
             StorageError: naming the root or the link (never its target: API clients read run errors).
@@ -456,6 +456,8 @@ class LakehouseStorage:
                 "by a symbolic link); nothing written", path=root,
             )
         for link in _links_under(root):
+            if os.path.dirname(link) == root and os.path.basename(link) in unchecked:
+                continue
             real = os.path.realpath(link)
             if real != root and not real.startswith(root + os.sep):
                 raise StorageError(

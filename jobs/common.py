@@ -12,7 +12,8 @@ import logging
 import os
 from pathlib import Path
 
-from graph.errors import StorageError
+from ingestion.errors import LakehouseError
+from ingestion.lock import check_confined
 from jobs.summary import gold_line
 from settings.config import CsillagSettings
 from tools.cli import EXIT_BUSY, EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
@@ -75,8 +76,8 @@ def lakehouse_problem(settings: CsillagSettings) -> str | None:
     """Why the lakehouse cannot be written safely (a link under its root leads outside it), or None: checked with the
     inputs, before any table."""
     try:
-        settings.lakehouse.storage().check_confined()
-    except StorageError as exc:
+        check_confined(settings.lakehouse.storage())
+    except LakehouseError as exc:
         return str(exc)
     return None
 
