@@ -9,11 +9,18 @@ Events, each ``event: <name>`` with a JSON ``data`` line:
 * ``final`` — the chat-completion response (``OpenAIResponse.to_dict()``), always the last event on success;
 * ``error`` — a problem document (``status``, ``detail``) when nothing could answer; the last event then.
 
-Sessions belong to the ``user_id`` that opened them: an unknown, used or foreign session id ends in ``error``.
+Sessions belong to the ``user_id`` that opened them: an unknown, used or foreign session id ends in ``error``. The
+API has one key, so its caller is one tenant whose ``user_id`` is trusted; the secret is the session id
+(``tools.clarification``, "Trust model").
 
 ``ChatService`` holds the platform, built with ``ChatPlatform.from_settings`` (the one way in): at start-up, or — when
 the lakehouse was not ready then — at the first turn after it became ready. Until then a turn is a 503 problem naming
 the lakehouse and what is missing, never an empty answer; the rest of the API (ingestion runs, tasks) keeps serving.
+A turn also checks, at most every ``api.chat_reload_check_s`` seconds, whether the lakehouse still publishes the run
+the platform was built from (``DomainServices.is_current``: one small read of the publish manifest), and rebuilds the
+platform when it does not — so a run that removes documents, or a lakehouse rebuilt from another corpus, is served
+from the next turn on, never the text it replaced; open clarification sessions carry over. If the rebuild fails (the
+lakehouse deleted, a half-built one), turns are 503 problems until it succeeds: the old book is no longer published.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -29,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.problems import ProblemError
 from graph.errors import GraphStoreError
 from settings.errors import ConfigError
+from tools.analysis.lakehouse import lakehouse_name
 from tools.errors import ClarificationError, NoOrchestratorError, ToolError, UnknownToolError
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
@@ -70,6 +79,8 @@ class ChatService:
         self._platform: ChatPlatform | None = None
         self._unavailable = "not loaded yet"
         self._lock = asyncio.Lock()
+        self._check_every = settings.api.chat_reload_check_s
+        self._checked_at = time.monotonic()
 
     @property
     def loaded(self) -> ChatPlatform | None:
@@ -77,25 +88,48 @@ class ChatService:
         return self._platform
 
     def load(self) -> ChatPlatform | None:
-        """Build the platform now (blocking: it reads the lakehouse); None, with the reason logged, if it cannot be."""
+        """Build the platform now (blocking: it reads the lakehouse), taking over the open clarification sessions of
+        the one it replaces; None, with the reason logged, if it cannot be (then none is served)."""
+        previous = self._platform
+        self._checked_at = time.monotonic()
         try:
-            self._platform = ChatPlatform.from_settings(self._settings, self._registry)
+            self._platform = ChatPlatform.from_settings(
+                self._settings, self._registry, sessions=previous.sessions if previous is not None else None
+            )
         except (ToolError, GraphStoreError, ConfigError) as exc:
+            self._platform = None
             self._unavailable = str(exc)
             logger.warning("chat is unavailable until this is fixed: %s", exc)
             return None
         return self._platform
 
+    def _due(self) -> bool:
+        return time.monotonic() - self._checked_at >= self._check_every
+
+    def _refresh(self) -> None:
+        """Build the platform if there is none; rebuild it if its book is no longer what the lakehouse publishes
+        (checked at most every ``api.chat_reload_check_s``). Blocking; called under the lock."""
+        if self._platform is None:
+            self.load()
+            return
+        if not self._due():  # another turn checked while this one waited for the lock
+            return
+        self._checked_at = time.monotonic()
+        book = self._platform.book
+        if book is not None and not book.is_current():
+            logger.info("%s published another run: reloading the chat platform", lakehouse_name(book.domain.lakehouse))
+            self.load()
+
     async def platform(self) -> ChatPlatform:
-        """The platform, built now if the lakehouse has become ready since the last try.
+        """The platform, built now if the lakehouse has become ready since the last try, or rebuilt if it has
+        published another run since the platform was built.
 
         Raises:
             ProblemError: 503 naming the lakehouse and what is missing (or why it cannot be read).
         """
-        if self._platform is None:
-            async with self._lock:  # one load at a time; the others wait for its outcome
-                if self._platform is None:
-                    await asyncio.to_thread(self.load)
+        if self._platform is None or self._due():
+            async with self._lock:  # one load or check at a time; the others wait for its outcome
+                await asyncio.to_thread(self._refresh)
         if self._platform is None:
             raise ProblemError(503, f"chat is unavailable: {self._unavailable}", headers={"Retry-After": "60"})
         return self._platform

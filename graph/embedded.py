@@ -4,10 +4,12 @@ Loading reads the Delta tables with ``deltalake`` (no JVM), validates them into 
 a ``CompactGraph`` (numpy arrays; see ``graph.compact`` for why not a networkx graph). That takes seconds on a novel,
 so ``from_settings`` caches the ``CompactGraph`` (``graph.cache``: plain arrays, no pickle) under
 ``<lakehouse>/_cache/`` (or ``GraphSettings.cache_dir``; for a lakehouse in a bucket, a local folder of the user's
-cache: ``graph.storage.LakehouseStorage.local_cache_dir``), keyed by the Delta versions of the tables it reads — the
-versions the last completed run published (``graph.published``), so a run in progress changes nothing here: once
-it is published the key changes, the cache is rebuilt and stale files are removed. An unreadable cache is only a
-lost speed-up and gets rebuilt.
+cache: ``graph.storage.LakehouseStorage.local_cache_dir``), keyed by the identity of the tables it reads
+(``graph.model.lakehouse_identity``: the published run, each table's id and the version the last completed run
+published, ``graph.published``), so a run in progress changes nothing here: once it is published the key changes,
+the cache is rebuilt and stale files are removed. The table ids matter when the lakehouse is deleted and rebuilt
+from another corpus: its tables start at version 0 again, but as new tables with new ids. A cache whose stored
+identity is not the one expected, or that is unreadable, is only a lost speed-up and gets rebuilt.
 
 Measured on the shared 2-core box with a synthetic lakehouse of War and Peace size (3,000 entities, 100,000 edges
 with 3 chunk ids each, 10,000 chunks of 1,000 characters, 120,000 mentions; cache file 28 MB):
@@ -35,7 +37,7 @@ from graph import matching, ranking, sync
 from graph.cache import CACHE_FORMAT, cache_name, read_cache, write_cache
 from graph.compact import CompactGraph
 from graph.errors import EntityNotFoundError
-from graph.model import EntityNode, GraphData, table_versions
+from graph.model import EntityNode, GraphData, lakehouse_identity
 from graph.results import (
     EntityMatch,
     EntityRef,
@@ -92,23 +94,21 @@ class EmbeddedGraphStore:
         cache_dir = Path(settings.cache_dir) if settings.cache_dir else default_dir / "_cache"
         where = root.uri() if isinstance(root, LakehouseStorage) else root
         started = time.perf_counter()
-        versions = table_versions(root)
-        key = hashlib.sha256(
-            json.dumps({"format": CACHE_FORMAT, "root": identity, "versions": versions}, sort_keys=True).encode()
-        ).hexdigest()[:16]
+        state = {"format": CACHE_FORMAT, "root": identity, "tables": lakehouse_identity(root)}
+        key = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
         cache_file = cache_dir / cache_name(key)
-        compact = read_cache(cache_file)
+        compact = read_cache(cache_file, state)
         if compact is not None:
             store = cls(compact)
             logger.info("graph loaded from cache %s in %.3f s", cache_file, time.perf_counter() - started)
             return store
         store = cls.from_graph(GraphData.from_lakehouse(root))
-        if table_versions(root) != versions:
+        if {**state, "tables": lakehouse_identity(root)} != state:
             # A run was published while we read: the graph is the new one, the key names the old one.
             logger.info("graph loaded from %s in %.3f s (a run was published meanwhile; cache not written)",
                         where, time.perf_counter() - started)
             return store
-        write_cache(cache_file, store._graph)
+        write_cache(cache_file, store._graph, state)
         logger.info("graph loaded from %s in %.3f s (cache written)", where, time.perf_counter() - started)
         return store
 

@@ -13,6 +13,7 @@ Relationships in a store (fixed names, see ``graph.cypher``):
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,14 @@ import pyarrow as pa
 from pydantic import BaseModel, Field, TypeAdapter
 
 from graph.errors import GraphDataError
-from graph.published import PublishedRun, arrow_dataset, open_table, read_published
+from graph.published import (
+    PUBLISHED_FILE,
+    PublishedRun,
+    arrow_dataset,
+    open_table,
+    published_text,
+    read_published,
+)
 from graph.storage import LakehouseStorage, as_storage
 from graph.tables import CHUNKS, DOCUMENTS, GRAPH_EDGES, GRAPH_NODES, MENTION_ENTITIES, MENTION_OFFSETS, MENTIONS
 
@@ -310,18 +318,47 @@ def read_table(
 
 
 def table_versions(root: Path | LakehouseStorage) -> dict[str, int]:
-    """The Delta version of every table the graph reads — the published one, else the latest: the key of the
-    embedded store's cache, so a run in progress does not change it and its completion does."""
+    """The Delta version of every table the graph reads: the published one, else the latest."""
+    return {table: version for table, (version, _) in lakehouse_identity(root)["tables"].items()}
+
+
+def lakehouse_identity(root: Path | LakehouseStorage) -> dict[str, Any]:
+    """What a reader of the graph's tables gets, in terms no later state of the lakehouse repeats: the publish
+    manifest's run (id and finish time; None without a manifest) and each table's published (else latest) Delta
+    version with the table's id — the key of the embedded store's cache.
+
+    The versions alone repeat: a lakehouse deleted and rebuilt from another corpus starts its tables at version 0
+    again, but every table created anew gets a new id (the UUID of its Delta metadata), and the run a new manifest.
+    """
     from deltalake.exceptions import TableNotFoundError
 
     manifest = read_published(root)
-    versions = {}
+    tables: dict[str, list[Any]] = {}
     for table in LAKEHOUSE_TABLES:
         try:
-            versions[table] = open_table(root, table, manifest).version()
+            delta = open_table(root, table, manifest)
         except TableNotFoundError as exc:
             raise missing_table_error(root, table, "not a Delta table") from exc
-    return versions
+        tables[table] = [delta.version(), delta.metadata().id]
+    return {"run": None if manifest is None else [manifest.run_id, manifest.finished_at], "tables": tables}
+
+
+def publication_stamp(root: Path | LakehouseStorage) -> str:
+    """A cheap stamp of what the lakehouse publishes, for a long-running reader to compare with the one it took
+    before loading: the publish manifest's text (``published_text``: one small read); without a manifest, the
+    tables' identity (``lakehouse_identity``).
+
+    Raises:
+        GraphDataError: the manifest cannot be read from a folder, or there is none and a table is missing (e.g. the
+            lakehouse was deleted).
+        graph.errors.StorageError: the bucket cannot be read (names it).
+    """
+    try:
+        text = published_text(root)
+    except OSError as exc:
+        path = as_storage(root).uri(PUBLISHED_FILE)
+        raise GraphDataError(f"cannot read the publish manifest {path}: {exc.strerror}", path=path) from exc
+    return text if text is not None else json.dumps(lakehouse_identity(root), sort_keys=True)
 
 
 def _frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:

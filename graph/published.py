@@ -20,8 +20,9 @@ import json
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from graph.errors import GraphDataError, StorageError
 from graph.storage import LakehouseStorage, as_storage
@@ -33,6 +34,7 @@ logger = logging.getLogger(__name__)
 
 PUBLISHED_FILE = "_published.json"
 PUBLISHED_FORMAT = 1
+KNOWN_FORMATS = (PUBLISHED_FORMAT,)  # the manifest formats this code reads
 
 
 class PublishedRun(BaseModel):
@@ -46,10 +48,31 @@ class PublishedRun(BaseModel):
     index_files: list[str] = Field(default_factory=list)  # file names under _index/ of the published chunks version
     markers: dict[str, dict[str, Any]] = Field(default_factory=dict)  # stage → its _SUCCESS marker when published
 
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, value: int) -> int:
+        # another format names its tables differently: reading it as this one could serve the wrong versions
+        if value not in KNOWN_FORMATS:
+            known = ", ".join(str(f) for f in KNOWN_FORMATS)
+            raise ValueError(f"{value} is not a publish manifest format this csillag reads (valid: {known})")
+        return value
+
 
 def published_path(root: Path | LakehouseStorage) -> str:
     """Where the manifest of the lakehouse at ``root`` lives (a path, or an s3a:// URI)."""
     return as_storage(root).uri(PUBLISHED_FILE)
+
+
+def published_text(root: Path | LakehouseStorage) -> str | None:
+    """The manifest as stored, unparsed, or None when the lakehouse has none: one small read (a file, or one GET in a
+    bucket), cheap enough for a long-running reader to ask now and then whether another run was published — every
+    publish writes new text (a new run id, finish time and stage markers), and a run that changed nothing writes none.
+
+    Raises:
+        OSError: (a folder) the file exists but cannot be read.
+        graph.errors.StorageError: (a bucket) the manifest cannot be read.
+    """
+    return as_storage(root).read_text(PUBLISHED_FILE)
 
 
 def read_published(root: Path | LakehouseStorage) -> PublishedRun | None:
@@ -62,7 +85,7 @@ def read_published(root: Path | LakehouseStorage) -> PublishedRun | None:
     storage = as_storage(root)
     path = published_path(storage)
     try:
-        text = storage.read_text(PUBLISHED_FILE)
+        text = published_text(storage)
     except OSError as exc:
         raise GraphDataError(f"cannot read the publish manifest {path}: {exc.strerror}", path=str(path)) from exc
     except StorageError as exc:
@@ -72,11 +95,20 @@ def read_published(root: Path | LakehouseStorage) -> PublishedRun | None:
     try:
         return PublishedRun.model_validate(json.loads(text))
     except (ValueError, ValidationError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = _first_problem(exc)
         raise GraphDataError(
             f"the publish manifest {path} is unreadable ({first}); rerun the ingestion pipeline to rewrite it",
             path=str(path),
         ) from exc
+
+
+def _first_problem(exc: ValueError | ValidationError) -> str:
+    """One line for why the manifest's text is no manifest: the first field in error and why, or the JSON error."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "the manifest"
+        return f"{where}: {error['msg'].removeprefix('Value error, ')}"
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def published_version(root: Path | LakehouseStorage, table: str, manifest: PublishedRun | None = None) -> int | None:
@@ -138,7 +170,8 @@ def arrow_dataset(delta: DeltaTable, storage: LakehouseStorage | None = None) ->
     import pyarrow.dataset as ds
 
     protocol = delta.protocol()
-    files = delta.file_uris()
+    # delta-rs names the files as URIs, percent-encoded: a space in the root is "%20" there, not in the file system
+    files = [unquote(uri) for uri in delta.file_uris()]
     local = all("://" not in uri or uri.startswith("file://") for uri in files)
     in_bucket = storage is not None and storage.bucket is not None and all(
         uri.startswith(f"s3://{storage.bucket}/") or uri.startswith(f"s3a://{storage.bucket}/") for uri in files

@@ -37,6 +37,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 from graph.errors import StorageError
 from graph.files import atomic_write_bytes
@@ -56,6 +57,30 @@ _URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 # An HDFS authority: a NameNode host[:port], or an HA nameservice's name (resolved by the client's Hadoop config).
 _NAMENODE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(:[0-9]{1,5})?$")
+# Characters of a local root that the pinned Delta library (deltalake 1.1) cannot store a table under: it turns the
+# path into a URL and back, so '#' and '?' start a fragment or a query (the table is "not found" right after its
+# first write) and '[', ']', '^', '|' make it panic. Later releases (1.6) handle them all.
+DELTA_UNSAFE_CHARS = "#?[]^|"
+# What deltalake 1.1 leaves unencoded when it (wrongly) creates a percent-encoded twin of a table's folder beside it
+# on a table's first write or a delete (``LakehouseStorage.remove_delta_twins``); ``-._~`` and letters and digits are
+# never encoded.
+_DELTA_URL_SAFE = "/!$&'()*+,;=:@"
+
+
+def _delta_safe(local: Path, given: str) -> Path:
+    """``local``, unless its path holds a character the Delta library cannot store tables under.
+
+    Raises:
+        ValueError: naming the root, the characters and the ones to avoid.
+    """
+    bad = sorted({c for c in str(local) if c in DELTA_UNSAFE_CHARS})
+    if bad:
+        raise ValueError(
+            f"lakehouse root {given!r} contains {' '.join(repr(c) for c in bad)}: the Delta library cannot store "
+            f"tables under such a path (deltalake 1.1); choose a folder whose path has none of "
+            f"{' '.join(DELTA_UNSAFE_CHARS)}"
+        )
+    return local
 
 
 def is_remote(root: str | os.PathLike[str]) -> bool:
@@ -91,10 +116,10 @@ class LakehouseStorage:
         text = os.fspath(root)
         match = _URI.match(text)
         if match is None:
-            return cls(local=Path(text).resolve())
+            return cls(local=_delta_safe(Path(text).resolve(), text))
         scheme, rest = match.group(1).lower(), match.group(2)
         if scheme == "file":
-            return cls(local=Path(rest or "/").resolve())
+            return cls(local=_delta_safe(Path(rest or "/").resolve(), text))
         if scheme in HDFS_SCHEMES:
             namenode, _, path = rest.partition("/")
             if not _NAMENODE.match(namenode):
@@ -184,6 +209,32 @@ class LakehouseStorage:
         digest = hashlib.sha256(self.identity.encode("utf-8")).hexdigest()[:16]
         name = f"hdfs-{self.namenode.replace(':', '-')}" if self.namenode is not None else str(self.bucket)
         return user_cache_root() / "csillag" / "lakehouses" / f"{name}-{digest}"
+
+    def remove_delta_twins(self) -> list[Path]:
+        """Remove the empty percent-encoded twin folders deltalake 1.1 creates beside a local root whose path has a
+        space, a non-ASCII letter, ``%`` or one of ``"<>`{}\\`` (e.g. ``k%C3%B6nyvt%C3%A1r`` beside ``könyvtár``): it
+        makes them on a table's first write and on a delete, and writes nothing into them. Only empty folders go
+        (``rmdir``): a folder holding anything is left as it is. Returns the folders removed."""
+        if self.local is None:
+            return []
+        real, twin = self.local.parts, Path(quote(str(self.local), safe=_DELTA_URL_SAFE)).parts
+        differs = next((i for i, (a, b) in enumerate(zip(real, twin, strict=True)) if a != b), None)
+        if differs is None:
+            return []
+        top = Path(*twin[: differs + 1])
+        if not top.is_dir() or top.is_symlink():
+            return []
+        removed = []
+        for folder, _, _ in sorted(os.walk(top), key=lambda entry: -len(entry[0])):  # deepest first
+            try:
+                os.rmdir(folder)
+            except OSError:
+                continue
+            removed.append(Path(folder))
+        if removed:
+            logger.info("removed %d empty folder(s) the Delta library made beside the lakehouse: %s", len(removed),
+                        top)
+        return removed
 
     # -- client configuration ------------------------------------------------------------------------------------
 

@@ -61,6 +61,8 @@ class Marker(BaseModel):
     finished_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     versions: dict[str, str] = Field(default_factory=library_versions)
     details: dict[str, Any] = Field(default_factory=dict)
+    # SHA-256 of the ``_STATE`` the run left (None: none): a state that does not match is not that run's
+    state_sha256: str | None = None
 
 
 class MarkerStore:
@@ -68,6 +70,8 @@ class MarkerStore:
 
     def __init__(self, root: Path | LakehouseStorage) -> None:
         self.storage = as_storage(root)
+        # stage → SHA-256 of the state this process wrote for it, for the stage's marker (``Stage.run``)
+        self.state_digests: dict[str, str] = {}
 
     def path(self, stage: str) -> str:
         """Where the stage's marker lives (a path, or an s3a:// URI)."""
@@ -104,20 +108,30 @@ class MarkerStore:
         state, or the state of another run (one that crashed after writing it and before its marker)."""
         if marker is None:
             return None
+        where = self.storage.uri(MARKERS_DIR, stage, STATE_FILE)
         try:
             text = self.storage.read_text(MARKERS_DIR, stage, STATE_FILE)
-            state = None if text is None else json.loads(text)
+            if text is None:
+                return None
+            if hashlib.sha256(text.encode("utf-8")).hexdigest() != marker.state_sha256:
+                # changed since its run wrote it (or written before markers named it): never trusted
+                logger.warning("ignoring stage state %s: it is not the one run %s left (its SHA-256 differs from "
+                               "the marker's); the stage recomputes what it kept", where, marker.run_id)
+                return None
+            state = json.loads(text)
         except (OSError, ValueError, StorageError) as exc:
-            logger.warning("ignoring unreadable stage state %s: %s", self.storage.uri(MARKERS_DIR, stage, STATE_FILE),
-                           exc)
+            logger.warning("ignoring unreadable stage state %s: %s", where, exc)
             return None
         if not isinstance(state, dict) or state.get("run_id") != marker.run_id:
             return None
         return state
 
     def write_state(self, stage: str, *, run_id: str, state: dict[str, Any]) -> None:
-        """Keep ``state`` for the stage's next run; written before the marker, so it is trusted only with it."""
-        self.storage.write_text(MARKERS_DIR, stage, STATE_FILE, data=json.dumps({**state, "run_id": run_id}))
+        """Keep ``state`` for the stage's next run; written before the marker, which records its SHA-256, so it is
+        trusted only with that marker and unchanged."""
+        text = json.dumps({**state, "run_id": run_id})
+        self.storage.write_text(MARKERS_DIR, stage, STATE_FILE, data=text)
+        self.state_digests[stage] = hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def clear(self, stage: str) -> None:
         """Remove the stage's marker before its work starts, so a crash cannot leave a stale one behind."""

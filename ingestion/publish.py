@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from graph.errors import GraphDataError
 from graph.published import PUBLISHED_FILE, PublishedRun, read_published
 from graph.storage import LakehouseStorage, as_storage
 from ingestion.markers import MarkerStore
@@ -68,6 +69,17 @@ def snapshot(root: Path | LakehouseStorage, *, run_id: str | None, tool: str | N
     )
 
 
+def replaceable_manifest(root: Path | LakehouseStorage) -> PublishedRun | None:
+    """The manifest as a writer sees it: None when there is none, and when it is unreadable (damaged, or of a format
+    this code does not read) — the run that holds the lock then writes a new one over it, since readers cannot use it
+    anyway; a warning says so."""
+    try:
+        return read_published(root)
+    except GraphDataError as exc:
+        logger.warning("%s; this run replaces it", exc)
+        return None
+
+
 def write_manifest(root: Path | LakehouseStorage, manifest: PublishedRun) -> None:
     """Write ``_published.json`` atomically: readers see the old manifest or the whole new one."""
     as_storage(root).write_text(PUBLISHED_FILE, data=manifest.model_dump_json(indent=2))
@@ -75,7 +87,7 @@ def write_manifest(root: Path | LakehouseStorage, manifest: PublishedRun) -> Non
 
 def ensure_baseline(root: Path | LakehouseStorage) -> None:
     """Before a run's first write: publish the tables as found when the lakehouse has no manifest yet."""
-    if read_published(root) is not None:
+    if replaceable_manifest(root) is not None:
         return
     manifest = snapshot(root, run_id=None, tool=None)
     write_manifest(root, manifest)
@@ -118,7 +130,7 @@ def unpublishable(ctx: RunContext, ran: list[Stage]) -> list[str]:
 def is_published(root: Path | LakehouseStorage) -> bool:
     """Whether a run's manifest already names the lakehouse's latest state (tables and index files): publishing
     again would change nothing."""
-    previous = read_published(root)
+    previous = replaceable_manifest(root)
     if previous is None or previous.run_id is None:
         return False
     current = snapshot(root, run_id=None, tool=None)
@@ -140,7 +152,7 @@ def publish(ctx: RunContext, ran: list[Stage], *, tool: str, whole_pipeline: boo
             )
             return None
     manifest = snapshot(root, run_id=ctx.run_id, tool=tool)
-    previous = read_published(root)
+    previous = replaceable_manifest(root)
     # a baseline (no run id) is replaced even when nothing changed: the manifest then names a run
     if (
         previous is not None

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from ingestion.confine import open_confined
 from ingestion.text import RejectedDocument
@@ -113,3 +114,79 @@ def _json_type(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return "a string"
+
+
+# JSONL files are read in bounded pieces: a line longer than the document limit is skipped to its end unread, so
+# one huge record can neither fill the memory of the process reading it nor take the other records with it.
+READ_CHUNK = 1 << 20
+# A JSONL file is split into segments of whole lines of about this size, read in parallel by Spark's workers.
+SEGMENT_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class JsonlLine:
+    """One line of a JSONL file: its 1-based number and text, or ``size`` alone when it is longer than the limit."""
+
+    number: int
+    text: str | None
+    size: int
+
+
+def _lines(handle: BinaryIO, end: int, limit: int) -> Iterator[tuple[bytes | None, int]]:
+    """The lines starting before byte ``end`` from the handle's position (a line's start): each as its bytes without
+    the line break, or None past ``limit`` bytes, and its size. Reads ``READ_CHUNK`` bytes at a time and never holds
+    more than ``limit`` bytes of one line: the rest of a longer one is only counted on the way to its end."""
+    position = handle.tell()  # where the current line starts
+    line: bytearray | None = bytearray()
+    size = 0
+    while chunk := handle.read(READ_CHUNK):
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            stop = len(chunk) if newline < 0 else newline
+            size += stop - start
+            if line is not None:
+                line = line + chunk[start:stop] if size <= limit else None
+            if newline < 0:
+                break
+            yield (bytes(line) if line is not None else None), size
+            position += size + 1
+            line, size, start = bytearray(), 0, newline + 1
+            if position >= end:
+                return
+    if size:  # the last line, without a line break
+        yield (bytes(line) if line is not None else None), size
+
+
+def read_jsonl_segment(path: str, start: int, end: int, first_line: int, limit: int) -> Iterator[JsonlLine]:
+    """The lines of ``path`` that start in bytes ``[start, end)`` (``start`` is a line's start), numbered from
+    ``first_line``; a line over ``limit`` bytes has no text, only its size (``too_large``). A trailing ``\\r`` (CRLF
+    line breaks) is dropped; bytes that are not UTF-8 become U+FFFD (the JSON parser then judges the line)."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        for number, (data, size) in enumerate(_lines(handle, end, limit), start=first_line):
+            text = None if data is None else data.decode("utf-8", errors="replace").removesuffix("\r")
+            yield JsonlLine(number, text, size)
+
+
+def jsonl_segments(path: str, segment_bytes: int = SEGMENT_BYTES) -> list[tuple[int, int, int]]:
+    """``(start, end, first line number)`` of segments of whole lines, of about ``segment_bytes`` each, covering the
+    file: one pass that counts line breaks ``READ_CHUNK`` bytes at a time."""
+    segments: list[tuple[int, int, int]] = []
+    start, first = 0, 1  # the open segment's first byte and line number
+    lines = position = 0  # line breaks counted; the file offset of the chunk
+    with open(path, "rb") as handle:
+        while chunk := handle.read(READ_CHUNK):
+            counted = 0
+            while (want := start + segment_bytes - 1 - position) < len(chunk):
+                cut = chunk.find(b"\n", max(counted, want))
+                if cut < 0:
+                    break
+                lines += chunk.count(b"\n", counted, cut + 1)
+                segments.append((start, position + cut + 1, first))
+                start, first, counted = position + cut + 1, lines + 1, cut + 1
+            lines += chunk.count(b"\n", counted)
+            position += len(chunk)
+    if position > start:
+        segments.append((start, position, first))
+    return segments

@@ -16,7 +16,7 @@ import errno
 import logging
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -126,9 +126,7 @@ def scan_inputs(inputs: list[str], roots: Sequence[Path] | None = None) -> Scan:
             before = len(scan.rejects)
             _walk(path, roots, (path,), files, scan.rejects)
             if not files and len(scan.rejects) == before:
-                raise InputNotFoundError(
-                    f"folder {raw!r} holds no {'/'.join(TEXT_SUFFIXES)} documents", stage="documents", path=raw
-                )
+                raise InputNotFoundError(_empty_folder_message(raw, path), stage="documents", path=raw)
             if files:
                 scan.sources.append(InputSource("files", path, tuple(files)))
         else:
@@ -137,7 +135,59 @@ def scan_inputs(inputs: list[str], roots: Sequence[Path] | None = None) -> Scan:
                 scan.rejects.append(ScanReject(str(path), *problem))
             else:
                 scan.sources.append(InputSource("files", path, (path,)))
-    return scan
+    return _with_printable_names(scan)
+
+
+def printable(name: str | Path) -> str:
+    r"""A path as text that can be stored and shown: the bytes of a name that is not valid UTF-8 (which Python holds
+    as lone surrogates, ``caf\udce9.txt``) written as ``\xNN`` (``caf\xe9.txt``); any other path as it is."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def _has_printable_name(path: Path) -> bool:
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _bad_name(path: Path) -> ScanReject:
+    return ScanReject(
+        printable(path), "undecodable",
+        "the file name is not valid UTF-8 (its undecodable bytes are shown as \\xNN); not read — rename the file "
+        "to ingest it",
+    )
+
+
+def _with_printable_names(scan: Scan) -> Scan:
+    """The scan with every path whose name is not valid UTF-8 rejected by its printable name: no table can store
+    such a name, and the rest of the corpus is ingested all the same."""
+    sources: list[InputSource] = []
+    rejects = [ScanReject(printable(r.source), r.reason, printable(r.detail)) for r in scan.rejects]
+    for source in scan.sources:
+        if source.kind != "files":
+            if _has_printable_name(source.path):
+                sources.append(source)
+            else:
+                rejects.append(_bad_name(source.path))
+            continue
+        kept = tuple(path for path in source.files if _has_printable_name(path))
+        rejects.extend(_bad_name(path) for path in source.files if not _has_printable_name(path))
+        if kept:
+            sources.append(replace(source, files=kept))
+    return Scan(sources=sources, rejects=rejects)
+
+
+def _empty_folder_message(raw: str, folder: Path) -> str:
+    """Why a folder is no input: it holds no document; JSONL files in it are named, since a folder's JSONL files are
+    not read (a folder is a collection of documents; a JSONL file is a collection of records, named on its own)."""
+    message = f"folder {raw!r} holds no {'/'.join(TEXT_SUFFIXES)} documents"
+    jsonl = sorted(folder.rglob("*.jsonl"))
+    if jsonl:
+        shown = " ".join(str(path) for path in jsonl[:3]) + (" …" if len(jsonl) > 3 else "")
+        message += f"; its {len(jsonl)} JSONL file(s) are inputs only when named one by one: {shown}"
+    return message
 
 
 def _not_a_readable_file(path: Path, roots: Sequence[Path] | None) -> tuple[str, str] | None:

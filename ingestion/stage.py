@@ -178,6 +178,7 @@ class Stage(ABC):
         incremental = not ctx.force and store.started_config(self.name) == config_fp and self.outputs_exist(ctx)
         self.previous = store.read(self.name) if incremental else None
         store.clear(self.name)
+        store.state_digests.pop(self.name, None)
         store.mark_started(self.name, run_id=ctx.run_id, config_fingerprint=config_fp)
         started = time.perf_counter()
         logger.info("stage %s: running (%s)", self.name, "incremental" if incremental else "from scratch")
@@ -193,6 +194,7 @@ class Stage(ABC):
                 counts=output.counts,
                 seconds=seconds,
                 details=output.details,
+                state_sha256=store.state_digests.pop(self.name, None),
             )
         )
         logger.info("stage %s: done in %.1fs %s", self.name, seconds, output.counts)

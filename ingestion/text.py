@@ -35,6 +35,7 @@ REJECT_REASONS: frozenset[str] = frozenset(
         "missing_id",
         "text_not_string",
         "duplicate_id",
+        "duplicate_text",
     }
 )
 

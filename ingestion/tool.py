@@ -35,6 +35,7 @@ from tools.plugins import Injected
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from graph.storage import LakehouseStorage
     from ingestion.chunking import UnitPatterns
     from ingestion.pipeline import PipelineOutcome
     from ingestion.stage import Stage
@@ -164,8 +165,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
 
     def _execute(self, request: IngestionRequest, run_id: str) -> IngestionResult:
         from ingestion.pipeline import select_stages
-        from ingestion.publish import ensure_baseline
-        from ingestion.spark import StartingSession, get_spark
+        from ingestion.spark import get_spark
 
         settings = self._require_settings()
         stages = select_stages(request.stages)
@@ -186,21 +186,34 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             # in its own process, still answers that case without a JVM).
             spark = get_spark(settings.spark, lock.storage)
         with lock:
-            ensure_baseline(lock.storage)
-            if not request.force:
-                answered = self._run_up_to_date(request, run_id, stages, domain)
-                if answered is not None:
-                    return answered
-            if spark is None:
-                # Started beside the first stages, which work in the driver when the corpus or its increment is
-                # small: the JVM's few seconds are then hidden (issue 16, items 4-5) — or not at all when the run is
-                # foreseen to need none (ingestion.pipeline.foresee).
-                storage = settings.lakehouse.storage()
-                # Under spark-submit the JVM is up already: its session (and the master it really has) at once.
-                spark = StartingSession(  # type: ignore[assignment]
-                    lambda: get_spark(settings.spark, storage), eager=bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
-                )
-            return self._run_locked(request, run_id, stages, domain, spark)
+            try:
+                return self._run_or_answer(request, run_id, stages, domain, spark, lock.storage)
+            finally:
+                lock.storage.remove_delta_twins()
+
+    def _run_or_answer(
+        self, request: IngestionRequest, run_id: str, stages: list[Stage], domain: DomainSpec,
+        spark: SparkSession | None, storage: LakehouseStorage,
+    ) -> IngestionResult:
+        """Under the lock: the answer of a run whose every stage is up to date, else the run."""
+        from ingestion.publish import ensure_baseline
+        from ingestion.spark import StartingSession, get_spark
+
+        settings = self._require_settings()
+        ensure_baseline(storage)
+        if not request.force:
+            answered = self._run_up_to_date(request, run_id, stages, domain)
+            if answered is not None:
+                return answered
+        if spark is None:
+            # Started beside the first stages, which work in the driver when the corpus or its increment is
+            # small: the JVM's few seconds are then hidden (issue 16, items 4-5) — or not at all when the run is
+            # foreseen to need none (ingestion.pipeline.foresee).
+            # Under spark-submit the JVM is up already: its session (and the master it really has) at once.
+            spark = StartingSession(  # type: ignore[assignment]
+                lambda: get_spark(settings.spark, storage), eager=bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
+            )
+        return self._run_locked(request, run_id, stages, domain, spark)  # type: ignore[arg-type]
 
     def run_if_up_to_date(self, request: IngestionRequest) -> IngestionResult | None:
         """The run's result when every requested stage is up to date and published, found without Spark; else None.

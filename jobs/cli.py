@@ -23,7 +23,7 @@ from typing import Any
 import click
 
 from api.cli import serve
-from graph.errors import StorageError
+from graph.errors import GraphDataError, StorageError
 from jobs.cli_graph import graph
 from jobs.cli_ingest import pipeline, stage
 from jobs.cli_tasks import tasks
@@ -76,7 +76,8 @@ def status(ctx: click.Context, lakehouse: str | None, as_json: bool, top: int) -
         if not root.is_dir():
             fail(f"lakehouse {root.uri()} does not exist; run `csillag pipeline` first or pass --lakehouse")
         report = lakehouse_status(root, graph_store=settings.graph.store)
-    except StorageError as exc:  # a bucket that cannot be reached: one line naming it and the endpoint
+    # a bucket that cannot be reached, an unreadable publish manifest: one line naming it
+    except (StorageError, GraphDataError) as exc:
         fail(str(exc), EXIT_FAILED)
     click.echo(json.dumps(report, indent=2, default=str) if as_json else render_status(report, root, top))
 

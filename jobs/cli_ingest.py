@@ -161,7 +161,7 @@ def run_ingestion(
     if master:
         overrides["spark"] = {"master": master}
     settings = cli_settings(ctx, config, **overrides)
-    problem = input_problem(list(inputs)) or lakehouse_problem(settings)
+    problem = input_problem(list(inputs), scan=check) or lakehouse_problem(settings)
     if problem:
         fail(problem)
     if check:

@@ -12,8 +12,6 @@ import logging
 import os
 from pathlib import Path
 
-from ingestion.errors import LakehouseError
-from ingestion.lock import check_confined
 from jobs.summary import gold_line
 from settings.config import CsillagSettings
 from tools.cli import EXIT_BUSY, EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
@@ -46,14 +44,27 @@ def build_tool(name: str, settings: CsillagSettings) -> IngestionTool:
     return container.inject(cls())
 
 
-def input_problem(inputs: list[str]) -> str | None:
-    """Why these inputs cannot be ingested (none given, or one does not exist), or None: checked before any table."""
+def input_problem(inputs: list[str], *, scan: bool = False) -> str | None:
+    """Why these inputs cannot be ingested (none given, or one does not exist), or None: checked before any table.
+
+    ``scan``: also scan them as the documents stage will (``ingestion.scan``), so a folder holding no document is
+    refused too — ``--check``'s question, which spark-submit.sh asks before it starts a JVM; a run's own tool reports
+    it otherwise."""
+    from ingestion.errors import InputNotFoundError
+    from ingestion.scan import scan_inputs
+
     if not inputs:
         return "no inputs given; name files, folders, JSONL files or tables to ingest"
     for raw in inputs:
         problem = _missing(raw)
         if problem:
             return f"input {raw!r} {problem}"
+    if not scan:
+        return None
+    try:
+        scan_inputs(inputs)
+    except InputNotFoundError as exc:
+        return str(exc)
     return None
 
 
@@ -75,6 +86,9 @@ def _missing(raw: str) -> str | None:
 def lakehouse_problem(settings: CsillagSettings) -> str | None:
     """Why the lakehouse cannot be written safely (a link under its root leads outside it), or None: checked with the
     inputs, before any table."""
+    from ingestion.errors import LakehouseError
+    from ingestion.lock import check_confined
+
     try:
         check_confined(settings.lakehouse.storage())
     except LakehouseError as exc:

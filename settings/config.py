@@ -74,11 +74,13 @@ def lakehouse_root(value: str | os.PathLike[str]) -> Path | str:
     and driver-side Delta commits are implemented and tested for local folders, S3-compatible stores and HDFS only.
 
     Raises:
-        ValueError: any other URI or a bad bucket name, naming the value and what is accepted.
+        ValueError: any other URI, a bad bucket name, or a local path the Delta library cannot store tables under
+            (``graph.storage.DELTA_UNSAFE_CHARS``), naming the value and what is accepted.
     """
     text = os.fspath(value)
     match = _URI_SCHEME.match(text)
     if match is None or match.group(1).lower() == "file":
+        LakehouseStorage.for_root(text)  # refuses a path the Delta library cannot store tables under
         return lakehouse_path(text)
     scheme = match.group(1).lower()
     if scheme not in REMOTE_SCHEMES:
@@ -291,6 +293,10 @@ class ApiSettings(BaseModel):
         default=20, ge=1, description="Runs waiting to execute at most; POST /runs beyond it is refused (429)."
     )
     max_concurrent_tasks: int = Field(default=4, ge=1, description="Async tasks running at once; others queue.")
+    chat_reload_check_s: float = Field(
+        default=5.0, ge=0, description="/chat checks at most this often (0: every turn) whether the lakehouse "
+        "published another run (one small read of its manifest), and then serves the new book without a restart.",
+    )
 
 
 _file_data: ContextVar[dict[str, Any] | None] = ContextVar("csillag_settings_file", default=None)

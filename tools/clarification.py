@@ -4,14 +4,21 @@ Lifecycle (docs/orchestrator.md): the orchestrator opens a session when one or m
 question (R-CLAR-1); the session records the request, the context buffer so far, the groups still to run and each
 asking tool's question and private ``state``. The next turn names the session id; ``take()`` hands the session back
 exactly once, only to the user who opened it, and only before it expires. Expired sessions are swept lazily.
+
+Trust model: the caller of the platform (the REST API's one key, or a host importing the module) is one tenant that
+authenticates its own users and names them in ``user_id``; the platform cannot check that name. What keeps one user
+from answering another's question is the pair: the session id — 128 random bits from the operating system's CSPRNG,
+sent only in the response to the turn that asked — and the ``user_id`` that opened it. The id is therefore a secret:
+it is never written to the log, and a failed attempt (a foreign user, a wrong id) neither consumes the session nor
+tells the caller that it exists.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,8 +91,8 @@ class SessionStore:
 
     @staticmethod
     def new_id() -> str:
-        """A fresh, unguessable session id."""
-        return uuid.uuid4().hex
+        """A fresh, unguessable session id: 32 hex digits, 128 bits of ``secrets`` (the OS's CSPRNG)."""
+        return secrets.token_hex(16)
 
     def put(self, pending: PendingRequest) -> str:
         """Store ``pending`` until it is taken or expires; returns its session id."""
@@ -94,9 +101,9 @@ class SessionStore:
         with self._lock:
             self._sweep(now)
             while len(self._sessions) >= self.max_sessions:
-                dropped, _ = self._sessions.popitem(last=False)
-                logger.warning("clarification store full (%d); dropped the oldest session %s", self.max_sessions,
-                               dropped)
+                self._sessions.popitem(last=False)
+                # not its id: with it, anyone reading the log could answer in that user's name
+                logger.warning("clarification store full (%d); dropped the oldest session", self.max_sessions)
             self._sessions[pending.session_id] = pending
         return pending.session_id
 

@@ -45,7 +45,10 @@ class ChatPlatform:
         router: Router | None = None,
         composer: AnswerComposer | None = None,
         services: Sequence[object] = (),
+        sessions: SessionStore | None = None,
     ) -> None:
+        """``sessions``: the clarification sessions to carry on (a platform rebuilt over a newly published run keeps
+        its predecessor's open questions); default: a new store."""
         self.orchestrator_settings = orchestrator_settings or OrchestratorSettings()
         self.llm_settings = llm_settings or LlmSettings()
         settings = self.orchestrator_settings
@@ -58,7 +61,7 @@ class ChatPlatform:
                 if client
                 else ExtractiveComposer(settings.answer_max_quotes)
             )
-        self.sessions = SessionStore(settings.clarification_ttl_s, settings.max_sessions)
+        self.sessions = sessions or SessionStore(settings.clarification_ttl_s, settings.max_sessions)
         self.threads = ToolThreads(settings.tool_threads, settings.tool_queue_timeout_s)
         base: list[object] = [settings, self.llm_settings, self.sessions, self.threads, router, composer]
         if client is not None:

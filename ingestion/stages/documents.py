@@ -26,7 +26,14 @@ from graph.tables import DOCUMENTS, REJECTS, Column, ddl
 from ingestion.language_id import detect_language as detect_text_language
 from ingestion.language_id import detector_key
 from ingestion.markers import fingerprint
-from ingestion.records import parse_jsonl_line, read_file
+from ingestion.records import (
+    SEGMENT_BYTES,
+    JsonlLine,
+    jsonl_segments,
+    parse_jsonl_line,
+    read_file,
+    read_jsonl_segment,
+)
 from ingestion.scan import InputSource, Scan, ScanReject, listing_fingerprint, resolve_roots, scan_inputs
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import RejectedDocument, check_document, content_id, count_words, decode_document, strip_gutenberg
@@ -152,7 +159,7 @@ def _reject_row(reject: ScanReject) -> tuple[Any, ...]:
     return ("reject", reject.source, None, None, None, None, None, None, {}, reject.reason, reject.detail)
 
 
-def read_raw(spark: SparkSession, scan: Scan) -> DataFrame:
+def read_raw(spark: SparkSession, scan: Scan, max_bytes: int) -> DataFrame:
     """Every input as RAW_SCHEMA rows: file paths and scan rejects from the driver, JSONL lines and table rows."""
     local: list[tuple[Any, ...]] = []
     frames: list[DataFrame] = []
@@ -160,7 +167,7 @@ def read_raw(spark: SparkSession, scan: Scan) -> DataFrame:
         if source.kind == "files":
             local.extend(_file_row(f) for f in source.files)
         elif source.kind == "jsonl":
-            frames.append(_jsonl_rows(spark, source.path))
+            frames.append(_jsonl_rows(spark, source.path, max_bytes))
         else:
             frame = _table_rows(spark, source)
             if isinstance(frame, tuple):
@@ -174,37 +181,38 @@ def read_raw(spark: SparkSession, scan: Scan) -> DataFrame:
     return result
 
 
-def _jsonl_rows(spark: SparkSession, path: Path) -> DataFrame:
-    """One row per non-blank line with its 1-based line number, read in parallel.
+def _jsonl_rows(spark: SparkSession, path: Path, max_bytes: int, segment_bytes: int = SEGMENT_BYTES) -> DataFrame:
+    """One RAW row per non-blank line with its 1-based line number, read in parallel by segments of whole lines
+    (``ingestion.records``): a line over ``max_bytes`` is a ``too_large`` reject named by its line, skipped to its
+    end unread — never held whole by the driver, a worker or the JVM (Spark's own text reader holds a line whole)."""
+    segments = [(str(path), *segment) for segment in jsonl_segments(str(path), segment_bytes)]
+    frame = spark.createDataFrame(segments, "path string, start long, end long, first long")
 
-    A line's number is its index within its file block (``monotonically_increasing_id`` counts up within a task)
-    plus the lines of the blocks before it: one small job counts the lines per block first.
-    """
-    from pyspark.sql import functions as F
+    def read(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        names = [field.split()[0] for field in RAW_SCHEMA.split(", ")]
+        for batch in batches:
+            for segment in batch.itertuples(index=False):
+                rows = [_jsonl_row(segment.path, line, max_bytes)
+                        for line in read_jsonl_segment(segment.path, segment.start, segment.end, segment.first,
+                                                       max_bytes)
+                        if line.text is None or line.text.strip()]  # blank lines are no records
+                for at in range(0, len(rows), _JSONL_BATCH_ROWS):
+                    yield pd.DataFrame(rows[at:at + _JSONL_BATCH_ROWS], columns=names)
 
-    lines = spark.read.text(str(path)).select(
-        "value", F.input_file_block_start().alias("_block"), F.monotonically_increasing_id().alias("_mid")
-    )
-    blocks = lines.groupBy("_block").agg(F.min("_mid").alias("_first"), F.count("*").alias("_n")).collect()
-    offsets, seen = [], 0
-    for block in sorted(blocks, key=lambda b: b["_block"]):
-        offsets.append((block["_block"], seen + 1 - block["_first"]))
-        seen += block["_n"]
-    shift = spark.createDataFrame(offsets, "_block long, _shift long")
-    numbered = lines.join(F.broadcast(shift), "_block").where(F.trim("value") != "")  # blank lines are no records
-    return numbered.select(
-        F.lit("jsonl").alias("kind"),
-        F.lit(str(path)).alias("source"),
-        F.lit(None).cast("string").alias("title"),
-        F.lit(str(path)).alias("path"),
-        (F.col("_mid") + F.col("_shift")).alias("line"),
-        F.col("value"),
-        F.lit(None).cast("string").alias("record_id"),
-        F.lit(None).cast("string").alias("text"),
-        F.create_map().cast("map<string,string>").alias("metadata"),
-        F.lit(None).cast("string").alias("reject_reason"),
-        F.lit(None).cast("string").alias("reject_detail"),
-    )
+    return frame.repartition(max(1, len(segments))).mapInPandas(read, RAW_SCHEMA)
+
+
+# Rows per Arrow batch a JSONL segment's reader hands to Spark: each line is at most max_document_bytes.
+_JSONL_BATCH_ROWS = 64
+
+
+def _jsonl_row(path: str, line: JsonlLine, max_bytes: int) -> tuple[Any, ...]:
+    """A JSONL line's RAW row: the line to parse, or the reject of a line over the limit."""
+    if line.text is not None:
+        return ("jsonl", path, None, path, line.number, line.text, None, None, {}, None, None)
+    detail = (f"line {line.number}: {line.size} bytes, over the limit of {max_bytes} (ingestion.max_document_bytes); "
+              "not read")
+    return ("reject", f"{path}:{line.number}", None, path, line.number, None, None, None, {}, "too_large", detail)
 
 
 def _root_cause(exc: Exception) -> str:
@@ -373,6 +381,21 @@ def without_files(scan: Scan, skip: set[str]) -> Scan:
     return Scan(sources=sources, rejects=scan.rejects)
 
 
+def _duplicate_texts(
+    read_ok: Iterable[dict[str, Any]], described: dict[str, tuple[Any, ...]], stage: str
+) -> list[dict[str, Any]]:
+    """A ``duplicate_text`` reject for every record with an id (a JSONL line, a table row) whose text is a document
+    kept under another name: the document is one, and the record's id would otherwise be found nowhere. (Files of
+    the same text are one document under its first name, as the module doc says.)"""
+    return [
+        {"source": row["source"], "doc_id": row["doc_id"], "stage": stage, "reason": "duplicate_text",
+         "detail": f"id {row['record_id']!r}: the same text as {described[row['doc_id']][0]}, kept once under that "
+                   "name"}
+        for row in read_ok
+        if row.get("record_id") is not None and described[row["doc_id"]][0] != row["source"]
+    ]
+
+
 def _descriptive(row: Any) -> tuple[Any, ...]:
     """source, title and metadata of a documents row (a Spark Row, or a dict from Arrow), comparable."""
     metadata = row["metadata"] or {}
@@ -383,9 +406,9 @@ class DocumentsStage(Stage):
     """Reads and normalises the corpus; writes ``documents`` and ``rejects``."""
 
     name = "documents"
-    # v2: workers read the files (plain paths as sources), line-level JSONL rejects; v3: a document's language is
-    # detected among all of py3langid's (ingestion.language_id), no longer only English or Hungarian
-    version = 3
+    # v3: languages detected among all of py3langid's; v4: JSONL read in bounded pieces (a line over
+    # max_document_bytes rejected unread), duplicate-text records rejected
+    version = 4
     tables = (DOCUMENTS.name, REJECTS.name)
 
     @staticmethod
@@ -460,20 +483,20 @@ class DocumentsStage(Stage):
         local = prepare_in_driver(to_read, stats, transform, ctx.settings.ingestion.driver_max_chars)
         prepared = None
         if local is None:
-            raw = read_raw(ctx.spark, to_read)
+            raw = read_raw(ctx.spark, to_read, max_bytes)
             prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
         try:
             # The outcome of every input, without the texts.
-            outcome_columns = ["source", "title", "metadata", "doc_id", "n_chars", "reject_reason", "reject_detail"]
+            outcome_columns = ["source", "title", "metadata", "doc_id", "n_chars", "reject_reason", "reject_detail",
+                               "record_id"]
             if prepared is not None:
                 outcomes = [row.asDict() for row in prepared.select(*outcome_columns).collect()]
             else:
                 outcomes = [_without_nan(row) for row in local[outcome_columns].to_dict("records")]
-            reject_rows = sorted(
-                ({"source": r["source"], "doc_id": r["doc_id"] or "", "stage": self.name, "reason": r["reject_reason"],
-                  "detail": r["reject_detail"]} for r in outcomes if r["reject_reason"] is not None),
-                key=lambda row: (row["source"], row["detail"] or ""),
-            )
+            reject_rows = [
+                {"source": r["source"], "doc_id": r["doc_id"] or "", "stage": self.name, "reason": r["reject_reason"],
+                 "detail": r["reject_detail"]} for r in outcomes if r["reject_reason"] is not None
+            ]
             read_ok = {r["source"]: r for r in outcomes if r["reject_reason"] is None}
             # The same content under several names is one document; the first name (sorted) is kept, among the
             # files read now and those known unchanged alike (a plain file's title is its name's stem, as read_raw
@@ -485,6 +508,8 @@ class DocumentsStage(Stage):
                 if doc_id not in described:
                     row = read_ok.get(source)
                     described[doc_id] = _descriptive(row) if row is not None else (source, Path(source).stem, ())
+            reject_rows = sorted([*reject_rows, *_duplicate_texts(read_ok.values(), described, self.name)],
+                                 key=lambda row: (row["source"], row["detail"] or ""))
             current = set(described)
             added, removed = sorted(current - set(existing)), sorted(set(existing) - current)
             updated = sorted(d for d in current & set(existing) if described[d] != existing[d])

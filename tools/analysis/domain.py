@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from graph.errors import GraphStoreError, StorageError
 from graph.storage import LakehouseStorage, is_remote
 from tools.analysis.lakehouse import LakehouseContents, chat_lakehouse, lakehouse_name
 from tools.errors import ConfigError, ToolError
@@ -132,6 +133,7 @@ class DomainServices:
     graph: Any  # a graph.store.GraphStore
     retriever: ChunkRetriever
     units: UnitCatalog
+    stamp: str | None = None  # what the lakehouse published when these were loaded (graph.model.publication_stamp)
 
     @classmethod
     def load(cls, domain: DomainSettings, graph_settings: Any = None, *, dense: DenseEncoder | None = None,
@@ -139,7 +141,8 @@ class DomainServices:
         """Load the graph (embedded by default, Neo4j when ``graph.store = "neo4j"``) and the chunk index.
 
         Hybrid ranking: ``dense``, else the model named by ``retrieval_settings.dense_model`` (empty: BM25 only;
-        the numpy encoder is then not even imported).
+        the numpy encoder is then not even imported). ``stamp`` is taken before anything is read: a run published
+        while they load makes ``is_current`` false at once, never a mix that passes for current.
 
         Raises:
             ConfigError: the dense model cannot be loaded (names the setting's value).
@@ -149,6 +152,7 @@ class DomainServices:
 
             dense = load_encoder(retrieval_settings.dense_model, batch_size=retrieval_settings.dense_batch_size,
                                  threads=retrieval_settings.dense_threads)
+        stamp = _stamp(domain.lakehouse)
         store_kind = getattr(graph_settings, "store", "embedded")
         if store_kind == "neo4j":
             from graph.neo4j_store import Neo4jGraphStore
@@ -160,8 +164,28 @@ class DomainServices:
             graph = EmbeddedGraphStore.from_settings(domain.lakehouse, graph_settings)
         retriever = ChunkRetriever.from_lakehouse(domain.lakehouse, domain.language, dense=dense)
         units = UnitCatalog.from_lakehouse(domain.lakehouse, retriever.chunks)
-        return cls(domain, graph, retriever, units)
+        return cls(domain, graph, retriever, units, stamp)
+
+    def is_current(self) -> bool:
+        """Whether the lakehouse still publishes what these services hold (a cheap check: the publish manifest's
+        text, ``graph.model.publication_stamp``). False once another run was published — documents removed or
+        edited (whose old text a vacuum then deletes), a rebuild from another corpus — or the lakehouse is gone; true
+        when the bucket cannot be reached now (nothing says the book changed; logged)."""
+        try:
+            return _stamp(self.domain.lakehouse) == self.stamp
+        except StorageError as exc:
+            logger.warning("cannot check whether %s published another run: %s", lakehouse_name(self.domain.lakehouse),
+                           exc)
+            return True
+        except GraphStoreError:  # the manifest unreadable, or no manifest and a table gone
+            return False
 
     def as_list(self) -> list[object]:
         """The services, for ``ChatPlatform(services=...)``."""
         return [self.domain, self.graph, self.retriever, self.units]
+
+
+def _stamp(root: Path | LakehouseStorage) -> str:
+    from graph.model import publication_stamp  # with pandas: not at import, ``csillag ask --help`` stays fast
+
+    return publication_stamp(root)

@@ -293,11 +293,12 @@ def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder |
     chunks = _chunks(table, titles)
     analyzer = Analyzer(language)
     storage = as_storage(root)
+    chunk_ids = [c.chunk_id for c in chunks]
     if published and not storage.is_local:
         index_dir = _fetch_index(storage, language, version, getattr(dense, "model_id", None) if dense else None,
-                                 index_dir)
+                                 index_dir, chunk_ids)
     path = _bm25_path(index_folder(root, index_dir), language, version)
-    index = None if rebuild else _load_index(path, len(chunks), analyzer.key)
+    index = None if rebuild else _load_index(path, chunk_ids, analyzer.key)
     if index is None:
         index = _extended_index(path, chunks, analyzer) if extend and not rebuild else None
         if index is None:
@@ -313,14 +314,16 @@ def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder |
 
 
 def _fetch_index(storage: LakehouseStorage, language: str, version: int, model_id: str | None,
-                 index_dir: Path | None) -> Path:
-    """The local folder holding this chunks version's index files of a bucket lakehouse: each missing one is copied
-    from the bucket's ``_index`` (the ``index`` stage uploaded it). The names carry the chunks version and every
-    setting, so a copy already there is that same file; one the bucket lacks is left for ``_load`` to build."""
+                 index_dir: Path | None, chunk_ids: list[str]) -> Path:
+    """The local folder holding this chunks version's index files of a bucket lakehouse: each one missing there, or
+    not of ``chunk_ids``, is copied from the bucket's ``_index`` (the ``index`` stage uploaded it). The names carry
+    the chunks version and every setting, but a copy already there may still be of an earlier build of the same root
+    (deleted and rebuilt from another corpus, its chunks table at that version again), hence the check of its chunk
+    ids. One the bucket lacks is left for ``_load`` to build."""
     folder = Path(index_dir) if index_dir else storage.local_cache_dir() / INDEX_DIR
     wanted = [_bm25_path(folder, language, version)] + ([_dense_path(folder, model_id, version)] if model_id else [])
     for path in wanted:
-        if path.is_file():
+        if _indexed_ids(path) == chunk_ids:
             continue
         data = storage.read_bytes(INDEX_DIR, path.name)
         if data is None:
@@ -434,7 +437,18 @@ def _save_vectors(path: Path, vectors: np.ndarray, chunk_ids: list[str], stale_p
     logger.info("chunk vectors written to %s", path)
 
 
-def _load_index(path: Path, expected: int, analyzer_key: str) -> BM25Index | None:
+def _indexed_ids(path: Path) -> list[str] | None:
+    """The chunk ids an index file (BM25 or vectors) covers, in order; None when there is no readable file."""
+    try:
+        if path.name.startswith("dense-"):
+            with np.load(path, allow_pickle=False) as data:
+                return [str(chunk_id) for chunk_id in data["chunk_ids"].tolist()]
+        return read_index_file(path).chunk_ids
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, IndexFileError):
+        return None  # missing or damaged: fetched again, or only a lost speed-up
+
+
+def _load_index(path: Path, chunk_ids: list[str], analyzer_key: str) -> BM25Index | None:
     try:
         stored = read_index_file(path)
     except FileNotFoundError:
@@ -445,7 +459,10 @@ def _load_index(path: Path, expected: int, analyzer_key: str) -> BM25Index | Non
     if stored.analyzer != analyzer_key:  # terms of another analyser: a query's stems could miss them
         logger.info("%s was made by another analyser; rebuilding it", path.name)
         return None
-    return stored.index if stored.index.size == expected else None
+    if stored.chunk_ids != chunk_ids:  # another build's chunks under the same version: its terms index other texts
+        logger.info("%s indexes other chunks; rebuilding it", path.name)
+        return None
+    return stored.index
 
 
 def _extended_index(path: Path, chunks: list[Chunk], analyzer: Analyzer) -> BM25Index | None:

@@ -51,7 +51,7 @@ def test_embedded_from_settings_reads_the_lakehouse(tmp_path: Path) -> None:
     stats = store.stats()
     assert (stats.entities, stats.relations, stats.chunks, stats.mentions) == (12, 20, 8, 37)
     assert [r.target.entity_id for r in store.neighbours("ent_09")] == ["ent_06", "ent_07", "ent_10"]
-    assert len(list((tmp_path / "_cache").glob("graph-v3-*.npz"))) == 1
+    assert len(list((tmp_path / "_cache").glob("graph-v4-*.npz"))) == 1
 
 
 def test_embedded_from_settings_uses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -145,8 +145,9 @@ def test_embedded_queries_agree_with_a_networkx_reference(seed: int) -> None:
 def test_issue_12_embedded_cache_round_trips_every_field(tmp_path: Path) -> None:
     compact = EmbeddedGraphStore.from_graph(small_graph())._graph
     path = tmp_path / cache_name("k")
-    write_cache(path, compact)
-    restored = read_cache(path)
+    write_cache(path, compact, {"tables": {"graph_nodes": [1, "id"]}})
+    assert read_cache(path, {"tables": {"graph_nodes": [1, "another id"]}}) is None  # built from another state
+    restored = read_cache(path, {"tables": {"graph_nodes": [1, "id"]}})
     assert restored is not None
     for item in dataclasses.fields(CompactGraph):
         before, after = getattr(compact, item.name), getattr(restored, item.name)
@@ -169,7 +170,7 @@ def test_issue_12_embedded_cache_never_unpickles(tmp_path: Path) -> None:
     _write_lakehouse(tmp_path)
     EmbeddedGraphStore.from_settings(tmp_path)
     (cache_file,) = (tmp_path / "_cache").glob("graph-*")
-    assert cache_file.name.startswith("graph-v3-") and cache_file.suffix == ".npz"
+    assert cache_file.name.startswith("graph-v4-") and cache_file.suffix == ".npz"
     with np.load(cache_file, allow_pickle=False) as stored:  # plain arrays only: no object arrays inside
         assert all(stored[name].dtype != object for name in stored.files)
     # someone with write access to the lakehouse plants a pickle under the cache's name
@@ -225,7 +226,7 @@ def test_issue_16_embedded_store_on_a_bucket_caches_locally_or_in_the_cache_dir_
     _write_lakehouse(tmp_path / "local")
     expected = EmbeddedGraphStore.from_settings(tmp_path / "local").stats()
     assert EmbeddedGraphStore.from_settings(storage).stats() == expected
-    assert len(list((storage.local_cache_dir() / "_cache").glob("graph-v3-*.npz"))) == 1  # under $XDG_CACHE_HOME
+    assert len(list((storage.local_cache_dir() / "_cache").glob("graph-v4-*.npz"))) == 1  # under $XDG_CACHE_HOME
     assert not storage.is_dir("_cache")  # nothing written into the bucket
     assert EmbeddedGraphStore.from_settings(storage, GraphSettings(cache_dir=tmp_path / "mine")).stats() == expected
-    assert len(list((tmp_path / "mine").glob("graph-v3-*.npz"))) == 1
+    assert len(list((tmp_path / "mine").glob("graph-v4-*.npz"))) == 1

@@ -262,12 +262,8 @@ def test_jsonl_line_numbers_are_right_across_many_file_blocks(spark: Any, tmp_pa
 
     jsonl = tmp_path / "many.jsonl"
     jsonl.write_text("".join(json.dumps({"id": f"r{n}", "text": "x" * (n % 50)}) + "\n" for n in range(1, 401)))
-    previous = spark.conf.get("spark.sql.files.maxPartitionBytes")
-    spark.conf.set("spark.sql.files.maxPartitionBytes", "2048")  # ~30 lines a block: many blocks, many tasks
-    try:
-        rows = _jsonl_rows(spark, jsonl).select("line", "value").collect()
-        partitions = _jsonl_rows(spark, jsonl).rdd.getNumPartitions()
-    finally:
-        spark.conf.set("spark.sql.files.maxPartitionBytes", previous)
+    # ~30 lines a segment: many segments, many tasks
+    rows = _jsonl_rows(spark, jsonl, 10_000, segment_bytes=2048).select("line", "value").collect()
+    partitions = _jsonl_rows(spark, jsonl, 10_000, segment_bytes=2048).rdd.getNumPartitions()
     assert partitions > 5
     assert sorted((r.line, json.loads(r.value)["id"]) for r in rows) == [(n, f"r{n}") for n in range(1, 401)]

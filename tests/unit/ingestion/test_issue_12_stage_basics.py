@@ -68,7 +68,7 @@ PINNED_ENTITIES_OUTPUT = "d582164c23e25ca5bf306259"
 # ones below were recorded from this tree once that was checked, so a later change that forgets a version bump still
 # fails here.
 CHANGED = {
-    "documents": "dccb17d49c27948549af9dc0",
+    "documents": "1b549edbc2011c160dac31e5",
     "chunks": "e8f8e7f21dda06bd94a67d07",
     "mentions": "6a4b814801a7e73bb1204474",
     "entities": "ef725040293df04b3fa35804",
@@ -78,6 +78,8 @@ CHANGED = {
 }
 # The documents stage's version-2 fingerprint (English or Hungarian detected by stopwords), from a0cd7fe.
 DOCUMENTS_V2 = "99fd50768885ae7d9cb9be85"
+# ... and its version-3 one (py3langid), recorded from the h38-d branch; version 4 adds the bounded JSONL reader.
+DOCUMENTS_V3 = "dccb17d49c27948549af9dc0"
 # The index stage's version-2 fingerprint (the pure-Python stemmer's lakehouses redo the index once), from 0a93611.
 INDEX_V2 = "4e161583d7ea9bc7fc1f08c3"
 CHANGED_ENTITIES_WITH_GOLD = "eddd5c16857a735964975efb"
@@ -175,9 +177,10 @@ def test_issue_14_entities_version_14_redoes_version_2_to_13_lakehouses() -> Non
         assert all(new != old for new, old in zip(fingerprints, older, strict=True))
 
 
-def test_issue_38_documents_version_3_redoes_version_2_lakehouses() -> None:
+def test_issue_38_documents_version_4_redoes_version_2_and_3_lakehouses() -> None:
     stage = DocumentsStage()
-    assert stage.version == 3 and stage.config_fingerprint(fixed_context()) != DOCUMENTS_V2
+    fingerprint = stage.config_fingerprint(fixed_context())
+    assert stage.version == 4 and fingerprint not in (DOCUMENTS_V2, DOCUMENTS_V3)
 
 
 def test_issue_16_index_version_3_redoes_version_2_lakehouses() -> None:
@@ -204,7 +207,7 @@ def test_issue_12_every_stage_declares_its_version_and_writes_no_fingerprint() -
     for stage_class in ALL_STAGES:
         assert isinstance(stage_class.__dict__.get("version"), int), stage_class.name
         assert "config_fingerprint" not in stage_class.__dict__, stage_class.name
-    assert (DocumentsStage.version, GraphStage.version) == (3, 3)
+    assert (DocumentsStage.version, GraphStage.version) == (4, 3)
 
 
 class _Compute:
