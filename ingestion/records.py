@@ -158,24 +158,45 @@ def _lines(handle: BinaryIO, end: int, limit: int) -> Iterator[tuple[bytes | Non
         yield (bytes(line) if line is not None else None), size
 
 
-def read_jsonl_segment(path: str, start: int, end: int, first_line: int, limit: int) -> Iterator[JsonlLine]:
+def _open_confined_binary(path: str, roots: Sequence[str] | None) -> BinaryIO:
+    """``path`` opened for reading within ``roots`` through the folders the check saw (``open_confined``).
+
+    Raises:
+        RejectedDocument: as ``open_confined``.
+    """
+    return os.fdopen(open_confined(path, roots), "rb")
+
+
+def read_jsonl_segment(
+    path: str, start: int, end: int, first_line: int, limit: int, roots: Sequence[str] | None = None
+) -> Iterator[JsonlLine]:
     """The lines of ``path`` that start in bytes ``[start, end)`` (``start`` is a line's start), numbered from
     ``first_line``; a line over ``limit`` bytes has no text, only its size (``too_large``). A trailing ``\\r`` (CRLF
-    line breaks) is dropped; bytes that are not UTF-8 become U+FFFD (the JSON parser then judges the line)."""
-    with open(path, "rb") as handle:
+    line breaks) is dropped; bytes that are not UTF-8 become U+FFFD (the JSON parser then judges the line).
+
+    Raises:
+        RejectedDocument: the file cannot be opened within ``roots`` (None = anywhere), at the first line asked for.
+    """
+    with _open_confined_binary(path, roots) as handle:
         handle.seek(start)
         for number, (data, size) in enumerate(_lines(handle, end, limit), start=first_line):
             text = None if data is None else data.decode("utf-8", errors="replace").removesuffix("\r")
             yield JsonlLine(number, text, size)
 
 
-def jsonl_segments(path: str, segment_bytes: int = SEGMENT_BYTES) -> list[tuple[int, int, int]]:
+def jsonl_segments(
+    path: str, segment_bytes: int = SEGMENT_BYTES, roots: Sequence[str] | None = None
+) -> list[tuple[int, int, int]]:
     """``(start, end, first line number)`` of segments of whole lines, of about ``segment_bytes`` each, covering the
-    file: one pass that counts line breaks ``READ_CHUNK`` bytes at a time."""
+    file: one pass that counts line breaks ``READ_CHUNK`` bytes at a time.
+
+    Raises:
+        RejectedDocument: the file cannot be opened within ``roots`` (None = anywhere).
+    """
     segments: list[tuple[int, int, int]] = []
     start, first = 0, 1  # the open segment's first byte and line number
     lines = position = 0  # line breaks counted; the file offset of the chunk
-    with open(path, "rb") as handle:
+    with _open_confined_binary(path, roots) as handle:
         while chunk := handle.read(READ_CHUNK):
             counted = 0
             while (want := start + segment_bytes - 1 - position) < len(chunk):

@@ -132,3 +132,36 @@ def test_issue_38_a_folder_swapped_between_the_check_and_the_open_is_not_read_th
     )
     assert set(rejects.reason) <= {"unreadable", "outside_allowed_roots"}
     assert len(rejects) == FILES
+
+
+@pytest.mark.spark
+def test_issue_38_a_jsonl_folder_swapped_after_the_scan_is_not_read_through(
+    ingest: Any, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from ingestion.stages import documents
+
+    allowed, outside = tmp_path / "allowed", tmp_path / "outside" / "records"
+    inside = allowed / "records"
+    for folder in (inside, outside):
+        folder.mkdir(parents=True)
+    (inside / "books.jsonl").write_text(json.dumps({"id": "b1", "text": "Inside record."}) + "\n", encoding="utf-8")
+    (outside / "books.jsonl").write_text(json.dumps({"id": "b1", "text": "SECRET record."}) + "\n", encoding="utf-8")
+    real_without_files = documents.without_files
+
+    def swap_after_the_scan(scan: Any, skip: set[str]) -> Any:  # checked inside by the scan, read by Spark after it
+        inside.rename(allowed / "parked")
+        inside.symlink_to(outside, target_is_directory=True)
+        return real_without_files(scan, skip)
+
+    monkeypatch.setattr(documents, "without_files", swap_after_the_scan)
+    settings = make_settings(ingestion={"allowed_roots": [allowed]})
+    result = ingest([inside / "books.jsonl"], settings=settings, stages=["documents"])
+
+    assert not [text for text in read(tmp_path / "lake", "documents").text if "SECRET" in text], result
+    rejects = read(tmp_path / "lake", "rejects")
+    assert list(zip(rejects.source, rejects.reason, rejects.detail, strict=True)) == [(
+        str(inside / "books.jsonl"), "outside_allowed_roots",
+        f"{inside / 'books.jsonl'} resolves outside the allowed roots; not read",
+    )]
