@@ -99,7 +99,13 @@ def confine_path(raw: str, roots: Sequence[Path], *, field: str, must_exist: boo
         raise ProblemError(403, f"{field}: {raw!r} refused: '..' is not allowed in paths")
     if not candidate.is_absolute():
         candidate = roots[0] / candidate
-    resolved = candidate.resolve()
+    try:
+        resolved = candidate.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop, later versions OSError (ELOOP)
+        raise ProblemError(
+            422, f"{field}: {raw!r} is a symbolic link loop (ELOOP); it leads to no file",
+            errors=[{"loc": field.split("."), "msg": "symbolic link loop"}],
+        ) from None
     if not any(resolved == root or resolved.is_relative_to(root) for root in roots):
         raise ProblemError(403, f"{field}: {raw!r} refused: it lies outside the allowed roots (api.allowed_roots)")
     if must_exist and not resolved.exists():

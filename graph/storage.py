@@ -33,7 +33,7 @@ import os
 import re
 import socket
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -488,6 +488,34 @@ class LakehouseStorage:
         except Exception as exc:  # noqa: BLE001 - see read_tagged
             raise self._error("reach the bucket of", (), exc) from exc
 
+    def check_confined(self, *, unchecked: Collection[str] = ()) -> None:
+        """Fail before a write when it could land outside a local root: the root's path no longer leads to the folder
+        it resolved to when configured (a folder on it was replaced by a link), or a symbolic link under it — a table's
+        folder, ``_markers``, ``_index``, any file — leads outside it (or dangles there): Delta, delta-rs and the
+        marker writes would follow it. A link within the root is fine, and so are the names directly under the root in
+        ``unchecked`` (files whose writer never follows a link: the lock). Object stores and HDFS have no links.
+
+        Raises:
+            StorageError: naming the root or the link (never its target: API clients read run errors).
+        """
+        if self.local is None or not os.path.lexists(self.local):
+            return
+        root = str(self.local)
+        if os.path.realpath(root) != root:
+            raise StorageError(
+                f"the lakehouse root {root} no longer leads to the folder it named (a folder on its path was replaced "
+                "by a symbolic link); nothing written", path=root,
+            )
+        for link in _links_under(root):
+            if os.path.dirname(link) == root and os.path.basename(link) in unchecked:
+                continue
+            real = os.path.realpath(link)
+            if real != root and not real.startswith(root + os.sep):
+                raise StorageError(
+                    f"{link} in the lakehouse {root} is a symbolic link leading outside it; csillag writes only inside "
+                    "the lakehouse root: remove the link (or name the folder it leads to as the lakehouse)", path=link,
+                )
+
     # -- S3 plumbing ---------------------------------------------------------------------------------------------
 
     def _object_store_only(self, what: str) -> None:
@@ -676,6 +704,26 @@ class _HdfsFiles:
             self.client().delete(path, False)
         except Exception:  # noqa: BLE001, S110 - a temp name that was renamed away or never made
             pass
+
+
+def _links_under(folder: str) -> Iterator[str]:
+    """Every symbolic link under ``folder``, depth first; links are reported, never entered.
+
+    Raises:
+        StorageError: a folder under it cannot be listed (one vanishing meanwhile is skipped).
+    """
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StorageError(f"cannot list {folder} to check it for links: {exc.strerror}", path=folder) from exc
+    for entry in entries:
+        if entry.is_symlink():
+            yield entry.path
+        elif entry.is_dir(follow_symlinks=False):
+            yield from _links_under(entry.path)
 
 
 def as_storage(root: str | os.PathLike[str] | LakehouseStorage) -> LakehouseStorage:

@@ -14,6 +14,7 @@ from graph.errors import StorageError
 from graph.storage import LakehouseStorage, as_storage
 from graph.tables import TABLES
 from ingestion.errors import LakehouseError
+from ingestion.lock import check_confined
 from ingestion.markers import MarkerStore
 from settings.config import IngestionSettings
 
@@ -63,6 +64,11 @@ class Lakehouse:
             self.storage.check_writable()
         except StorageError as exc:
             raise LakehouseError(str(exc), path=str(self.root)) from exc
+
+    def check_confined(self) -> None:
+        """Fail before a stage writes when a link under the root leads out of it (``ingestion.lock.check_confined``):
+        one planted while the run was going, after the lock's check."""
+        check_confined(self.storage)
 
     def path(self, table: str) -> str:
         """The table's location as Spark names it (a folder, or an s3a:// URI)."""

@@ -169,6 +169,19 @@ def _not_a_lock(path: Path, what: str) -> LakehouseError:
     )
 
 
+def check_confined(storage: LakehouseStorage) -> None:
+    """Fail when a write to ``storage`` could follow a symbolic link out of it (``LakehouseStorage.check_confined``).
+    The lock file is the lock's own: it is never followed, and a link in its place is named by the lock itself.
+
+    Raises:
+        LakehouseError: naming the link (never its target).
+    """
+    try:
+        storage.check_confined(unchecked=(LOCK_FILE,))
+    except StorageError as exc:
+        raise LakehouseError(str(exc), path=exc.path) from exc
+
+
 def is_stale(holder: LockHolder, host: str | None = None) -> bool:
     """Whether the holder's process is gone: same host and (no such pid, or the pid now belongs to a process
     started at another time). A lock of another host is never judged stale here: its processes are not visible."""
@@ -214,12 +227,14 @@ class LakehouseLock:
 
         Raises:
             LakehouseBusyError: another run still holds it after the wait.
-            LakehouseError: the root cannot be created, or the lock file is unreadable.
+            LakehouseError: the root cannot be created, a link under it leads outside it, or the lock file is
+                unreadable.
         """
         try:
             self.storage.check_writable()
         except StorageError as exc:
             raise LakehouseError(str(exc), path=str(self.root)) from exc
+        check_confined(self.storage)
         started = time.monotonic()
         deadline = started + self.wait_seconds
         next_log = started

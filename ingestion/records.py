@@ -7,15 +7,14 @@ that names the file or the line; nothing here lets an ``OSError`` escape to fail
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import os
-import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from ingestion.confine import open_confined
 from ingestion.text import RejectedDocument
 
 logger = logging.getLogger(__name__)
@@ -27,34 +26,20 @@ _RECORD_FIELDS = frozenset({"id", "text"})
 def read_file(path: str, *, roots: Sequence[str] | None, max_bytes: int) -> bytes:
     """The bytes of the document at ``path``, read only if it resolves inside ``roots`` (None = anywhere).
 
-    The scan checked the same before the job started; checking again here, on the resolved path and with
-    ``O_NOFOLLOW``, means a link swapped in meanwhile is not followed out of the roots either.
+    The scan checked the same before the job started; the file is opened here through the folders the check saw
+    (``ingestion.confine.open_confined``), so a folder or link swapped in meanwhile is not followed out of the roots.
 
     Raises:
         RejectedDocument: ``outside_allowed_roots``, ``symlink_loop``, ``unreadable`` (gone, permission denied,
-            I/O error, not a regular file) or ``too_large`` (checked on the size before reading).
+            I/O error, not a regular file, its path changed while opened) or ``too_large`` (checked on the size
+            before reading).
     """
-    try:
-        real = os.path.realpath(path, strict=True)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise RejectedDocument("symlink_loop", f"{path}: a symbolic link loop", path=path) from None
-        raise RejectedDocument("unreadable", f"{path}: {exc.strerror}", path=path) from None
-    if roots is not None and not any(real == root or real.startswith(root.rstrip("/") + "/") for root in roots):
-        raise RejectedDocument(
-            "outside_allowed_roots", f"{path} resolves outside the allowed roots; not read", path=path
-        )
-    try:
-        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise RejectedDocument("unreadable", f"{path}: cannot open: {exc.strerror}", path=path) from None
+    fd = open_confined(path, roots)
     try:
         with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise RejectedDocument("unreadable", f"{path}: not a regular file; not read", path=path)
-            if info.st_size > max_bytes:
-                raise RejectedDocument("too_large", f"{info.st_size} bytes (limit {max_bytes})", path=path)
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise RejectedDocument("too_large", f"{size} bytes (limit {max_bytes})", path=path)
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise RejectedDocument("unreadable", f"{path}: cannot read: {exc.strerror}", path=path) from None
@@ -173,24 +158,45 @@ def _lines(handle: BinaryIO, end: int, limit: int) -> Iterator[tuple[bytes | Non
         yield (bytes(line) if line is not None else None), size
 
 
-def read_jsonl_segment(path: str, start: int, end: int, first_line: int, limit: int) -> Iterator[JsonlLine]:
+def _open_confined_binary(path: str, roots: Sequence[str] | None) -> BinaryIO:
+    """``path`` opened for reading within ``roots`` through the folders the check saw (``open_confined``).
+
+    Raises:
+        RejectedDocument: as ``open_confined``.
+    """
+    return os.fdopen(open_confined(path, roots), "rb")
+
+
+def read_jsonl_segment(
+    path: str, start: int, end: int, first_line: int, limit: int, roots: Sequence[str] | None = None
+) -> Iterator[JsonlLine]:
     """The lines of ``path`` that start in bytes ``[start, end)`` (``start`` is a line's start), numbered from
     ``first_line``; a line over ``limit`` bytes has no text, only its size (``too_large``). A trailing ``\\r`` (CRLF
-    line breaks) is dropped; bytes that are not UTF-8 become U+FFFD (the JSON parser then judges the line)."""
-    with open(path, "rb") as handle:
+    line breaks) is dropped; bytes that are not UTF-8 become U+FFFD (the JSON parser then judges the line).
+
+    Raises:
+        RejectedDocument: the file cannot be opened within ``roots`` (None = anywhere), at the first line asked for.
+    """
+    with _open_confined_binary(path, roots) as handle:
         handle.seek(start)
         for number, (data, size) in enumerate(_lines(handle, end, limit), start=first_line):
             text = None if data is None else data.decode("utf-8", errors="replace").removesuffix("\r")
             yield JsonlLine(number, text, size)
 
 
-def jsonl_segments(path: str, segment_bytes: int = SEGMENT_BYTES) -> list[tuple[int, int, int]]:
+def jsonl_segments(
+    path: str, segment_bytes: int = SEGMENT_BYTES, roots: Sequence[str] | None = None
+) -> list[tuple[int, int, int]]:
     """``(start, end, first line number)`` of segments of whole lines, of about ``segment_bytes`` each, covering the
-    file: one pass that counts line breaks ``READ_CHUNK`` bytes at a time."""
+    file: one pass that counts line breaks ``READ_CHUNK`` bytes at a time.
+
+    Raises:
+        RejectedDocument: the file cannot be opened within ``roots`` (None = anywhere).
+    """
     segments: list[tuple[int, int, int]] = []
     start, first = 0, 1  # the open segment's first byte and line number
     lines = position = 0  # line breaks counted; the file offset of the chunk
-    with open(path, "rb") as handle:
+    with _open_confined_binary(path, roots) as handle:
         while chunk := handle.read(READ_CHUNK):
             counted = 0
             while (want := start + segment_bytes - 1 - position) < len(chunk):

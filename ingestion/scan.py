@@ -5,7 +5,9 @@ folders) and resolves every symlink it meets before anything is opened. With all
 (``ingestion.allowed_roots``; API runs always have them), a file or folder that resolves outside every root is
 rejected as ``outside_allowed_roots`` and never read; a link that leads back into its own folder chain is a
 ``symlink_loop``; a dangling link or a special file (FIFO, device, socket) named like a document is ``unreadable``.
-The workers check confinement again when they open a file (``ingestion.records.read_file``).
+Folders are listed, and files tried, through descriptors opened within the roots (``ingestion.confine``), and the
+workers open each file the same way again when they read it (``ingestion.records.read_file``): a folder replaced by
+a link after its check is neither listed nor read through.
 """
 
 from __future__ import annotations
@@ -13,14 +15,15 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ingestion.confine import open_confined
 from ingestion.errors import InputNotFoundError
 from ingestion.markers import fingerprint
+from ingestion.text import RejectedDocument
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +114,7 @@ def scan_inputs(inputs: list[str], roots: Sequence[Path] | None = None) -> Scan:
         elif path.suffix == ".parquet" or (path.is_dir() and any(path.glob("*.parquet"))):
             _add_table(scan, InputSource("parquet", path), roots)
         elif path.suffix == ".jsonl":
-            problem = _not_a_readable_file(path)
+            problem = _not_a_readable_file(path, roots)
             if problem is not None:
                 scan.rejects.append(ScanReject(str(path), *problem))
             elif path.stat().st_size == 0:  # Spark reads no line of it: without this row it would vanish
@@ -127,7 +130,7 @@ def scan_inputs(inputs: list[str], roots: Sequence[Path] | None = None) -> Scan:
             if files:
                 scan.sources.append(InputSource("files", path, tuple(files)))
         else:
-            problem = _not_a_readable_file(path)
+            problem = _not_a_readable_file(path, roots)
             if problem is not None:
                 scan.rejects.append(ScanReject(str(path), *problem))
             else:
@@ -187,28 +190,43 @@ def _empty_folder_message(raw: str, folder: Path) -> str:
     return message
 
 
-def _not_a_readable_file(path: Path) -> tuple[str, str] | None:
-    """``(reason, detail)`` when ``path`` (resolved) is not a regular file that can be opened, else None."""
+def _not_a_readable_file(path: Path, roots: Sequence[Path] | None) -> tuple[str, str] | None:
+    """``(reason, detail)`` when ``path`` is not a regular file inside ``roots`` that can be opened, else None.
+
+    Only opened (through the folders the roots allow, ``ingestion.confine``) and closed: the content is read later.
+    """
     try:
-        mode = path.stat().st_mode
-    except OSError as exc:
-        return "unreadable", f"cannot stat: {exc.strerror}"
-    if not stat.S_ISREG(mode):
-        return "unreadable", f"not a regular file ({_kind(mode)}); not read"
-    try:
-        # O_NONBLOCK: opening must never wait; the file is only opened and closed here, its content is read later.
-        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
-    except OSError as exc:
-        return "unreadable", f"cannot open: {exc.strerror}"
+        os.close(open_confined(str(path), _texts(roots)))
+    except RejectedDocument as exc:
+        return exc.reason, _own_detail(path, exc)
     return None
 
 
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
-                       (stat.S_ISBLK, "block device"), (stat.S_ISDIR, "folder")):
-        if test(mode):
-            return name
-    return "special file"
+def _own_detail(path: Path, exc: RejectedDocument) -> str:
+    """The detail without the leading path: the reject's source names it already."""
+    return exc.detail.removeprefix(f"{path}: ")
+
+
+def _texts(roots: Sequence[Path] | None) -> tuple[str, ...] | None:
+    return tuple(str(root) for root in roots) if roots is not None else None
+
+
+def _entries(folder: Path, roots: Sequence[Path] | None) -> list[tuple[str, bool, bool]]:
+    """``(name, is a link, is a folder)`` of each entry of ``folder``, in name order, listed through a descriptor
+    opened within ``roots``: a folder swapped for a link after the scan checked it is not listed.
+
+    Raises:
+        RejectedDocument: the folder cannot be opened (or left the roots).
+    """
+    fd = open_confined(str(folder), _texts(roots), folder=True)
+    try:
+        with os.scandir(fd) as listing:
+            entries = [(e.name, e.is_symlink(), e.is_dir(follow_symlinks=False)) for e in listing]
+    except OSError as exc:
+        raise RejectedDocument("unreadable", f"cannot list the folder: {exc.strerror}", path=str(folder)) from None
+    finally:
+        os.close(fd)
+    return sorted(entries)
 
 
 def _is_document(name: str) -> bool:
@@ -218,23 +236,20 @@ def _is_document(name: str) -> bool:
 def _walk(
     folder: Path, roots: Sequence[Path] | None, chain: tuple[Path, ...], files: list[Path], rejects: list[ScanReject]
 ) -> None:
-    """Depth first, in name order. ``chain`` holds the resolved folders above: a link back into it is a loop."""
+    """Depth first, in name order. ``chain`` holds the resolved folders down to ``folder``'s own (its last): a link
+    back into it is a loop."""
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError as exc:
-        rejects.append(ScanReject(str(folder), "unreadable", f"cannot list the folder: {exc.strerror}"))
+        entries = _entries(folder, roots)
+    except RejectedDocument as exc:
+        rejects.append(ScanReject(str(folder), exc.reason, _own_detail(folder, exc)))
         return
-    for entry in entries:
-        path = Path(entry.path)
-        if not entry.is_symlink():
-            if entry.is_dir(follow_symlinks=False):
-                _walk(path, roots, (*chain, path), files, rejects)
-            elif _is_document(entry.name):
-                problem = _not_a_readable_file(path)
-                if problem is None:
-                    files.append(path)
-                else:
-                    rejects.append(ScanReject(str(path), *problem))
+    for name, is_link, is_dir in entries:
+        path = folder / name
+        if not is_link:
+            if is_dir:
+                _walk(path, roots, (*chain, chain[-1] / name), files, rejects)
+            elif _is_document(name):
+                _add_file(path, roots, files, rejects)
             continue
         target, loop = _resolve(path)
         if target is None:
@@ -242,11 +257,11 @@ def _walk(
             rejects.append(loop)
             continue
         if not inside(target, roots):
-            if not target.exists() or target.is_dir() or _is_document(entry.name):
+            if not target.exists() or target.is_dir() or _is_document(name):
                 rejects.append(_outside(path))
             continue
         if not target.exists():
-            if _is_document(entry.name):
+            if _is_document(name):
                 rejects.append(ScanReject(str(path), "unreadable", f"a dangling symbolic link to {target}; not read"))
             continue
         if target.is_dir():
@@ -254,12 +269,16 @@ def _walk(
                 rejects.append(ScanReject(str(path), "symlink_loop", f"links back to its own parent folder {target}"))
             else:
                 _walk(path, roots, (*chain, target), files, rejects)
-        elif _is_document(entry.name):
-            problem = _not_a_readable_file(target)
-            if problem is None:
-                files.append(path)
-            else:
-                rejects.append(ScanReject(str(path), *problem))
+        elif _is_document(name):
+            _add_file(path, roots, files, rejects)
+
+
+def _add_file(path: Path, roots: Sequence[Path] | None, files: list[Path], rejects: list[ScanReject]) -> None:
+    problem = _not_a_readable_file(path, roots)
+    if problem is None:
+        files.append(path)
+    else:
+        rejects.append(ScanReject(str(path), *problem))
 
 
 def _add_table(scan: Scan, source: InputSource, roots: Sequence[Path] | None) -> None:

@@ -173,6 +173,7 @@ class Stage(ABC):
             previous = self._done(ctx, config_fp, input_fp)
             if previous is not None:
                 return self.skipped(previous)
+        ctx.lakehouse.check_confined()  # before the first write: the marker's clear
         # Tables written with other settings must be rebuilt: updating them would mix two configurations.
         incremental = not ctx.force and store.started_config(self.name) == config_fp and self.outputs_exist(ctx)
         self.previous = store.read(self.name) if incremental else None

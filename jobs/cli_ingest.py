@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from jobs.common import DEFAULT_TOOL, EXIT_CODES, EXIT_OK, build_tool, input_problem, render_result
+from jobs.common import DEFAULT_TOOL, EXIT_CODES, EXIT_OK, build_tool, input_problem, lakehouse_problem, render_result
 from tools.cli import CliError, Command, cli_settings, config_option, configure_logging, fail
 from tools.errors import ToolError
 from tools.ingestion import STAGE_NAMES
@@ -161,7 +161,7 @@ def run_ingestion(
     if master:
         overrides["spark"] = {"master": master}
     settings = cli_settings(ctx, config, **overrides)
-    problem = input_problem(list(inputs), scan=check)
+    problem = input_problem(list(inputs), scan=check) or lakehouse_problem(settings)
     if problem:
         fail(problem)
     if check:

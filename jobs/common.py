@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 from pathlib import Path
 
 from jobs.summary import gold_line
@@ -19,7 +21,7 @@ from tools.ingestion import IngestionResult, IngestionTool
 logger = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_TOOL", "EXIT_BUSY", "EXIT_CODES", "EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE",
-           "build_tool", "input_problem", "render_result"]
+           "build_tool", "input_problem", "lakehouse_problem", "render_result"]
 
 EXIT_CODES = {  # the exit code of each IngestionResult.status (tools.cli: what each code means)
     "succeeded": EXIT_OK, "skipped": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED, "busy": EXIT_BUSY,
@@ -54,13 +56,42 @@ def input_problem(inputs: list[str], *, scan: bool = False) -> str | None:
     if not inputs:
         return "no inputs given; name files, folders, JSONL files or tables to ingest"
     for raw in inputs:
-        if not raw.strip() or not Path(raw).expanduser().exists():
-            return f"input {raw!r} does not exist; name files, folders, JSONL files or tables to ingest"
+        problem = _missing(raw)
+        if problem:
+            return f"input {raw!r} {problem}"
     if not scan:
         return None
     try:
         scan_inputs(inputs)
     except InputNotFoundError as exc:
+        return str(exc)
+    return None
+
+
+def _missing(raw: str) -> str | None:
+    """What is wrong with one named input (it is not there, or leads nowhere), or None when it exists."""
+    if not raw.strip():
+        return "does not exist; name files, folders, JSONL files or tables to ingest"
+    try:
+        os.stat(Path(raw).expanduser())
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"is a symbolic link loop (ELOOP: {os.strerror(errno.ELOOP).lower()}); it leads to no file"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "does not exist; name files, folders, JSONL files or tables to ingest"
+        return f"cannot be reached: {exc.strerror}"
+    return None
+
+
+def lakehouse_problem(settings: CsillagSettings) -> str | None:
+    """Why the lakehouse cannot be written safely (a link under its root leads outside it), or None: checked with the
+    inputs, before any table."""
+    from ingestion.errors import LakehouseError
+    from ingestion.lock import check_confined
+
+    try:
+        check_confined(settings.lakehouse.storage())
+    except LakehouseError as exc:
         return str(exc)
     return None
 

@@ -159,21 +159,23 @@ def _reject_row(reject: ScanReject) -> tuple[Any, ...]:
     return ("reject", reject.source, None, None, None, None, None, None, {}, reject.reason, reject.detail)
 
 
-def read_raw(spark: SparkSession, scan: Scan, max_bytes: int) -> DataFrame:
-    """Every input as RAW_SCHEMA rows: file paths and scan rejects from the driver, JSONL lines and table rows."""
+def read_raw(spark: SparkSession, scan: Scan, max_bytes: int, roots: tuple[str, ...] | None = None) -> DataFrame:
+    """Every input as RAW_SCHEMA rows: file paths and scan rejects from the driver, JSONL lines and table rows;
+    JSONL files are opened within ``roots`` (resolved; None = anywhere), as plain files are."""
     local: list[tuple[Any, ...]] = []
     frames: list[DataFrame] = []
     for source in scan.sources:
         if source.kind == "files":
             local.extend(_file_row(f) for f in source.files)
-        elif source.kind == "jsonl":
-            frames.append(_jsonl_rows(spark, source.path, max_bytes))
+            continue
+        if source.kind == "jsonl":
+            frame = _jsonl_rows(spark, source.path, max_bytes, roots)
         else:
             frame = _table_rows(spark, source)
-            if isinstance(frame, tuple):
-                local.append(frame)
-            else:
-                frames.append(frame)
+        if isinstance(frame, tuple):
+            local.append(frame)
+        else:
+            frames.append(frame)
     local.extend(_reject_row(r) for r in scan.rejects)
     result = spark.createDataFrame(local, RAW_SCHEMA)
     for frame in frames:
@@ -181,21 +183,25 @@ def read_raw(spark: SparkSession, scan: Scan, max_bytes: int) -> DataFrame:
     return result
 
 
-def _jsonl_rows(spark: SparkSession, path: Path, max_bytes: int, segment_bytes: int = SEGMENT_BYTES) -> DataFrame:
+def _jsonl_rows(
+    spark: SparkSession, path: Path, max_bytes: int, roots: tuple[str, ...] | None = None,
+    segment_bytes: int = SEGMENT_BYTES,
+) -> DataFrame | tuple[Any, ...]:
     """One RAW row per non-blank line with its 1-based line number, read in parallel by segments of whole lines
     (``ingestion.records``): a line over ``max_bytes`` is a ``too_large`` reject named by its line, skipped to its
-    end unread — never held whole by the driver, a worker or the JVM (Spark's own text reader holds a line whole)."""
-    segments = [(str(path), *segment) for segment in jsonl_segments(str(path), segment_bytes)]
+    end unread — never held whole by the driver, a worker or the JVM (Spark's own text reader holds a line whole).
+    The file is opened within ``roots`` each time (``ingestion.confine``): when it cannot be, one reject row."""
+    try:
+        segments = [(str(path), *segment) for segment in jsonl_segments(str(path), segment_bytes, roots)]
+    except RejectedDocument as exc:
+        return ("reject", str(path), None, str(path), None, None, None, None, {}, exc.reason, exc.detail)
     frame = spark.createDataFrame(segments, "path string, start long, end long, first long")
 
     def read(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         names = [field.split()[0] for field in RAW_SCHEMA.split(", ")]
         for batch in batches:
             for segment in batch.itertuples(index=False):
-                rows = [_jsonl_row(segment.path, line, max_bytes)
-                        for line in read_jsonl_segment(segment.path, segment.start, segment.end, segment.first,
-                                                       max_bytes)
-                        if line.text is None or line.text.strip()]  # blank lines are no records
+                rows = _segment_rows(segment, max_bytes, roots)
                 for at in range(0, len(rows), _JSONL_BATCH_ROWS):
                     yield pd.DataFrame(rows[at:at + _JSONL_BATCH_ROWS], columns=names)
 
@@ -204,6 +210,19 @@ def _jsonl_rows(spark: SparkSession, path: Path, max_bytes: int, segment_bytes: 
 
 # Rows per Arrow batch a JSONL segment's reader hands to Spark: each line is at most max_document_bytes.
 _JSONL_BATCH_ROWS = 64
+
+
+def _segment_rows(segment: Any, max_bytes: int, roots: tuple[str, ...] | None) -> list[tuple[Any, ...]]:
+    """The RAW rows of one segment of a JSONL file; one reject, named by the segment's first line, when the file can
+    no longer be opened within ``roots`` (a folder on its path replaced by a link since the driver listed it)."""
+    try:
+        return [_jsonl_row(segment.path, line, max_bytes)
+                for line in read_jsonl_segment(segment.path, segment.start, segment.end, segment.first, max_bytes,
+                                               roots)
+                if line.text is None or line.text.strip()]  # blank lines are no records
+    except RejectedDocument as exc:
+        return [("reject", f"{segment.path}:{segment.first}", None, segment.path, segment.first, None, None, None,
+                 {}, exc.reason, f"lines from {segment.first} on: {exc.detail}")]
 
 
 def _jsonl_row(path: str, line: JsonlLine, max_bytes: int) -> tuple[Any, ...]:
@@ -483,7 +502,7 @@ class DocumentsStage(Stage):
         local = prepare_in_driver(to_read, stats, transform, ctx.settings.ingestion.driver_max_chars)
         prepared = None
         if local is None:
-            raw = read_raw(ctx.spark, to_read, max_bytes)
+            raw = read_raw(ctx.spark, to_read, max_bytes, worker_roots)
             prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
         try:
             # The outcome of every input, without the texts.
