@@ -31,6 +31,7 @@ from api.problems import (
 )
 from api.runs import RunManager, RunRecord, RunRequest
 from api.security import AccessLogRedaction, BodySizeLimit, require_api_key, require_json, resolve_roots
+from api.server import check_serving_settings
 from api.state import StateStore
 from api.tasks import PersistentTaskRunner
 from settings.config import CsillagSettings, load_settings
@@ -270,5 +271,12 @@ def _chat_router(service: ChatService) -> APIRouter:
 
 
 def create_app_from_env() -> FastAPI:
-    """The uvicorn factory: settings from ``$CSILLAG_CONFIG`` / conf/csillag.toml and the environment."""
-    return create_app(load_settings())
+    """The uvicorn factory: settings from ``$CSILLAG_CONFIG`` / conf/csillag.toml and the environment.
+
+    Raises:
+        ConfigError: settings the service must not run with (``api.server.check_serving_settings``: no API key or a
+            short one); uvicorn then does not start.
+    """
+    settings = load_settings()
+    check_serving_settings(settings)
+    return create_app(settings)

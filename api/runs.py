@@ -163,13 +163,16 @@ class RunManager:
             root = lakehouse_root(lake_raw)
         except ValueError as exc:
             raise ProblemError(
-                422, f"lakehouse {lake_raw!r}: {exc}", errors=[{"loc": ["body", "lakehouse"], "msg": "unsupported URI"}]
+                422, f"lakehouse {lake_raw!r}: {exc}",
+                errors=[{"loc": ["body", "lakehouse"], "msg": "not an accepted lakehouse root"}],
             ) from None
         if isinstance(root, str):  # a bucket or HDFS: under such a root, or the server's own configured lakehouse
             own = self.settings.lakehouse.root
-            return inputs, confine_uri(root, [*self.roots, *([own] if isinstance(own, str) else [])],
-                                       field="lakehouse"), stages
-        return inputs, str(confine_path(str(root), folders, field="lakehouse", must_exist=False)), stages
+            lakehouse = confine_uri(root, [*self.roots, *([own] if isinstance(own, str) else [])], field="lakehouse")
+        else:  # the operator's lakehouse.root may be an allowed folder itself; a lakehouse the client names may not
+            lakehouse = str(confine_path(str(root), folders, field="lakehouse", must_exist=False,
+                                         whole_root=request.lakehouse is None))
+        return inputs, lakehouse, stages
 
     def start(self, request: RunRequest) -> tuple[RunRecord, bool]:
         """Queue a run, or return the queued/running identical one; ``(record, created)``.

@@ -22,6 +22,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.problems import ProblemError, problem_response
+from graph.roots import parse_root
 
 logger = logging.getLogger(__name__)
 
@@ -58,40 +59,47 @@ def folder_roots(roots: Sequence[Path | str]) -> list[Path]:
 
 
 def confine_uri(uri: str, roots: Sequence[Path | str], *, field: str) -> str:
-    """``uri`` (an ``s3a://BUCKET/PATH`` lakehouse, normalised) if it is one of the bucket roots or lies under one.
+    """``uri`` (an ``s3a://BUCKET/PATH`` or ``hdfs://`` lakehouse, normalised) if it is one of the URI roots or lies
+    under one.
 
     A bucket has no symlinks, so the comparison is of key segments: ``s3a://b/lh`` allows ``s3a://b/lh/x`` but not
-    ``s3a://b/lh2``; ``..`` is refused rather than interpreted (S3 keeps it as a literal key part).
+    ``s3a://b/lh2``. It compares the name every client will write under: ``graph.roots.parse_root`` refuses what a
+    store would read otherwise (``..``, percent-escapes such as ``%2e%2e``, a query or fragment, ``//``).
 
     Raises:
-        ProblemError: 403 for ``..`` or a URI under no bucket root, naming the URI as the client gave it.
+        ProblemError: 403 for such a URI or one under no URI root, naming the URI as the client gave it.
     """
-    scheme, _, rest = uri.partition("://")
-    if ".." in rest.split("/"):
+    if ".." in uri.partition("://")[2].split("/"):
         raise ProblemError(403, f"{field}: {uri!r} refused: '..' is not allowed in paths")
-    buckets = [root for root in roots if isinstance(root, str)]
-    if not any(uri == root or uri.startswith(root.rstrip("/") + "/") for root in buckets):  # roots not named: as paths
+    try:
+        name = parse_root(uri)
+    except ValueError as exc:
+        raise ProblemError(403, f"{field}: {uri!r} refused: {exc}") from None
+    # roots that are not URIs are folders; a URI root was checked by the settings
+    if name.is_local or not any(parse_root(root).contains(name) for root in roots if isinstance(root, str)):
         raise ProblemError(403, f"{field}: {uri!r} refused: it lies under no allowed bucket root (api.allowed_roots)")
     return uri
 
 
-def confine_path(raw: str, roots: Sequence[Path], *, field: str, must_exist: bool = True) -> Path:
+def confine_path(
+    raw: str, roots: Sequence[Path], *, field: str, must_exist: bool = True, whole_root: bool = False
+) -> Path:
     """``raw`` as an absolute path inside one of ``roots`` (already resolved); relative paths start at the first root.
 
+    ``whole_root``: a root itself is accepted too (the server's own configured lakehouse may be one).
+
     Raises:
-        ProblemError: 422 for an empty or non-existent path or the bare root (``"."``: it would take in everything
-            under the root, ``.venv`` included), 403 for a path outside every root (``../``, symlinks).
+        ProblemError: 422 for an empty or non-existent path or a root itself however it is spelled (``"."``, its
+            absolute path: it would take in everything under the root, ``.venv`` included), 403 for a path outside
+            every root (``../``, symlinks).
     """
     if not raw.strip() or "\x00" in raw:
         raise ProblemError(
             422, f"{field}: {raw!r} is not a path; name a file or folder inside the allowed roots",
             errors=[{"loc": field.split("."), "msg": "not a path"}],
         )
-    if not Path(raw).parts:  # ".", "./", "./.": the first root itself, named by accident more often than not
-        raise ProblemError(
-            422, f"{field}: {raw!r} names the whole allowed root; name a file or folder inside it",
-            errors=[{"loc": field.split("."), "msg": "the whole allowed root"}],
-        )
+    if not Path(raw).parts and not whole_root:  # ".", "./", "./.": named by accident more often than not
+        raise _whole_root(raw, field)
     if not roots:
         raise ProblemError(403, f"{field}: {raw!r} refused: no allowed roots are configured (api.allowed_roots)")
     candidate = Path(raw).expanduser()
@@ -108,11 +116,20 @@ def confine_path(raw: str, roots: Sequence[Path], *, field: str, must_exist: boo
         ) from None
     if not any(resolved == root or resolved.is_relative_to(root) for root in roots):
         raise ProblemError(403, f"{field}: {raw!r} refused: it lies outside the allowed roots (api.allowed_roots)")
+    if resolved in roots and not whole_root:
+        raise _whole_root(raw, field)
     if must_exist and not resolved.exists():
         raise ProblemError(
             422, f"{field}: {raw!r} does not exist", errors=[{"loc": field.split("."), "msg": "path does not exist"}]
         )
     return resolved
+
+
+def _whole_root(raw: str, field: str) -> ProblemError:
+    return ProblemError(
+        422, f"{field}: {raw!r} names the whole allowed root; name a file or folder inside it",
+        errors=[{"loc": field.split("."), "msg": "the whole allowed root"}],
+    )
 
 
 _JSON_TYPE = re.compile(r"^application/([\w.+-]+\+)?json$", re.IGNORECASE)

@@ -21,7 +21,8 @@ Small files keep the marker protocol's guarantees on every kind of storage (docs
   (its tag is the SHA-256 of its content) and puts it back if it is not.
 
 It lives in ``graph`` (the bottom layer: it imports none of our packages but ``graph.settings``) so that every
-layer, from the chat side's readers to the ingestion stages, uses the same one.
+layer, from the chat side's readers to the ingestion stages, uses the same one. A root's text is checked by
+``graph.roots.parse_root`` (the one parser of lakehouse names) before it becomes a storage.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ import functools
 import hashlib
 import logging
 import os
-import re
 import socket
 import uuid
 from collections.abc import Callable, Collection, Iterator
@@ -41,22 +41,12 @@ from urllib.parse import quote
 
 from graph.errors import StorageError
 from graph.files import atomic_write_bytes
+from graph.roots import parse_root
 from graph.settings import S3Settings
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-# s3a:// is Hadoop's (and so Spark's) name for S3; s3:// is delta-rs's and the AWS tools'. Both name the same objects.
-S3_SCHEMES = ("s3a", "s3")
-HDFS_SCHEMES = ("hdfs",)
-# Every scheme a lakehouse root may have besides a path or file://.
-REMOTE_SCHEMES = S3_SCHEMES + HDFS_SCHEMES
-ACCEPTED_ROOTS = "a path, file://…, s3a://BUCKET/PATH, hdfs://NAMENODE[:PORT]/PATH"
-_URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
-# S3's rules for a bucket name (3-63 lower-case letters, digits, dots, hyphens), checked so a typo fails at start.
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-# An HDFS authority: a NameNode host[:port], or an HA nameservice's name (resolved by the client's Hadoop config).
-_NAMENODE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(:[0-9]{1,5})?$")
 # Characters of a local root that the pinned Delta library (deltalake 1.1) cannot store a table under: it turns the
 # path into a URL and back, so '#' and '?' start a fragment or a query (the table is "not found" right after its
 # first write) and '[', ']', '^', '|' make it panic. Later releases (1.6) handle them all.
@@ -83,12 +73,6 @@ def _delta_safe(local: Path, given: str) -> Path:
     return local
 
 
-def is_remote(root: str | os.PathLike[str]) -> bool:
-    """Whether ``root`` is a URI other than ``file://`` (an object store or HDFS), not a local path."""
-    match = _URI.match(os.fspath(root))
-    return match is not None and match.group(1).lower() != "file"
-
-
 @dataclass(frozen=True)
 class LakehouseStorage:
     """A lakehouse root: ``local`` (an absolute folder), ``bucket``/``prefix`` of an S3-compatible store, or
@@ -108,34 +92,17 @@ class LakehouseStorage:
         ``hdfs://NAMENODE[:PORT]/PATH``.
 
         Raises:
-            ValueError: another scheme, an S3 URI without a valid bucket name, or an HDFS URI without a NameNode; the
-                message names the value.
+            ValueError: a root ``graph.roots.parse_root`` refuses (another scheme, a bad bucket name or NameNode, a
+                URI the clients would read differently: percent-escapes, a query, ``..``); the message names it.
         """
         if isinstance(root, LakehouseStorage):
             return root
-        text = os.fspath(root)
-        match = _URI.match(text)
-        if match is None:
-            return cls(local=_delta_safe(Path(text).resolve(), text))
-        scheme, rest = match.group(1).lower(), match.group(2)
-        if scheme == "file":
-            return cls(local=_delta_safe(Path(rest or "/").resolve(), text))
-        if scheme in HDFS_SCHEMES:
-            namenode, _, path = rest.partition("/")
-            if not _NAMENODE.match(namenode):
-                raise ValueError(
-                    f"{text} does not name an HDFS NameNode ({namenode!r}); accepted: hdfs://NAMENODE[:PORT]/PATH"
-                )
-            parts = [part for part in path.split("/") if part not in ("", ".")]
-            if ".." in parts:
-                raise ValueError(f"{text}: '..' is not allowed in an HDFS path; accepted: hdfs://NAMENODE[:PORT]/PATH")
-            return cls(namenode=namenode, prefix="/".join(parts))
-        if scheme not in S3_SCHEMES:
-            raise ValueError(f"{scheme}:// lakehouse roots are not supported ({text}); accepted: {ACCEPTED_ROOTS}")
-        bucket, _, prefix = rest.partition("/")
-        if not _BUCKET.match(bucket):
-            raise ValueError(f"{text} does not name a valid S3 bucket ({bucket!r}); accepted: s3a://BUCKET/PATH")
-        return cls(bucket=bucket, prefix=prefix.strip("/"), s3=s3 or S3Settings())
+        name = parse_root(root)
+        if name.is_local:
+            return cls(local=_delta_safe(Path(name.path).resolve(), os.fspath(root)))
+        if name.scheme == "hdfs":
+            return cls(namenode=name.authority, prefix=name.path)
+        return cls(bucket=name.authority, prefix=name.path, s3=s3 or S3Settings())
 
     @property
     def is_local(self) -> bool:
@@ -736,14 +703,11 @@ def as_storage(root: str | os.PathLike[str] | LakehouseStorage) -> LakehouseStor
     """
     if isinstance(root, LakehouseStorage):
         return root
-    match = _URI.match(os.fspath(root))
-    if match is not None and match.group(1).lower() in HDFS_SCHEMES:
-        return LakehouseStorage.for_root(root)  # an hdfs:// URI needs no settings: the NameNode is in it
-    if is_remote(root):
+    if parse_root(root).scheme == "s3a":
         raise ValueError(
             f"{os.fspath(root)} is a remote lakehouse root: pass LakehouseStorage.for_root(root, settings.lakehouse.s3)"
         )
-    return LakehouseStorage.for_root(root)
+    return LakehouseStorage.for_root(root)  # an hdfs:// URI needs no settings: the NameNode is in it
 
 
 def user_cache_root() -> Path:

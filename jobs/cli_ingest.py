@@ -156,7 +156,7 @@ def run_ingestion(
     from tools.ingestion import IngestionRequest
 
     overrides: dict[str, Any] = {}
-    if lakehouse:
+    if lakehouse is not None:  # --lakehouse '' is refused as empty, not taken for no option
         overrides["lakehouse"] = {"root": lakehouse}  # the text: a URI must reach the check unfolded
     if master:
         overrides["spark"] = {"master": master}

@@ -18,8 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
+from graph.roots import is_remote, parse_root
 from graph.settings import GraphSettings, Neo4jSettings, S3Settings
-from graph.storage import REMOTE_SCHEMES, LakehouseStorage
+from graph.storage import LakehouseStorage
 from settings.chat import LlmSettings, OrchestratorSettings, RetrievalSettings
 from settings.environment import environment_json_error, warn_unknown_variables
 from settings.errors import ConfigError
@@ -38,10 +39,6 @@ MEMORY_RE = re.compile(r"^[1-9][0-9]*([kmgtp]b?|b)?$", re.IGNORECASE)
 MEMORY_ACCEPTED = "a whole number with a unit, e.g. 512m or 2g"
 
 
-# A URI scheme ("s3a://", "hdfs://", "file://"): pathlib would fold "s3a://b/lh" into the local folder "s3a:/b/lh".
-_URI_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-
-
 def lakehouse_path(value: str | os.PathLike[str]) -> Path:
     """A lakehouse root as a local path: a path or a ``file://`` URI; any other URI is refused with one line.
 
@@ -50,45 +47,35 @@ def lakehouse_path(value: str | os.PathLike[str]) -> Path:
     (``lakehouse_root``), and ``hdfs://`` roots.
 
     Raises:
-        ValueError: for a remote URI, naming it and what is accepted.
+        ValueError: for a remote URI, naming it and what is accepted, or a name ``graph.roots.parse_root`` refuses.
     """
-    text = os.fspath(value)
-    match = _URI_SCHEME.match(text)
-    if match is None:
-        return Path(text)
-    scheme = match.group(1).lower()
-    if scheme == "file":
-        return Path(text[len(match.group(0)):] or "/")
-    raise ValueError(
-        f"{scheme}:// is not supported here: this reads and writes its lakehouse on a local or mounted file system "
-        "(a path or file://…); mount the bucket or share and give its local path (the pipeline, `csillag status` "
-        "and `csillag summary` take s3a:// and hdfs:// roots)"
-    )
+    if is_remote(value):
+        scheme = os.fspath(value).partition("://")[0].lower()
+        raise ValueError(
+            f"{scheme}:// is not supported here: this reads and writes its lakehouse on a local or mounted file system "
+            "(a path or file://…); mount the bucket or share and give its local path (the pipeline, `csillag status` "
+            "and `csillag summary` take s3a:// and hdfs:// roots)"
+        )
+    return Path(parse_root(value).path)
 
 
 def lakehouse_root(value: str | os.PathLike[str]) -> Path | str:
     """A lakehouse root: a local path (a path or ``file://``), or an ``s3a://BUCKET/PATH`` or
-    ``hdfs://NAMENODE[:PORT]/PATH`` URI kept as text.
+    ``hdfs://NAMENODE[:PORT]/PATH`` URI kept as text, as ``graph.roots.parse_root`` accepts them.
 
     ``s3://`` is accepted as another name of ``s3a://``. GCS, Azure and the rest are refused: csillag's markers, lock
     and driver-side Delta commits are implemented and tested for local folders, S3-compatible stores and HDFS only.
 
     Raises:
-        ValueError: any other URI, a bad bucket name, or a local path the Delta library cannot store tables under
+        ValueError: any other URI, a bad bucket name, a name the stores would read differently (percent-escapes,
+            a query, ``..``), or a local path the Delta library cannot store tables under
             (``graph.storage.DELTA_UNSAFE_CHARS``), naming the value and what is accepted.
     """
-    text = os.fspath(value)
-    match = _URI_SCHEME.match(text)
-    if match is None or match.group(1).lower() == "file":
-        LakehouseStorage.for_root(text)  # refuses a path the Delta library cannot store tables under
-        return lakehouse_path(text)
-    scheme = match.group(1).lower()
-    if scheme not in REMOTE_SCHEMES:
-        raise ValueError(
-            f"{scheme}:// is not supported; accepted: a local or mounted folder (a path or file://…), "
-            "s3a://BUCKET/PATH (any S3-compatible store, settings lakehouse.s3) or hdfs://NAMENODE[:PORT]/PATH"
-        )
-    return LakehouseStorage.for_root(text).uri()  # normalised: s3a://bucket/prefix, hdfs://namenode/path
+    name = parse_root(value)
+    if name.is_local:
+        LakehouseStorage.for_root(value)  # refuses a path the Delta library cannot store tables under
+        return Path(name.path)
+    return LakehouseStorage.for_root(value).uri()  # normalised: s3a://bucket/prefix, hdfs://namenode/path
 
 
 class LakehouseSettings(BaseModel):

@@ -96,7 +96,7 @@ def ask_command(ctx: click.Context, question: str | None, lakehouse: str | None,
     streams = ctx.find_object(dict) or {}
     out: TextIO = streams.get("out") or sys.stdout
     inp: TextIO = streams.get("inp") or sys.stdin
-    settings = cli_settings(ctx, config, **({"lakehouse": {"root": lakehouse}} if lakehouse else {}))
+    settings = cli_settings(ctx, config, **({"lakehouse": {"root": lakehouse}} if lakehouse is not None else {}))
     try:
         platform, services = build_platform(settings, domain)
     except ConfigError as exc:

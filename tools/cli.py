@@ -56,11 +56,11 @@ def lakehouse_storage(raw: str | None, settings: CsillagSettings | None) -> Lake
         settings = settings or load_settings()
     except ConfigError as exc:
         fail(str(exc))
-    value = raw if raw else settings.lakehouse.root
+    value = raw if raw is not None else settings.lakehouse.root
     try:
         return LakehouseStorage.for_root(config_lakehouse_root(value), settings.lakehouse.s3)
     except ValueError as exc:
-        fail(f"--lakehouse {raw!r}: {exc}" if raw else str(exc))
+        fail(f"--lakehouse {raw!r}: {exc}" if raw is not None else str(exc))
 
 
 def fail(message: str, exit_code: int = EXIT_USAGE) -> NoReturn:

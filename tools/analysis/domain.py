@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from graph.errors import GraphStoreError, StorageError
-from graph.storage import LakehouseStorage, is_remote
+from graph.roots import is_remote
+from graph.storage import LakehouseStorage
 from tools.analysis.lakehouse import LakehouseContents, chat_lakehouse, lakehouse_name
 from tools.errors import ConfigError, ToolError
 from tools.retrieval.chunks import ChunkRetriever, DenseEncoder

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graph.storage import LakehouseStorage, as_storage, is_remote
+from graph.roots import is_remote
+from graph.storage import LakehouseStorage, as_storage
 from tools.errors import ConfigError, LakehouseNotReadyError
 from tools.retrieval.analyzer import STEMMER_LANGUAGES
 
