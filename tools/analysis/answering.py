@@ -24,7 +24,7 @@ from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.common import cite, find_names, with_sources
 from tools.analysis.entity import about_the_entity
 from tools.analysis.lexicon import EntityLexicon
-from tools.analysis.question import Kind, Question, analyse
+from tools.analysis.question import Kind, Question, analyse, asks_for_a_summary
 from tools.contracts import OrchestratorActivatedTool
 from tools.documents import TextAnswer, ToolExecutionResult
 from tools.llm.text import sentences
@@ -75,6 +75,8 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivated
 
     def _ours(self, prompt: str, user_lang: str) -> bool:
         if analyse(prompt, user_lang).kind in ANSWERED_ELSEWHERE:
+            return False
+        if asks_for_a_summary(prompt, user_lang, self.book_title()):
             return False
         return not (about_the_entity(prompt, user_lang) and find_names(self.graph, prompt, self.analyzer))
 

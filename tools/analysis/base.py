@@ -8,9 +8,10 @@ setters in ``init()``. A tool used before it is wired raises ``ToolError`` namin
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
-from tools.analysis.domain import DomainSettings
+from tools.analysis.domain import KNOWN_DOMAINS, DomainSettings
 from tools.errors import ToolError
 from tools.ingestion import IngestionTool
 from tools.llm.client import LlmClient
@@ -19,6 +20,19 @@ from tools.retrieval.chunks import ChunkRetriever
 from tools.retrieval.units import UnitCatalog
 
 logger = logging.getLogger(__name__)
+
+MAX_TITLES = 3
+_LINK_WORDS = frozenset("a an and as at but by for from in into of on or the to with".split())
+_CATALOGUE_NUMBER = re.compile(r"^\d+[_\s-]+")
+
+
+def readable_title(name: str) -> str:
+    """A document title as a reader writes it: "215_the_call_of_the_wild" (a file name with its catalogue number)
+    becomes "The Call of the Wild"; a title that already has capitals or spaces is kept."""
+    if " " in name.strip() or any(ch.isupper() for ch in name):
+        return name.strip()
+    words = _CATALOGUE_NUMBER.sub("", name).replace("_", " ").replace("-", " ").split()
+    return " ".join(w if (i and w in _LINK_WORDS) else w[:1].upper() + w[1:] for i, w in enumerate(words))
 
 
 class AnalysisCollaborators:
@@ -103,6 +117,18 @@ class AnalysisCollaborators:
     def assistant(self) -> LlmClient | None:
         """The tool's LLM assistant, if wired."""
         return self._assistant
+
+    def book_title(self) -> str:
+        """The books' title for answers: a known domain's, else the documents' own (``readable_title``: up to three,
+        joined), else the domain's title."""
+        settings = self._domain_settings
+        known = KNOWN_DOMAINS.get(settings.name, {}).get("title") if settings is not None else None
+        if known:
+            return known
+        titles = list(dict.fromkeys(c.doc_title for c in self._retriever.chunks)) if self._retriever else []
+        if 0 < len(titles) <= MAX_TITLES:
+            return " · ".join(readable_title(t) for t in titles if t)
+        return settings.title if settings is not None else ""
 
     def get_domain(self) -> str | None:
         """The configured domain's name, else the class's ``domain`` (R-CLAR-3)."""

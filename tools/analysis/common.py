@@ -54,6 +54,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "no_unit": "I found no chapter {chapter}.",
         "overview": "{title}: {units} units, {entities} entities. Main characters: {names}.",
         "strongest": "Strongest relations: {pairs}.",
+        "places": "Main places: {names}.",
     },
     "hu": {
         "profile": "{name} ({label}) {mentions} alkalommal szerepel {units} egységben; először itt: {first}.",
@@ -81,6 +82,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "no_unit": "Nem találtam {chapter}. fejezetet.",
         "overview": "{title}: {units} egység, {entities} entitás. Főszereplők: {names}.",
         "strongest": "A legerősebb kapcsolatok: {pairs}.",
+        "places": "Fő helyszínek: {names}.",
     },
 }
 

@@ -63,7 +63,7 @@ def _compiled(rules: tuple[tuple[Kind, str], ...]) -> Rules:
 
 _EN_RULES: Rules = _compiled((
     (Kind.SUMMARY, r"\b(summar|overview|what is (the|this) (book|novel|story) about|what happens in (the|this) "
-                   r"(book|novel|story)\b|\bplot of\b)"),
+                   r"(book|novel|story)\b|\bplot of\b|\bmain characters?\b)"),
     (Kind.CHAPTER, r"\b(chapter|book|part|volume)\s+([ivxlc]+|\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
                    r"\b.*\b(happen|occur|about)|\b(happen|occur)s?\b.*\b(chapter|book|part|volume)\s+([ivxlc]+|\d+)\b"),
     (Kind.FIRST_APPEARANCE, r"\b(first|initially)\b.{0,30}\b(meet|met|appear|appears|appeared|introduc|mention|seen)"),
@@ -94,7 +94,7 @@ _EN_RULES: Rules = _compiled((
     (Kind.THING, r"\b(what|which)\b"),
 ))
 _HU_RULES: Rules = _compiled((
-    (Kind.SUMMARY, r"(összefoglal|miről szól|áttekint|cselekmény)"),
+    (Kind.SUMMARY, r"(összefoglal|miről szól|áttekint|cselekmény|főszereplő)"),
     (Kind.CHAPTER, r"\b(fejezet|rész)\w*\b.*\b(történik|történt|szól)|\b(történik|történt)\b.*\bfejezet"),
     (Kind.FIRST_APPEARANCE, r"\b(először|első ízben)\b"),
     (Kind.LAST_APPEARANCE, r"\b(utoljára|utolsó ízben)\b"),
@@ -197,7 +197,35 @@ def identity_subject(text: str) -> str | None:
     return None
 
 
+_ABOUT = re.compile(r"^\W*what (is|was) (?P<title>.{1,80}?) about\W*$", re.IGNORECASE)
+_TITLE_LINKS = frozenset("and of the a an in on to de la le du von van az a és".split())
+
+
+def asks_about_a_title(text: str) -> bool:
+    """"What is War and Peace about?": the question names a title (every word capitalised but its small linking
+    words) and asks what it is about — the book's summary, not a passage."""
+    found = _ABOUT.match(text.strip())
+    if found is None:
+        return False
+    words = _WORD.findall(found.group("title"))
+    return bool(words) and words[0][:1].isupper() and all(
+        w[:1].isupper() or w.casefold() in _TITLE_LINKS for w in words) and not re.search(r"['’]s\b", text)
+
+
+def asks_for_a_summary(text: str, language: str, title: str = "") -> bool:
+    """A summary request: by its words ("summarise", "what is the book about", "miről szól"), or "What is <the
+    book's title> about?"."""
+    if analyse(text, language).kind is Kind.SUMMARY:
+        return True
+    found = _ABOUT.match(text.strip())
+    named = found.group("title").casefold().strip(" \"'“”„") if found else ""
+    return bool(named and title) and named in {t.strip().casefold() for t in title.split("·")}
+
+
 def analyse(text: str, language: str = "en") -> Question:
     """Read ``text``: identity questions first (they are only a name), then the kind rules."""
-    kind = Kind.IDENTITY if identity_subject(text) else classify(text, language)
+    if asks_about_a_title(text):
+        kind = Kind.SUMMARY
+    else:
+        kind = Kind.IDENTITY if identity_subject(text) else classify(text, language)
     return Question(text, kind, ANSWER_TYPE.get(kind, ""), content_words(text, language))

@@ -9,6 +9,7 @@ import pytest
 
 from graph.embedded import EmbeddedGraphStore
 from graph.model import ChunkNode, DocumentNode, EntityNode, GraphData, UnitNode
+from tools.analysis.base import readable_title
 from tools.analysis.domain import DomainSettings
 from tools.analysis.question import Kind, analyse
 from tools.domains.egri_csillagok import TOOLS
@@ -129,3 +130,24 @@ def test_issue_43_who_is_x_still_gets_the_entity_card(platform):
 ])
 def test_issue_43_question_kinds(question, language, kind):
     assert analyse(question, language).kind is kind
+
+
+def test_issue_43_the_summary_names_the_book_by_its_title_and_quotes_its_key_passages(platform):
+    content, _ = ask(platform, "What is the book about?")
+    assert content.startswith("Mill: 4 units, 7 entities. Main characters: Anna Keller (4), Victor Hale (3)")
+    assert "Main places: Corran, Brindle, Lowick." in content
+    assert "> Anna Keller lived in the mill house at Brindle" in content and "[1] Mill › CHAPTER I › chunk 0" in content
+
+
+def test_issue_43_what_is_the_title_about_is_a_summary(platform):
+    content, _ = ask(platform, "What is Mill about?")
+    assert content.startswith("Mill: 4 units")
+
+
+@pytest.mark.parametrize(("name", "title"), [
+    ("215_the_call_of_the_wild", "The Call of the Wild"),
+    ("harbour_notes", "Harbour Notes"),
+    ("War and Peace", "War and Peace"),
+])
+def test_issue_43_a_file_name_becomes_a_readable_title(name, title):
+    assert readable_title(name) == title
