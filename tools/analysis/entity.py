@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,12 +40,19 @@ from tools.streaming import FinalCallback, ResponseEmitter
 
 logger = logging.getLogger(__name__)
 
+# Words that start a word of the question (stems: "companion" finds "companions"); a trailing space asks for the
+# whole word ("ally " must not find "actually", "relations " not "relationship").
 INTENT_WORDS: dict[str, tuple[str, ...]] = {
     "timeline": ("unit by unit", "chapter by chapter", "through the book", "timeline", "over the book",
                  "fejezetről fejezetre", "egységről egységre", "idővonal", "végig a könyv"),
-    "relations": ("companion", "closest", "friend", "relation", "ally", "allies", "close to",
+    "relations": ("companion", "closest", "friend", "relations ", "ally ", "allies ", "close to ",
                   "társ", "barát", "legközelebb", "kapcsolat", "legerősebb", "szövetséges"),
     "path": ("connect", "between", "link", "related to each other", "között", "összefügg", "összeköt", "kapcsol"),
+}
+_INTENT_PATTERNS = {
+    intent: re.compile("|".join(r"\b" + re.escape(w.strip()) + (r"\b" if w.endswith(" ") else "") for w in words),
+                       re.IGNORECASE)
+    for intent, words in INTENT_WORDS.items()
 }
 PERSON_FAMILY = frozenset({"PERSON", "PER"})
 # A surname in the plural ("the Rostovs"), labelled by the entities stage (ingestion.resolution.FAMILY_LABEL)
@@ -59,17 +67,15 @@ def about_the_entity(prompt: str, user_lang: str) -> bool:
     """Whether the question asks about the entities it names (the card, companions, connection, timeline)."""
     if analyse(prompt, user_lang).kind is Kind.IDENTITY:
         return True
-    text = prompt.casefold()
-    return any(word in text for intent in ("timeline", "relations", "path") for word in INTENT_WORDS[intent])
+    return any(_INTENT_PATTERNS[intent].search(prompt) for intent in ("timeline", "relations", "path"))
 
 
 def detect_intent(prompt: str, names: int) -> str:
     """``path`` (two names), ``timeline``, ``relations`` or ``profile``, from the question's words."""
-    text = prompt.casefold()
     if names >= 2:
         return "path"
     for intent in ("timeline", "relations"):
-        if any(word in text for word in INTENT_WORDS[intent]):
+        if _INTENT_PATTERNS[intent].search(prompt):
             return intent
     return "profile"
 

@@ -151,3 +151,18 @@ def test_issue_43_what_is_the_title_about_is_a_summary(platform):
 ])
 def test_issue_43_a_file_name_becomes_a_readable_title(name, title):
     assert readable_title(name) == title
+
+
+@pytest.mark.parametrize(("question", "about_the_entity"), [
+    ("Who is Pierre's closest companion?", True),
+    ("Who are Pierre's friends?", True),
+    ("Ki Gergely legközelebbi társa?", True),
+    ("How are Anna and Victor connected?", True),
+    ("Who actually killed Clifford's uncle?", False),  # "ally" inside "actually"
+    ("Who sabotages Isabel's relationship with Lucy's father?", False),
+    ("Who does Anna marry?", False),
+])
+def test_issue_43_the_entity_card_answers_only_questions_about_the_entity(question, about_the_entity):
+    from tools.analysis.entity import about_the_entity as claims
+
+    assert claims(question, "en") is about_the_entity
