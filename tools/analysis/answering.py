@@ -37,9 +37,9 @@ CANDIDATE_CHUNKS = 40
 EVIDENCE_PASSAGES = 8  # with PASSAGE_CHARS, about the 6,000 characters a reader (or an LLM's context) takes in
 PASSAGE_CHARS = 650
 ANSWER_SENTENCE_CHARS = 400
-TYPE_WEIGHT = 2.5  # the sentence holds what the question asks for (a person, place, time or number)
+TYPE_WEIGHT = 4.0  # the sentence holds what the question asks for (a person, place, time or number)
 NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after
-CHUNK_WEIGHT = 2.0  # the chunk's BM25 score, relative to the best chunk's
+CHUNK_WEIGHT = 1.0  # the chunk's BM25 score, relative to the best chunk's
 ANSWERED_ELSEWHERE = frozenset({Kind.IDENTITY, Kind.SUMMARY, Kind.CHAPTER})
 
 NOT_FOUND = {
