@@ -46,8 +46,9 @@ _WORD = re.compile(r"[^\W\d_]+")
 _HUNGARIAN_ONLY_LETTERS = frozenset("őű")  # names carry á, é, ó, ö… in English questions too ("Dobó"), not these
 
 
-def guess_language(text: str) -> str:
-    """The user's language (R-INT) when none is given: ``hu`` or ``en`` by their function words.
+def guess_language(text: str, default: str = "en") -> str:
+    """The user's language (R-INT) when none is given: ``hu`` or ``en`` by their function words; ``default`` (the
+    book's language) when they tie — "a" is a function word of both.
 
     Names say nothing about the asker's language ("How are Dobó and Gergely connected?" is English), so only
     words of the stop lists and the letters ő, ű count.
@@ -55,6 +56,8 @@ def guess_language(text: str) -> str:
     words = [w.casefold() for w in _WORD.findall(text)]
     hungarian = sum(w in STOP_WORDS["hu"] for w in words) + sum(ch in _HUNGARIAN_ONLY_LETTERS for ch in text.casefold())
     english = sum(w in STOP_WORDS["en"] for w in words)
+    if hungarian == english:
+        return default if default in ("hu", "en") else "en"
     return "hu" if hungarian > english else "en"
 
 
@@ -139,7 +142,8 @@ class Turn:
                     return
                 question = line.strip()
             request = ChatRequest(question, user_id=self.user, domain=self.domain.name,
-                                  user_lang=self.lang or guess_language(question), session_id=session_id,
+                                  user_lang=self.lang or guess_language(question, self.domain.language),
+                                  session_id=session_id,
                                   answer=question if session_id is not None else None)
             response = await self.platform.handle(request, ResponseEmitter(self._sink))
             self.out.write("\n")

@@ -34,3 +34,10 @@ def test_issue_12_main_checks_the_lakehouse_before_the_domain(tmp_path: Path,
     err = capsys.readouterr().err.strip()
     assert err == (f"csillag: lakehouse {tmp_path} holds no ingested corpus (no stage done); ingest one first: "
                    f"csillag ingest PATH… --lakehouse {tmp_path}")
+
+
+def test_issue_43_a_tie_of_function_words_is_read_in_the_books_language() -> None:
+    question = "Elfoglalták-e a törökök Eger várát?"  # only "a", a function word of both languages
+    assert guess_language(question, "hu") == "hu"
+    assert guess_language(question) == "en"
+    assert guess_language("Who is Dobó?", "hu") == "en"
