@@ -122,19 +122,25 @@ _QUESTION_WORDS = frozenset(
 
 
 def _capitalised_runs(text: str) -> list[str]:
-    """Runs of consecutive capitalised words, minus leading question words ("Who", "Ki", "How")."""
+    """Runs of consecutive capitalised words, minus leading question words ("Who", "Ki", "How"). A capitalised stop
+    word inside a run is a name's particle and stays ("Baltus Van Tassel": "van" is a Hungarian stop word)."""
     runs: list[str] = []
     current: list[str] = []
-    for token in re.findall(r"[^\W\d_][\w'’-]*|\S", text):
-        word = re.sub(r"['’]s$", "", token)
-        if word[:1].isupper() and word.casefold() not in _QUESTION_WORDS and not _is_stop(word):
-            current.append(word)
-            continue
+
+    def close() -> None:
+        while current and _is_stop(current[-1]):
+            current.pop()
         if current:
             runs.append(" ".join(current))
-            current = []
-    if current:
-        runs.append(" ".join(current))
+        current.clear()
+
+    for token in re.findall(r"[^\W\d_][\w'’-]*|\S", text):
+        word = re.sub(r"['’]s$", "", token)
+        if word[:1].isupper() and word.casefold() not in _QUESTION_WORDS and (current or not _is_stop(word)):
+            current.append(word)
+            continue
+        close()
+    close()
     return runs
 
 

@@ -166,3 +166,10 @@ def test_issue_43_the_entity_card_answers_only_questions_about_the_entity(questi
     from tools.analysis.entity import about_the_entity as claims
 
     assert claims(question, "en") is about_the_entity
+
+
+def test_issue_43_a_names_particle_that_is_a_stop_word_stays_in_the_name():
+    from tools.analysis.common import _capitalised_runs
+
+    assert _capitalised_runs("Who was Baltus Van Tassel?") == ["Baltus Van Tassel"]
+    assert _capitalised_runs("Ki A Dobó?") == ["Dobó"]  # a stop word opening a run is still dropped
