@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,10 @@ def test_readme_demo_ingests_the_sample_and_answers_a_question(tmp_path: Path) -
     # issue 14: the schooner of the sample ("the schooner Marianne", "put the Marianne on them") is a ship, which the
     # NER had called a place or a person
     assert entities.loc[entities.canonical_name == "Marianne", "label"].tolist() == ["VEH"]
+    # issue 43: the README's second question asks for someone else than the names in it; the sample's own sentence
+    # ("Ellen Pryor was appointed assistant keeper at Penhallow, …", the_lighthouse_keepers.md) answers it
+    asked = subprocess.run([sys.executable, "-m", "tools.ask", "Who was appointed assistant keeper?",
+                            "--lakehouse", str(lake)], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=300, check=False)
+    assert asked.returncode == 0, asked.stderr[-2000:]
+    assert asked.stdout.startswith("Ellen Pryor — “Ellen Pryor was appointed assistant keeper at"), asked.stdout

@@ -162,7 +162,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivated
                          + (TYPE_WEIGHT if span else 0.0) + CHUNK_WEIGHT * hit.score / top)
                 if own or present:
                     scored.append(Scored(score, hit.chunk, i, text, span))
-        scored.sort(key=lambda s: (-s.score, s.chunk.chunk_index, s.index))
+        scored.sort(key=lambda s: (-s.score, len(s.text), s.chunk.chunk_index, s.index))  # ties: the tighter one
         return scored
 
     def _lexicon(self) -> EntityLexicon:
