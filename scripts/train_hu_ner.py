@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="where the shipped pipeline is written")
     parser.add_argument("--assemble-only", action="store_true", help="skip conversion and training")
     parser.add_argument("--max-steps", type=int, default=None, help="override training.max_steps (quick trials)")
+    parser.add_argument("--vectors", type=Path, default=None,
+                        help="a spaCy vectors folder (scripts/train_hu_vectors.py) the tok2vec reads as static vectors")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not (args.nerkor / "train").is_dir() or not (args.nerkor / "devel").is_dir():
@@ -63,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         for split in ("train", "devel"):
             n = convert(args.nerkor / split, corpus / f"{split}.spacy")
             print(f"converted {split}: {n} docs", flush=True)
-        train(corpus, run, args.max_steps)
+        train(corpus, run, args.max_steps, args.vectors)
         print(f"trained in {time.perf_counter() - started:.0f}s", flush=True)
     nlp = assemble(run / "model-best", args.nerkor, args.out)
     report(nlp, args.nerkor, args.out, corpus)
@@ -71,14 +73,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def train(corpus: Path, run: Path, max_steps: int | None) -> None:
-    """``spacy train`` with the checked-in config (its console logger prints the progress table)."""
+def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None = None) -> None:
+    """``spacy train`` with the checked-in config (its console logger prints the progress table); with ``vectors``,
+    the tok2vec also reads them as static vectors."""
     from spacy.cli.train import train as spacy_train
 
     overrides: dict[str, object] = {
         "paths.train": str(corpus / "train.spacy"),
         "paths.dev": str(corpus / "devel.spacy"),
     }
+    if vectors is not None:
+        overrides["paths.vectors"] = str(vectors)
+        overrides["components.tok2vec.model.embed.include_static_vectors"] = True
     if max_steps is not None:
         overrides["training.max_steps"] = max_steps
     if run.exists():
