@@ -105,7 +105,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivated
         docs = self._evidence(ranked)
         best = ranked[0]
         quote = _cut(best.text, ANSWER_SENTENCE_CHARS)
-        line = f"{best.span} — “{quote}” [1]" if best.span else f"“{quote}” [1]"
+        line = f"{best.span} — “{quote}” [1]" if best.span and question.asks_for_span else f"“{quote}” [1]"
         return self._answer(lang, line, docs)
 
     def _answer(self, lang: str, line: str, docs: list[TextAnswer]) -> ToolExecutionResult:

@@ -41,6 +41,11 @@ _TIME = re.compile(
     r"év\w*|hónap\w*|hét|hete\w*|nap\w*|óra\w*)\b|\b(\w+)\s+centur(y|ies)\b",
     re.IGNORECASE,
 )
+# What a reason or a manner is said with; the sentence, not the words, is the answer.
+_REASON = re.compile(r"\b(because|since|for fear|so that|in order to|owing to|due to|on account of|as a result|"
+                     r"therefore|mert|miatt|ezért|azért)\b", re.IGNORECASE)
+_MANNER = re.compile(r"\bby (\w+ing|means of)\b|\bwith the help of\b|\bthrough\b|\búgy, hogy\b|\bazzal, hogy\b|"
+                     r"\bsegítségével\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS.split()) + r")\b", re.IGNORECASE)
 
 
@@ -101,6 +106,6 @@ class EntityLexicon:
         if answer_type in KINDS:
             names = [n for n in self.names(text, answer_type) if n.casefold() not in excluded]
             return self.canonical.get(names[0], names[0]) if names else ""
-        pattern = _TIME if answer_type == "time" else _NUMBER if answer_type == "number" else None
+        pattern = {"time": _TIME, "number": _NUMBER, "reason": _REASON, "manner": _MANNER}.get(answer_type)
         found = pattern.search(text) if pattern is not None else None
         return found.group(0) if found else ""

@@ -37,10 +37,12 @@ class Kind(enum.Enum):
     OTHER = "other"
 
 
-# The answer's type, for the kinds that ask for a span rather than a sentence.
+# The answer's type: a span (SPAN_TYPES: the name, place, time or number is the answer) or what the answering
+# sentence says it with (a reason, a manner).
+SPAN_TYPES = ("person", "place", "time", "number")
 ANSWER_TYPE: dict[Kind, str] = {
     Kind.PERSON: "person", Kind.RELATION: "person", Kind.QUOTATION: "person", Kind.PLACE: "place",
-    Kind.TIME: "time", Kind.COUNT: "number",
+    Kind.TIME: "time", Kind.COUNT: "number", Kind.REASON: "reason", Kind.MANNER: "manner",
 }
 
 _KINSHIP = (
@@ -138,7 +140,7 @@ class Question:
     @property
     def asks_for_span(self) -> bool:
         """Whether the answer is a name, place, time or number found in a sentence (not the sentence itself)."""
-        return bool(self.answer_type)
+        return self.answer_type in SPAN_TYPES
 
 
 def content_words(text: str, language: str) -> tuple[str, ...]:
