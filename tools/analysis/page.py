@@ -1,9 +1,12 @@
-"""``AbstractPageAnalysisTool``: the unit the user points at — "chapter 12", "12. fejezet" — its people and passages.
+"""``AbstractPageAnalysisTool``: the unit the user points at — "chapter 12", "12. fejezet", "the chapter where the
+light fails" — its people and passages.
 
 Priority 0 (R-PRIO-2): a ``ClarifiableTool``, because chapter numbers restart in every part, so "chapter 3" of War
 and Peace is fifteen chapters; the tool then asks which part is meant (R-CLAR-1), keeping the candidate units in the
-question's ``state``. The answer lists who appears in the unit (resolved mentions from ``mention_entities``), quotes
-its opening and the passages that best match the question, each cited by document, unit and chunk.
+question's ``state``. A chapter described by its events ("What happens in the chapter where Buck fights Spitz?") is
+the unit of the passage that best matches the description. The answer lists who appears in the unit (resolved
+mentions from ``mention_entities``), quotes its opening and the passages that best match the question, each cited by
+document, unit and chunk.
 """
 
 from __future__ import annotations
@@ -25,6 +28,15 @@ logger = logging.getLogger(__name__)
 
 ENTITIES_LISTED = 8
 PASSAGES = 2
+# "the chapter where/in which/when …", "a fejezet, amelyben/ahol/amikor …": the rest describes the chapter's events
+_DESCRIBED = re.compile(r"\b(chapter|part|fejezet\w*|rész\w*)\s*,?\s+(where|in which|when|that|amelyben|ahol|amikor)\s+"
+                        r"(?P<events>.+)", re.IGNORECASE)
+
+
+def described_unit(prompt: str) -> str | None:
+    """The events that describe the chapter the question asks about, or None."""
+    found = _DESCRIBED.search(prompt)
+    return found.group("events").strip(" ?.!") if found else None
 
 
 class AbstractPageAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=True):
@@ -34,10 +46,10 @@ class AbstractPageAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=
     """
 
     def matches_prompt(self, prompt: str, user_lang: str) -> bool:
-        """Suitable when the question names a chapter."""
+        """Suitable when the question names a chapter or describes one by its events."""
         if self.inactive:
             return False
-        return parse_reference(prompt) is not None
+        return parse_reference(prompt) is not None or described_unit(prompt) is not None
 
     def execute_with_result(
         self,
@@ -52,9 +64,9 @@ class AbstractPageAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=
         if self.inactive:
             return ToolExecutionResult.nothing(self.name)
         reference = parse_reference(user_prompt)
-        if reference is None:
-            return ToolExecutionResult.nothing(self.name)
         lang = self.answer_language(user_lang)
+        if reference is None:
+            return self._described(user_prompt, lang)
         units = self.units.find(reference)
         if not units:
             return ToolExecutionResult.as_direct_answer(self.name, phrase(lang, "no_unit", chapter=reference.chapter))
@@ -67,6 +79,16 @@ class AbstractPageAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=
                 state={"unit_ids": [u.unit_id for u in units], "lang": lang, "prompt": user_prompt},
             )
         return self.describe(units[0], user_prompt, lang)
+
+    def _described(self, prompt: str, lang: str) -> ToolExecutionResult:
+        """The unit of the passage that best matches the events the question describes, described."""
+        events = described_unit(prompt)
+        hits = self.retriever.search(events, k=1) if events else []
+        if not hits:
+            return ToolExecutionResult.nothing(self.name)
+        by_id = {u.unit_id: u for u in self.units.units}
+        unit = by_id.get(hits[0].chunk.unit_id)
+        return self.describe(unit, prompt, lang) if unit is not None else ToolExecutionResult.nothing(self.name)
 
     def execute_with_clarification(
         self,

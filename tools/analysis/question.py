@@ -68,6 +68,7 @@ _EN_RULES: Rules = _compiled((
                    r"(book|novel|story)\b|\bplot of\b|\bmain characters?\b)"),
     (Kind.CHAPTER, r"\b(chapter|book|part|volume)\s+([ivxlc]+|\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
                    r"\b.*\b(happen|occur|about)|\b(happen|occur)s?\b.*\b(chapter|book|part|volume)\s+([ivxlc]+|\d+)\b"),
+    (Kind.CHAPTER, r"\b(chapter|part)\s*,?\s+(where|in which|when|that)\s+"),
     (Kind.FIRST_APPEARANCE, r"\b(first|initially)\b.{0,30}\b(meet|met|appear|appears|appeared|introduc|mention|seen)"),
     (Kind.LAST_APPEARANCE, r"\blast\b.{0,30}\b(appear|appears|appeared|mention|seen|see)\b"),
     (Kind.QUOTATION, r"^\W*(who|whom)\b(.{0,40}\b" + _SPEECH + r"\b|.*[\"“].{8,}[\"”])"),
@@ -98,6 +99,7 @@ _EN_RULES: Rules = _compiled((
 _HU_RULES: Rules = _compiled((
     (Kind.SUMMARY, r"(összefoglal|miről szól|áttekint|cselekmény|főszereplő)"),
     (Kind.CHAPTER, r"\b(fejezet|rész)\w*\b.*\b(történik|történt|szól)|\b(történik|történt)\b.*\bfejezet"),
+    (Kind.CHAPTER, r"\b(fejezet\w*|rész\w*)\s*,?\s+(amelyben|ahol|amikor)\s+"),
     (Kind.FIRST_APPEARANCE, r"\b(először|első ízben)\b"),
     (Kind.LAST_APPEARANCE, r"\b(utoljára|utolsó ízben)\b"),
     (Kind.QUOTATION, r"^\W*ki\b(.{0,40}\b" + _SPEECH + r"\b|.*[\"“„].{8,}[\"”])"),

@@ -173,3 +173,9 @@ def test_issue_43_a_names_particle_that_is_a_stop_word_stays_in_the_name():
 
     assert _capitalised_runs("Who was Baltus Van Tassel?") == ["Baltus Van Tassel"]
     assert _capitalised_runs("Ki A Dobó?") == ["Dobó"]  # a stop word opening a run is still dropped
+
+
+def test_issue_43_the_chapter_where_something_happens_is_answered_from_that_chapter(platform):
+    content, _ = ask(platform, "What happens in the chapter where the wedding takes place?")
+    assert content.startswith("CHAPTER III: 1 passages.")
+    assert "Anna married Oswin Reed" in content
