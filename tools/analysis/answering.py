@@ -16,7 +16,9 @@ evidence — for every question that is not "Who is X?", a summary or a chapter'
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,9 +26,9 @@ from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.common import cite, find_names, with_sources
 from tools.analysis.entity import about_the_entity
 from tools.analysis.lexicon import EntityLexicon
-from tools.analysis.question import Kind, Question, analyse, asks_for_a_summary
-from tools.contracts import OrchestratorActivatedTool
-from tools.documents import TextAnswer, ToolExecutionResult
+from tools.analysis.question import Kind, Question, analyse, asks_for_a_summary, split_question
+from tools.contracts import ContextConsumerTool, ToolContexts
+from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult, UniqueTextDocument
 from tools.llm.text import sentences
 from tools.retrieval.chunks import Chunk
 from tools.streaming import FinalCallback, ResponseEmitter
@@ -41,6 +43,10 @@ TYPE_WEIGHT = 4.0  # the sentence holds what the question asks for (a person, pl
 NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after
 CHUNK_WEIGHT = 1.0  # the chunk's BM25 score, relative to the best chunk's
 ANSWERED_ELSEWHERE = frozenset({Kind.IDENTITY, Kind.SUMMARY, Kind.CHAPTER})
+
+ANSWERED_PERSON = "answered_person"  # the InternalContextDocument source of a person this tool answered
+_PRONOUN = re.compile(r"\b(he|she|him|her|his|hers|they|them|their|ő|őt|ők|neki|vele)\b", re.IGNORECASE)
+_POSSESSIVE = frozenset({"his", "hers", "their"})  # "her" is read as the object: "Where did he meet her?"
 
 NOT_FOUND = {
     "en": "I found nothing in the book that answers this.",
@@ -61,9 +67,14 @@ class Scored:
     span: str  # the person, place, time or number it offers as the answer ("" when none or not asked)
 
 
-class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivatedTool, abstract=True):
+class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, abstract=True):
     """Answers reader questions from the book's sentences (priority 5). Wire ``set_retriever`` and
-    ``set_graph_store`` in ``init()``."""
+    ``set_graph_store`` in ``init()``.
+
+    A context consumer (R-CC-1) for one reason: as a step of a split question (``tools.analysis.splitter``) it reads
+    the person an earlier step answered from the snapshot, and puts it where the later part says "he" or "she". Its
+    own answer travels to such later steps as an ``InternalContextDocument`` (R-INT-1), never to the user.
+    """
 
     def get_priority(self) -> int:
         """5: with the summary tool, after the entity and chapter tools (0)."""
@@ -74,19 +85,20 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivated
         return not self.inactive and self._ours(prompt, user_lang)
 
     def _ours(self, prompt: str, user_lang: str) -> bool:
-        if analyse(prompt, user_lang).kind in ANSWERED_ELSEWHERE:
+        if analyse(prompt, user_lang).kind in ANSWERED_ELSEWHERE or len(split_question(prompt, user_lang)) > 1:
             return False
         if asks_for_a_summary(prompt, user_lang, self.book_title()):
             return False
         return not (about_the_entity(prompt, user_lang) and find_names(self.graph, prompt, self.analyzer))
 
-    def execute_with_result(
+    def execute_with_prior_context(
         self,
         systems: Sequence[str],
         user_prompt: str,
         user_lang: str,
         important_words: Sequence[str],
-        progress_emitter: ResponseEmitter,
+        prior_tool_contexts: ToolContexts,
+        response_emitter: ResponseEmitter,
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """The answer line and its evidence, as a direct answer; nothing for questions other tools answer."""
@@ -94,6 +106,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivated
             return ToolExecutionResult.nothing(self.name)
         if not self._ours(user_prompt, user_lang):
             return ToolExecutionResult.nothing(self.name)
+        user_prompt = with_earlier_answer(user_prompt, prior_tool_contexts)
         question = analyse(user_prompt, user_lang)
         lang = self.answer_language(user_lang)
         names = self._named_entities(user_prompt)
@@ -106,14 +119,17 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivated
         best = ranked[0]
         quote = _cut(best.text, ANSWER_SENTENCE_CHARS)
         line = f"{best.span} — “{quote}” [1]" if best.span and question.asks_for_span else f"“{quote}” [1]"
-        return self._answer(lang, line, docs)
+        return self._answer(lang, line, docs, best.span if question.answer_type == "person" else "")
 
-    def _answer(self, lang: str, line: str, docs: list[TextAnswer]) -> ToolExecutionResult:
+    def _answer(self, lang: str, line: str, docs: list[TextAnswer], person: str = "") -> ToolExecutionResult:
         """Offline, the answer line and the evidence are the answer; with an LLM, the same passages are its
-        context (cited), and it writes the answer."""
+        context (cited), and it writes the answer. A person answered is kept for later steps (internal)."""
+        kept: list[UniqueTextDocument] = list(docs)
+        if person:
+            kept.append(InternalContextDocument(json.dumps({"person": person}), source=ANSWERED_PERSON))
         if self.assistant is not None:
-            return ToolExecutionResult.as_guaranteed_context(self.name, docs)
-        return ToolExecutionResult.as_direct_answer(self.name, with_sources(lang, [line], docs), docs)
+            return ToolExecutionResult.as_guaranteed_context(self.name, kept)
+        return ToolExecutionResult.as_direct_answer(self.name, with_sources(lang, [line], docs), kept)
 
     # -- the question's entities ---------------------------------------------------------------------------------
     def _named_entities(self, prompt: str) -> list[tuple[str, list[str]]]:
@@ -202,6 +218,19 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, OrchestratorActivated
         docs = [TextAnswer(_window(chunk.text, at, PASSAGE_CHARS), source=cite(self.retriever, chunk_id))]
         line = f"{head.format(name=name)} {chunk.citation} — “{_cut(at, ANSWER_SENTENCE_CHARS)}” [1]"
         return self._answer(lang, line, docs)
+
+
+def with_earlier_answer(prompt: str, prior: ToolContexts) -> str:
+    """``prompt`` with its first personal pronoun ("he", "she", "his", "ő" …) replaced by the person an earlier step
+    of the same plan answered; unchanged when there is none."""
+    earlier = [json.loads(doc.text)["person"] for key in sorted(prior) for context in prior[key]
+               for doc in context.documents
+               if isinstance(doc, InternalContextDocument) and doc.source == ANSWERED_PERSON]
+    found = _PRONOUN.search(prompt)
+    if not earlier or found is None:
+        return prompt
+    name = earlier[-1] + ("'s" if found.group(0).casefold() in _POSSESSIVE else "")
+    return prompt[:found.start()] + name + prompt[found.end():]
 
 
 def _cut(text: str, limit: int) -> str:

@@ -216,6 +216,20 @@ def asks_about_a_title(text: str) -> bool:
         w[:1].isupper() or w.casefold() in _TITLE_LINKS for w in words) and not re.search(r"['’]s\b", text)
 
 
+_PART_START = (r"(?=(?:who|whom|whose|what|which|where|when|why|how|ki|kit|kinek|kivel|mi|mit|hol|hová|mikor|miért|"
+               r"hogyan|hány)\b)")
+_PARTS = re.compile(r"\?\s+|\s*,?\s+(?:and|és|s)\s+" + _PART_START, re.IGNORECASE)
+
+
+def split_question(text: str, language: str = "en") -> list[str]:
+    """The questions a multi-part question asks, each as a question of its own ("Who is Natasha's mother and where
+    does she live?" → two); a single question → itself alone. A part counts only when it reads as a question."""
+    parts = [p.strip(" ?") for p in _PARTS.split(text.strip()) if p and p.strip(" ?")]
+    if len(parts) < 2 or any(len(p.split()) < 2 or classify(p, language) is Kind.OTHER for p in parts):
+        return [text]
+    return [p[:1].upper() + p[1:] + "?" for p in parts]
+
+
 def asks_for_a_summary(text: str, language: str, title: str = "") -> bool:
     """A summary request: by its words ("summarise", "what is the book about", "miről szól"), or "What is <the
     book's title> about?"."""

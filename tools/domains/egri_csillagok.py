@@ -25,6 +25,7 @@ from tools.analysis.entity import AbstractEntityAnalysisTool
 from tools.analysis.orchestrator import AbstractAnalysisOrchestrator
 from tools.analysis.page import AbstractPageAnalysisTool
 from tools.analysis.rag import AbstractRAGRetrievalTool
+from tools.analysis.splitter import AbstractQuestionSplitter
 from tools.analysis.summary import AbstractSummaryTool
 from tools.contracts import ChatbotTool
 from tools.errors import ConfigError
@@ -117,6 +118,13 @@ class EgriCsillagokQuestionAnsweringTool(_DomainWiring, AbstractQuestionAnswerin
     )
 
 
+class EgriCsillagokQuestionSplitter(_DomainWiring, AbstractQuestionSplitter):
+    """A question that asks two things, answered as two steps of one plan."""
+
+    name = "question_parts"
+    instruction = "Splits a question that asks two things into two questions answered in turn."
+
+
 class EgriCsillagokChapterTool(_DomainWiring, AbstractPageAnalysisTool):
     """What happens in a chapter, and who appears in it."""
 
@@ -150,12 +158,14 @@ class EgriCsillagokOrchestrator(AbstractAnalysisOrchestrator):
 
     name = "book_orchestrator"
     instruction = "Answers questions about the book with the character, chapter, summary and retrieval tools."
-    tool_names = ("characters", "question_answering", "chapters", "summary", "context_search", "rag_retrieval")
+    tool_names = ("characters", "question_parts", "question_answering", "chapters", "summary", "context_search",
+                  "rag_retrieval")
 
 
 TOOLS: list[type[ChatbotTool]] = [
     EgriCsillagokCharacterTool,
     EgriCsillagokQuestionAnsweringTool,
+    EgriCsillagokQuestionSplitter,
     EgriCsillagokChapterTool,
     EgriCsillagokSummaryTool,
     EgriCsillagokContextSearchTool,

@@ -179,3 +179,12 @@ def test_issue_43_the_chapter_where_something_happens_is_answered_from_that_chap
     content, _ = ask(platform, "What happens in the chapter where the wedding takes place?")
     assert content.startswith("CHAPTER III: 1 passages.")
     assert "Anna married Oswin Reed" in content
+
+
+def test_issue_43_a_two_part_question_is_two_steps_and_the_second_knows_who_the_first_found(platform):
+    content, tools_run = ask(platform, "Who stole the miller's silver watch and where did he hide it?")
+    first, second = (block.splitlines()[0] for block in content.split("\n\n") if block.startswith(("Victor", "Corran")))
+    assert first.startswith("Victor Hale — “One night Victor Hale stole the miller's silver watch.”")
+    # "he" is Victor Hale, found by the first step: the second step looks for where Victor Hale hid it
+    assert second.startswith("Corran — “Anna saw him hide it under the bridge at Corran.”")
+    assert tools_run.count("question_answering") == 2 and "question_parts" in tools_run
