@@ -35,7 +35,7 @@ CONFIG = ROOT / "conf" / "training" / "hu_nerkor.cfg"
 NERKOR = ROOT.parent / "shared" / "data" / "nerkor"
 WORK = ROOT / ".cache" / "training" / "hu_nerkor"
 OUT = ROOT / "ingestion" / "models" / "hu_nerkor"
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # the next model's (the shipped one, vector-free, is 1.0.0)
 NERKOR_URL = "https://github.com/nytud/NYTK-NerKor"
 CITATION = (
     "Simon, Eszter; Vadász, Noémi. (2021) Introducing NYTK-NerKor, A Gold Standard Hungarian Named Entity Annotated "
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"converted {split}: {n} docs", flush=True)
         train(corpus, run, args.max_steps, args.vectors)
         print(f"trained in {time.perf_counter() - started:.0f}s", flush=True)
-    nlp = assemble(run / "model-best", args.nerkor, args.out)
+    nlp = assemble(run / "model-best", args.nerkor, args.out, with_vectors=args.vectors is not None)
     report(nlp, args.nerkor, args.out, corpus)
     print(f"done in {time.perf_counter() - started:.0f}s; model in {args.out}", flush=True)
     return 0
@@ -92,7 +92,7 @@ def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None =
     spacy_train(CONFIG, run, use_gpu=-1, overrides=overrides)
 
 
-def assemble(model: Path, nerkor: Path, out: Path):  # noqa: ANN201 - spacy.Language, imported lazily
+def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False):  # noqa: ANN201 - spacy.Language
     """The trained pipeline + the base-form component, with meta; written to ``out`` (replacing it)."""
     import spacy
 
@@ -101,7 +101,7 @@ def assemble(model: Path, nerkor: Path, out: Path):  # noqa: ANN201 - spacy.Lang
     rules = learn_from_nerkor(nerkor / "train")
     component = nlp.add_pipe(FACTORY, last=True, config={"labels": []})
     component.rules = rules
-    for key in ("train", "dev"):
+    for key in ("train", "dev", "vectors"):
         nlp.config["paths"][key] = None  # the build machine's paths mean nothing in the shipped model
     nlp.meta.update(
         {
@@ -110,8 +110,11 @@ def assemble(model: Path, nerkor: Path, out: Path):  # noqa: ANN201 - spacy.Lang
             "version": VERSION,
             "description": (
                 "Hungarian NER (PER, LOC, ORG, MISC) for csillag: CNN tok2vec + transition-based NER trained on "
-                "NYTK-NerKor train (tuned on devel), no word vectors; and csillag_base_forms, which keys each "
-                "name by its base form (nominative) with suffix rules learned from NerKor's lemmas."
+                "NYTK-NerKor train (tuned on devel), "
+                + ("with floret word vectors trained on 606 public-domain Hungarian novels (the ELTE Novel Corpus, "
+                   "text from MEK) and NerKor train; " if with_vectors else "no word vectors; ")
+                + "and csillag_base_forms, which keys each name by its base form (nominative) with suffix rules "
+                "learned from NerKor's lemmas."
             ),
             "author": "csillag (model); NYTK — Hungarian Research Centre for Linguistics (training data)",
             "url": NERKOR_URL,
@@ -154,8 +157,10 @@ def report(nlp, nerkor: Path, out: Path, corpus: Path) -> None:  # noqa: ANN001
     }
     meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     shutil.copy(nerkor / "LICENSE.txt", out / "LICENSE")
+    vectors = VECTORS_README if nlp.vocab.vectors.shape[0] else ""
     (out / "README.md").write_text(README.format(version=VERSION, f=scores.f, p=scores.p, r=scores.r,
-                                                 base=base.accuracy, url=NERKOR_URL, citation=CITATION),
+                                                 base=base.accuracy, url=NERKOR_URL, citation=CITATION,
+                                                 vectors=vectors),
                                    encoding="utf-8")
 
 
@@ -176,6 +181,12 @@ Training data: NYTK-NerKor ({url}), created by the Hungarian Research Centre for
 Kutatóközpont, NYTK); project leaders Eszter Simon and Noémi Vadász. Please cite:
 
 {citation}
+{vectors}"""
+VECTORS_README = """
+The static word vectors (floret: hashed subword rows, `vocab/vectors`) were trained by `scripts/train_hu_vectors.py`
+on NerKor's train text and on 606 public-domain Hungarian novels — the text of the ELTE Novel Corpus (ELTE
+Department of Digital Humanities, https://github.com/ELTE-DH/regenykorpusz), taken from the Hungarian Electronic
+Library (MEK). Only the vectors are shipped, never the text.
 """
 
 
