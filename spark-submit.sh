@@ -65,7 +65,7 @@ COMMON_ARGS=(--properties-file "$ROOT/conf/spark-defaults.conf"
   --conf "spark.pyspark.python=$PYSPARK_PYTHON" --conf "spark.pyspark.driver.python=$PYSPARK_DRIVER_PYTHON"
   --conf "spark.executorEnv.PYSPARK_PYTHON=$PYSPARK_PYTHON")
 
-# Bad values fail here with one line and exit code 2, not as a JVM error or a table after Spark started (issue 11).
+# Bad values fail here with one line and exit code 2, not as a JVM error or a table after Spark started.
 MEMORY_RE='^[1-9][0-9]*([kKmMgGtTpP][bB]?|[bB])?$'
 PREV=""
 for a in "${SPARK_ARGS[@]:-}" ; do
@@ -92,7 +92,7 @@ case " $* " in
      # A local master: the check's process goes on to run the job when it has work (--run-here), and starts the JVM
      # itself with the options below (CSILLAG_SUBMIT_ARGS, shell-quoted; ingestion/spark.py adds the driver JVM's
      # flags, the workers' daemon and the lakehouse's connector). The JVM's ~3 s then pass beside the stages that
-     # work in the driver instead of before them, and no second Python starts (issue 16, item 5). Exit 11: a
+     # work in the driver instead of before them, and no second Python starts. Exit 11: a
      # lakehouse on HDFS, submitted below as on any other master.
      RUN_HERE=()
      case "$MASTER" in

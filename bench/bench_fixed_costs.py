@@ -1,4 +1,4 @@
-"""The whole pipeline against plain spaCy NER on the same novel, in one run (issue 16, item 5: "≤ 1.3× plain NER").
+"""The whole pipeline against plain spaCy NER on the same novel, in one run (target: "≤ 1.3× plain NER").
 
     .venv/bin/python bench/bench_fixed_costs.py [--corpus ../shared/corpora/war_and_peace.txt] [--lake DIR]
                                                 [--repeat N] [--no-warmup]

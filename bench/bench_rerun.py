@@ -1,4 +1,4 @@
-"""What a run with nothing to do costs (issue 16, item 5: "up-to-date rerun ≤ 2 s").
+"""What a run with nothing to do costs (target: "up-to-date rerun ≤ 2 s").
 
     .venv/bin/python bench/bench_rerun.py [--corpus ingestion/samples/en] [--lake DIR] [--repeat 5]
 

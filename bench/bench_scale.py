@@ -1,4 +1,4 @@
-"""The scale curve (issue 16, item 4): each stage's time and the driver's and workers' peak memory at 1×, 2×, 4×, 8×
+"""The scale curve: each stage's time and the driver's and workers' peak memory at 1×, 2×, 4×, 8×
 War and Peace worth of distinct documents, and an incremental run that adds one chapter to the largest lakehouse.
 
     .venv/bin/python bench/bench_scale.py [--scales 1 2 4 8] [--workdir /tmp/csillag-scale] [--master local[2]]

@@ -1,4 +1,4 @@
-"""Mutation testing of the orchestrator's contracts (issue 13): mutmut over ``tools/orchestrator.py`` and
+"""Mutation testing of the orchestrator's contracts: mutmut over ``tools/orchestrator.py`` and
 ``tools/contracts.py`` with the orchestrator tests. Not part of CI: it takes minutes to hours.
 
 mutmut copies the sources into ``mutants/`` of the directory it runs in, so this script runs it in a scratch copy of

@@ -1,4 +1,4 @@
-"""Benchmark (issue 15): csillag's Hungarian NER — NerKor devel scores, base forms, Egri csillagok with and without
+"""Benchmark: csillag's Hungarian NER — NerKor devel scores, base forms, Egri csillagok with and without
 its gazetteer, and the mentions stage's speed with the model vs the gazetteer alone.
 
     .venv/bin/python bench/quality_hu.py [--nerkor ../shared/data/nerkor]
@@ -15,7 +15,7 @@ its gazetteer, and the mentions stage's speed with the model vs the gazetteer al
    scored by the entities stage against the hand-made gold list (tests/data/gold_egri_csillagok.json: pairwise
    precision/recall, and the share of gold aliases found), with the mentions stage's words/s.
 
-Never a test: it measures and prints. Record the figures in docs/quality.md ("Hungarian NER (issue 15)") and the
+Never a test: it measures and prints. Record the figures in docs/quality.md ("Hungarian NER") and the
 speeds in docs/benchmarks.md.
 """
 

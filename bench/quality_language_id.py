@@ -1,4 +1,4 @@
-"""Benchmark (issue 38): the language detector of the documents stage (``ingestion.language_id``, py3langid).
+"""Benchmark: the language detector of the documents stage (``ingestion.language_id``, py3langid).
 
     .venv/bin/python bench/quality_language_id.py [--shared ../shared] [--lingua] [--json FILE]
 

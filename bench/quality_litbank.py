@@ -1,4 +1,4 @@
-"""Quality figures of the English literary NER (issue 14, item 2), all of them reproduced by one command.
+"""Quality figures of the English literary NER, all of them reproduced by one command.
 
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python bench/quality_litbank.py [--workdir .cache/en_ner] [--retrain]
         [--skip-cv] [--litbank ../shared/data/litbank] [--base-share S ...]

@@ -1,4 +1,4 @@
-"""Question answering on whole books as a new user meets it (issue 43): what ``csillag ask`` prints against plain BM25.
+"""Question answering on whole books as a new user meets it: what ``csillag ask`` prints against plain BM25.
 
     .venv/bin/python bench/quality_qa.py [--set own|dev|all] [--books SUBSTR …] [--max-questions N]
                                          [--cache /tmp/csillag-qa] [--check-cli N] [--json FILE]

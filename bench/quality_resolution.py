@@ -1,4 +1,4 @@
-"""Quality of who's who and of relations (issue 14, items 3–4): every figure of docs/quality.md's section.
+"""Quality of who's who and of relations: every figure of docs/quality.md's section.
 
     .venv/bin/python bench/quality_resolution.py [--wp-lake DIR] [--skip-wp] [--skip-litbank] [--json FILE]
                                                  [--turns-reach N …]
@@ -168,7 +168,7 @@ def table_entities(lake: Path) -> list[ResolvedEntity]:
 
 
 def characters_as_people(lake: Path, gold: list[GoldEntity], top: int = 20) -> dict[str, Any]:
-    """The held-out measures of issue 14 on the pipeline's table: the gold characters found as a PERSON entity (one
+    """The held-out measures of who's who on the pipeline's table: the gold characters found as a PERSON entity (one
     holding any of their aliases), and how many of the ``top`` most-mentioned PERSON entities hold a gold character's
     alias (the others are listed: minor characters the 20-name list lacks, or not characters at all — read them)."""
     rows = read_delta(lake, "entities", ["canonical_name", "label", "aliases", "mention_count"])

@@ -1,4 +1,4 @@
-"""Book structure (issue 14, item 1): the units ``split_units`` finds in every book at hand, with no configuration.
+"""Book structure: the units ``split_units`` finds in every book at hand, with no configuration.
 
 For each book: units by kind, chapters, container levels (the deepest path), whether every chapter's path is unique,
 the words kept out of NER as front matter / contents / back matter, and the headings that also occur inside a

@@ -10,7 +10,7 @@ partition of every component that has not changed, with the same result as a fre
 The 8× library in document scope (21,766 nodes, 59,429 edges, 3,060 components of at most 24 nodes), the graph
 stage's ``compute`` on a copy of its four tables, the 2-core box shared with other jobs (load average 2–5): one
 chapter added (one new component of 16 nodes) **0.39–0.51 s**, of which the metrics 0.15 s and the rest reading and
-writing the tables — 3.4–5.1 s before issue 16, when Louvain ran over the whole graph every time; nothing changed
+writing the tables — 3.4–5.1 s when Louvain ran over the whole graph every time; nothing changed
 0.3–0.5 s; a fresh computation (first run, ``--force``, a new stage version) 1.7–2.7 s, Louvain on each of the 2,818
 components of two nodes or more (before: 2.5–4.8 s).
 
@@ -20,9 +20,9 @@ which is not a dependency of this project, and its pure-Python fallback is priva
 
 Where the driver stops being the right place — measured with ``bench/bench_metrics.py <nodes> <edges>`` (random
 graph with skewed degrees: one big component) on the project's 2-core box, shared with other jobs at the time (wall
-times). The first two rows since issue 16's arrays (load average ~5; the code before took 1.9 s to build, 0.7 s of
-PageRank and 14.6 s of Louvain for the second graph, 346 MB, at the same time); the last row is from before, with
-a networkx build, not measured again:
+times). The first two rows since the graph became numpy arrays (load average ~5; the code before took 1.9 s to
+build, 0.7 s of PageRank and 14.6 s of Louvain for the second graph, 346 MB, at the same time); the last row is from
+before, with a networkx build, not measured again:
 
 ================  ===========  ========  ===========================  ========
 nodes / edges     graph build  PageRank  Louvain                      peak RSS

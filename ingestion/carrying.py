@@ -1,4 +1,4 @@
-"""A book's people carried to the occurrences of their names that the NER left unlabelled (issue 14).
+"""A book's people carried to the occurrences of their names that the NER left unlabelled.
 
 A statistical NER decides each occurrence from its sentence alone, so a character it labels PERSON a hundred times
 is missed wherever one sentence looks unusual ("Tuppence nodded." after a line of dialogue). Once resolution has

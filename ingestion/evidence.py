@@ -1,4 +1,4 @@
-"""The evidence entity resolution reads of each document, kept between corpus-scope runs (issue 16, item 4).
+"""The evidence entity resolution reads of each document, kept between corpus-scope runs.
 
 In corpus scope the entities stage resolves every surface form of the library again on each run: a new mention
 anywhere can change how names merge. What it resolves *from* does not change for the documents it saw before: a

@@ -38,7 +38,7 @@ class LanguagePipeline:
 
 
 DEFAULT_PIPELINES: dict[str, LanguagePipeline] = {
-    # Issue 14: csillag's literary NER (en_core_web_sm's ner fine-tuned on LitBank + the name-label step).
+    # csillag's literary NER (en_core_web_sm's ner fine-tuned on LitBank + the name-label step).
     "en": LanguagePipeline("en_litbank", ENGLISH_LABELS),
     "hu": LanguagePipeline("hu_nerkor", HUNGARIAN_LABELS),
 }

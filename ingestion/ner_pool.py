@@ -1,4 +1,4 @@
-"""NER in processes the driver starts: the mentions stage's engine on a local master (issue 16, item 5).
+"""NER in processes the driver starts: the mentions stage's engine on a local master.
 
 On a local master Spark's Python workers are processes of this machine too, so what Spark adds to the NER is only
 cost: the JVM's start (~3 s) before its daemon starts and loads the pipeline (~1.5 s), and every batch's texts and

@@ -79,7 +79,7 @@ class NlpSpec:
             "labels": self.labels,
             "phrase_matcher_attr": self.phrase_matcher_attr,
         }
-        if self.language == "hu":  # Hungarian mentions take the title after a name (issue 15): NER redone once
+        if self.language == "hu":  # Hungarian mentions take the title after a name: NER redone once
             spec["spans"] = "postposed titles"
         return fingerprint(spec)
 

@@ -64,7 +64,7 @@ def up_to_date_reports(ctx: RunContext, stages: list[Stage]) -> list[StageReport
     """The skipped reports of ``stages`` when every one is up to date, else None — without Spark.
 
     A rerun with nothing to do (a schedule's next tick, a retried task) is then answered in about a second instead
-    of after a JVM's start-up (issue 16, item 5). Anything that cannot be told without Spark counts as not up to
+    of after a JVM's start-up. Anything that cannot be told without Spark counts as not up to
     date: the run then starts Spark and decides stage by stage as always.
     """
     reports = []
@@ -154,7 +154,7 @@ def _run_each(ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) ->
         try:
             _settle_session(ctx)
             if stage.name != "documents" and not settled:
-                # Documents in: with detected languages, the corpus's language is the run's from here on (issue 15);
+                # Documents in: with detected languages, the corpus's language is the run's from here on;
                 # once, as only the documents stage changes the documents table (a read of it costs ~60 ms).
                 settle_corpus_language(ctx)
                 settled = True

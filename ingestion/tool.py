@@ -207,7 +207,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
                 return answered
         if spark is None:
             # Started beside the first stages, which work in the driver when the corpus or its increment is
-            # small: the JVM's few seconds are then hidden (issue 16, items 4-5) — or not at all when the run is
+            # small: the JVM's few seconds are then hidden — or not at all when the run is
             # foreseen to need none (ingestion.pipeline.foresee).
             # Under spark-submit the JVM is up already: its session (and the master it really has) at once.
             spark = StartingSession(  # type: ignore[assignment]
@@ -218,7 +218,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
     def run_if_up_to_date(self, request: IngestionRequest) -> IngestionResult | None:
         """The run's result when every requested stage is up to date and published, found without Spark; else None.
 
-        What ``spark-submit.sh`` asks before it starts a JVM (issue 16, item 5). It only reads — markers, inputs,
+        What ``spark-submit.sh`` asks before it starts a JVM. It only reads — markers, inputs,
         table metadata, the publish manifest — so it takes no lock and can make no other run "busy"; anything left to
         do, publishing included, is the run proper's (which locks). Never raises: a problem means "ask the run".
         """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Train csillag's Hungarian NER model from NYTK-NerKor and ship it in ingestion/models/hu_nerkor (issue 15).
+"""Train csillag's Hungarian NER model from NYTK-NerKor and ship it in ingestion/models/hu_nerkor.
 
     .venv/bin/python scripts/train_hu_ner.py                  # convert, train, assemble, evaluate (~70 min, 2 cores)
     .venv/bin/python scripts/train_hu_ner.py --assemble-only  # re-assemble and evaluate the last training run
@@ -169,7 +169,7 @@ README = """# hu_nerkor {version} — csillag's Hungarian NER model
 A spaCy pipeline (tok2vec → ner → csillag_base_forms) trained by `scripts/train_hu_ner.py` with
 `conf/training/hu_nerkor.cfg` on the train split of **NYTK-NerKor** and tuned on its devel split. Labels PER, LOC,
 ORG, MISC (csillag keeps PER, LOC, ORG). On NerKor devel: P {p:.3f}, R {r:.3f}, F1 {f:.3f}; base forms of the
-names {base:.3f} (docs/quality.md, "Hungarian NER (issue 15)").
+names {base:.3f} (docs/quality.md, "Hungarian NER").
 
 Load it through csillag (`ner.model = "hu_nerkor"`, the default for Hungarian documents) — its last component is
 registered by `ingestion.baseform.register()`.

@@ -73,7 +73,7 @@ class ChunksStage(Stage):
     """Splits documents into units and chunks; writes ``chunks``."""
 
     name = "chunks"
-    # 2 (issue 14): nested units with paths in part_title, non-prose units marked, headings out of the chunks.
+    # A new version redoes the stage; what each version changed: docs/decisions/0002-stage-versions.md
     version = 2
     tables = (CHUNKS.name,)
     requires = ("documents",)

@@ -425,8 +425,7 @@ class DocumentsStage(Stage):
     """Reads and normalises the corpus; writes ``documents`` and ``rejects``."""
 
     name = "documents"
-    # v3: languages detected among all of py3langid's; v4: JSONL read in bounded pieces (a line over
-    # max_document_bytes rejected unread), duplicate-text records rejected
+    # A new version redoes the stage; what each version changed: docs/decisions/0002-stage-versions.md
     version = 4
     tables = (DOCUMENTS.name, REJECTS.name)
 

@@ -69,7 +69,7 @@ logger = logging.getLogger(__name__)
 
 def keyed_mentions(mentions: DataFrame) -> DataFrame:
     """Mentions with ``text`` replaced by their ``ent_id`` where they have one: the EntityRuler pattern's canonical
-    name, or the base form the NER pipeline gave an inflected name ("Dobónak" → "Dobó", issue 15), so entities are
+    name, or the base form the NER pipeline gave an inflected name ("Dobónak" → "Dobó"), so entities are
     keyed and named by the nominative; the text as written is kept in ``written``. Offsets are untouched."""
     from pyspark.sql import functions as F
 
@@ -449,32 +449,8 @@ class EntitiesStage(Stage):
     """Resolves mentions into entities; writes ``entities`` and ``mention_entities``."""
 
     name = "entities"
-    version = 14  # 3: sentence openers, Hungarian given names and pet names (issue 15); 4: given-name forms in a
-    # family, bare surnames of a known sex, the title a name mostly goes by (issue 14); 5: a full name said once
-    # introduces the name said alone, a lone word capitalised only where a sentence starts is no name (issue 14);
-    # 6: people carried to their names' unlabelled occurrences, mention_entities with offsets, a lone name of several
-    # full names of like mass joins the one it is said beside (issue 14); 7: a surname in the plural is a FAMILY, a
-    # one-word "name" mostly said after an article is a common noun (issue 14); 8: a form with a pronoun word ("God
-    # Himself") names its entity only when every form has one (issue 14); 9: a name spelt two ways is keyed by its
-    # usual spelling, a first name with a surname and with a patronymic is one person, the pronouns after a mention
-    # read up to its sentence's end, a lone name said elsewhere than its only full name stays apart (issue 14);
-    # document scope reads each document's own casing evidence and resolves only new documents (issue 16); 10: the
-    # pronouns after a mention read up to a quotation mark, a one-word name joins the bearer of a given name it is
-    # another form of ("Andrusha", "Andre": Prince Andrew), a titled surname said beside a woman named by given name
-    # and patronymic only is hers ("Princess Drubetskaya": Anna Mikhaylovna) (issue 14); 11: forms of address by trade
-    # and kin ("Farmer Oak", "Widow Douglas", "Granny") and plural ones ("Messrs.") are titles, a name the book mostly
-    # says where a place is ("in Tilsit", "went to Olmutz") is a place's, an English form without a capital ("one",
-    # "mon cher"), an address ("Serene Highness", "My Lord") or a pronoun ("Thou") is no name, a title said in lowercase
-    # tells the sex ("her aunt Shaw"), a name invoked in oaths ("thank God") is a DEITY (issue 14); 12: a married
-    # woman's title before a man's name names his wife ("Mrs. Joe", "Mrs. John Dashwood", "Madame St. Aubert"): she
-    # does not take his name's forms, nor tell its sex; a titled surname ("Mr. Knightley") is not the bearer the book
-    # keeps giving that title with his given name ("Mr. John Knightley"), a rank before a lone name makes it a surname
-    # ("Colonel Fitzwilliam"), a Miss is not the Lady of her name ("Miss de Bourgh"), a bare surname is of the sex its
-    # pronouns say ("Bingley … he" is not "Miss Bingley", "Peggotty … she" not "Mr. Peggotty"), a given name the book
-    # says nothing of has its common sex (ingestion/data/given_name_sexes.tsv: "Mr. Casaubon" is Edward Casaubon)
-    # (issue 14); 13: two men's ranks of nobility before one given name, each said again and again, are two men
-    # ("Prince Nicholas", "Count Nicholas") (issue 14); 14: a name said after a vessel's kind ("the schooner
-    # Marianne") is a ship's, labelled VEH (issue 14)
+    # A new version redoes the stage; what each version changed: docs/decisions/0002-stage-versions.md
+    version = 14
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

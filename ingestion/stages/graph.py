@@ -55,8 +55,7 @@ class GraphStage(Stage):
     """Writes ``graph_nodes`` and ``graph_edges``."""
 
     name = "graph"
-    # v2: centrality over co-occurrence counts; v3: communities per connected component, which splits components
-    # that Louvain over the whole graph kept whole (issue 16)
+    # A new version redoes the stage; what each version changed: docs/decisions/0002-stage-versions.md
     version = 3
     tables = (GRAPH_NODES.name, GRAPH_EDGES.name)
     requires = ("entities", "cooccurrences")

@@ -45,8 +45,8 @@ class IndexStage(Stage):
     """Builds the retrieval index files of the ``chunks`` table; writes no table."""
 
     name = "index"
-    version = 3  # 2: the BM25 file is numpy arrays (format 2), no longer JSON (issue 16); 3: the analyser's key (its
-    # stemmer's implementation and version: PyStemmer's stems differ from the pure-Python package's for a few words)
+    # A new version redoes the stage; what each version changed: docs/decisions/0002-stage-versions.md
+    version = 3
     tables = ()
     requires = ("chunks",)
 
@@ -123,7 +123,7 @@ class IndexStage(Stage):
         try:
             # force rebuilds; otherwise files of this chunks version are reused: their names carry every setting
             with _index_folder(ctx, rebuild=ctx.force) as index_dir:
-                # the last index, made by the same analyser, is extended with the new chunks (issue 16, item 4)
+                # the last index, made by the same analyser, is extended with the new chunks
                 summary = build_index(ctx.lakehouse.storage, language, dense=dense, rebuild=ctx.force,
                                       progress=progress, index_dir=index_dir, extend=True)
                 if index_dir is not None:

@@ -132,7 +132,7 @@ def plan_language_batches(
 ) -> tuple[list[list[str]], list[str]]:
     """``plan_batches`` within each run of chunks of one language: (batches, each batch's language), in order.
 
-    A batch is never mixed: all its chunks go through the one pipeline of their language (issue 15).
+    A batch is never mixed: all its chunks go through the one pipeline of their language.
     """
     plan: list[list[str]] = []
     languages: list[str] = []
@@ -274,7 +274,7 @@ class MentionsStage(Stage):
     """Runs NER over the chunks; writes ``mentions`` and ``mention_chunks``."""
 
     name = "mentions"
-    # 2: the NER key holds the pipeline's version, so retrained weights under one name redo the NER (issue 14)
+    # A new version redoes the stage; what each version changed: docs/decisions/0002-stage-versions.md
     version = 2
     tables = (MENTIONS.name, PROGRESS_TABLE)
     requires = ("chunks",)
@@ -338,7 +338,7 @@ class MentionsStage(Stage):
         listing = snapshot.to_table(columns=CHUNKS.pick("chunk_id", "doc_id", "n_words", "unit_kind")).to_pydict()
         doc_of = dict(zip(listing["chunk_id"], listing["doc_id"], strict=True))
         # In the table's own order, so the texts, read in that order, arrive batch after batch. Front matter, tables
-        # of contents and back matter are no story: no NER there (issue 14), so no entity starts in them.
+        # of contents and back matter are no story: no NER there, so no entity starts in them.
         pending = [
             (cid, int(n))
             for cid, n, kind in zip(listing["chunk_id"], listing["n_words"], listing["unit_kind"], strict=True)

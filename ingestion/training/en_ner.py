@@ -323,7 +323,7 @@ its weights then mixed with `en_core_web_sm`'s own ({base_share:g} of the base m
 meta.json: weight-space ensembling, so news-style text keeps the base model's organisations), followed by csillag's
 name-label step (`ingestion/name_labels.py`, factory `csillag_name_labels`). OntoNotes labels (PERSON, GPE, LOC,
 FAC, ORG, NORP, DATE, …). Built by `scripts/train_en_ner.py` (config `conf/training/en_litbank.cfg`); figures in
-docs/quality.md ("English literary NER (issue 14, item 2)").
+docs/quality.md ("English literary NER").
 
 ## Training data and licence
 

@@ -1,1 +1,2 @@
-"""Platform base classes of the analysis tools: entity, page, summary, context search and RAG retrieval (issue 5)."""
+"""Platform base classes of the analysis tools: entity, page, summary, question answering, context search and RAG
+retrieval."""

@@ -147,7 +147,7 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
 
     def _told_apart(self, options: list[list[str]]) -> list[list[str]]:
         """Options get their book's title when they share a name or come from different books: two novels' "Mary"
-        with ``ingestion.entity_scope = "document"`` (issue 16) are "Mary — Harbour Notes" and "Mary — The
+        with ``ingestion.entity_scope = "document"`` are "Mary — Harbour Notes" and "Mary — The
         Lighthouse Keepers"; "Mary Ashdown — The Mill House" too, since a reader asking for "Mary" may know the
         book rather than the surname. Options of one book with names of their own stay as they are."""
         shared = {name for name in (n for _, n in options) if sum(n == name for _, n in options) > 1}

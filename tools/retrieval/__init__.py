@@ -1,1 +1,1 @@
-"""Retrieval over the lakehouse's chunks: a persisted BM25 index, optionally fused with dense embeddings (issue 5)."""
+"""Retrieval over the lakehouse's chunks: a persisted BM25 index, optionally fused with dense embeddings."""

@@ -342,7 +342,7 @@ def _chunks(table: pa.Table, titles: dict[str, str]) -> list[Chunk]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    # A table of contents or a licence is no passage to quote, nor a unit to list (issue 14).
+    # A table of contents or a licence is no passage to quote, nor a unit to list.
     non_prose = pc.fill_null(pc.is_in(table["unit_kind"], value_set=pa.array(sorted(NON_PROSE_UNIT_KINDS))), False)
     prose = table.filter(pc.invert(non_prose)).sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")])
     optional = {"unit_kind", "unit_title", "part_title", "text"}  # a null reads as ""

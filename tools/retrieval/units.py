@@ -112,7 +112,7 @@ def title_number(title: str) -> int | None:
 
 
 def part_number(part_title: str, kind: str | None = None) -> int | None:
-    """The number of the part a unit is in, from its path ("VOLUME I › BOOK SECOND", issue 14): of the innermost
+    """The number of the part a unit is in, from its path ("VOLUME I › BOOK SECOND"): of the innermost
     part, or of the innermost one named ``kind`` ("volume" → 1, "book" → 2)."""
     segments = [s for s in part_title.split(UNIT_PATH_SEPARATOR.strip()) if s.strip()]
     if kind:
