@@ -8,7 +8,9 @@ evidence — for every question that is not "Who is X?", a summary or a chapter'
    present, their neighbours' words, and — when the question asks for a person, place, time or number — whether
    the sentence holds one that the question does not already name.
 3. **Answer**: the first line is the answer — the name, place, time or number found in the best sentence, then that
-   sentence, cited ``[1]``; for why/how/what questions the sentence itself. The passages around the best sentences
+   sentence, cited ``[1]``; for why/how/what questions the sentence itself. A person or a number is chosen by the
+   best sentences together (``vote``): each of the ``VOTERS`` best offers its span with its score, and the line
+   quotes the best sentence holding the winner. The passages around the best sentences
    follow as numbered, cited evidence. Nothing that scores: an honest "not found in the book".
 
 "When do we first meet X?" keeps first appearances: the graph's first (or last) mention of X is the evidence.
@@ -42,11 +44,17 @@ ANSWER_SENTENCE_CHARS = 400
 TYPE_WEIGHT = 4.0  # the sentence holds what the question asks for (a person, place, time or number)
 NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after
 CHUNK_WEIGHT = 1.0  # the chunk's BM25 score, relative to the best chunk's
+VOTERS = 10  # the best sentences whose spans are summed when a person or a number is asked (docs/decisions/0001)
+VOTED_TYPES = frozenset({"person", "number"})  # a place or a time: the best sentence's own span measured better
 ANSWERED_ELSEWHERE = frozenset({Kind.IDENTITY, Kind.SUMMARY, Kind.CHAPTER})
 
-ANSWERED_PERSON = "answered_person"  # the InternalContextDocument source of a person this tool answered
+ANSWERED = "answered_span"  # the InternalContextDocument source of a person or place this tool answered
 _PRONOUN = re.compile(r"\b(he|she|him|her|his|hers|they|them|their|ő|őt|ők|neki|vele)\b", re.IGNORECASE)
 _POSSESSIVE = frozenset({"his", "hers", "their"})  # "her" is read as the object: "Where did he meet her?"
+# "there" as a place, not as in "there was" / "was there": no form of "to be" next to it.
+_THERE = re.compile(r"\b(?<!is )(?<!was )(?<!are )(?<!were )(there|ott|oda|onnan)\b(?! (is|was|are|were|be)\b)",
+                    re.IGNORECASE)
+_CARRIED = {"person": _PRONOUN, "place": _THERE}  # the answer types a later step may refer back to
 
 NOT_FOUND = {
     "en": "I found nothing in the book that answers this.",
@@ -116,20 +124,31 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         if not ranked or ranked[0].score <= 0:
             return ToolExecutionResult.as_direct_answer(self.name, NOT_FOUND.get(lang, NOT_FOUND["en"]))
         docs = self._evidence(ranked)
-        best = ranked[0]
+        best = vote(ranked, VOTERS) if question.answer_type in VOTED_TYPES else ranked[0]
         quote = _cut(best.text, ANSWER_SENTENCE_CHARS)
         line = f"{best.span} — “{quote}” [1]" if best.span and question.asks_for_span else f"“{quote}” [1]"
-        return self._answer(lang, line, docs, best.span if question.answer_type == "person" else "")
+        return self._answer(lang, line, docs, self._carried(question, names, best))
 
-    def _answer(self, lang: str, line: str, docs: list[TextAnswer], person: str = "") -> ToolExecutionResult:
+    def _answer(self, lang: str, line: str, docs: list[TextAnswer],
+                carried: dict[str, str] | None = None) -> ToolExecutionResult:
         """Offline, the answer line and the evidence are the answer; with an LLM, the same passages are its
-        context (cited), and it writes the answer. A person answered is kept for later steps (internal)."""
+        context (cited), and it writes the answer. A person or place answered is kept for later steps (internal:
+        ``{"person": "Victor Hale"}``)."""
         kept: list[UniqueTextDocument] = list(docs)
-        if person:
-            kept.append(InternalContextDocument(json.dumps({"person": person}), source=ANSWERED_PERSON))
+        if carried:
+            kept.append(InternalContextDocument(json.dumps(carried), source=ANSWERED))
         if self.assistant is not None:
             return ToolExecutionResult.as_guaranteed_context(self.name, kept)
         return ToolExecutionResult.as_direct_answer(self.name, with_sources(lang, [line], docs), kept)
+
+    def _carried(self, question: Question, names: list[tuple[str, list[str]]], best: Scored) -> dict[str, str]:
+        """What a later part's "he" or "there" refers to: the person or place answered, else the person this part
+        named ("Where did Victor Hale die and who visited him there?": "him" is Victor Hale)."""
+        carried = {question.answer_type: best.span} if best.span and question.answer_type in _CARRIED else {}
+        named_person = next((name for name, _ in names if self._lexicon().kinds.get(name) == "person"), "")
+        if named_person and "person" not in carried:
+            carried["person"] = named_person
+        return carried
 
     # -- the question's entities ---------------------------------------------------------------------------------
     def _named_entities(self, prompt: str) -> list[tuple[str, list[str]]]:
@@ -220,17 +239,40 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         return self._answer(lang, line, docs)
 
 
+def vote(ranked: Sequence[Scored], voters: int = VOTERS) -> Scored:
+    """The best-ranked sentence offering the span that the ``voters`` best sentences support most (their scores
+    summed): one sentence may name a bystander, several name the one who did it. ``ranked[0]`` when none offers
+    a span."""
+    support: dict[str, float] = {}
+    for scored in ranked[:voters]:
+        if scored.span:
+            support[scored.span] = support.get(scored.span, 0.0) + scored.score
+    if not support:
+        return ranked[0]
+    winner = max(support, key=lambda span: support[span])  # ties: the first to reach it, the better ranked
+    return next(scored for scored in ranked if scored.span == winner)
+
+
 def with_earlier_answer(prompt: str, prior: ToolContexts) -> str:
-    """``prompt`` with its first personal pronoun ("he", "she", "his", "ő" …) replaced by the person an earlier step
-    of the same plan answered; unchanged when there is none."""
-    earlier = [json.loads(doc.text)["person"] for key in sorted(prior) for context in prior[key]
-               for doc in context.documents
-               if isinstance(doc, InternalContextDocument) and doc.source == ANSWERED_PERSON]
-    found = _PRONOUN.search(prompt)
-    if not earlier or found is None:
-        return prompt
-    name = earlier[-1] + ("'s" if found.group(0).casefold() in _POSSESSIVE else "")
-    return prompt[:found.start()] + name + prompt[found.end():]
+    """``prompt`` with its first personal pronoun ("he", "his", "ő" …) replaced by the person an earlier step of the
+    same plan answered, and its first "there" ("ott") by the place; unchanged where there is none."""
+    earlier: dict[str, str] = {}
+    for key in sorted(prior):
+        for context in prior[key]:
+            for doc in context.documents:
+                if isinstance(doc, InternalContextDocument) and doc.source == ANSWERED:
+                    earlier.update(json.loads(doc.text))  # the latest step's answer of each type wins
+    for answer_type, pattern in _CARRIED.items():
+        found = pattern.search(prompt) if answer_type in earlier else None
+        if found is None:
+            continue
+        name = earlier[answer_type]
+        if answer_type == "person" and found.group(0).casefold() in _POSSESSIVE:
+            name += "'s"
+        elif answer_type == "place" and found.group(0).casefold() == "there":
+            name = "at " + name  # "who lived there" -> "who lived at Lowick": the place's words, as a reader says it
+        prompt = prompt[:found.start()] + name + prompt[found.end():]
+    return prompt
 
 
 def _cut(text: str, limit: int) -> str:

@@ -4,14 +4,17 @@ in it. The book and its expected answers were written together, by hand, before 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
 from graph.embedded import EmbeddedGraphStore
 from graph.model import ChunkNode, DocumentNode, EntityNode, GraphData, UnitNode
+from tools.analysis.answering import ANSWERED, Scored, vote, with_earlier_answer
 from tools.analysis.base import readable_title
 from tools.analysis.domain import DomainSettings
 from tools.analysis.question import Kind, analyse
+from tools.documents import InternalContextDocument, ToolExecutionResult
 from tools.domains.egri_csillagok import TOOLS
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
@@ -188,3 +191,44 @@ def test_issue_43_a_two_part_question_is_two_steps_and_the_second_knows_who_the_
     # "he" is Victor Hale, found by the first step: the second step looks for where Victor Hale hid it
     assert second.startswith("Corran — “Anna saw him hide it under the bridge at Corran.”")
     assert tools_run.count("question_answering") == 2 and "question_parts" in tools_run
+
+
+def _scored(score: float, text: str, span: str) -> Scored:
+    chunk = Chunk("c", "doc", 0, "u0", 1, "chapter", "CHAPTER I", "", 0, len(text), text, "Mill")
+    return Scored(score, chunk, 0, text, span)
+
+
+def test_issue_43_a_person_is_chosen_by_the_best_sentences_together():
+    ranked = [
+        _scored(9.0, "Mara watched the door while the watch went missing.", "Mara"),  # the best alone: a bystander
+        _scored(8.0, "It was Jory who had taken the watch.", "Jory"),
+        _scored(7.5, "Jory hid the watch under the bridge.", "Jory"),
+        _scored(3.0, "Nobody asked about the watch again.", ""),
+    ]
+    assert vote(ranked, 10).text == "It was Jory who had taken the watch."  # 15.5 for Jory against 9.0 for Mara
+    assert vote(ranked, 1).span == "Mara"  # one voter: the best sentence's own span
+    no_spans = [_scored(2.0, "The watch was silver.", ""), _scored(1.0, "It ticked.", "")]
+    assert vote(no_spans, 10) is no_spans[0]
+
+
+def test_issue_43_a_later_part_knows_the_place_an_earlier_part_found(platform):
+    content, tools_run = ask(platform, "Where did Victor Hale die and who visited him there?")
+    lines = [block.splitlines()[0] for block in content.split("\n\n")]
+    assert any(line.startswith("Lowick — “Victor Hale died of a fever in the prison at Lowick.”") for line in lines)
+    # "there" is Lowick, found by the first step: without it the second step has only "visited" to go on
+    assert any(line.startswith("Anna Keller — “Anna visited him there once.”") for line in lines)
+    assert tools_run.count("question_answering") == 2
+
+
+@pytest.mark.parametrize(("prompt", "carried", "expected"), [
+    ("who visited him there?", {"place": "Lowick"}, "who visited him at Lowick?"),
+    ("was there a doctor?", {"place": "Lowick"}, "was there a doctor?"),  # "there" of "there was": no place
+    ("where did he hide it?", {"person": "Victor Hale"}, "where did Victor Hale hide it?"),
+    ("what was his trade?", {"person": "Victor Hale"}, "what was Victor Hale's trade?"),
+    ("ki látogatta meg ott?", {"place": "Lowick"}, "ki látogatta meg Lowick?"),
+    ("who visited him there?", {}, "who visited him there?"),
+])
+def test_issue_43_an_earlier_answer_replaces_the_words_that_refer_to_it(prompt, carried, expected):
+    prior = {"question_answering": [ToolExecutionResult.as_direct_answer(
+        "question_answering", "…", [InternalContextDocument(json.dumps(carried), source=ANSWERED)])]} if carried else {}
+    assert with_earlier_answer(prompt, prior) == expected
