@@ -9,7 +9,8 @@ heading counts as a section too. Exits 1 listing every breach (file, line, what 
 - all ``docs/**/*.md`` together over ``MAX_DOCS_BYTES``;
 - a section over ``MAX_SECTION_LINES`` lines (docs and README);
 - ``README.md`` over ``MAX_README_LINES`` lines;
-- an issue number in the text (``issue 14``, ``Issues 3``, ``#38``), which belongs in the git log, not in a map.
+- an issue number in the text (``issue 14``, ``Issues 3``, ``#38``), which belongs in the git log, not in a map;
+- a relative link to a file that does not exist, or to an anchor no heading of that file makes (GitHub's slugs).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ HEADING = re.compile(r"#{1,6}\s")
 FENCE = re.compile(r"\s*(```|~~~)")
 # "issue 14", "Issues 3 and 4", "#38"; not "test_issue_38_…" (a file's name) nor "#anchor" or "C#"
 ISSUE_NUMBER = re.compile(r"\b[Ii]ssues? \d+|(?<![\w/&])#\d+\b")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,30 @@ def sections(text: str) -> list[Section]:
     return [section for section in found if section.title or section.length > 0]
 
 
+def slug(heading: str) -> str:
+    """The anchor GitHub gives a heading line: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.lstrip("#").strip().lower()).replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    """The anchors of a Markdown file's headings."""
+    return {slug(s.title) for s in sections(path.read_text(encoding="utf-8")) if s.title}
+
+
+def broken_links(path: Path, text: str) -> list[tuple[int, str]]:
+    """(line, link) of every relative link in ``text`` whose file or anchor does not exist."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for target in LINK.findall(line):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            name, _, anchor = target.partition("#")
+            linked = (path.parent / name) if name else path
+            if not linked.exists() or (anchor and linked.suffix == ".md" and anchor not in anchors(linked)):
+                found.append((number, target))
+    return found
+
+
 def problems(root: Path) -> list[str]:
     """Every breach of the limits under ``root``, one line each."""
     docs = sorted((root / "docs").rglob("*.md"))
@@ -68,6 +94,8 @@ def problems(root: Path) -> list[str]:
                 heading = section.title or "(before the first heading)"
                 found.append(f"{name}:{section.line}: section {heading!r} has {section.length} lines, "
                              f"over {MAX_SECTION_LINES}")
+        for number, target in broken_links(path, text):
+            found.append(f"{name}:{number}: broken link {target!r}")
         for number, line in enumerate(text.splitlines(), start=1):
             for match in ISSUE_NUMBER.finditer(line):
                 found.append(f"{name}:{number}: issue number {match.group()!r}: say what it is, not its issue")

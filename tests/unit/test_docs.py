@@ -56,7 +56,7 @@ def test_a_long_section_a_large_docs_folder_and_a_long_readme_are_each_reported(
 
 def test_issue_numbers_are_reported_but_file_names_and_anchors_are_not(tmp_path: Path) -> None:
     text = ("# Title\nas issue 14 said; Issues 3 and 4; see #38.\n"
-            "tests/unit/api/test_issue_38_chat_reload.py, [link](quality.md#reader-questions), C# and &#38;\n")
+            "tests/unit/api/test_issue_38_chat_reload.py, [link](#title), C# and &#38;\n")
     found = _checker().problems(_tree(tmp_path, {"a.md": text}))
     assert found == ["docs/a.md:2: issue number 'issue 14': say what it is, not its issue",
                      "docs/a.md:2: issue number 'Issues 3': say what it is, not its issue",
@@ -68,3 +68,13 @@ def test_docs_within_the_limits_pass(tmp_path: Path) -> None:
     root = _tree(tmp_path, {"a.md": "# A\n" + "x\n" * 120, "decisions/0001-x.md": "# 0001\ntext\n"})
     assert checker.problems(root) == []
     assert checker.main([str(root)]) == 0
+
+
+def test_links_to_missing_files_and_anchors_are_reported(tmp_path: Path) -> None:
+    text = (
+        "# Who's who (and `relations`)\n[ok](#whos-who-and-relations) [ok](b.md#the-end) [web](https://x.org/y#z)\n"
+        "[gone](c.md) [bad anchor](b.md#middle) [dir](sub/)\n"
+    )
+    (tmp_path / "docs" / "sub").mkdir(parents=True)
+    found = _checker().problems(_tree(tmp_path, {"a.md": text, "b.md": "# The end\n"}))
+    assert found == ["docs/a.md:3: broken link 'c.md'", "docs/a.md:3: broken link 'b.md#middle'"]
