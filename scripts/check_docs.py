@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_DOCS_BYTES = 150 * 1024
+MAX_DOCS_BYTES = 150_000
 MAX_SECTION_LINES = 120
 MAX_README_LINES = 150
 HEADING = re.compile(r"#{1,6}\s")
