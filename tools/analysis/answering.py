@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tools.analysis.base import AnalysisCollaborators
-from tools.analysis.common import cite, find_names, with_sources
+from tools.analysis.common import cite, cut, find_names, window, with_sources
 from tools.analysis.entity import about_the_entity
 from tools.analysis.lexicon import EntityLexicon
 from tools.analysis.question import Kind, Question, analyse, asks_for_a_summary, split_question
@@ -38,8 +38,8 @@ from tools.streaming import FinalCallback, ResponseEmitter
 logger = logging.getLogger(__name__)
 
 CANDIDATE_CHUNKS = 40
-EVIDENCE_PASSAGES = 8  # with PASSAGE_CHARS, about the 6,000 characters a reader (or an LLM's context) takes in
 PASSAGE_CHARS = 650
+EVIDENCE_PASSAGES = 8  # with PASSAGE_CHARS, about the 6,000 characters a reader (or an LLM's context) takes in
 ANSWER_SENTENCE_CHARS = 400
 TYPE_WEIGHT = 4.0  # the sentence holds what the question asks for (a person, place, time or number)
 NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after
@@ -125,7 +125,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
             return ToolExecutionResult.as_direct_answer(self.name, NOT_FOUND.get(lang, NOT_FOUND["en"]))
         docs = self._evidence(ranked)
         best = vote(ranked, VOTERS) if question.answer_type in VOTED_TYPES else ranked[0]
-        quote = _cut(best.text, ANSWER_SENTENCE_CHARS)
+        quote = cut(best.text, ANSWER_SENTENCE_CHARS)
         line = f"{best.span} — “{quote}” [1]" if best.span and question.asks_for_span else f"“{quote}” [1]"
         return self._answer(lang, line, docs, self._carried(question, names, best))
 
@@ -216,7 +216,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
             if scored.chunk.chunk_id in seen:
                 continue
             seen.add(scored.chunk.chunk_id)
-            docs.append(TextAnswer(_window(scored.chunk.text, scored.text, PASSAGE_CHARS),
+            docs.append(TextAnswer(window(scored.chunk.text, scored.text, PASSAGE_CHARS),
                                    source=scored.chunk.citation))
             if len(docs) == EVIDENCE_PASSAGES:
                 break
@@ -234,8 +234,8 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         chunk = self.retriever.get(chunk_id)
         at = next((s for s in sentences(chunk.text) if any(f in s for f in forms)), chunk.text)
         head = (FIRST_MET if question.kind is Kind.FIRST_APPEARANCE else LAST_SEEN).get(lang, FIRST_MET["en"])
-        docs = [TextAnswer(_window(chunk.text, at, PASSAGE_CHARS), source=cite(self.retriever, chunk_id))]
-        line = f"{head.format(name=name)} {chunk.citation} — “{_cut(at, ANSWER_SENTENCE_CHARS)}” [1]"
+        docs = [TextAnswer(window(chunk.text, at, PASSAGE_CHARS), source=cite(self.retriever, chunk_id))]
+        line = f"{head.format(name=name)} {chunk.citation} — “{cut(at, ANSWER_SENTENCE_CHARS)}” [1]"
         return self._answer(lang, line, docs)
 
 
@@ -273,23 +273,3 @@ def with_earlier_answer(prompt: str, prior: ToolContexts) -> str:
             name = "at " + name  # "who lived there" -> "who lived at Lowick": the place's words, as a reader says it
         prompt = prompt[:found.start()] + name + prompt[found.end():]
     return prompt
-
-
-def _cut(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
-
-
-def _window(text: str, sentence: str, limit: int) -> str:
-    """About ``limit`` characters of ``text`` on one line, starting a little before ``sentence``."""
-    flat = " ".join(text.split())
-    at = flat.find(" ".join(sentence.split()))
-    start = 0 if at < 0 else max(0, at - limit // 5)
-    if start:
-        boundary = max(flat.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "” "))
-        start = boundary + 2 if boundary >= start - limit // 5 and boundary >= 0 else start
-    window = flat[start:]
-    prefix = "… " if start else ""
-    return prefix + (window if len(window) <= limit else window[:limit].rsplit(" ", 1)[0] + " …")
-
-

@@ -140,6 +140,10 @@ class AnalysisCollaborators:
         """The user's language (R-INT answers go to the user), else the domain's."""
         if user_lang:
             return user_lang.split("-")[0].casefold()
+        return self.book_language()
+
+    def book_language(self) -> str:
+        """The language the domain's books are written in ("en" before the domain is set)."""
         return self._domain_settings.language if self._domain_settings else "en"
 
     def _need(self, attribute: str, what: str, setter: str) -> Any:

@@ -153,7 +153,8 @@ def find_names(graph: Any, question: str, analyzer: Analyzer | None = None) -> l
     """The entities a question names, in question order; words the graph does not know are skipped.
 
     Each capitalised run is read greedily from the left, longest known name first, so "Show Ellen" finds "Ellen"
-    and "Dobó István" stays one name.
+    and "Dobó István" stays one name. A part beginning or ending with a particle is never looked up: "Brom Van Brunt",
+    unknown as a whole, finds "Brom", not every "Van".
     """
     found: list[NameInQuestion] = []
     seen: set[str] = set()
@@ -162,6 +163,8 @@ def find_names(graph: Any, question: str, analyzer: Analyzer | None = None) -> l
         i = 0
         while i < len(words):
             for j in range(len(words), i, -1):
+                if _is_stop(words[i]) or _is_stop(words[j - 1]):
+                    continue  # a particle alone or at an edge ("Van" of "Brom Van Brunt") names no one
                 match = _lookup(graph, " ".join(words[i:j]), analyzer)
                 if match is not None:
                     if match.best.entity_id not in seen or match.ambiguous:
@@ -290,3 +293,24 @@ def with_sources(lang: str, lines: Sequence[str], docs: Sequence[TextAnswer]) ->
         out.append(phrase(lang, "sources"))
         out.extend(f"[{n}] {doc.source}" for n, doc in enumerate(docs, start=1))
     return "\n".join(out)
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word before ``limit`` characters (" …" marks the cut)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def window(text: str, sentence: str, limit: int) -> str:
+    """About ``limit`` characters of ``text`` on one line, starting a little before ``sentence``."""
+    flat = " ".join(text.split())
+    at = flat.find(" ".join(sentence.split()))
+    start = 0 if at < 0 else max(0, at - limit // 5)
+    if start:
+        boundary = max(flat.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "” "))
+        start = boundary + 2 if boundary >= start - limit // 5 and boundary >= 0 else start
+    window = flat[start:]
+    prefix = "… " if start else ""
+    return prefix + (window if len(window) <= limit else window[:limit].rsplit(" ", 1)[0] + " …")
+
+

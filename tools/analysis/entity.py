@@ -22,6 +22,7 @@ from typing import Any
 from graph.matching import AMBIGUITY_MARGIN, normalise
 from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.common import (
+    PASSAGE_CHARS,
     NameInQuestion,
     ResolvedEntity,
     cite,
@@ -29,8 +30,10 @@ from tools.analysis.common import (
     excerpt,
     find_names,
     phrase,
+    window,
     with_sources,
 )
+from tools.analysis.description import describe
 from tools.analysis.question import Kind, analyse
 from tools.clarification import ClarificationSession
 from tools.contracts import ClarifiableTool
@@ -60,6 +63,7 @@ FAMILY = "FAMILY"
 MEMBERS_LISTED = 6
 MAX_HOPS = 4
 EVIDENCE = 2
+DESCRIBED_WITHIN = 30  # the first chunks mentioning X searched for the sentence that introduces X
 COMPANIONS_LISTED = 5
 
 
@@ -275,8 +279,17 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         company = self.companions(entity)[:3]
         if company:
             lines.append(phrase(lang, "companions_of", names=", ".join(r.target.canonical_name for r in company)))
-        return lines, evidence(self._retriever, self.graph.mentions(entity.entity_id, limit=EVIDENCE),
-                               names=[self._names(entity)])
+        passages = self.graph.mentions(entity.entity_id, limit=DESCRIBED_WITHIN)
+        docs = evidence(self._retriever, passages[:EVIDENCE], names=[self._names(entity)])
+        described = describe(passages, self._names(entity), self.book_language())
+        if described is None:
+            return lines, docs
+        # How the book introduces X answers "Who is X?": first, cited [1], its passage before the first mentions.
+        passage = described.passage
+        source = cite(self._retriever, passage.chunk_id, passage.unit_title)
+        lines.insert(0, f"{entity.canonical_name} — “{described.quote}” [1]")
+        introduced = TextAnswer(window(passage.text, described.sentence, PASSAGE_CHARS), source=source)
+        return lines, [introduced, *[doc for doc in docs if doc.source != source]]
 
     def members(self, entity: Any) -> list[Any]:
         """The people of a family, most mentioned first: their surname is the family's name without its plural

@@ -447,3 +447,15 @@ def test_a_sentence_starting_with_a_lowercase_particle_starts_with_a_capital() -
     assert line.startswith("De Langeron (PERSON) is mentioned 13 times")
     assert phrase("en", "closest", name="Pierre", other="de Langeron", count=2, weight=0.5).startswith(
         "Pierre's closest companion is de Langeron")  # inside a sentence the particle stays as the book writes it
+
+
+def test_find_names_looks_up_no_particle_alone() -> None:
+    # "Brom Van Brunt" is not a name the graph knows; its "Van" must not ask which of the Van Tassels is meant
+    people = {"ent_brom": ("Brom Bones", ["Brom", "Bones"]), "ent_katrina": ("Katrina Van Tassel", ["Katrina"]),
+              "ent_baltus": ("Baltus Van Tassel", ["Baltus"])}
+    data = GraphData(entities=[EntityNode(entity_id=i, canonical_name=n, label="PERSON", aliases=al, mention_count=5)
+                               for i, (n, al) in people.items()], relations=[], documents=[], units=[], chunks=[],
+                     mentions=[])
+    small = EmbeddedGraphStore.from_graph(data)
+    assert [n.match.best.entity_id for n in find_names(small, "Who is Brom Van Brunt?")] == ["ent_brom"]
+    assert [n.match.best.entity_id for n in find_names(small, "Who is Katrina Van Tassel?")] == ["ent_katrina"]
