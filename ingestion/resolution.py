@@ -837,6 +837,9 @@ def _attach_partial_names(groups: list[_Group], forms: list[_Form], language: st
                 and not surname_of_the_other_sex(i, home)
             ):
                 union(i, home)
+                # one name, so its untitled mentions say it recurs: a full name said 20 times and once with a
+                # title ("Bornemissza Gergely úrnál", the home) is no one-off that a lone given name may not join
+                support[home] += support[i]
 
     # Two full names of one family whose given names are forms of one name are one person ("Natalie Rostova" beside
     # "Natasha Rostova", "Vasili Dmitrich Denisov" beside "Vaska Denisov"): a known nickname pair, or a shared start

@@ -35,7 +35,7 @@ CONFIG = ROOT / "conf" / "training" / "hu_nerkor.cfg"
 NERKOR = ROOT.parent / "shared" / "data" / "nerkor"
 WORK = ROOT / ".cache" / "training" / "hu_nerkor"
 OUT = ROOT / "ingestion" / "models" / "hu_nerkor"
-VERSION = "1.1.0"  # the next model's (the shipped one, vector-free, is 1.0.0)
+VERSION = "1.1.0"  # with floret vectors (1.0.0 had none)
 NERKOR_URL = "https://github.com/nytud/NYTK-NerKor"
 CITATION = (
     "Simon, Eszter; Vadász, Noémi. (2021) Introducing NYTK-NerKor, A Gold Standard Hungarian Named Entity Annotated "
@@ -92,6 +92,16 @@ def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None =
     spacy_train(CONFIG, run, use_gpu=-1, overrides=overrides)
 
 
+# The text the static vectors were trained on (only the vectors are shipped; ../shared/data/hu_novels/README.md)
+VECTORS_SOURCE = {
+    "name": "ELTE Novel Corpus (606 novels' text, for the word vectors only)",
+    "url": "https://github.com/ELTE-DH/regenykorpusz",
+    "license": "public domain (the texts; the corpus's markup is not used)",
+    "author": "Department of Digital Humanities, Eötvös Loránd University (ELTE-DH); texts from MEK",
+    "citation": "the ELTE Novel Corpus (ELTE-DH), https://github.com/ELTE-DH/regenykorpusz",
+}
+
+
 def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False):  # noqa: ANN201 - spacy.Language
     """The trained pipeline + the base-form component, with meta; written to ``out`` (replacing it)."""
     import spacy
@@ -126,7 +136,8 @@ def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False
                     "license": "CC BY-SA 4.0",
                     "author": "Hungarian Research Centre for Linguistics (NYTK); Eszter Simon, Noémi Vadász",
                     "citation": CITATION,
-                }
+                },
+                *([VECTORS_SOURCE] if with_vectors else []),
             ],
         }
     )

@@ -24,7 +24,7 @@ SAMPLES = ROOT / "ingestion" / "samples"
 # The devel slice: these files, in this order (fiction, legal, news, web, wikipedia) — fixed, so the figure is too.
 DEVEL_SLICE = {"fiction": 2, "legal": 1, "news": 2, "web": 6, "wikipedia": 3}
 # Measured on the slice with the shipped model (docs/quality.md gives the whole of devel); a little under it.
-SLICE_F1_MIN = 0.77
+SLICE_F1_MIN = 0.80
 
 
 @pytest.fixture(scope="module")

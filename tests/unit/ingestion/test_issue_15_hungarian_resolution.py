@@ -72,6 +72,22 @@ def test_issue_15_a_lone_given_name_joins_the_dominant_full_name_in_hungarian_or
     assert index["Horváth Gergely"].entity_id != index["Gergely"].entity_id
 
 
+def test_issue_15_a_full_name_said_once_with_a_title_still_recurs() -> None:
+    # "Bornemissza Gergely úrnál" (once) and "Bornemissza Gergely" (20) are one name: joined under the titled form,
+    # the full name's mentions still count, so it stays the lone given name's home and the glued "Gergely Dobó" or
+    # the one-off "Horváth Gergely" do not make the given name ambiguous
+    forms = [("Gergely", 700), ("Bornemissza Gergely", 20), ("Gergely Dobó", 2), ("Horváth Gergely", 1),
+             ("Dobó", 600), ("Dobó István", 12), ("Gergő", 80)]
+    index = _resolve(*forms, ("Bornemissza Gergely úr", 1))
+    assert index["Bornemissza Gergely úr"].entity_id == index["Bornemissza Gergely"].entity_id
+    assert index["Gergely"].entity_id == index["Bornemissza Gergely"].entity_id == index["Gergő"].entity_id
+    assert index["Horváth Gergely"].entity_id != index["Gergely"].entity_id
+    assert index["Gergely Dobó"].entity_id != index["Gergely"].entity_id
+    # the same without the titled form, as the rule above
+    plain = _resolve(*forms)
+    assert plain["Gergely"].entity_id == plain["Bornemissza Gergely"].entity_id == plain["Gergő"].entity_id
+
+
 def test_issue_15_a_shared_given_name_stays_apart() -> None:
     # "István" of four men mentioned alike: no home dominates, so it joins none
     index = _resolve(("István", 30), ("Dobó István", 12), ("Mekcsey István", 10), ("Zoltay István", 8),
