@@ -148,3 +148,60 @@ def test_there_are_at_least_ten_lists_each_read_from_a_litbank_text():
             aliases = [a for c in gold.characters for a in c.aliases]
             missing = [a for a in aliases if not re.search(rf"(?<!\w){re.escape(a)}(?!\w)", book)]
             assert not missing, f"{path.stem}: aliases not in the text: {missing}"
+
+
+def _load_bench():
+    spec = importlib.util.spec_from_file_location("quality_people", ROOT / "bench" / "quality_people.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("quality_people", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_lakehouse_is_read_and_scored_end_to_end(tmp_path):
+    """Real Delta tables shaped as the pipeline writes them: NER-labelled mentions, their entity links (one mention
+    left unresolved, two carried mentions that only the links table has), entities and chunks."""
+    import pandas as pd
+    from deltalake import write_deltalake
+
+    qp = _load_bench()
+    mentions = pd.DataFrame({
+        "mention_id": ["m1", "m2", "m3", "m4", "m5", "m6"],
+        "text": ["Pip", "Mr. Pip", "London", "Joe", "Mrs.\nJoe", "Stranger"],
+        "label": ["PERSON", "PERSON", "GPE", "PERSON", "PERSON", "PERSON"],
+    })
+    links = pd.DataFrame({
+        "mention_id": ["m1", "m2", "m3", "m4", "m5", "p1", "p2"],
+        "entity_id": ["e1", "e1", "e3", "e2", "e2", "e1", "e4"],
+        "chunk_id": ["c1", "c1", "c1", "c2", "c2", "c2", "c2"],
+        "text": ["Pip", "Mr. Pip", "London", "Joe", "Mrs.\nJoe", "Pip", "London"],
+    })
+    entities = pd.DataFrame({
+        "entity_id": ["e1", "e2", "e3", "e4"],
+        "canonical_name": ["Pip", "Joe", "London", "London"],
+        "label": ["PERSON", "PERSON", "GPE", "PERSON"],
+        "aliases": [["Pip", "Mr. Pip"], ["Joe", "Mrs. Joe"], ["London"], ["London"]],
+        "mention_count": [3, 2, 1, 1],
+    })
+    chunks = pd.DataFrame({"chunk_id": ["c1", "c2"], "unit_id": ["u1", "u2"]})
+    tables = {"mentions": mentions, "mention_entities": links, "entities": entities, "chunks": chunks}
+    for name, frame in tables.items():
+        write_deltalake(str(tmp_path / name), frame)
+
+    tables = qp.book_tables(tmp_path)
+    # scored: the five PERSON mentions of the NER (m6 "Stranger" unresolved) and the carried PERSON mention p1;
+    # the GPE "London" (m3) is not a PERSON mention; p2 is carried into a PERSON entity
+    assert sorted(tables["mentions"], key=str) == sorted(
+        [("Pip", "e1"), ("Mr. Pip", "e1"), ("Joe", "e2"), ("Mrs.\nJoe", "e2"), ("Stranger", None), ("Pip", "e1"),
+         ("London", "e4")], key=str)
+    result = qp.score_book(_gold(), tables, top=20, min_chapters=1)
+    # gold: Pip x3 (all e1), Joe (e2), Mrs. Joe (e2). Precision: 1, 1, 1, 1/2, 1/2 -> 4/5; recall 1
+    assert result["b3_mentions"] == 5
+    assert result["b3_precision"] == pytest.approx(0.8)
+    assert result["b3_recall"] == pytest.approx(1.0)
+    assert result["wrong_merges"] == 1 and result["family_merges"] == 1
+    assert result["merged"][0]["entity"] == "Joe"
+    assert result["splits"] == 0
+    assert result["top_precision"] == pytest.approx(2 / 3) and result["top_others"] == ["London"]
+    assert result["non_people_found"] == [{"entity": "London", "kinds": ["place"], "chapters": 1}]
