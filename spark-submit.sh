@@ -32,11 +32,11 @@ JOB="$1"; shift
 # The project code as one zip, rebuilt only when a source file is newer than it.
 DIST="$ROOT/.cache/dist"; ZIP="$DIST/csillag.zip"
 mkdir -p "$DIST"
-if [ ! -f "$ZIP" ] || [ -n "$(find "$ROOT/jobs" "$ROOT/ingestion" "$ROOT/graph" "$ROOT/tools" "$ROOT/settings" -newer "$ZIP" -name '*.*' -print -quit)" ]; then
+if [ ! -f "$ZIP" ] || [ -n "$(find "$ROOT/cli" "$ROOT/jobs" "$ROOT/ingestion" "$ROOT/graph" "$ROOT/tools" "$ROOT/settings" -newer "$ZIP" -name '*.*' -print -quit)" ]; then
   (cd "$ROOT" && rm -f "$ZIP" && "$VENV/bin/python" - "$ZIP" <<'PY'
 import sys, zipfile, pathlib
 with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as zf:
-    for pkg in ("jobs", "ingestion", "graph", "tools", "settings"):
+    for pkg in ("cli", "jobs", "ingestion", "graph", "tools", "settings"):
         for path in sorted(pathlib.Path(pkg).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 zf.write(path)

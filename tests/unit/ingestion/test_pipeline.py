@@ -772,7 +772,7 @@ def test_gold_list_is_scored_by_the_entities_stage_and_reported(
     import logging
 
     from jobs.common import render_result
-    from jobs.summary import summarize
+    from jobs.status import summarize
 
     # Built without a gold list: naming one changes the entities stage's settings, so that stage runs from scratch
     # as in a first build with the gold list; only the stages before it, which the list does not concern, are skipped.

@@ -1,28 +1,45 @@
 """``csillag pipeline`` (alias ``ingest``) and ``csillag stage``: run the ingestion tool in this process.
 
 The same commands run under every name they have: the console script, ``python -m jobs.pipeline``/``jobs.stage``,
-and ``jobs/pipeline.py``/``jobs/stage.py`` as spark-submit (and Airflow) applications. ``spark-submit.sh`` runs the
-job with ``--check`` in a plain Python first, so bad settings or inputs end before a JVM starts.
+and ``jobs/pipeline.py``/``jobs/stage.py`` as spark-submit (and Airflow) applications (``pipeline_main``,
+``stage_main``). ``spark-submit.sh`` runs the job with ``--check`` in a plain Python first, so bad settings or inputs
+end before a JVM starts.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from jobs.common import DEFAULT_TOOL, EXIT_CODES, EXIT_OK, build_tool, input_problem, lakehouse_problem, render_result
-from tools.cli import CliError, Command, cli_settings, config_option, configure_logging, fail
+from cli.base import (
+    EXIT_BUSY,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    CliError,
+    Command,
+    cli_settings,
+    config_option,
+    configure_logging,
+    fail,
+    run,
+)
+from jobs.common import DEFAULT_TOOL, build_tool, input_problem, lakehouse_problem, render_result
 from tools.errors import ToolError
 from tools.ingestion import STAGE_NAMES
 
 logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_CODES = {  # the exit code of each IngestionResult.status (cli.base: what each code means)
+    "succeeded": EXIT_OK, "skipped": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED, "busy": EXIT_BUSY,
+}
 
 
 def unknown_stages_message(unknown: list[str]) -> str:
@@ -216,8 +233,18 @@ def _print_result(result: Any, settings: Any, as_json: bool, result_file: Path |
 
 def _show_progress(ingestion_tool: object, quiet: bool) -> None:
     """Bars on a terminal, log lines elsewhere — for our NER tools; a plugin tool reports as it likes."""
+    from cli.progress import progress_for_terminal
     from ingestion.tool import AbstractNERIngestionTool
-    from jobs.progress import progress_for_terminal
 
     if isinstance(ingestion_tool, AbstractNERIngestionTool):
         ingestion_tool.set_progress(progress_for_terminal(quiet))
+
+
+def pipeline_main(argv: Sequence[str] | None = None) -> int:
+    """Run ``csillag pipeline`` with ``argv`` (default ``sys.argv[1:]``); the exit codes are the command's."""
+    return run(pipeline, argv, prog_name="csillag pipeline")
+
+
+def stage_main(argv: Sequence[str] | None = None) -> int:
+    """Run ``csillag stage`` with ``argv`` (default ``sys.argv[1:]``); an unknown stage fails listing the valid ones."""
+    return run(stage, argv, prog_name="csillag stage")
