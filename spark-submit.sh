@@ -32,11 +32,11 @@ JOB="$1"; shift
 # The project code as one zip, rebuilt only when a source file is newer than it.
 DIST="$ROOT/.cache/dist"; ZIP="$DIST/csillag.zip"
 mkdir -p "$DIST"
-if [ ! -f "$ZIP" ] || [ -n "$(find "$ROOT/jobs" "$ROOT/ingestion" "$ROOT/graph" "$ROOT/tools" "$ROOT/settings" -newer "$ZIP" -name '*.*' -print -quit)" ]; then
+if [ ! -f "$ZIP" ] || [ -n "$(find "$ROOT/cli" "$ROOT/jobs" "$ROOT/ingestion" "$ROOT/graph" "$ROOT/tools" "$ROOT/settings" -newer "$ZIP" -name '*.*' -print -quit)" ]; then
   (cd "$ROOT" && rm -f "$ZIP" && "$VENV/bin/python" - "$ZIP" <<'PY'
 import sys, zipfile, pathlib
 with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as zf:
-    for pkg in ("jobs", "ingestion", "graph", "tools", "settings"):
+    for pkg in ("cli", "jobs", "ingestion", "graph", "tools", "settings"):
         for path in sorted(pathlib.Path(pkg).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 zf.write(path)
@@ -79,22 +79,25 @@ if [ -n "${SPARK_DRIVER_MEMORY:-}" ] && ! [[ "$SPARK_DRIVER_MEMORY" =~ $MEMORY_R
   echo "csillag: SPARK_DRIVER_MEMORY='$SPARK_DRIVER_MEMORY' is not a memory size; accepted: a whole number with a unit, e.g. 512m or 2g" >&2
   exit 2
 fi
-# The job's own check (settings, the master, every input exists) in a plain Python: about a second, no JVM. A master
-# from CSILLAG_SPARK_MASTER is left to the settings, so that the message names the variable. When every stage is
-# already up to date the check answers the run itself (the result printed, exit 10 = answered): no JVM is started.
-# A user's own --check is answered here too, and nothing else is started.
+# The handshake with the job (cli/handshake.py describes it): the job's own command runs first in a plain Python,
+# about a second and no JVM. It checks the settings, the master and every input (a problem: one line, exit 2), writes
+# what the lakehouse needs on spark-submit's command line to ARGS_FILE, and answers a run whose every stage is up to
+# date (its result printed, exit ANSWERED): no JVM is started. On a local master it goes on and runs the job itself
+# (mode run-here): it starts the JVM with the options below (CSILLAG_SUBMIT_ARGS, shell-quoted; ingestion/spark.py
+# adds the driver JVM's flags, the workers' daemon and the lakehouse's connector), so the JVM's ~3 s pass beside the
+# stages that work in the driver and no second Python starts. Exit SUBMIT: spark-submit runs the job (mode submit,
+# or a lakehouse on HDFS). A master from CSILLAG_SPARK_MASTER is left to the settings, so that a message names the
+# variable. A user's own --check is answered by the check alone.
+ANSWERED=10  # = cli.handshake.HandshakeExit.ANSWERED
+SUBMIT=11    # = cli.handshake.HandshakeExit.SUBMIT
+CHECK_MASTER=()
+[ "$HAS_MASTER" = 1 ] && CHECK_MASTER=(--master "$MASTER")
 case " $* " in
   *" --help "*|*" -h "*) ;;
-  *" --check "*) CHECK_MASTER=(); [ "$HAS_MASTER" = 1 ] && CHECK_MASTER=(--master "$MASTER")
+  *" --check "*)
      PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" "${CHECK_MASTER[@]}"
      exit $? ;;
-  *) CHECK_MASTER=(); [ "$HAS_MASTER" = 1 ] && CHECK_MASTER=(--master "$MASTER")
-     # A local master: the check's process goes on to run the job when it has work (--run-here), and starts the JVM
-     # itself with the options below (CSILLAG_SUBMIT_ARGS, shell-quoted; ingestion/spark.py adds the driver JVM's
-     # flags, the workers' daemon and the lakehouse's connector). The JVM's ~3 s then pass beside the stages that
-     # work in the driver instead of before them, and no second Python starts. Exit 11: a
-     # lakehouse on HDFS, submitted below as on any other master.
-     RUN_HERE=()
+  *) MODE=submit
      case "$MASTER" in
        local*)
          SUBMIT_OPTS=("${MASTER_ARGS[@]}" "${COMMON_ARGS[@]}" --py-files "$ZIP" "${SPARK_ARGS[@]}")
@@ -104,22 +107,18 @@ case " $* " in
          # The job plans with the master it runs on (NER in the driver's processes on a local one): the script's
          # default local[*] goes to it too, over a spark.master of the settings file.
          [ "$HAS_MASTER" = 1 ] || [ -n "${CSILLAG_SPARK_MASTER:-}" ] || CHECK_MASTER=(--master "$MASTER")
-         RUN_HERE=(--run-here) ;;
+         MODE=run-here ;;
      esac
      rc=0
-     # The check also writes what the lakehouse needs at the JVM's start (an s3a:// root: hadoop-aws and the
-     # spark.hadoop.fs.s3a.* settings of lakehouse.s3), one argument per line.
      ARGS_FILE="$(mktemp)"
      CSILLAG_SPARK_ARGS_FILE="$ARGS_FILE" PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m "jobs.$JOB" "$@" \
-       "${CHECK_MASTER[@]}" --check --answer-if-up-to-date "${RUN_HERE[@]}" || rc=$?
+       "${CHECK_MASTER[@]}" --spark-submit-handshake "$MODE" || rc=$?
      mapfile -t STORAGE_ARGS < "$ARGS_FILE"; rm -f "$ARGS_FILE"
-     [ "$rc" = 10 ] && exit 0
-     if [ "${#RUN_HERE[@]}" -gt 0 ]; then
-       [ "$rc" = 11 ] || exit "$rc"
-       unset CSILLAG_SUBMIT_ARGS
-     else
-       [ "$rc" = 0 ] || exit "$rc"
-     fi ;;
+     case "$rc" in
+       "$ANSWERED") exit 0 ;;
+       "$SUBMIT") unset CSILLAG_SUBMIT_ARGS ;;
+       *) exit "$rc" ;;  # bad settings or inputs (2), or the run's own code (run-here)
+     esac ;;
 esac
 [ "${CSILLAG_NO_BOOTSTRAP:-}" = "1" ] || "$ROOT/scripts/bootstrap.sh" --quiet --jvm-only
 DRIVER_JAVA_OPTIONS="-Dlog4j2.configurationFile=file:$ROOT/conf/log4j2.properties"

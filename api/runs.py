@@ -4,7 +4,7 @@ A run executes ``./spark-submit.sh pipeline …`` (``api.runner = "spark-submit"
 ``python -m jobs.pipeline …`` (``"python"``) — a subprocess either way, so the API process never imports pyspark.
 The job writes its ``IngestionResult`` to ``<state_dir>/runs/<run_id>.json`` (``--result-file``; the JSON at the end
 of its stdout, ``--json``, is the fallback); its log goes to ``<state_dir>/runs/<run_id>.log``. The exit code
-(jobs.common: 0 ok/skipped, 3 partial, 1 failed, 2 usage, 4 busy) decides the status when the job left no result.
+(cli.base: 0 ok/skipped, 3 partial, 1 failed, 2 usage, 4 busy) decides the status when the job left no result.
 A job that found its lakehouse locked by another run (result ``busy``, exit 4) is reported ``failed`` with the
 job's reason, which names the run holding the lakehouse.
 At most ``api.max_concurrent_runs`` execute at once; the rest queue.

@@ -10,9 +10,9 @@
    shared data is skipped with one line saying so.
 2. Each book gets a lakehouse built with DEFAULT settings through the user's surface, ``csillag pipeline <book>
    --lakehouse <cache>/<name>`` (a subprocess; a lakehouse already built is up to date, so the run is instant).
-3. Each question goes through ``csillag ask``'s own code in this process (``tools.ask.build_platform`` and
-   ``tools.ask.Turn``: the platform is built once per book, the questions are asked warm); the first ``--check-cli``
-   questions of each book are also run through the command itself (``tools.ask.main``, a fresh platform) and the two
+3. Each question goes through ``csillag ask``'s own code in this process (``cli.ask.build_platform`` and
+   ``cli.ask.Turn``: the platform is built once per book, the questions are asked warm); the first ``--check-cli``
+   questions of each book are also run through the command itself (``cli.ask.main``, a fresh platform) and the two
    printed outputs must be identical.
 4. Scores, each a share of the questions (``holds``): a reference answer is found in a text when at least 60 % of its
    content words are in it — words casefolded (``tools.retrieval.analyzer.words``), the analyser's stop words
@@ -229,7 +229,7 @@ def build_lakehouse(source: Path, lake: Path) -> float:
     """``csillag pipeline SOURCE --lakehouse LAKE`` with default settings; the seconds it took (instant when up to
     date). Waits for another run writing the same lakehouse."""
     csillag = ROOT / ".venv" / "bin" / "csillag"
-    command = [str(csillag)] if csillag.exists() else [sys.executable, "-m", "jobs.cli"]
+    command = [str(csillag)] if csillag.exists() else [sys.executable, "-m", "cli"]
     command += ["pipeline", str(source), "--lakehouse", str(lake), "--quiet", "--wait", "36000"]
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
     started = time.perf_counter()
@@ -243,8 +243,8 @@ class Asker:
     """One book's ``csillag ask``, built once: the CLI's own platform and ``Turn``, and plain BM25 beside it."""
 
     def __init__(self, lake: Path) -> None:
+        from cli.ask import build_platform
         from settings.config import load_settings
-        from tools.ask import build_platform
         from tools.retrieval.chunks import ChunkRetriever
 
         self.lake = lake
@@ -258,7 +258,7 @@ class Asker:
 
     def ask(self, question: str) -> tuple[str, float]:
         """What ``csillag ask QUESTION`` prints, and the seconds the turn took."""
-        from tools.ask import Turn
+        from cli.ask import Turn
 
         out = io.StringIO()
         self.asked += 1  # a user per question: no clarification session carries over, as between CLI runs
@@ -279,7 +279,7 @@ class Asker:
 
 def cli_output(lake: Path, question: str) -> str:
     """What ``csillag ask QUESTION --lakehouse LAKE`` prints, through the command itself (a fresh platform)."""
-    from tools.ask import main as ask_main
+    from cli.ask import main as ask_main
 
     out = io.StringIO()
     code = ask_main([question, "--lakehouse", str(lake), "--quiet"], out=out)

@@ -66,8 +66,8 @@ class RunContext:
     # Set by the mentions stage when its NER runs in the driver: the workers' start begun with the run
     # (``Stage.start_early``) then makes no job, and the run does not wait at its end for a daemon it never used.
     workers_not_needed: threading.Event = field(default_factory=threading.Event)
-    # The bytes of input files this run will read, foreseen at its start (``ingestion.pipeline.foresee``); None when
-    # unknown (inputs that are not plain files, or no documents stage in the run).
+    # The bytes of input files this run will read, foreseen at its start (``ingestion.startup.SparkStartup.foresee``);
+    # None when unknown (inputs that are not plain files, or no documents stage in the run).
     foreseen_bytes: int | None = None
     # The NER processes the mentions stage began at the run's start (``MentionsStage.start_early``), if it did.
     ner_pool: Any = None

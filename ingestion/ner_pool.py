@@ -127,4 +127,4 @@ class NerPool:
         """End the processes (waiting for none of their queued work: a failed stage has no use for it)."""
         self._executor.shutdown(wait=True, cancel_futures=True)
 
-    join = close  # the run ends what its stages began early by joining it (``ingestion.pipeline.run_stages``)
+    join = close  # the run ends what its stages began early by joining it (``ingestion.startup.SparkStartup``)

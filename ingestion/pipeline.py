@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ingestion.context import RunContext
 from ingestion.errors import UnknownStageError
 from ingestion.routing import settle_corpus_language
-from ingestion.spark import StartingSession, python_worker_environment
-from ingestion.stage import Stage, Started
+from ingestion.stage import Stage
 from ingestion.stages.chunks import ChunksStage
 from ingestion.stages.cooccurrences import CooccurrencesStage
 from ingestion.stages.documents import DocumentsStage
@@ -19,6 +19,7 @@ from ingestion.stages.graph import GraphStage
 from ingestion.stages.index import IndexStage
 from ingestion.stages.mentions import MentionsStage
 from ingestion.stages.neo4j import Neo4jStage
+from ingestion.startup import SparkStartup
 from tools.ingestion import STAGE_NAMES as CONTRACT_STAGE_NAMES
 from tools.ingestion import StageReport
 
@@ -59,6 +60,29 @@ class PipelineOutcome:
     failed_stage: str | None = None
     error: Exception | None = None
 
+    def stop(self, stage: Stage, error: Exception, later: Sequence[Stage]) -> None:
+        """Record ``stage``'s failure and report the ``later`` stages not run."""
+        self.failed_stage, self.error = stage.name, error
+        self.reports.append(StageReport(stage=stage.name, status="failed", reason=_reason(error)))
+        self.reports.extend(
+            StageReport(stage=other.name, status="not_run", reason=f"stage {stage.name} failed") for other in later
+        )
+
+
+class CorpusLanguage:
+    """Settles the corpus's language (``settle_corpus_language``) before the first stage after documents: once, as
+    only the documents stage changes the documents table (a read of it costs ~60 ms)."""
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.settled = False
+
+    def before(self, stage: Stage) -> None:
+        """Settle it now if ``stage`` is the first that reads the documents' language."""
+        if stage.name != "documents" and not self.settled:
+            settle_corpus_language(self.ctx)
+            self.settled = True
+
 
 def up_to_date_reports(ctx: RunContext, stages: list[Stage]) -> list[StageReport] | None:
     """The skipped reports of ``stages`` when every one is up to date, else None — without Spark.
@@ -68,12 +92,10 @@ def up_to_date_reports(ctx: RunContext, stages: list[Stage]) -> list[StageReport
     date: the run then starts Spark and decides stage by stage as always.
     """
     reports = []
-    settled = False
+    language = CorpusLanguage(ctx)
     try:
         for stage in stages:
-            if stage.name != "documents" and not settled:
-                settle_corpus_language(ctx)  # once: only the documents stage changes the documents table
-                settled = True
+            language.before(stage)
             report = stage.up_to_date(ctx)
             if report is None:
                 logger.debug("stage %s is not up to date: the run needs Spark", stage.name)
@@ -88,98 +110,23 @@ def up_to_date_reports(ctx: RunContext, stages: list[Stage]) -> list[StageReport
 def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
     """Run the stages in order; the first failure stops the run and the later stages are reported not run.
 
-    Each stage's Python workers get the environment every stage still to come asks for (``worker_environment``),
-    so the mentions stage's pipeline is loaded by the daemon the run's first Python task starts, and not by the
-    daemons of the stages after it — unless this run started that daemon (``RunContext.started_worker_environment``):
-    the later stages' tasks then fork from it rather than wait for a daemon of their own.
+    When Spark starts, what the stages begin early and their workers' environment are the run's start-up
+    strategy (``ingestion.startup.SparkStartup``), not the stages' concern.
     """
     outcome = PipelineOutcome()
-    foresee(ctx, stages)
-    early = _start_early(ctx, stages)
-    try:
-        _run_each(ctx, stages, outcome)
-    finally:
-        for thread in early:
-            thread.join()
+    language = CorpusLanguage(ctx)
+    with SparkStartup(ctx, stages) as startup:
+        for index, stage in enumerate(stages):
+            try:
+                startup.settle_session()
+                language.before(stage)
+                with startup.stage(index):
+                    outcome.reports.append(stage.run(ctx))
+            except Exception as exc:  # noqa: BLE001 - any failure must become a report (R-ING-3); logged with context
+                logger.exception("stage %s failed (run %s): %s", stage.name, ctx.run_id, exc)
+                outcome.stop(stage, exc, later=stages[index + 1 :])
+                break
     return outcome
-
-
-def foresee(ctx: RunContext, stages: list[Stage]) -> None:
-    """Plan the run from what it will read (``RunContext.foreseen_bytes``), and start Spark now unless it is
-    foreseen to need none: a corpus within ``ingestion.driver_max_chars`` on a local master whose NER runs in
-    processes of the driver (``ingestion.stages.mentions.driver_processes``) has every stage in the driver, and a
-    JVM starting beside them would only take a core from them (~3 s of CPU). A wrong guess costs only time: a
-    stage that needs Spark starts it then (``StartingSession.session``)."""
-    from ingestion.stages.mentions import driver_processes
-
-    documents = next((stage for stage in stages if stage.name == "documents"), None)
-    bytes_to_read = getattr(documents, "bytes_to_read", None)  # a stand-in documents stage may not foresee
-    ctx.foreseen_bytes = bytes_to_read(ctx) if bytes_to_read is not None else None
-    if not isinstance(ctx.spark, StartingSession) or ctx.spark.started:
-        return
-    if driver_processes(ctx) == 0 or ctx.foreseen_bytes is None:
-        ctx.spark.begin()
-        return
-    existing = ctx.lakehouse.text_chars()
-    if existing + ctx.foreseen_bytes > ctx.settings.ingestion.driver_max_chars:
-        ctx.spark.begin()
-    else:
-        logger.info("Spark not started: every stage of this run is foreseen in the driver (%d + %d characters)",
-                    existing, ctx.foreseen_bytes)
-
-
-def _start_early(ctx: RunContext, stages: list[Stage]) -> list[Started]:
-    """What the stages begin at the run's start (``Stage.start_early``), for those that will have work: a stage
-    with something to do, or with a stage before it that has (and so may give it some)."""
-    started: list[Started] = []
-    pending = False
-    # only as far as the last stage that begins anything: the checks cost a listing or a query each
-    hooked = [i for i, stage in enumerate(stages)
-              if getattr(type(stage), "start_early", Stage.start_early) is not Stage.start_early]
-    for stage in stages[: hooked[-1] + 1] if hooked else []:
-        try:
-            pending = pending or ctx.force or stage.up_to_date(ctx) is None
-            thread = stage.start_early(ctx) if pending else None
-        except Exception:  # noqa: BLE001 - only a head start; the stage's own run reports real problems
-            logger.debug("stage %s: early start skipped", stage.name, exc_info=True)
-            thread = None
-        if thread is not None:
-            started.append(thread)
-    return started
-
-
-def _run_each(ctx: RunContext, stages: list[Stage], outcome: PipelineOutcome) -> None:
-    settled = False
-    for index, stage in enumerate(stages):
-        try:
-            _settle_session(ctx)
-            if stage.name != "documents" and not settled:
-                # Documents in: with detected languages, the corpus's language is the run's from here on;
-                # once, as only the documents stage changes the documents table (a read of it costs ~60 ms).
-                settle_corpus_language(ctx)
-                settled = True
-            environment = dict(ctx.started_worker_environment)
-            for coming in stages[index:]:
-                environment.update(coming.worker_environment(ctx))
-            with python_worker_environment(ctx.spark, environment):
-                outcome.reports.append(stage.run(ctx))
-        except Exception as exc:  # noqa: BLE001 - any failure must become a report (R-ING-3); logged with context
-            logger.exception("stage %s failed (run %s): %s", stage.name, ctx.run_id, exc)
-            outcome.failed_stage, outcome.error = stage.name, exc
-            outcome.reports.append(StageReport(stage=stage.name, status="failed", reason=_reason(exc)))
-            outcome.reports.extend(
-                StageReport(stage=later.name, status="not_run", reason=f"stage {stage.name} failed")
-                for later in stages[index + 1 :]
-            )
-            break
-
-
-def _settle_session(ctx: RunContext) -> None:
-    """The real session in the run's context once a session started in the background is there (its start's error
-    raised, for the stage about to run to report): pyspark and Delta get a SparkSession, not its stand-in."""
-    if isinstance(ctx.spark, StartingSession) and ctx.spark.ready:
-        ctx.spark = ctx.spark.session()
-        ctx.lakehouse.spark = ctx.spark
 
 
 def _reason(exc: Exception) -> str:

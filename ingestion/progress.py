@@ -1,7 +1,7 @@
 """Progress of long stages: how much of the work is done, in the stage's own unit (documents, chunks, words).
 
 Stages report through the run's ``ProgressReporter``; the default writes log lines with the rate, the command line
-shows bars (``jobs/cli.py``). Reporters must be cheap: they are called once per committed batch, not per row.
+shows bars (``cli/progress.py``). Reporters must be cheap: they are called once per committed batch, not per row.
 """
 
 from __future__ import annotations

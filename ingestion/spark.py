@@ -112,7 +112,8 @@ def get_spark(settings: SparkSettings, storage: LakehouseStorage | None = None) 
 
 
 # spark-submit.sh on a local master: its spark-submit options (shell-quoted), for the job that runs in its check's
-# process and launches the JVM itself (``get_spark``). Set by the script only.
+# process and launches the JVM itself (``get_spark``; the handshake's run-here mode, ``cli.handshake``). Set by the
+# script only.
 SUBMIT_ARGS_VARIABLE = "CSILLAG_SUBMIT_ARGS"
 
 

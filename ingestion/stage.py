@@ -112,8 +112,9 @@ class Stage(ABC):
 
         The pipeline sets them for this stage and every stage before it in the run, not only for this stage's jobs:
         Spark starts one daemon per worker environment, so those stages' workers come from the same daemon, started
-        by the run's first Python task (``ingestion.pipeline.run_stages``). A stage that starts its daemon records
-        the environment in ``RunContext.started_worker_environment``, and the stages after it reuse that daemon.
+        by the run's first Python task (``ingestion.startup.SparkStartup.stage``). A stage that starts its daemon
+        records the environment in ``RunContext.started_worker_environment``, and the stages after it reuse that
+        daemon.
         """
         return {}
 

@@ -16,7 +16,6 @@ the tables only as the last completed run left them.
 from __future__ import annotations
 
 import logging
-import os
 import time
 import uuid
 from pathlib import Path
@@ -165,7 +164,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
 
     def _execute(self, request: IngestionRequest, run_id: str) -> IngestionResult:
         from ingestion.pipeline import select_stages
-        from ingestion.spark import get_spark
+        from ingestion.startup import SparkStartup
 
         settings = self._require_settings()
         stages = select_stages(request.stages)
@@ -179,12 +178,8 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             settings.lakehouse.storage(), run_id=run_id, tool=self.get_name(), wait_seconds=request.wait_seconds
         )
         spark = self._spark
-        if spark is None and lock.storage.is_hdfs:
-            # Spark's JVM before the first hdfs-native client (the lock's): pyspark starts the JVM with
-            # Popen(preexec_fn=…), which can hang in a process that already runs the client's Rust threads. So an
-            # in-process run into HDFS starts Spark even when every stage proves up to date (spark-submit.sh's check,
-            # in its own process, still answers that case without a JVM).
-            spark = get_spark(settings.spark, lock.storage)
+        if spark is None:
+            spark = SparkStartup.before_the_lock(settings.spark, lock.storage)
         with lock:
             try:
                 return self._run_or_answer(request, run_id, stages, domain, spark, lock.storage)
@@ -197,7 +192,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
     ) -> IngestionResult:
         """Under the lock: the answer of a run whose every stage is up to date, else the run."""
         from ingestion.publish import ensure_baseline
-        from ingestion.spark import StartingSession, get_spark
+        from ingestion.startup import SparkStartup
 
         settings = self._require_settings()
         ensure_baseline(storage)
@@ -206,13 +201,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             if answered is not None:
                 return answered
         if spark is None:
-            # Started beside the first stages, which work in the driver when the corpus or its increment is
-            # small: the JVM's few seconds are then hidden — or not at all when the run is
-            # foreseen to need none (ingestion.pipeline.foresee).
-            # Under spark-submit the JVM is up already: its session (and the master it really has) at once.
-            spark = StartingSession(  # type: ignore[assignment]
-                lambda: get_spark(settings.spark, storage), eager=bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
-            )
+            spark = SparkStartup.session(settings.spark, storage)  # type: ignore[assignment]
         return self._run_locked(request, run_id, stages, domain, spark)  # type: ignore[arg-type]
 
     def run_if_up_to_date(self, request: IngestionRequest) -> IngestionResult | None:

@@ -1,6 +1,6 @@
-"""What the ingestion commands share: the exit code of each outcome, the tool, the input check and the result table.
+"""What an ingestion job needs around its tool: the tool itself, the input and lakehouse checks, and the result table.
 
-``csillag pipeline``/``ingest``/``stage`` (``jobs.cli_ingest``) are reached from the console script, from
+``csillag pipeline``/``ingest``/``stage`` (``cli.ingest``) are reached from the console script, from
 ``python -m jobs.pipeline``/``jobs.stage`` and from ``spark-submit.sh``/Airflow running ``jobs/pipeline.py`` or
 ``jobs/stage.py`` as scripts: one code path, so the same input gives the same output and exit code every way.
 """
@@ -12,20 +12,14 @@ import logging
 import os
 from pathlib import Path
 
-from jobs.summary import gold_line
 from settings.config import CsillagSettings
-from tools.cli import EXIT_BUSY, EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from tools.errors import ToolError
 from tools.ingestion import IngestionResult, IngestionTool
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_TOOL", "EXIT_BUSY", "EXIT_CODES", "EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE",
-           "build_tool", "input_problem", "lakehouse_problem", "render_result"]
+__all__ = ["DEFAULT_TOOL", "build_tool", "input_problem", "lakehouse_problem", "render_result"]
 
-EXIT_CODES = {  # the exit code of each IngestionResult.status (tools.cli: what each code means)
-    "succeeded": EXIT_OK, "skipped": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED, "busy": EXIT_BUSY,
-}
 DEFAULT_TOOL = "ner_ingestion"
 
 
@@ -98,6 +92,8 @@ def lakehouse_problem(settings: CsillagSettings) -> str | None:
 
 def render_result(result: IngestionResult, settings: CsillagSettings) -> str:
     """A plain-text summary: one line per stage, then the outcome."""
+    from jobs.status import gold_line  # with the stage modules: not for a check that ends before any run
+
     lines = [f"run {result.run_id} → {settings.lakehouse.storage().uri()}", ""]
     lines.append(f"{'stage':<15}{'status':<11}{'seconds':>8}  counts")
     for report in result.stages:

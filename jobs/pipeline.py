@@ -1,21 +1,15 @@
-"""``jobs/pipeline.py``: the ``csillag pipeline`` command as a script, for ``spark-submit`` (``spark-submit.sh
-pipeline …``) and ``python -m jobs.pipeline``. Every stage that is not up to date:
-documents → chunks → index → mentions → entities → cooccurrences → graph → neo4j.
+"""``jobs/pipeline.py``: the ``csillag pipeline`` command (``cli.ingest``) as a script, for ``spark-submit``
+(``spark-submit.sh pipeline …``, the REST API's runs) and ``python -m jobs.pipeline``. Every stage that is not up to
+date: documents → chunks → index → mentions → entities → cooccurrences → graph → neo4j.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
-from jobs.cli_ingest import pipeline
-from tools.cli import run
+from cli.ingest import pipeline_main as main
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``csillag pipeline`` with ``argv`` (default ``sys.argv[1:]``); the exit codes are the command's."""
-    return run(pipeline, argv, prog_name="csillag pipeline")
-
+__all__ = ["main"]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,5 +1,6 @@
-"""What ``csillag status`` reports about a lakehouse: the published run, the run writing it now (if any), every
-stage's ``_SUCCESS`` marker and every table's size.
+"""What ``csillag status`` and ``csillag summary`` report about a lakehouse: the published run, the run writing it
+now (if any), every stage's ``_SUCCESS`` marker, every table's size, the entity-resolution score against the gold list
+(when the entities stage made one), the main entities and the strongest relations.
 
 Readers see the lakehouse as the last completed run published it (``graph.published``): the stage markers and table
 sizes shown are those of the published run, not the half-written state of a run in progress, which is shown apart
@@ -19,13 +20,67 @@ from ingestion.errors import LakehouseError
 from ingestion.lock import is_stale, read_holder
 from ingestion.markers import MarkerStore
 from ingestion.pipeline import STAGE_NAMES
-from jobs.summary import TABLES, summarize
 
 logger = logging.getLogger(__name__)
 
+TABLES = ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph_nodes", "rejects")
+
+
+def summarize(lake: Path | LakehouseStorage, top: int = 10) -> str:
+    """The summary as text, of the tables as the last completed run published them; a missing table is reported,
+    not raised."""
+    from deltalake.exceptions import TableNotFoundError
+
+    storage = as_storage(lake)
+    lines = [f"lakehouse {storage.uri()}", ""]
+    frames = {}
+    manifest = read_published(storage)
+    for table in TABLES:
+        try:
+            frames[table] = arrow_dataset(open_table(storage, table, manifest), storage).to_table().to_pandas()
+            lines.append(f"  {table:<15}{len(frames[table]):>8} rows")
+        except TableNotFoundError:
+            lines.append(f"  {table:<15}{'—':>8} (not written yet)")
+    gold = _gold_report(storage)
+    if gold:
+        lines += ["", gold_line(gold)]
+    nodes = frames.get("graph_nodes")
+    if nodes is None or nodes.empty:
+        return "\n".join(lines)
+    ranked = nodes.sort_values(["pagerank", "mention_count", "entity_id"], ascending=[False, False, True]).head(top)
+    lines += [
+        "",
+        f"Top {len(ranked)} entities (by PageRank):",
+        f"  {'name':<28}{'label':<8}{'mentions':>9}{'pagerank':>10}",
+    ]
+    for node in ranked.itertuples():
+        lines.append(f"  {node.canonical_name[:27]:<28}{node.label:<8}{node.mention_count:>9}{node.pagerank:>10.4f}")
+    pairs = frames.get("cooccurrences")
+    if pairs is not None and not pairs.empty:
+        names = dict(zip(nodes.entity_id, nodes.canonical_name, strict=True))
+        strongest = pairs.sort_values(["count", "weight", "src_id", "dst_id"], ascending=[False, False, True, True])
+        lines += ["", f"Strongest relations (co-occurrences per {pairs.window.iloc[0]}):"]
+        for pair in strongest.head(top).itertuples():
+            a, b = names.get(pair.src_id, pair.src_id), names.get(pair.dst_id, pair.dst_id)
+            lines.append(f"  {a[:24]:<25}— {b[:24]:<25}{pair.count:>5} times")
+    return "\n".join(lines)
+
+
+def gold_line(gold: dict[str, Any]) -> str:
+    """The entities stage's score against ``ner.gold_list`` (its ``details["gold"]``), as one line."""
+    from ingestion.resolution_eval import describe_gold_report
+
+    return f"entity resolution vs gold {gold.get('path', '')}: {describe_gold_report(gold)}"
+
+
+def _gold_report(lake: Path | LakehouseStorage) -> dict[str, Any] | None:
+    """The entities stage's score against ``ner.gold_list`` (its marker's ``details["gold"]``), if it made one."""
+    marker = MarkerStore(lake).read("entities")
+    return marker.details.get("gold") if marker is not None else None
+
 
 def table_rows(root: Path | LakehouseStorage, manifest: PublishedRun | None = None) -> dict[str, int | None]:
-    """Rows per table of ``jobs.summary.TABLES`` at the published versions; None for a table not published."""
+    """Rows per table of ``TABLES`` at the published versions; None for a table not published."""
     from deltalake.exceptions import TableNotFoundError
 
     rows: dict[str, int | None] = {}
@@ -78,7 +133,7 @@ def lakehouse_status(root: Path | LakehouseStorage, graph_store: str | None = No
 
 
 def render_status(report: dict[str, Any], root: Path | LakehouseStorage, top: int = 10) -> str:
-    """The stage table, the published and the running run, then ``jobs.summary``'s table sizes, top entities and
+    """The stage table, the published and the running run, then ``summarize``'s table sizes, top entities and
     strongest relations (as published)."""
     lines = [f"{'stage':<15}{'state':<9}{'finished':<27}{'run':<26}counts"]
     unused = report.get("unused", {})

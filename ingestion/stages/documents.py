@@ -452,7 +452,7 @@ class DocumentsStage(Stage):
         """What this run's ``compute`` will read, foreseen before the run: the bytes of the input files that are new
         or changed since the last complete run (``_unchanged``'s rule without reading the table), or None when an
         input is no plain file (JSONL, a table: read by Spark's workers) or cannot be listed. A guess for planning
-        the run (``ingestion.pipeline.foresee``); ``compute`` decides for itself."""
+        the run (``ingestion.startup.SparkStartup.foresee``); ``compute`` decides for itself."""
         try:
             scan = scan_inputs(ctx.inputs, self.roots(ctx))
             if any(source.kind != "files" for source in scan.sources):

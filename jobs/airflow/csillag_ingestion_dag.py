@@ -49,7 +49,7 @@ TOOL = os.environ.get("CSILLAG_AIRFLOW_TOOL", "ner_ingestion")
 SCHEDULE = os.environ.get("CSILLAG_AIRFLOW_SCHEDULE", "@daily")
 CONN_ID = "csillag_spark"
 ZIP = ROOT / ".cache" / "dist" / "csillag.zip"
-PACKAGES = ("jobs", "ingestion", "graph", "tools", "settings")
+PACKAGES = ("cli", "jobs", "ingestion", "graph", "tools", "settings")
 # One id per data interval: the same interval always gets the same run id, whenever and however often it runs.
 RUN_ID = "airflow-{{ data_interval_start | ts_nodash }}-{{ data_interval_end | ts_nodash }}"
 

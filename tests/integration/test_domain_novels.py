@@ -80,9 +80,9 @@ def test_egri_how_dobo_and_gergely_are_connected(egri_run: SimpleNamespace) -> N
 
 
 def test_egri_chapter_question_asks_for_the_part_then_answers(egri_run: SimpleNamespace) -> None:
+    from cli.ask import build_platform
     from settings.config import load_settings
     from tools.analysis.domain import DomainSettings
-    from tools.ask import build_platform
 
     settings = load_settings(lakehouse={"root": egri_run.lake})
     platform, _ = build_platform(settings, DomainSettings.from_settings(settings, "egri_csillagok"))
@@ -166,7 +166,7 @@ def test_war_and_peace_domain_answers_with_merged_aliases(war_and_peace_run: Sim
     assert "Prince Andrew" in list(andrew.aliases)
     other, count = closest_companion(war_and_peace_run.lake, andrew.entity_id)
     out = io.StringIO()
-    from tools.ask import main
+    from cli.ask import main
 
     assert main(["Who is Prince Andrew's closest companion?", "--lakehouse", str(war_and_peace_run.lake),
                  "--domain", "war_and_peace", "--quiet"], out=out) == 0

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from cli.app import main as cli_main
 from graph.storage import LakehouseStorage
-from jobs.cli import main as cli_main
 from tests.conftest import EN_SAMPLE_FILES, ROOT, PipelineRun
 from tests.unit.ingestion.tables import comparable, read
 from tools.ingestion import STAGE_NAMES

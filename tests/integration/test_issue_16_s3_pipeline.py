@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 
+from cli.app import main as cli_main
 from graph.settings import S3Settings
 from graph.storage import LakehouseStorage
 from graph.tables import NON_PROSE_UNIT_KINDS
-from jobs.cli import main as cli_main
 from tests.conftest import ROOT, S3_TEST_CREDENTIALS, SAMPLES
 from tests.unit.ingestion.tables import comparable, read
 from tools.ingestion import STAGE_NAMES
@@ -234,7 +234,7 @@ def test_issue_16_csillag_ask_answers_from_the_bucket_as_from_local_disk(
 
 
 def _cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "jobs.cli", *args], cwd=cwd, env=env, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=300, check=False)
 
 

@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.integration]
 
 COMMANDS = {
     "pipeline": ["jobs.pipeline", str(SAMPLES / "en"), "--master", "local[1]", "--quiet", "--wait", "3"],
-    "vacuum": ["jobs.cli", "vacuum"],
+    "vacuum": ["cli", "vacuum"],
 }
 
 

@@ -150,7 +150,7 @@ def test_issue_12_pipeline_loads_neo4j_with_the_embedded_stores_answers(run: Sim
 
 def _ask(lake: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "jobs.cli", "ask", QUESTION, "--lakehouse", str(lake)],
+        [sys.executable, "-m", "cli", "ask", QUESTION, "--lakehouse", str(lake)],
         capture_output=True, text=True, timeout=600, cwd=ROOT, env=env, check=False,
     )
 
@@ -172,7 +172,7 @@ def test_issue_12_rerun_changes_nothing_in_neo4j(spark: Any, run: SimpleNamespac
     assert _content(run.settings) == before
     # by hand: `csillag graph load` loads what is published -- the same graph -- and changes nothing either
     done = subprocess.run(
-        [sys.executable, "-m", "jobs.cli", "graph", "load", "--lakehouse", str(run.lake)],
+        [sys.executable, "-m", "cli", "graph", "load", "--lakehouse", str(run.lake)],
         capture_output=True, text=True, timeout=300, cwd=ROOT, env={"PATH": "/usr/bin:/bin"} | run.env, check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -195,7 +195,7 @@ def test_issue_12_neo4j_down_or_wrong_password_fails_in_one_line(spark: Any, run
     assert {table: version(run.lake, table) for table in TABLES} == versions  # the Delta tables are untouched
     # the same by hand: exit 1, one line
     done = subprocess.run(
-        [sys.executable, "-m", "jobs.cli", "graph", "load", "--lakehouse", str(run.lake)],
+        [sys.executable, "-m", "cli", "graph", "load", "--lakehouse", str(run.lake)],
         capture_output=True, text=True, timeout=300, cwd=ROOT, env={"PATH": "/usr/bin:/bin"} | wrong, check=False,
     )
     assert done.returncode == 1 and done.stdout == ""

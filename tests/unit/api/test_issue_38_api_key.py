@@ -8,8 +8,8 @@ import pytest
 
 from api.app import create_app_from_env
 from api.server import check_serving_settings
-from jobs.cli import main as cli_main
-from jobs.common import EXIT_USAGE
+from cli.app import main as cli_main
+from cli.base import EXIT_USAGE
 from settings.config import load_settings
 from tools.errors import ConfigError
 

@@ -139,7 +139,7 @@ def test_issue_15_a_hungarian_text_nobody_configured_gives_nominative_names(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``csillag ingest`` with default settings on a Hungarian and an English text, then a Hungarian question."""
-    from jobs.cli import main
+    from cli.app import main
     from tests.unit.ingestion.tables import read
 
     for name in [n for n in os.environ if n.startswith("CSILLAG_")]:

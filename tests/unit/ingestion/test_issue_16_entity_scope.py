@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from cli.ask import main as ask
 from tests.unit.ingestion.tables import read
-from tools.ask import main as ask
 
 pytestmark = pytest.mark.spark
 

@@ -2,7 +2,7 @@
 
 ``spark-submit.sh`` on a local master runs the job in its check's Python, which starts the JVM with the script's
 options (``ingestion.spark.local_submit_args``); a run foreseen to need no Spark starts none
-(``ingestion.pipeline.foresee``); the mentions stage's NER runs in processes it starts itself
+(``ingestion.startup.SparkStartup.foresee``); the mentions stage's NER runs in processes it starts itself
 (``ingestion.ner_pool``). War and Peace through both NER engines is compared in
 tests/integration/test_corpus_runs.py; the whole command is run by tests/integration/test_spark_submit.py.
 """
@@ -126,7 +126,7 @@ def test_issue_16_a_csillag_pipeline_check_imports_only_the_named_tools_plugin()
 def test_issue_16_a_run_foresees_the_bytes_of_the_files_it_will_read(
     pipeline_run: Any, make_settings: Any, tmp_path: Path
 ) -> None:
-    # What ingestion.pipeline.foresee plans with: the input files new or changed since the last complete run (by
+    # What SparkStartup.foresee plans with: the input files new or changed since the last complete run (by
     # size and modification time, as the documents stage itself skips them), all with --force, None for inputs
     # that are no plain files.
     from ingestion.lakehouse import Lakehouse

@@ -88,14 +88,14 @@ def test_issue_16_a_job_made_from_another_thread_sees_its_environment_and_leaves
 
 
 def test_issue_16_the_pipeline_swaps_in_the_real_session_once_it_is_there() -> None:
-    from ingestion.pipeline import _settle_session
+    from ingestion.startup import SparkStartup
 
     release, session = threading.Event(), _Session()
     starting = _starting(release, session)
     ctx = SimpleNamespace(spark=starting, lakehouse=SimpleNamespace(spark=starting))
-    _settle_session(ctx)  # type: ignore[arg-type]
+    SparkStartup(ctx, []).settle_session()  # type: ignore[arg-type]
     assert ctx.spark is starting  # not there yet: the stand-in stays, nobody waits
     release.set()
     starting.session()
-    _settle_session(ctx)  # type: ignore[arg-type]
+    SparkStartup(ctx, []).settle_session()  # type: ignore[arg-type]
     assert ctx.spark is session and ctx.lakehouse.spark is session

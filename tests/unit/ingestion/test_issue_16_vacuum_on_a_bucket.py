@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
+from cli.app import main as cli_main
 from graph.settings import S3Settings
 from graph.storage import LakehouseStorage
 from ingestion.lock import LOCK_FILE
-from jobs.cli import main as cli_main
 
 pytestmark = pytest.mark.s3
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from jobs.cli import main
+from cli.app import main
+from cli.base import EXIT_PARTIAL
 from tests.unit.ingestion.tables import read
-from tools.cli import EXIT_PARTIAL
 
 pytestmark = pytest.mark.spark
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from jobs.cli import main
+from cli.app import main
+from cli.base import EXIT_OK, EXIT_PARTIAL
 from tests.conftest import SAMPLES
 from tests.unit.ingestion.tables import read
-from tools.cli import EXIT_OK, EXIT_PARTIAL
 
 
 def test_issue_38_a_file_name_that_is_not_utf8_is_one_named_reject_and_the_rest_is_ingested(

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import ingestion.records as records
-from jobs.cli import main
+from cli.app import main
+from cli.base import EXIT_PARTIAL
 from tests.unit.ingestion.tables import read
-from tools.cli import EXIT_PARTIAL
 
 STORY = ("Margaret Hale walked down to the harbour with Captain Vance, and they talked about the ships that had "
          "come in from the north that week. ") * 4

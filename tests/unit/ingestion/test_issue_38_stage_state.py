@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from cli.app import main
+from cli.base import EXIT_OK
 from ingestion.markers import MarkerStore
-from jobs.cli import main
 from tests.conftest import SAMPLES
-from tools.cli import EXIT_OK
 
 
 def test_issue_38_an_altered_entities_state_is_not_trusted_and_is_counted_again(

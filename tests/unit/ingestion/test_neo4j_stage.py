@@ -14,6 +14,7 @@ import pytest
 from deltalake import write_deltalake
 
 import graph.metrics
+from cli.app import main
 from graph.errors import GraphLoadError
 from graph.loading import lakehouse_versions, load_into_neo4j, read_graph
 from graph.settings import Neo4jSettings
@@ -23,7 +24,6 @@ from ingestion.markers import MarkerStore
 from ingestion.pipeline import STAGE_NAMES
 from ingestion.stages.graph import MAX_DRIVER_EDGES
 from ingestion.stages.neo4j import Neo4jStage
-from jobs.cli import main
 from settings.config import load_settings
 from tools.ingestion import STAGE_NAMES as CONTRACT_STAGE_NAMES
 

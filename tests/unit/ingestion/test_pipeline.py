@@ -269,7 +269,7 @@ def test_issue_16_up_to_date_rerun_is_answered_without_spark(
     assert tool.run_if_up_to_date(IngestionRequest(inputs=[str(sample_run.corpus)], force=True)) is None
     assert {t: version(sample_run.lake, t) for t in ALL_TABLES} == sample_run.versions  # nothing was written
     # The run does it (on a copy): a small increment on a local master is foreseen to need no Spark
-    # (ingestion.pipeline.foresee), and is done without a session; with nothing in the driver
+    # (ingestion.startup.SparkStartup.foresee), and is done without a session; with nothing in the driver
     # (ingestion.driver_max_chars 0) the run asks for one, which fails here.
     import shutil
 
@@ -772,7 +772,7 @@ def test_gold_list_is_scored_by_the_entities_stage_and_reported(
     import logging
 
     from jobs.common import render_result
-    from jobs.summary import summarize
+    from jobs.status import summarize
 
     # Built without a gold list: naming one changes the entities stage's settings, so that stage runs from scratch
     # as in a first build with the gold list; only the stages before it, which the list does not concern, are skipped.
@@ -921,8 +921,8 @@ def test_issue_16_workers_start_early_only_when_a_stage_up_to_theirs_has_work() 
     loses the head start."""
     import threading
 
-    from ingestion.pipeline import _start_early
     from ingestion.stage import Stage
+    from ingestion.startup import SparkStartup
     from tools.ingestion import StageReport
 
     begun: list[str] = []
@@ -951,12 +951,15 @@ def test_issue_16_workers_start_early_only_when_a_stage_up_to_theirs_has_work() 
         def compute(self, ctx: Any, incremental: bool) -> Any:
             raise AssertionError("not run here")
 
+    def start_early(ctx: Any, stages: list[Fake]) -> list[Any]:
+        return SparkStartup(ctx, stages).start_early()
+
     ctx = SimpleNamespace(force=False, spark=SimpleNamespace(sparkContext=SimpleNamespace(environment={})))
-    assert _start_early(ctx, [Fake("a", False), Fake("b", False, hook=True)]) == [] and begun == []
-    assert len(_start_early(ctx, [Fake("a", True), Fake("b", False, hook=True)])) == 1 and begun == ["b"]
-    assert _start_early(ctx, [Fake("a", None), Fake("b", False, hook=True)]) == [] and begun == ["b"]
+    assert start_early(ctx, [Fake("a", False), Fake("b", False, hook=True)]) == [] and begun == []
+    assert len(start_early(ctx, [Fake("a", True), Fake("b", False, hook=True)])) == 1 and begun == ["b"]
+    assert start_early(ctx, [Fake("a", None), Fake("b", False, hook=True)]) == [] and begun == ["b"]
     forced = SimpleNamespace(force=True, spark=ctx.spark)
-    assert len(_start_early(forced, [Fake("a", False), Fake("b", False, hook=True)])) == 1
+    assert len(start_early(forced, [Fake("a", False), Fake("b", False, hook=True)])) == 1
 
 
 @pytest.mark.parametrize("started", [True, False])
@@ -967,7 +970,7 @@ def test_issue_16_later_stages_reuse_the_worker_daemon_the_run_started_and_only_
     the NER pipeline for the later stages' small tasks)."""
     from unittest.mock import patch
 
-    from ingestion.pipeline import _run_each
+    from ingestion.pipeline import run_stages
     from ingestion.worker_daemon import PRELOAD_ENV
     from tools.ingestion import StageReport
 
@@ -990,9 +993,8 @@ def test_issue_16_later_stages_reuse_the_worker_daemon_the_run_started_and_only_
     ctx = SimpleNamespace(spark=SimpleNamespace(sparkContext=SimpleNamespace(environment={})),
                           started_worker_environment={}, settings=None)
     stages = [Recording("documents", {}), Recording("mentions", preload, starts=started), Recording("entities", {})]
-    outcome = SimpleNamespace(reports=[], failed_stage=None, error=None)
     with patch("ingestion.pipeline.settle_corpus_language"):
-        _run_each(ctx, stages, outcome)  # type: ignore[arg-type]
+        outcome = run_stages(ctx, stages)  # type: ignore[arg-type]
     assert outcome.error is None, outcome.error
     assert seen["documents"] == preload and seen["mentions"] == preload  # their tasks start the one daemon
     assert seen["entities"] == (preload if started else {})

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from deltalake import DeltaTable
 
-from jobs.cli import main as cli_main
+from cli.app import main as cli_main
 from tests.unit.ingestion.tables import read
 
 pytestmark = pytest.mark.spark

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from jobs.cli import cli, main
+from cli.app import cli, main
 from tools.ingestion import IngestionResult, StageReport
 
 KEY = "cli-test-key"
@@ -80,8 +80,8 @@ def test_cli_ingest_runs_the_tool_prints_the_table_and_exits_3_when_partial(monk
         seen["name"], seen["settings"] = name, settings
         return fake
 
-    monkeypatch.setattr("jobs.cli_ingest.build_tool", build)
-    monkeypatch.setattr("jobs.cli_ingest.configure_logging", lambda quiet: None)
+    monkeypatch.setattr("cli.ingest.build_tool", build)
+    monkeypatch.setattr("cli.ingest.configure_logging", lambda quiet: None)
     result = run("ingest", str(book), "--lakehouse", str(tmp_path / "lake"), "--master", "local[2]", "--force",
                  "--stages", "documents,chunks", "--tool", "egri_csillagok_ner_ingestion")
     assert result.exit_code == 3
@@ -98,10 +98,10 @@ def test_cli_ingest_runs_the_tool_prints_the_table_and_exits_3_when_partial(monk
 
 
 def test_cli_ingest_tool_defaults_to_the_setting_then_ner_ingestion(monkeypatch, tmp_path):
-    monkeypatch.setattr("jobs.cli_ingest.configure_logging", lambda quiet: None)
+    monkeypatch.setattr("cli.ingest.configure_logging", lambda quiet: None)
     monkeypatch.delenv("CSILLAG_INGESTION_TOOL", raising=False)
     seen = []
-    monkeypatch.setattr("jobs.cli_ingest.build_tool", lambda name, settings: seen.append(name) or FakeTool(PARTIAL))
+    monkeypatch.setattr("cli.ingest.build_tool", lambda name, settings: seen.append(name) or FakeTool(PARTIAL))
     egri = Path(__file__).resolve().parents[3] / "conf" / "domains" / "egri_csillagok.toml"
     run("--config", str(egri), "ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake"))
     run("ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake"))
@@ -110,22 +110,22 @@ def test_cli_ingest_tool_defaults_to_the_setting_then_ner_ingestion(monkeypatch,
 
 
 def test_cli_ingest_prints_the_gold_score(monkeypatch, tmp_path):
-    monkeypatch.setattr("jobs.cli_ingest.configure_logging", lambda quiet: None)
+    monkeypatch.setattr("cli.ingest.configure_logging", lambda quiet: None)
     gold = {"path": "conf/domains/gold.json", "precision": 1.0, "recall": 0.95, "found_aliases": 19,
             "gold_aliases": 20}
     result = IngestionResult(run_id="r", status="succeeded", stages=[
         StageReport(stage="entities", status="succeeded", counts={"entities": 3}, details={"gold": gold})])
-    monkeypatch.setattr("jobs.cli_ingest.build_tool", lambda name, settings: FakeTool(result))
+    monkeypatch.setattr("cli.ingest.build_tool", lambda name, settings: FakeTool(result))
     output = run("ingest", str(tmp_path), "--lakehouse", str(tmp_path / "lake")).output
     assert "entity resolution vs gold conf/domains/gold.json: precision 1.000 recall 0.950 (19/20 gold aliases " \
            "found)" in output.splitlines()
 
 
 def test_cli_ingest_json_and_exit_codes_per_status(monkeypatch, tmp_path):
-    monkeypatch.setattr("jobs.cli_ingest.configure_logging", lambda quiet: None)
+    monkeypatch.setattr("cli.ingest.configure_logging", lambda quiet: None)
     for status, code in (("succeeded", 0), ("skipped", 0), ("failed", 1)):
         fake = FakeTool(IngestionResult(run_id="r", status=status))
-        monkeypatch.setattr("jobs.cli_ingest.build_tool", lambda name, settings, fake=fake: fake)
+        monkeypatch.setattr("cli.ingest.build_tool", lambda name, settings, fake=fake: fake)
         result = run("ingest", str(tmp_path), "--json")
         assert result.exit_code == code, status
         assert json.loads(result.output)["status"] == status

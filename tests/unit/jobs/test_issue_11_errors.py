@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from cli.app import main as cli_main
+from cli.base import EXIT_OK, EXIT_USAGE
 from jobs import pipeline
-from jobs.cli import main as cli_main
-from jobs.common import EXIT_OK, EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "ingestion" / "samples" / "en"
@@ -60,7 +60,7 @@ def test_issue_11_graph_export_that_cannot_write_is_one_line_exit_1(
 ) -> None:
     from graph.testing.fixtures import small_graph
 
-    monkeypatch.setattr("jobs.cli_graph._graph_data", lambda ctx, lakehouse: small_graph())
+    monkeypatch.setattr("cli.graph._graph_data", lambda ctx, lakehouse: small_graph())
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")
     for command in (["graph", "export", str(blocker / "g.graphml")], ["graph", "draw", str(blocker / "g.html")]):

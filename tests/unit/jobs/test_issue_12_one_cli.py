@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 import pytest
 
-from jobs.cli import cli, main
-from tools.cli import EXIT_OK, EXIT_USAGE
+from cli.app import cli, main
+from cli.base import EXIT_OK, EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "ingestion" / "samples" / "en"
@@ -196,7 +196,7 @@ def test_issue_12_command_config_wins_over_the_groups_and_the_environment(tmp_pa
 def test_issue_12_no_product_module_parses_arguments_with_argparse() -> None:
     users = [
         str(path.relative_to(ROOT))
-        for package in ("jobs", "ingestion", "graph", "tools", "settings", "api")
+        for package in ("cli", "jobs", "ingestion", "graph", "tools", "settings", "api")
         for path in (ROOT / package).rglob("*.py")
         if "import argparse" in path.read_text(encoding="utf-8")
     ]

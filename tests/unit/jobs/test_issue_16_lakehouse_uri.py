@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from jobs.cli import main as cli_main
-from jobs.common import EXIT_FAILED, EXIT_USAGE
+from cli.app import main as cli_main
+from cli.base import EXIT_FAILED, EXIT_USAGE
 from settings.config import lakehouse_path, load_settings
 from settings.errors import ConfigError
 from tools.errors import LakehouseNotReadyError

@@ -23,7 +23,7 @@ def _listing(folder: Path) -> list[str]:
 def test_issue_38_a_table_folder_linked_outside_is_refused_at_the_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from jobs.cli import main
+    from cli.app import main
 
     lake, elsewhere = tmp_path / "evil", tmp_path / "elsewhere" / "documents"
     elsewhere.mkdir(parents=True)
@@ -47,8 +47,8 @@ def test_issue_38_a_table_folder_linked_outside_is_refused_at_the_start(
 def test_issue_38_a_link_planted_during_the_run_fails_the_stage_that_would_write_through_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from cli.app import main
     from ingestion.stages.documents import DocumentsStage
-    from jobs.cli import main
 
     lake, elsewhere = tmp_path / "lake", tmp_path / "elsewhere" / "chunks"
     elsewhere.mkdir(parents=True)

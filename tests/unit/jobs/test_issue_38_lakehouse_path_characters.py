@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from jobs.cli import main
+from cli.app import main
+from cli.base import EXIT_OK, EXIT_USAGE
 from tests.conftest import SAMPLES
 from tests.unit.ingestion.tables import read
-from tools.cli import EXIT_OK, EXIT_USAGE
 
 
 @pytest.mark.parametrize("folder", ["könyvtár mappa", "50% off & more"])

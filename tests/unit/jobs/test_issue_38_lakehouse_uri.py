@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from jobs.cli import main as cli_main
-from jobs.common import EXIT_USAGE
+from cli.app import main as cli_main
+from cli.base import EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "ingestion" / "samples" / "en"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from cli.app import main
+from cli.base import EXIT_OK, EXIT_USAGE
 from graph.errors import GraphDataError
 from graph.published import PUBLISHED_FILE, read_published
-from jobs.cli import main
 from tests.conftest import SAMPLES
-from tools.cli import EXIT_OK, EXIT_USAGE
 
 
 def _ingested(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:

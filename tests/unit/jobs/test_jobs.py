@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from cli.base import EXIT_USAGE
 from jobs import pipeline, stage
-from jobs.common import EXIT_USAGE
 
 
 def test_stage_job_unknown_stage_lists_valid_ones(capsys: pytest.CaptureFixture[str]) -> None:

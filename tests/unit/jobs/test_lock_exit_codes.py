@@ -13,7 +13,7 @@ from tests.conftest import SAMPLES
 def test_issue_11_csillag_ingest_on_a_locked_lakehouse_exits_4_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from jobs.cli import main
+    from cli.app import main
 
     lake = tmp_path / "lake"
     with LakehouseLock(lake, run_id="run-holder", tool="ner_ingestion"):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.ask import guess_language, main
+from cli.ask import guess_language, main
 
 
 @pytest.mark.parametrize(("question", "lang"), [

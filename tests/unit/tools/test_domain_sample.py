@@ -17,9 +17,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from cli.ask import main
 from tests.conftest import EN_SAMPLE_FILES
 from tests.unit.ingestion.tables import read
-from tools.ask import main
 from tools.retrieval.chunks import INDEX_FORMAT
 from tools.retrieval.units import title_number
 
@@ -118,10 +118,10 @@ def test_english_spelled_ordinal_names_the_chapter(english: SimpleNamespace) -> 
 
 
 def test_ask_wires_the_domain_settings_ingestion_tool(english: SimpleNamespace) -> None:
+    from cli.ask import build_platform
     from ingestion.domains.generic import GenericNERIngestionTool
     from settings.config import load_settings
     from tools.analysis.domain import DomainSettings
-    from tools.ask import build_platform
 
     settings = load_settings(lakehouse={"root": english.lake})
     platform, _ = build_platform(settings, DomainSettings.from_settings(settings, "war_and_peace"))
@@ -139,9 +139,9 @@ def test_english_dense_model_setting_makes_the_retrieval_hybrid(english: SimpleN
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.metadata
 
+    from cli.ask import build_platform
     from settings.config import load_settings
     from tools.analysis.domain import DomainSettings
-    from tools.ask import build_platform
 
     try:
         from tools.retrieval.dense import BertEncoder
@@ -163,7 +163,7 @@ def test_english_dense_model_setting_makes_the_retrieval_hybrid(english: SimpleN
 def test_english_without_a_dense_model_the_encoder_is_never_imported(english: SimpleNamespace) -> None:
     script = (
         "import json, sys\n"
-        "from tools.ask import main\n"
+        "from cli.ask import main\n"
         f"code = main(['Where is the lamp room?', '--lakehouse', {str(english.lake)!r}, '--domain', 'war_and_peace',"
         " '--quiet'])\n"
         "print(json.dumps({'code': code, 'modules': [m for m in ('tools.retrieval.dense', 'tokenizers', "

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from cli.ask import main as ask_main
 from tests.unit.tools.two_books import (
     ANSWER_A,
     ANSWER_B,
@@ -32,7 +33,6 @@ from tests.unit.tools.two_books import (
     corpus,
     ingest,
 )
-from tools.ask import main as ask_main
 
 ROOT = Path(__file__).resolve().parents[3]
 

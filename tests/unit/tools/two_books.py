@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jobs.cli import main as cli_main
+from cli.app import main as cli_main
 
 BOOK_A = """Chapter 1
 

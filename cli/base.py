@@ -1,10 +1,8 @@
-"""What every ``csillag`` command shares, wherever it is defined: exit codes, one-line errors, ``--config``, logging.
+"""What every ``csillag`` command shares: exit codes, one-line errors, ``--config``, logging.
 
-The commands live in the layer they belong to — ``ask`` here in ``tools``, ``serve`` in ``api``, the rest in
-``jobs`` — and ``jobs.cli`` gathers them into the one ``csillag`` application. This module sits in the lowest of
-those layers so that all of them follow the same conventions: a usage or settings error is one ``csillag: …`` line
-on stderr, never a usage block, and ``run`` gives every entry point (``csillag``, ``python -m tools.ask``,
-``python -m api``, the spark-submit scripts) the same exit code for the same outcome.
+Every command of the package follows the same conventions: a usage or settings error is one ``csillag: …`` line on
+stderr, never a usage block, and ``run`` gives every entry point (``csillag``, ``python -m jobs.pipeline``,
+``python -m tools.ask``, ``python -m api``, the spark-submit scripts) the same exit code for the same outcome.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_storage
+from cli.base import EXIT_FAILED, Group, cli_settings, fail, lakehouse_storage
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import Any
 import click
 import httpx
 
-from tools.cli import EXIT_FAILED, EXIT_UNAVAILABLE, EXIT_USAGE, Group, fail
+from cli.base import EXIT_FAILED, EXIT_UNAVAILABLE, EXIT_USAGE, Group, fail
 
 logger = logging.getLogger(__name__)
 

@@ -1,28 +1,46 @@
 """``csillag pipeline`` (alias ``ingest``) and ``csillag stage``: run the ingestion tool in this process.
 
 The same commands run under every name they have: the console script, ``python -m jobs.pipeline``/``jobs.stage``,
-and ``jobs/pipeline.py``/``jobs/stage.py`` as spark-submit (and Airflow) applications. ``spark-submit.sh`` runs the
-job with ``--check`` in a plain Python first, so bad settings or inputs end before a JVM starts.
+and ``jobs/pipeline.py``/``jobs/stage.py`` as spark-submit (and Airflow) applications (``pipeline_main``,
+``stage_main``). ``spark-submit.sh`` runs the job with ``--check`` in a plain Python first, so bad settings or inputs
+end before a JVM starts.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from jobs.common import DEFAULT_TOOL, EXIT_CODES, EXIT_OK, build_tool, input_problem, lakehouse_problem, render_result
-from tools.cli import CliError, Command, cli_settings, config_option, configure_logging, fail
+from cli import handshake
+from cli.base import (
+    EXIT_BUSY,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    CliError,
+    Command,
+    cli_settings,
+    config_option,
+    configure_logging,
+    fail,
+    run,
+)
+from cli.handshake import Handshake
+from jobs.common import DEFAULT_TOOL, build_tool, input_problem, lakehouse_problem, render_result
 from tools.errors import ToolError
 from tools.ingestion import STAGE_NAMES
 
 logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_CODES = {  # the exit code of each IngestionResult.status (cli.base: what each code means)
+    "succeeded": EXIT_OK, "skipped": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED, "busy": EXIT_BUSY,
+}
 
 
 def unknown_stages_message(unknown: list[str]) -> str:
@@ -94,21 +112,10 @@ _OPTIONS: list[Callable[[F], F]] = [
     click.option("--quiet", is_flag=True, help="Log warnings only, and no progress bars."),
     click.option("--check", is_flag=True,
                  help="Only check the settings and that every input exists, then exit 0 (or 2 with one line)."),
-    # spark-submit.sh's question before it starts a JVM: with --check, a run whose stages are all up to date is
-    # answered here (result printed, exit ANSWERED); otherwise exit 0 and the script submits the job.
-    click.option("--answer-if-up-to-date", "answer_if_up_to_date", is_flag=True, hidden=True),
-    # spark-submit.sh on a local master: a run the check cannot answer is run by the check's own process, which starts
-    # the JVM itself with the script's options (CSILLAG_SUBMIT_ARGS, ingestion.spark.get_spark); exit EXIT_SUBMIT
-    # when the script must submit it after all (a lakehouse on HDFS).
-    click.option("--run-here", "run_here", is_flag=True, hidden=True),
+    # spark-submit.sh's only: what runs before a JVM starts (cli.handshake)
+    click.option(handshake.OPTION, "handshake_mode", type=click.Choice([mode.value for mode in Handshake]),
+                 hidden=True),
 ]
-# The exit code of ``--check --answer-if-up-to-date`` when the run was answered without Spark (spark-submit.sh
-# turns it into 0); never seen by a user.
-EXIT_ANSWERED = 10
-# The exit code of ``--check --answer-if-up-to-date --run-here`` when the run is left to ``spark-submit``: pyspark
-# starts the JVM with Popen(preexec_fn=…), which may hang once an HDFS client's threads run in the process, and the
-# check has made one (ingestion/tool.py). Never seen by a user.
-EXIT_SUBMIT = 11
 
 
 def ingestion_options(function: F) -> F:
@@ -150,9 +157,12 @@ def run_ingestion(
     ctx: click.Context, stages: list[str] | None, *, inputs: tuple[str, ...], config: str | None,
     lakehouse: str | None, master: str | None, tool: str | None, force: bool, run_id: str | None,
     wait_seconds: float, as_json: bool, result_file: Path | None, quiet: bool, check: bool,
-    answer_if_up_to_date: bool = False, run_here: bool = False,
+    handshake_mode: str | None = None,
 ) -> int:
-    """Check settings and inputs, build the tool, run it, print the result; the exit code of its status."""
+    """Check settings and inputs, build the tool, run it, print the result; the exit code of its status.
+
+    ``handshake_mode``: spark-submit.sh's handshake before it starts a JVM (``cli.handshake``).
+    """
     from tools.ingestion import IngestionRequest
 
     overrides: dict[str, Any] = {}
@@ -161,12 +171,13 @@ def run_ingestion(
     if master:
         overrides["spark"] = {"master": master}
     settings = cli_settings(ctx, config, **overrides)
-    problem = input_problem(list(inputs), scan=check) or lakehouse_problem(settings)
+    mode = Handshake(handshake_mode) if handshake_mode else None
+    problem = input_problem(list(inputs), scan=check or mode is not None) or lakehouse_problem(settings)
     if problem:
         fail(problem)
-    if check:
-        _write_spark_submit_args(settings)
-    if check and not answer_if_up_to_date:  # spark-submit.sh's check before the JVM: settings and inputs, no Spark
+    if mode is not None:
+        handshake.write_spark_submit_args(settings)
+    elif check:  # settings and inputs only, no Spark
         return EXIT_OK
     try:
         ingestion_tool = build_tool(tool or settings.ingestion.tool or DEFAULT_TOOL, settings)
@@ -175,33 +186,15 @@ def run_ingestion(
     configure_logging(quiet)  # after the checks, so a usage error stays one line
     request = IngestionRequest(inputs=list(inputs), force=force, stages=stages, run_id=run_id,
                                wait_seconds=wait_seconds)
-    if check:
-        answer = getattr(ingestion_tool, "run_if_up_to_date", None)  # our NER tools; a plugin tool may lack it
-        result = answer(request) if answer is not None else None
-        if result is not None:
-            _print_result(result, settings, as_json, result_file)
-            return EXIT_ANSWERED
-        if not run_here:
-            return EXIT_OK
-        if settings.lakehouse.storage().is_hdfs:
-            return EXIT_SUBMIT
-        # Not answered: this process goes on and runs the job (spark-submit.sh's local one-process run).
+    if mode is not None:
+        code = handshake.shake(mode, ingestion_tool, request, settings,
+                               lambda answer: _print_result(answer, settings, as_json, result_file))
+        if code is not None:
+            return code
     _show_progress(ingestion_tool, quiet)
     result = ingestion_tool.execute_ingestion(request)
     _print_result(result, settings, as_json, result_file)
     return EXIT_CODES[result.status]
-
-
-def _write_spark_submit_args(settings: Any) -> None:
-    """For ``spark-submit.sh``, which names the file in ``CSILLAG_SPARK_ARGS_FILE``: the arguments this lakehouse
-    needs at the JVM's start (an s3a:// root: the S3A connector and its settings), one per line."""
-    target = os.environ.get("CSILLAG_SPARK_ARGS_FILE")
-    if not target:
-        return
-    from ingestion.spark import spark_submit_args
-
-    args = spark_submit_args(settings.spark, settings.lakehouse.storage())
-    Path(target).write_text("".join(f"{arg}\n" for arg in args), encoding="utf-8")
 
 
 def _print_result(result: Any, settings: Any, as_json: bool, result_file: Path | None) -> None:
@@ -216,8 +209,18 @@ def _print_result(result: Any, settings: Any, as_json: bool, result_file: Path |
 
 def _show_progress(ingestion_tool: object, quiet: bool) -> None:
     """Bars on a terminal, log lines elsewhere — for our NER tools; a plugin tool reports as it likes."""
+    from cli.progress import progress_for_terminal
     from ingestion.tool import AbstractNERIngestionTool
-    from jobs.progress import progress_for_terminal
 
     if isinstance(ingestion_tool, AbstractNERIngestionTool):
         ingestion_tool.set_progress(progress_for_terminal(quiet))
+
+
+def pipeline_main(argv: Sequence[str] | None = None) -> int:
+    """Run ``csillag pipeline`` with ``argv`` (default ``sys.argv[1:]``); the exit codes are the command's."""
+    return run(pipeline, argv, prog_name="csillag pipeline")
+
+
+def stage_main(argv: Sequence[str] | None = None) -> int:
+    """Run ``csillag stage`` with ``argv`` (default ``sys.argv[1:]``); an unknown stage fails listing the valid ones."""
+    return run(stage, argv, prog_name="csillag stage")

@@ -1,16 +1,15 @@
-"""``csillag serve``: the REST API under uvicorn. ``jobs.cli`` adds it to ``csillag``; ``python -m api`` runs it too."""
+"""``csillag serve``: the REST API under uvicorn. ``cli.app`` adds it to ``csillag``; ``python -m api`` runs it too."""
 
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Sequence
 
 import click
 
 from api.server import check_serving_settings
 from api.server import serve as run_server
-from tools.cli import Command, cli_settings, config_option, fail, run
+from cli.base import Command, cli_settings, config_option, fail, run
 from tools.errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -43,6 +42,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m api``: the ``csillag serve`` command; returns the exit code."""
     return run(serve, argv, prog_name="csillag serve")
 
-
-if __name__ == "__main__":
-    sys.exit(main())

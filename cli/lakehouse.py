@@ -1,67 +1,47 @@
-"""The ``csillag`` command line: one click application for every command, wherever the command is defined.
+"""The commands that read or tidy a lakehouse: ``csillag summary``, ``status`` and ``vacuum``.
 
-``pipeline`` (alias ``ingest``) and ``stage`` (``jobs.cli_ingest``), ``summary`` and ``status``, ``vacuum``,
-``graph load|export|draw`` (``jobs.cli_graph``), ``tasks types|start|status|cancel`` (``jobs.cli_tasks``), ``ask``
-(``tools.ask``) and ``serve`` (``api.cli``). ``python -m jobs.pipeline``/``jobs.stage``/``jobs.summary``,
-``python -m tools.ask`` and ``python -m api`` run the same commands.
-
-Exit codes (``tools.cli``; scripts may rely on them): 0 success (or every stage already up to date), 1 the work
-failed (a failed run, a failed or cancelled task), 2 usage or settings error — nothing was done, 3 ingestion
-finished but rejected some documents, 4 another run is writing the lakehouse (``pipeline``, ``stage``, ``vacuum``)
-or the API could not be reached or answered with an error (``tasks``). Every error is one line on stderr, starting
-with ``csillag:``.
+What they report is built in ``jobs.status``; these commands only parse, resolve the lakehouse and print. The
+library is imported when a command runs (it loads the stage modules), so ``csillag --help`` stays quick.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import sys
 from collections.abc import Sequence
-from typing import Any
 
 import click
 
-from api.cli import serve
+from cli.base import EXIT_BUSY, EXIT_FAILED, Command, cli_settings, fail, lakehouse_storage, run
 from graph.errors import GraphDataError, StorageError
-from jobs.cli_graph import graph
-from jobs.cli_ingest import pipeline, stage
-from jobs.cli_tasks import tasks
-from jobs.summary import summary
-from settings.config import CsillagSettings
-from tools.ask import ask_command
-from tools.cli import EXIT_FAILED, Group, cli_settings, fail, lakehouse_storage, run
 
 logger = logging.getLogger(__name__)
 
 
-def settings_from(ctx: click.Context, **overrides: Any) -> CsillagSettings:
-    """The settings of this invocation: ``csillag --config`` (or the default file), the environment, ``overrides``."""
-    return cli_settings(ctx, None, **overrides)
+@click.command("summary", cls=Command)
+@click.argument("lakehouse")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Entities and relations listed.")
+def summary(lakehouse: str, top: int) -> None:
+    """What LAKEHOUSE holds as its last completed run published it: table sizes, the score against the gold list,
+    the main entities and the strongest relations. Reads Delta with delta-rs (no Spark), so it answers at once.
 
-
-@click.group(cls=Group)
-@click.option("--config", type=click.Path(dir_okay=False),
-              help="Settings file (TOML/YAML) for every command; default $CSILLAG_CONFIG, else conf/csillag.toml.")
-@click.version_option(package_name="csillag", prog_name="csillag")
-@click.pass_context
-def cli(ctx: click.Context, config: str | None) -> None:
-    """csillag: ingest novels into a lakehouse and a knowledge graph, and serve them.
-
-    Exit codes: 0 ok, 1 failed, 2 usage/settings error, 3 ingestion partial (documents rejected), 4 the lakehouse
-    is being written by another run (pipeline, stage, vacuum), or the API is unreachable or answered an error (tasks).
+    LAKEHOUSE is a folder, a file:// URI or an s3a:// URI (reached with the settings' lakehouse.s3). Exit code 2
+    when LAKEHOUSE does not exist.
     """
-    ctx.ensure_object(dict)
-    ctx.obj["config"] = config
+    from jobs.status import summarize
+
+    storage = lakehouse_storage(lakehouse, None)
+    try:
+        if not storage.is_dir():
+            fail(f"lakehouse {lakehouse} does not exist; run the pipeline first")
+        text = summarize(storage, top)
+    except StorageError as exc:  # a bucket that cannot be reached: one line naming it and the endpoint
+        fail(str(exc), EXIT_FAILED)
+    click.echo(text)
 
 
-cli.add_command(pipeline)
-cli.add_command(pipeline, name="ingest")  # the documented alias: the same command, flags and exit codes
-cli.add_command(stage)
-cli.add_command(summary)
-
-
-@cli.command()
+@click.command(cls=Command)
 @click.option("--lakehouse", type=click.Path(file_okay=False), help="Lakehouse root (default lakehouse.root).")
 @click.option("--json", "as_json", is_flag=True, help="Print stages and table sizes as JSON.")
 @click.option("--top", default=10, show_default=True, help="Entities and relations listed in the summary.")
@@ -70,7 +50,7 @@ def status(ctx: click.Context, lakehouse: str | None, as_json: bool, top: int) -
     """Show the lakehouse: each stage's marker (done, when, by which run, counts) and the tables' sizes."""
     from jobs.status import lakehouse_status, render_status
 
-    settings = settings_from(ctx)
+    settings = cli_settings(ctx)
     root = lakehouse_storage(lakehouse, settings)
     try:
         if not root.is_dir():
@@ -82,7 +62,7 @@ def status(ctx: click.Context, lakehouse: str | None, as_json: bool, top: int) -
     click.echo(json.dumps(report, indent=2, default=str) if as_json else render_status(report, root, top))
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.option("--lakehouse", type=click.Path(file_okay=False), help="Lakehouse root (default lakehouse.root).")
 @click.option("--retention-hours", type=click.IntRange(min=0), metavar="N",
               help="Keep what the versions of the last N hours need (default lakehouse.retention_hours, 168).")
@@ -104,9 +84,8 @@ def vacuum(
     from ingestion.errors import LakehouseError
     from ingestion.lock import LakehouseBusyError
     from ingestion.vacuum import vacuum_lakehouse
-    from jobs.common import EXIT_BUSY
 
-    settings = settings_from(ctx)
+    settings = cli_settings(ctx)
     storage = lakehouse_storage(lakehouse, settings)  # a folder or a bucket
     hours = retention_hours if retention_hours is not None else settings.lakehouse.retention_hours
     try:
@@ -125,16 +104,6 @@ def vacuum(
                f"(retention {hours} h)")
 
 
-cli.add_command(ask_command)
-cli.add_command(serve)
-cli.add_command(graph)
-cli.add_command(tasks)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The ``csillag`` console script; returns the exit code."""
-    return run(cli, argv, prog_name="csillag")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def summary_main(argv: Sequence[str] | None = None) -> int:
+    """``python -m jobs.summary LAKEHOUSE [--top N]``: the ``csillag summary`` command; returns the exit code."""
+    return run(summary, argv, prog_name="csillag summary")
