@@ -31,7 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.problems import ProblemError
 from api.security import confine_path, confine_uri, folder_roots
 from api.state import INTERRUPTED, StateStore
-from graph.storage import LakehouseStorage, StorageError
+from graph.errors import StorageError
+from graph.lakehouse import Lakehouse
 from settings.config import PROJECT_ROOT, CsillagSettings, lakehouse_root
 from tools.ingestion import IngestionResult, StageReport
 
@@ -76,7 +77,7 @@ class RunRecord(BaseModel):
     key: str = Field(default="", description="Identifies identical requests.")
 
 
-def read_markers(storage: LakehouseStorage) -> dict[str, dict[str, Any]]:
+def read_markers(storage: Lakehouse) -> dict[str, dict[str, Any]]:
     """Every ``<lakehouse>/_markers/<stage>/_SUCCESS`` as JSON, by stage (a folder or a bucket); unreadable ones,
     and a store that cannot be listed, are logged and skipped: the run's own record is still answered."""
     out: dict[str, dict[str, Any]] = {}
@@ -307,7 +308,7 @@ class RunManager:
     def view(self, run_id: str) -> RunRecord:
         """The run's record with the lakehouse's current stage markers."""
         record = self.get(run_id)
-        record.markers = read_markers(LakehouseStorage.for_root(record.lakehouse, self.settings.lakehouse.s3))
+        record.markers = read_markers(Lakehouse.for_root(record.lakehouse, self.settings.lakehouse.s3))
         return record
 
     def list(self, *, limit: int = 100, status: str | None = None) -> list[RunRecord]:

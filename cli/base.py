@@ -14,9 +14,8 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from graph.storage import LakehouseStorage
+from graph.lakehouse import Lakehouse
 from settings.config import PROJECT_ROOT, CsillagSettings, load_settings
-from settings.config import lakehouse_root as config_lakehouse_root
 from settings.errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -46,17 +45,17 @@ class CliError(click.ClickException):
         click.echo(f"csillag: {self.message}", err=True)
 
 
-def lakehouse_storage(raw: str | None, settings: CsillagSettings | None) -> LakehouseStorage:
-    """A ``--lakehouse`` option's (or argument's) root, else ``lakehouse.root``, as a storage: a folder, ``file://``
-    or ``s3a://`` (with the settings' ``lakehouse.s3``; ``settings`` None: loaded here). For the commands that read
-    a bucket as well as a folder (``status``, ``summary``); another URI ends the command with one line."""
+def lakehouse_option(raw: str | None, settings: CsillagSettings | None) -> Lakehouse:
+    """A ``--lakehouse`` option's (or argument's) root, else ``lakehouse.root``, as the command's ``Lakehouse``: a
+    folder, ``file://``, ``s3a://`` (with the settings' ``lakehouse.s3``; ``settings`` None: loaded here) or
+    ``hdfs://``; a root no backend serves ends the command with one line."""
     try:
         settings = settings or load_settings()
     except ConfigError as exc:
         fail(str(exc))
     value = raw if raw is not None else settings.lakehouse.root
     try:
-        return LakehouseStorage.for_root(config_lakehouse_root(value), settings.lakehouse.s3)
+        return Lakehouse.for_root(value, settings.lakehouse.s3)
     except ValueError as exc:
         fail(f"--lakehouse {raw!r}: {exc}" if raw is not None else str(exc))
 

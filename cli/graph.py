@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cli.base import EXIT_FAILED, Group, cli_settings, fail, lakehouse_storage
+from cli.base import EXIT_FAILED, Group, cli_settings, fail, lakehouse_option
 
 logger = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ def _graph_data(ctx: click.Context, lakehouse: str | None) -> Any:
     from graph.errors import GraphDataError, StorageError
     from graph.model import GraphData
 
-    root = lakehouse_storage(lakehouse, cli_settings(ctx))  # a folder or a bucket
+    root = lakehouse_option(lakehouse, cli_settings(ctx))  # a folder or a bucket
     try:
         return GraphData.from_lakehouse(root)
     except (GraphDataError, StorageError) as exc:
@@ -91,7 +91,7 @@ def graph_load(ctx: click.Context, lakehouse: str | None) -> None:
     from graph.loading import load_into_neo4j
 
     settings = cli_settings(ctx)
-    root = lakehouse_storage(lakehouse, settings)  # a folder or a bucket
+    root = lakehouse_option(lakehouse, settings)  # a folder or a bucket
     try:
         done = load_into_neo4j(root, settings.neo4j, published=True)
     except GraphStoreError as exc:

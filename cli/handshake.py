@@ -61,7 +61,7 @@ def write_spark_submit_args(settings: CsillagSettings) -> None:
         return
     from ingestion.spark import spark_submit_args
 
-    args = spark_submit_args(settings.spark, settings.lakehouse.storage())
+    args = spark_submit_args(settings.spark, settings.lakehouse.lakehouse())
     Path(target).write_text("".join(f"{arg}\n" for arg in args), encoding="utf-8")
 
 
@@ -76,6 +76,6 @@ def shake(
     if result is not None:
         show(result)
         return HandshakeExit.ANSWERED
-    if mode is Handshake.SUBMIT or settings.lakehouse.storage().is_hdfs:
+    if mode is Handshake.SUBMIT or settings.lakehouse.lakehouse().is_hdfs:
         return HandshakeExit.SUBMIT
     return None

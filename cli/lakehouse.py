@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import click
 
-from cli.base import EXIT_BUSY, EXIT_FAILED, Command, cli_settings, fail, lakehouse_storage, run
+from cli.base import EXIT_BUSY, EXIT_FAILED, Command, cli_settings, fail, lakehouse_option, run
 from graph.errors import GraphDataError, StorageError
 
 logger = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ def summary(lakehouse: str, top: int) -> None:
     """
     from jobs.status import summarize
 
-    storage = lakehouse_storage(lakehouse, None)
+    storage = lakehouse_option(lakehouse, None)
     try:
         if not storage.is_dir():
             fail(f"lakehouse {lakehouse} does not exist; run the pipeline first")
@@ -51,7 +51,7 @@ def status(ctx: click.Context, lakehouse: str | None, as_json: bool, top: int) -
     from jobs.status import lakehouse_status, render_status
 
     settings = cli_settings(ctx)
-    root = lakehouse_storage(lakehouse, settings)
+    root = lakehouse_option(lakehouse, settings)
     try:
         if not root.is_dir():
             fail(f"lakehouse {root.uri()} does not exist; run `csillag pipeline` first or pass --lakehouse")
@@ -86,7 +86,7 @@ def vacuum(
     from ingestion.vacuum import vacuum_lakehouse
 
     settings = cli_settings(ctx)
-    storage = lakehouse_storage(lakehouse, settings)  # a folder or a bucket
+    storage = lakehouse_option(lakehouse, settings)  # a folder or a bucket
     hours = retention_hours if retention_hours is not None else settings.lakehouse.retention_hours
     try:
         report = vacuum_lakehouse(storage, retention_hours=hours, dry_run=dry_run, wait_seconds=wait_seconds)

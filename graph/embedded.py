@@ -4,7 +4,7 @@ Loading reads the Delta tables with ``deltalake`` (no JVM), validates them into 
 a ``CompactGraph`` (numpy arrays; see ``graph.compact`` for why not a networkx graph). That takes seconds on a novel,
 so ``from_settings`` caches the ``CompactGraph`` (``graph.cache``: plain arrays, no pickle) under
 ``<lakehouse>/_cache/`` (or ``GraphSettings.cache_dir``; for a lakehouse in a bucket, a local folder of the user's
-cache: ``graph.storage.LakehouseStorage.local_cache_dir``), keyed by the identity of the tables it reads
+cache: ``graph.lakehouse.Lakehouse.local_cache_dir``), keyed by the identity of the tables it reads
 (``graph.model.lakehouse_identity``: the published run, each table's id and the version the last completed run
 published, ``graph.published``), so a run in progress changes nothing here: once it is published the key changes,
 the cache is rebuilt and stale files are removed. The table ids matter when the lakehouse is deleted and rebuilt
@@ -37,6 +37,7 @@ from graph import matching, ranking, sync
 from graph.cache import CACHE_FORMAT, cache_name, read_cache, write_cache
 from graph.compact import CompactGraph
 from graph.errors import EntityNotFoundError
+from graph.lakehouse import Lakehouse
 from graph.model import EntityNode, GraphData, lakehouse_identity
 from graph.results import (
     EntityMatch,
@@ -51,7 +52,6 @@ from graph.results import (
     UnitRelations,
 )
 from graph.settings import GraphSettings
-from graph.storage import LakehouseStorage
 from graph.store import TopMetric
 
 logger = logging.getLogger(__name__)
@@ -73,28 +73,18 @@ class EmbeddedGraphStore:
         return store
 
     @classmethod
-    def from_settings(
-        cls, lakehouse_root: Path | LakehouseStorage, settings: GraphSettings | None = None
-    ) -> EmbeddedGraphStore:
-        """Load the graph of the lakehouse at ``lakehouse_root`` (a folder, or its storage: a folder or a bucket),
-        from the local cache when it is current.
+    def from_settings(cls, root: Lakehouse, settings: GraphSettings | None = None) -> EmbeddedGraphStore:
+        """Load the graph of the lakehouse ``root`` (a folder, a bucket or HDFS), from the local cache when
+        it is current.
 
         The cache lives in ``settings.cache_dir``, else ``<lakehouse>/_cache``; for a bucket, whose readers need not
-        be able to write it, ``_cache`` under the root's local folder (``LakehouseStorage.local_cache_dir``).
+        be able to write it, ``_cache`` under the root's local folder (``Lakehouse.local_cache_dir``).
         """
         settings = settings or GraphSettings()
-        if isinstance(lakehouse_root, LakehouseStorage) and lakehouse_root.is_local:
-            lakehouse_root = lakehouse_root.path()
-        root: Path | LakehouseStorage
-        if isinstance(lakehouse_root, LakehouseStorage):
-            root, identity, default_dir = lakehouse_root, lakehouse_root.identity, lakehouse_root.local_cache_dir()
-        else:
-            root = Path(lakehouse_root)
-            identity, default_dir = str(root.resolve()), root
-        cache_dir = Path(settings.cache_dir) if settings.cache_dir else default_dir / "_cache"
-        where = root.uri() if isinstance(root, LakehouseStorage) else root
+        cache_dir = Path(settings.cache_dir) if settings.cache_dir else root.local_cache_dir() / "_cache"
+        where = root.uri()
         started = time.perf_counter()
-        state = {"format": CACHE_FORMAT, "root": identity, "tables": lakehouse_identity(root)}
+        state = {"format": CACHE_FORMAT, "root": root.identity, "tables": lakehouse_identity(root)}
         key = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
         cache_file = cache_dir / cache_name(key)
         compact = read_cache(cache_file, state)

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 
 from graph.errors import GraphDataError, GraphLoadError, GraphStoreError
+from graph.lakehouse import Lakehouse
 from graph.model import LAKEHOUSE_TABLES, GraphData, missing_table_error, read_records, table_versions
 from graph.published import PublishedRun
 from graph.results import GraphStats, LoadReport
 from graph.settings import Neo4jSettings
-from graph.storage import LakehouseStorage, as_storage
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +55,7 @@ class Neo4jLoad:
         return f"Neo4j at {self.uri} (database {self.database}) holds {held}{change} ({self.report.seconds:.1f} s)"
 
 
-def lakehouse_versions(root: Path | LakehouseStorage, *, published: bool) -> dict[str, int]:
+def lakehouse_versions(root: Lakehouse, *, published: bool) -> dict[str, int]:
     """The Delta version of every table the graph reads: the published ones, or the latest.
 
     Raises ``GraphDataError`` naming the path and the stage to run when a table is missing.
@@ -66,17 +65,16 @@ def lakehouse_versions(root: Path | LakehouseStorage, *, published: bool) -> dic
     from deltalake import DeltaTable
     from deltalake.exceptions import TableNotFoundError
 
-    storage = as_storage(root)
     versions = {}
     for table in LAKEHOUSE_TABLES:
         try:
-            versions[table] = DeltaTable(storage.delta_uri(table), storage_options=storage.storage_options).version()
+            versions[table] = DeltaTable(root.delta_uri(table), storage_options=root.storage_options).version()
         except TableNotFoundError as exc:
             raise missing_table_error(root, table, "not a Delta table") from exc
     return versions
 
 
-def read_graph(root: Path | LakehouseStorage, versions: dict[str, int]) -> GraphData:
+def read_graph(root: Lakehouse, versions: dict[str, int]) -> GraphData:
     """The graph of the lakehouse with every table read at the given version (delta-rs time travel)."""
     pinned = PublishedRun(finished_at="", tables=versions)  # the manifest format is how read_table takes versions
     return GraphData.from_tables(read_records(root, pinned))
@@ -88,7 +86,7 @@ def _one_line(exc: Exception) -> str:
 
 
 def load_into_neo4j(
-    root: Path | LakehouseStorage, settings: Neo4jSettings, *, published: bool, versions: dict[str, int] | None = None
+    root: Lakehouse, settings: Neo4jSettings, *, published: bool, versions: dict[str, int] | None = None
 ) -> Neo4jLoad:
     """Make the Neo4j server of ``settings`` hold exactly the graph of the lakehouse at ``root``.
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -23,6 +22,7 @@ import pyarrow as pa
 from pydantic import BaseModel, Field, TypeAdapter
 
 from graph.errors import GraphDataError
+from graph.lakehouse import Lakehouse
 from graph.published import (
     PUBLISHED_FILE,
     PublishedRun,
@@ -31,7 +31,6 @@ from graph.published import (
     published_text,
     read_published,
 )
-from graph.storage import LakehouseStorage, as_storage
 from graph.tables import CHUNKS, DOCUMENTS, GRAPH_EDGES, GRAPH_NODES, MENTION_ENTITIES, MENTION_OFFSETS, MENTIONS
 
 logger = logging.getLogger(__name__)
@@ -231,7 +230,7 @@ class GraphData(BaseModel):
         )
 
     @classmethod
-    def from_lakehouse(cls, root: Path | LakehouseStorage) -> GraphData:
+    def from_lakehouse(cls, root: Lakehouse) -> GraphData:
         """Read the graph from the Delta tables under ``root`` with ``deltalake`` (no JVM).
 
         Every table is read at the version the last completed run published (``graph.published``), so a run in
@@ -246,12 +245,12 @@ class GraphData(BaseModel):
         return graph
 
 
-def table_path(root: Path | LakehouseStorage, table: str) -> Path | str:
-    """Where a lakehouse table lives (a path, or an s3a:// URI)."""
-    return root.uri(table) if isinstance(root, LakehouseStorage) else Path(root) / table
+def table_path(root: Lakehouse, table: str) -> str:
+    """Where a lakehouse table lives (a path, an s3a:// or hdfs:// URI)."""
+    return root.uri(table)
 
 
-def missing_table_error(root: Path | LakehouseStorage, table: str, reason: str) -> GraphDataError:
+def missing_table_error(root: Lakehouse, table: str, reason: str) -> GraphDataError:
     """The error for a missing or unreadable table, saying which stage to run."""
     path = table_path(root, table)
     if table.startswith("graph_"):
@@ -265,7 +264,7 @@ def missing_table_error(root: Path | LakehouseStorage, table: str, reason: str) 
     )
 
 
-def read_records(root: Path | LakehouseStorage, manifest: PublishedRun | None) -> dict[str, list[dict[str, Any]]]:
+def read_records(root: Lakehouse, manifest: PublishedRun | None) -> dict[str, list[dict[str, Any]]]:
     """The rows of every table the graph reads, at the versions ``manifest`` names (else the latest).
 
     ``mentions`` is read only for a ``mention_entities`` table written before the entities stage's version 6,
@@ -285,7 +284,7 @@ def read_records(root: Path | LakehouseStorage, manifest: PublishedRun | None) -
 
 
 def read_table(
-    root: Path | LakehouseStorage,
+    root: Lakehouse,
     table: str,
     columns: list[str],
     *,
@@ -312,17 +311,17 @@ def read_table(
         )
     columns = columns + [column for column in optional if column in present and column not in columns]
     try:
-        return arrow_dataset(delta, as_storage(root)).to_table(columns=columns).to_pylist()
+        return arrow_dataset(delta, root).to_table(columns=columns).to_pylist()
     except (DeltaError, OSError) as exc:
         raise missing_table_error(root, table, str(exc)) from exc
 
 
-def table_versions(root: Path | LakehouseStorage) -> dict[str, int]:
+def table_versions(root: Lakehouse) -> dict[str, int]:
     """The Delta version of every table the graph reads: the published one, else the latest."""
     return {table: version for table, (version, _) in lakehouse_identity(root)["tables"].items()}
 
 
-def lakehouse_identity(root: Path | LakehouseStorage) -> dict[str, Any]:
+def lakehouse_identity(root: Lakehouse) -> dict[str, Any]:
     """What a reader of the graph's tables gets, in terms no later state of the lakehouse repeats: the publish
     manifest's run (id and finish time; None without a manifest) and each table's published (else latest) Delta
     version with the table's id — the key of the embedded store's cache.
@@ -343,7 +342,7 @@ def lakehouse_identity(root: Path | LakehouseStorage) -> dict[str, Any]:
     return {"run": None if manifest is None else [manifest.run_id, manifest.finished_at], "tables": tables}
 
 
-def publication_stamp(root: Path | LakehouseStorage) -> str:
+def publication_stamp(root: Lakehouse) -> str:
     """A cheap stamp of what the lakehouse publishes, for a long-running reader to compare with the one it took
     before loading: the publish manifest's text (``published_text``: one small read); without a manifest, the
     tables' identity (``lakehouse_identity``).
@@ -356,7 +355,7 @@ def publication_stamp(root: Path | LakehouseStorage) -> str:
     try:
         text = published_text(root)
     except OSError as exc:
-        path = as_storage(root).uri(PUBLISHED_FILE)
+        path = root.uri(PUBLISHED_FILE)
         raise GraphDataError(f"cannot read the publish manifest {path}: {exc.strerror}", path=path) from exc
     return text if text is not None else json.dumps(lakehouse_identity(root), sort_keys=True)
 

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from graph.errors import GraphDataError, StorageError
-from graph.storage import LakehouseStorage, as_storage
+from graph.lakehouse import Lakehouse
 
 if TYPE_CHECKING:
     from deltalake import DeltaTable
@@ -58,12 +57,12 @@ class PublishedRun(BaseModel):
         return value
 
 
-def published_path(root: Path | LakehouseStorage) -> str:
+def published_path(root: Lakehouse) -> str:
     """Where the manifest of the lakehouse at ``root`` lives (a path, or an s3a:// URI)."""
-    return as_storage(root).uri(PUBLISHED_FILE)
+    return root.uri(PUBLISHED_FILE)
 
 
-def published_text(root: Path | LakehouseStorage) -> str | None:
+def published_text(root: Lakehouse) -> str | None:
     """The manifest as stored, unparsed, or None when the lakehouse has none: one small read (a file, or one GET in a
     bucket), cheap enough for a long-running reader to ask now and then whether another run was published — every
     publish writes new text (a new run id, finish time and stage markers), and a run that changed nothing writes none.
@@ -72,20 +71,19 @@ def published_text(root: Path | LakehouseStorage) -> str | None:
         OSError: (a folder) the file exists but cannot be read.
         graph.errors.StorageError: (a bucket) the manifest cannot be read.
     """
-    return as_storage(root).read_text(PUBLISHED_FILE)
+    return root.read_text(PUBLISHED_FILE)
 
 
-def read_published(root: Path | LakehouseStorage) -> PublishedRun | None:
+def read_published(root: Lakehouse) -> PublishedRun | None:
     """The manifest, or None when the lakehouse has none (it is then read at the latest versions).
 
     Raises:
         GraphDataError: the file exists but is not a manifest; reading the latest versions instead could serve a
             half-written run, so the reader stops and says how to repair it.
     """
-    storage = as_storage(root)
-    path = published_path(storage)
+    path = published_path(root)
     try:
-        text = published_text(storage)
+        text = published_text(root)
     except OSError as exc:
         raise GraphDataError(f"cannot read the publish manifest {path}: {exc.strerror}", path=str(path)) from exc
     except StorageError as exc:
@@ -111,7 +109,7 @@ def _first_problem(exc: ValueError | ValidationError) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def published_version(root: Path | LakehouseStorage, table: str, manifest: PublishedRun | None = None) -> int | None:
+def published_version(root: Lakehouse, table: str, manifest: PublishedRun | None = None) -> int | None:
     """The version of ``table`` to read: the published one, or None for "the latest" (no manifest).
 
     Raises:
@@ -127,7 +125,7 @@ def published_version(root: Path | LakehouseStorage, table: str, manifest: Publi
     return manifest.tables[table]
 
 
-def open_table(root: Path | LakehouseStorage, table: str, manifest: PublishedRun | None = None) -> DeltaTable:
+def open_table(root: Lakehouse, table: str, manifest: PublishedRun | None = None) -> DeltaTable:
     """The Delta table ``<root>/<table>`` at its published version (at its latest without a manifest).
 
     Raises:
@@ -137,13 +135,12 @@ def open_table(root: Path | LakehouseStorage, table: str, manifest: PublishedRun
     from deltalake import DeltaTable
     from deltalake.exceptions import DeltaError, TableNotFoundError
 
-    storage = as_storage(root)
-    version = published_version(storage, table, manifest)
-    path = storage.delta_uri(table)
+    version = published_version(root, table, manifest)
+    path = root.delta_uri(table)
     if version is None:
-        return DeltaTable(path, storage_options=storage.storage_options)
+        return DeltaTable(path, storage_options=root.storage_options)
     try:
-        return DeltaTable(path, version=version, storage_options=storage.storage_options)
+        return DeltaTable(path, version=version, storage_options=root.storage_options)
     except TableNotFoundError:
         raise
     except DeltaError as exc:
@@ -154,7 +151,7 @@ def open_table(root: Path | LakehouseStorage, table: str, manifest: PublishedRun
         ) from exc
 
 
-def arrow_dataset(delta: DeltaTable, storage: LakehouseStorage | None = None) -> Any:
+def arrow_dataset(delta: DeltaTable, storage: Lakehouse | None = None) -> Any:
     """The Delta snapshot's Parquet files as a native ``pyarrow.dataset.Dataset``.
 
     delta-rs's own ``to_pyarrow_dataset`` reads through a Python filesystem handler, so Arrow's I/O threads call back

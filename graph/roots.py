@@ -1,5 +1,5 @@
 """Lakehouse root names: the one parser of a root as written (a setting, ``--lakehouse``, an API request, an entry of
-``api.allowed_roots``), before it becomes a ``LakehouseStorage``.
+``api.allowed_roots``), before it becomes a ``Lakehouse``.
 
 A root is a path, ``file:///PATH`` (``file://localhost/PATH``), ``s3a://BUCKET/PATH`` (``s3://`` too) or
 ``hdfs://NAMENODE[:PORT]/PATH``. The clients that will use it do not read a URI alike: Spark's Hadoop connectors and

@@ -33,7 +33,7 @@ class S3Settings(BaseModel):
     ``AWS_SECRET_ACCESS_KEY``, optionally ``AWS_SESSION_TOKEN``), like every other secret of csillag.
     """
 
-    # frozen: hashable, so one client per settings block can be cached (graph.storage)
+    # frozen: hashable, so one client per settings block can be cached (graph.lakehouse.s3)
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     endpoint: str | None = Field(

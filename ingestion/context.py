@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from ingestion.chunking import UnitPatterns
-    from ingestion.lakehouse import Lakehouse
+    from ingestion.lakehouse import LakehouseTables
     from ingestion.resolution_eval import GoldEntity
     from ingestion.routing import NlpRouting
     from settings.config import CsillagSettings
@@ -51,7 +51,7 @@ class RunContext:
 
     spark: SparkSession
     settings: CsillagSettings
-    lakehouse: Lakehouse
+    lakehouse: LakehouseTables
     domain: DomainSpec
     run_id: str
     inputs: list[str]

@@ -1,6 +1,6 @@
 """The lakehouse: Delta tables under one root, plus the stage markers beside them.
 
-The root is a local folder or an ``s3a://`` prefix (``graph.storage``): Spark reads and writes ``spark_uri``s,
+The root is a local folder or an ``s3a://`` prefix (``graph.lakehouse``): Spark reads and writes ``spark_uri``s,
 delta-rs (the driver's own commits and reads) ``delta_uri``s with the same settings' ``storage_options``.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graph.errors import StorageError
-from graph.storage import LakehouseStorage, as_storage
+from graph.lakehouse import Lakehouse
 from graph.tables import TABLES
 from ingestion.errors import LakehouseError
 from ingestion.lock import check_confined
@@ -25,11 +25,11 @@ logger = logging.getLogger(__name__)
 
 # What the driver does itself rather than through Spark jobs, unless the settings say otherwise
 # (``ingestion.driver_max_delete_bytes``, ``ingestion.driver_max_chars``; their descriptions say why):
-# the largest table (its files' bytes) whose rows ``Lakehouse.delete_where`` deletes with delta-rs — the files holding
-# the rows are read and rewritten in this process's memory —
+# the largest table (its files' bytes) whose rows ``LakehouseTables.delete_where`` deletes with delta-rs — the files
+# holding the rows are read and rewritten in this process's memory —
 IN_PROCESS_DELETE_BYTES = IngestionSettings.model_fields["driver_max_delete_bytes"].default
 # and the most text (characters) of the documents whose rows a run makes and commits in the driver
-# (``Lakehouse.small_increment``): about ten long novels (War and Peace is 3.2 million), whose rows the driver's
+# (``LakehouseTables.small_increment``): about ten long novels (War and Peace is 3.2 million), whose rows the driver's
 # Python then holds — ~0.9 GiB for 26 million characters; past it Spark's executors share the work.
 IN_PROCESS_CHARS = IngestionSettings.model_fields["driver_max_chars"].default
 
@@ -43,14 +43,14 @@ def one_of(column: str, values: list[str] | set[str]) -> Any:
     return pc.field(column).isin(pa.array(sorted(values), pa.string()))
 
 
-class Lakehouse:
+class LakehouseTables:
     """Delta tables named after the stages that write them (see docs/tables.md)."""
 
     def __init__(
-        self, root: Path | LakehouseStorage, spark: SparkSession, *, driver_max_chars: int = IN_PROCESS_CHARS,
+        self, root: Lakehouse, spark: SparkSession, *, driver_max_chars: int = IN_PROCESS_CHARS,
         driver_max_delete_bytes: int = IN_PROCESS_DELETE_BYTES,
     ) -> None:
-        self.storage = as_storage(root)
+        self.storage = root
         self.driver_max_chars = driver_max_chars
         self.driver_max_delete_bytes = driver_max_delete_bytes
         # A local root stays the Path it always was; a bucket's root is its s3a:// URI (messages only).

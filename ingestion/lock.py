@@ -36,7 +36,7 @@ from types import TracebackType
 from pydantic import BaseModel, ValidationError
 
 from graph.errors import StorageError
-from graph.storage import LakehouseStorage, as_storage
+from graph.lakehouse import Lakehouse
 from ingestion.errors import IngestionError, LakehouseError
 
 logger = logging.getLogger(__name__)
@@ -99,17 +99,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def read_holder(root: Path | LakehouseStorage) -> LockHolder | None:
+def read_holder(root: Lakehouse) -> LockHolder | None:
     """The holder named by ``<root>/_lock.json``, or None when the lakehouse is not locked.
 
     Raises:
         LakehouseError: the lock file exists but cannot be read or is not a lock (remove it if no run is writing).
     """
-    found = _read_tagged(as_storage(root))
+    found = _read_tagged(root)
     return None if found is None else found[0]
 
 
-def _read_tagged(storage: LakehouseStorage) -> tuple[LockHolder, str] | None:
+def _read_tagged(storage: Lakehouse) -> tuple[LockHolder, str] | None:
     """The holder and the lock file's tag (S3: its ETag, for a conditional take-over or release)."""
     path = storage.uri(LOCK_FILE)
     try:
@@ -169,8 +169,8 @@ def _not_a_lock(path: Path, what: str) -> LakehouseError:
     )
 
 
-def check_confined(storage: LakehouseStorage) -> None:
-    """Fail when a write to ``storage`` could follow a symbolic link out of it (``LakehouseStorage.check_confined``).
+def check_confined(storage: Lakehouse) -> None:
+    """Fail when a write to ``storage`` could follow a symbolic link out of it (``Lakehouse.check_confined``).
     The lock file is the lock's own: it is never followed, and a link in its place is named by the lock itself.
 
     Raises:
@@ -196,8 +196,8 @@ def is_stale(holder: LockHolder, host: str | None = None) -> bool:
 class LakehouseLock:
     """The exclusive lock of one lakehouse for one run; a context manager that releases it even on failure."""
 
-    def __init__(self, root: Path | LakehouseStorage, *, run_id: str, tool: str, wait_seconds: float = 0.0) -> None:
-        self.storage = as_storage(root)
+    def __init__(self, root: Lakehouse, *, run_id: str, tool: str, wait_seconds: float = 0.0) -> None:
+        self.storage = root
         # Path for a local root (as before), the s3a:// URI text for a bucket: both only name it in messages then.
         self.root: Path | str = self.storage.local if self.storage.local is not None else self.storage.uri()
         self.path: Path | str = self.storage.path(LOCK_FILE) if self.storage.is_local else self.storage.uri(LOCK_FILE)

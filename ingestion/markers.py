@@ -13,13 +13,12 @@ import logging
 import platform
 from datetime import UTC, datetime
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from graph.errors import StorageError
-from graph.storage import LakehouseStorage, as_storage
+from graph.lakehouse import Lakehouse
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +67,8 @@ class Marker(BaseModel):
 class MarkerStore:
     """Reads and writes markers under ``<root>/_markers/<stage>/_SUCCESS``."""
 
-    def __init__(self, root: Path | LakehouseStorage) -> None:
-        self.storage = as_storage(root)
+    def __init__(self, root: Lakehouse) -> None:
+        self.storage = root
         # stage → SHA-256 of the state this process wrote for it, for the stage's marker (``Stage.run``)
         self.state_digests: dict[str, str] = {}
 

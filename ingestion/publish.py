@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from graph.errors import GraphDataError
+from graph.lakehouse import Lakehouse
 from graph.published import PUBLISHED_FILE, PublishedRun, read_published
-from graph.storage import LakehouseStorage, as_storage
 from ingestion.markers import MarkerStore
 from tools.retrieval.chunks import prune_index, version_files
 
@@ -35,19 +34,18 @@ logger = logging.getLogger(__name__)
 StageState = Literal["current", "untouched", "stale"]
 
 
-def table_versions(root: Path | LakehouseStorage) -> dict[str, int]:
+def table_versions(root: Lakehouse) -> dict[str, int]:
     """The latest Delta version of every table under ``root`` (folders holding a ``_delta_log``)."""
     from deltalake import DeltaTable
 
-    storage = as_storage(root)
     return {
-        name: int(DeltaTable(storage.delta_uri(name), storage_options=storage.storage_options).version())
-        for name in storage.list_dirs()
-        if storage.is_table(name)
+        name: int(DeltaTable(root.delta_uri(name), storage_options=root.storage_options).version())
+        for name in root.list_dirs()
+        if root.is_table(name)
     }
 
 
-def snapshot(root: Path | LakehouseStorage, *, run_id: str | None, tool: str | None) -> PublishedRun:
+def snapshot(root: Lakehouse, *, run_id: str | None, tool: str | None) -> PublishedRun:
     """The manifest of the lakehouse's latest state: table versions, index files, stage markers."""
     tables = table_versions(root)
     markers = MarkerStore(root)
@@ -69,7 +67,7 @@ def snapshot(root: Path | LakehouseStorage, *, run_id: str | None, tool: str | N
     )
 
 
-def replaceable_manifest(root: Path | LakehouseStorage) -> PublishedRun | None:
+def replaceable_manifest(root: Lakehouse) -> PublishedRun | None:
     """The manifest as a writer sees it: None when there is none, and when it is unreadable (damaged, or of a format
     this code does not read) — the run that holds the lock then writes a new one over it, since readers cannot use it
     anyway; a warning says so."""
@@ -80,12 +78,12 @@ def replaceable_manifest(root: Path | LakehouseStorage) -> PublishedRun | None:
         return None
 
 
-def write_manifest(root: Path | LakehouseStorage, manifest: PublishedRun) -> None:
+def write_manifest(root: Lakehouse, manifest: PublishedRun) -> None:
     """Write ``_published.json`` atomically: readers see the old manifest or the whole new one."""
-    as_storage(root).write_text(PUBLISHED_FILE, data=manifest.model_dump_json(indent=2))
+    root.write_text(PUBLISHED_FILE, data=manifest.model_dump_json(indent=2))
 
 
-def ensure_baseline(root: Path | LakehouseStorage) -> None:
+def ensure_baseline(root: Lakehouse) -> None:
     """Before a run's first write: publish the tables as found when the lakehouse has no manifest yet."""
     if replaceable_manifest(root) is not None:
         return
@@ -127,7 +125,7 @@ def unpublishable(ctx: RunContext, ran: list[Stage]) -> list[str]:
     return blocking
 
 
-def is_published(root: Path | LakehouseStorage) -> bool:
+def is_published(root: Lakehouse) -> bool:
     """Whether a run's manifest already names the lakehouse's latest state (tables and index files): publishing
     again would change nothing."""
     previous = replaceable_manifest(root)

@@ -24,7 +24,7 @@ from ingestion.normalize import SUPPORTED_LANGUAGES
 
 if TYPE_CHECKING:
     from ingestion.context import RunContext
-    from ingestion.lakehouse import Lakehouse
+    from ingestion.lakehouse import LakehouseTables
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def warn_rules_only(routing: NlpRouting, languages: Counter[str]) -> list[str]:
     return missing
 
 
-def corpus_language(lake: Lakehouse, fallback: str) -> str:
+def corpus_language(lake: LakehouseTables, fallback: str) -> str:
     """The language most of the corpus's words are in (documents table), among those name resolution has rules for
     (``ingestion.normalize.SUPPORTED_LANGUAGES``); ``fallback`` without documents in any of them.
 

@@ -3,7 +3,7 @@
 Delta's jars come from Maven Central through Ivy (``spark.jars.packages``) into a project-local Ivy folder, so the
 second run needs no network. A lakehouse in an S3 bucket adds Hadoop's S3A connector (``hadoop-aws`` of pyspark's
 Hadoop version, which brings the AWS SDK bundle) and the ``spark.hadoop.fs.s3a.*`` settings made from the same
-``lakehouse.s3`` block as delta-rs's and pyarrow's (``graph.storage``). ``spark-submit.sh`` passes the same
+``lakehouse.s3`` block as delta-rs's and pyarrow's (``graph.lakehouse``). ``spark-submit.sh`` passes the same
 configuration on the command line; when a session is already active (under spark-submit) it is reused as it is.
 """
 
@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from graph.storage import LakehouseStorage, hdfs_client_made
+from graph.lakehouse import Lakehouse, hdfs_client_made
 from ingestion.jvm_archive import LOCAL_JVM_OPTIONS, archive_options
 from ingestion.worker_daemon import MODULE as WORKER_DAEMON
 from settings.config import PROJECT_ROOT, SparkSettings
@@ -73,7 +73,7 @@ def _workers_can_import_csillag() -> bool:
     return True
 
 
-def get_spark(settings: SparkSettings, storage: LakehouseStorage | None = None) -> SparkSession:
+def get_spark(settings: SparkSettings, storage: Lakehouse | None = None) -> SparkSession:
     """Return the active session (spark-submit made one) or build one from the settings.
 
     Workers run on this interpreter (``PYSPARK_PYTHON``), since a system Python lacks our packages. ``storage``:
@@ -117,7 +117,7 @@ def get_spark(settings: SparkSettings, storage: LakehouseStorage | None = None) 
 SUBMIT_ARGS_VARIABLE = "CSILLAG_SUBMIT_ARGS"
 
 
-def local_submit_args(settings: SparkSettings, storage: LakehouseStorage | None, submitted: str) -> list[str]:
+def local_submit_args(settings: SparkSettings, storage: Lakehouse | None, submitted: str) -> list[str]:
     """The whole ``spark-submit`` command line (after the launcher) of a local run that ``spark-submit.sh`` hands to
     its check's process: what the script would have given ``spark-submit``, in the same order, so that the user's own
     options (the last ones) rule as they do there.
@@ -133,7 +133,7 @@ def local_submit_args(settings: SparkSettings, storage: LakehouseStorage | None,
     return [*own, *shlex.split(submitted), "pyspark-shell"]
 
 
-def _launch_as_submitted(settings: SparkSettings, storage: LakehouseStorage | None, submitted: str) -> SparkSession:
+def _launch_as_submitted(settings: SparkSettings, storage: Lakehouse | None, submitted: str) -> SparkSession:
     """Launch the JVM from this process with ``spark-submit.sh``'s options (``local_submit_args``) and make the
     session as ``spark-submit`` would: the options rule, the builder adds only the app's name.
 
@@ -160,7 +160,7 @@ def _launch_as_submitted(settings: SparkSettings, storage: LakehouseStorage | No
     return builder.getOrCreate()
 
 
-def session_conf(settings: SparkSettings, storage: LakehouseStorage | None = None) -> dict[str, str]:
+def session_conf(settings: SparkSettings, storage: Lakehouse | None = None) -> dict[str, str]:
     """The configuration of a session ``get_spark`` builds: Delta, the local defaults, and for a lakehouse in a
     bucket the S3A connector and its ``spark.hadoop.fs.s3a.*`` settings."""
     local = settings.master.startswith("local")
@@ -188,12 +188,12 @@ def session_conf(settings: SparkSettings, storage: LakehouseStorage | None = Non
     return conf
 
 
-# The credentials S3A reads from the environment (``LakehouseStorage.spark_conf``), which a cluster's executors
+# The credentials S3A reads from the environment (``Lakehouse.spark_conf``), which a cluster's executors
 # do not share with the driver.
 CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
 
 
-def executor_credentials(storage: LakehouseStorage | None) -> dict[str, str]:
+def executor_credentials(storage: Lakehouse | None) -> dict[str, str]:
     """``spark.executorEnv.*`` for the bucket credentials in the driver's environment: an executor on another machine
     (standalone, YARN, Kubernetes) starts without them, and S3A reads them from its environment.
 
@@ -206,7 +206,7 @@ def executor_credentials(storage: LakehouseStorage | None) -> dict[str, str]:
     return {f"spark.executorEnv.{name}": os.environ[name] for name in CREDENTIAL_VARIABLES if os.environ.get(name)}
 
 
-def spark_submit_args(settings: SparkSettings, storage: LakehouseStorage) -> list[str]:
+def spark_submit_args(settings: SparkSettings, storage: Lakehouse) -> list[str]:
     """The ``spark-submit`` arguments a lakehouse needs at the JVM's start (``spark-submit.sh`` asks for them in its
     check): for a bucket, the S3A connector beside Delta and the ``spark.hadoop.fs.s3a.*`` settings; nothing for a
     folder or an hdfs:// root (Spark's own Hadoop client reads it). Under spark-submit the session is the

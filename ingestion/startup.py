@@ -22,7 +22,7 @@ from ingestion.stage import Stage, Started
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from graph.storage import LakehouseStorage
+    from graph.lakehouse import Lakehouse
     from ingestion.context import RunContext
     from settings.config import SparkSettings
 
@@ -37,7 +37,7 @@ class SparkStartup:
     (a lakehouse on HDFS) or ``session``."""
 
     @staticmethod
-    def before_the_lock(settings: SparkSettings, storage: LakehouseStorage) -> SparkSession | None:
+    def before_the_lock(settings: SparkSettings, storage: Lakehouse) -> SparkSession | None:
         """The session a run into HDFS starts before it takes the lock, else None (the run starts its own later).
 
         Spark's JVM must come before the first hdfs-native client (the lock's): pyspark starts the JVM with
@@ -48,7 +48,7 @@ class SparkStartup:
         return get_spark(settings, storage) if storage.is_hdfs else None
 
     @staticmethod
-    def session(settings: SparkSettings, storage: LakehouseStorage) -> StartingSession:
+    def session(settings: SparkSettings, storage: Lakehouse) -> StartingSession:
         """The session of a run that builds its own: started in the background, beside the first stages — or only
         when a stage needs it, if the run is foreseen to need none (``foresee``). Under spark-submit the JVM is up
         already: its session (and the master it really has) at once."""

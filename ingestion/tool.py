@@ -34,7 +34,7 @@ from tools.plugins import Injected
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from graph.storage import LakehouseStorage
+    from graph.lakehouse import Lakehouse
     from ingestion.chunking import UnitPatterns
     from ingestion.pipeline import PipelineOutcome
     from ingestion.stage import Stage
@@ -175,7 +175,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
             resolve_model_name(domain.nlp.model)
         # Locked before Spark starts: a busy lakehouse is reported in a second, not after the JVM's start-up.
         lock = LakehouseLock(
-            settings.lakehouse.storage(), run_id=run_id, tool=self.get_name(), wait_seconds=request.wait_seconds
+            settings.lakehouse.lakehouse(), run_id=run_id, tool=self.get_name(), wait_seconds=request.wait_seconds
         )
         spark = self._spark
         if spark is None:
@@ -188,7 +188,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
 
     def _run_or_answer(
         self, request: IngestionRequest, run_id: str, stages: list[Stage], domain: DomainSpec,
-        spark: SparkSession | None, storage: LakehouseStorage,
+        spark: SparkSession | None, storage: Lakehouse,
     ) -> IngestionResult:
         """Under the lock: the answer of a run whose every stage is up to date, else the run."""
         from ingestion.publish import ensure_baseline
@@ -245,11 +245,11 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
     def _context(
         self, request: IngestionRequest, run_id: str, domain: DomainSpec, spark: SparkSession | None
     ) -> RunContext:
-        from ingestion.lakehouse import Lakehouse
+        from ingestion.lakehouse import LakehouseTables
 
         settings = self._require_settings()
-        lakehouse = Lakehouse(
-            settings.lakehouse.storage(), spark,  # type: ignore[arg-type] # None: no table is read
+        lakehouse = LakehouseTables(
+            settings.lakehouse.lakehouse(), spark,  # type: ignore[arg-type] # None: no table is read
             driver_max_chars=settings.ingestion.driver_max_chars,
             driver_max_delete_bytes=settings.ingestion.driver_max_delete_bytes,
         )
@@ -333,7 +333,7 @@ def _has_markers(settings: CsillagSettings) -> bool:
     from graph.errors import StorageError
 
     try:
-        return settings.lakehouse.storage().is_dir("_markers")
+        return settings.lakehouse.lakehouse().is_dir("_markers")
     except StorageError:
         return False
 

@@ -14,7 +14,7 @@ A VACUUM that deletes files adds two commits (``VACUUM START``/``END``) to the t
 retrieval index files are named after the chunks table version, so this module links them under the new version
 too, rather than leaving the next run to rebuild (and, with a dense model, re-embed) an identical index.
 
-The root is a folder or an S3 bucket (``graph.storage.LakehouseStorage``): delta-rs vacuums either with the same
+The root is a folder or an S3 bucket (``graph.lakehouse.Lakehouse``): delta-rs vacuums either with the same
 ``storage_options`` its commits use, the lock is the bucket's conditional-create one, and in a bucket, which has no
 links, the index files are copied under the new version.
 """
@@ -31,8 +31,8 @@ from pathlib import Path
 
 from graph.errors import GraphDataError, StorageError
 from graph.files import atomic_open
+from graph.lakehouse import Lakehouse
 from graph.published import read_published
-from graph.storage import LakehouseStorage, as_storage
 from ingestion.errors import LakehouseError
 from ingestion.lock import LakehouseLock
 
@@ -69,14 +69,13 @@ class VacuumReport:
         return sum(len(t.files) for t in self.tables)
 
 
-def lakehouse_tables(root: Path | LakehouseStorage) -> list[str]:
+def lakehouse_tables(root: Lakehouse) -> list[str]:
     """The Delta tables directly under ``root`` (folders, or key prefixes, with a ``_delta_log``), sorted."""
-    storage = as_storage(root)
-    return [name for name in storage.list_dirs() if storage.is_table(name)]
+    return [name for name in root.list_dirs() if root.is_table(name)]
 
 
 def vacuum_lakehouse(
-    root: Path | LakehouseStorage, *, retention_hours: int, dry_run: bool = False, wait_seconds: float = 0.0
+    root: Lakehouse, *, retention_hours: int, dry_run: bool = False, wait_seconds: float = 0.0
 ) -> VacuumReport:
     """VACUUM every table under ``root`` (a folder or a bucket's storage), keeping what the versions of the last
     ``retention_hours`` and the published versions need; holds the lakehouse's lock (waiting up to
@@ -89,21 +88,20 @@ def vacuum_lakehouse(
     """
     if retention_hours < 0:
         raise LakehouseError(f"retention of {retention_hours} hours is invalid; give 0 or more hours")
-    storage = as_storage(root)
     try:
-        exists = storage.is_dir()
+        exists = root.is_dir()
     except StorageError as exc:
-        raise LakehouseError(str(exc), path=storage.uri()) from exc
+        raise LakehouseError(str(exc), path=root.uri()) from exc
     if not exists:
-        where = storage.local if storage.is_local else storage.uri()
-        kind = "holds nothing in its bucket" if storage.is_s3 else "is not a folder"
+        where = root.local if root.is_local else root.uri()
+        kind = "holds nothing in its bucket" if root.is_s3 else "is not a folder"
         raise LakehouseError(f"lakehouse {where} does not exist or {kind}", path=str(where))
     run_id = time.strftime("vacuum-%Y%m%dT%H%M%S")
-    with LakehouseLock(storage, run_id=run_id, tool="vacuum", wait_seconds=wait_seconds):
-        return _vacuum_locked(storage, retention_hours=retention_hours, dry_run=dry_run)
+    with LakehouseLock(root, run_id=run_id, tool="vacuum", wait_seconds=wait_seconds):
+        return _vacuum_locked(root, retention_hours=retention_hours, dry_run=dry_run)
 
 
-def _vacuum_locked(storage: LakehouseStorage, *, retention_hours: int, dry_run: bool) -> VacuumReport:
+def _vacuum_locked(storage: Lakehouse, *, retention_hours: int, dry_run: bool) -> VacuumReport:
     from deltalake import DeltaTable
     from deltalake.exceptions import DeltaError
 
@@ -138,7 +136,7 @@ def _vacuum_locked(storage: LakehouseStorage, *, retention_hours: int, dry_run: 
     return report
 
 
-def _carry_index_over(storage: LakehouseStorage, before: int, after: int) -> list[str]:
+def _carry_index_over(storage: Lakehouse, before: int, after: int) -> list[str]:
     """Put the index files of chunks version ``before`` under ``after`` too: VACUUM's commits change no chunk.
 
     A folder gets hard links (a copy, written aside and renamed into place, where links are not supported); a

@@ -84,7 +84,7 @@ def lakehouse_problem(settings: CsillagSettings) -> str | None:
     from ingestion.lock import check_confined
 
     try:
-        check_confined(settings.lakehouse.storage())
+        check_confined(settings.lakehouse.lakehouse())
     except LakehouseError as exc:
         return str(exc)
     return None
@@ -94,7 +94,7 @@ def render_result(result: IngestionResult, settings: CsillagSettings) -> str:
     """A plain-text summary: one line per stage, then the outcome."""
     from jobs.status import gold_line  # with the stage modules: not for a check that ends before any run
 
-    lines = [f"run {result.run_id} → {settings.lakehouse.storage().uri()}", ""]
+    lines = [f"run {result.run_id} → {settings.lakehouse.lakehouse().uri()}", ""]
     lines.append(f"{'stage':<15}{'status':<11}{'seconds':>8}  counts")
     for report in result.stages:
         counts = ", ".join(f"{k}={v}" for k, v in report.counts.items())

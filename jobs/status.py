@@ -11,11 +11,10 @@ files, the manifest, the lock and the Delta logs only (delta-rs, no Spark), so i
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any
 
+from graph.lakehouse import Lakehouse
 from graph.published import PublishedRun, arrow_dataset, open_table, read_published
-from graph.storage import LakehouseStorage, as_storage
 from ingestion.errors import LakehouseError
 from ingestion.lock import is_stale, read_holder
 from ingestion.markers import MarkerStore
@@ -26,22 +25,21 @@ logger = logging.getLogger(__name__)
 TABLES = ("documents", "chunks", "mentions", "entities", "cooccurrences", "graph_nodes", "rejects")
 
 
-def summarize(lake: Path | LakehouseStorage, top: int = 10) -> str:
+def summarize(lake: Lakehouse, top: int = 10) -> str:
     """The summary as text, of the tables as the last completed run published them; a missing table is reported,
     not raised."""
     from deltalake.exceptions import TableNotFoundError
 
-    storage = as_storage(lake)
-    lines = [f"lakehouse {storage.uri()}", ""]
+    lines = [f"lakehouse {lake.uri()}", ""]
     frames = {}
-    manifest = read_published(storage)
+    manifest = read_published(lake)
     for table in TABLES:
         try:
-            frames[table] = arrow_dataset(open_table(storage, table, manifest), storage).to_table().to_pandas()
+            frames[table] = arrow_dataset(open_table(lake, table, manifest), lake).to_table().to_pandas()
             lines.append(f"  {table:<15}{len(frames[table]):>8} rows")
         except TableNotFoundError:
             lines.append(f"  {table:<15}{'—':>8} (not written yet)")
-    gold = _gold_report(storage)
+    gold = _gold_report(lake)
     if gold:
         lines += ["", gold_line(gold)]
     nodes = frames.get("graph_nodes")
@@ -73,26 +71,26 @@ def gold_line(gold: dict[str, Any]) -> str:
     return f"entity resolution vs gold {gold.get('path', '')}: {describe_gold_report(gold)}"
 
 
-def _gold_report(lake: Path | LakehouseStorage) -> dict[str, Any] | None:
+def _gold_report(lake: Lakehouse) -> dict[str, Any] | None:
     """The entities stage's score against ``ner.gold_list`` (its marker's ``details["gold"]``), if it made one."""
     marker = MarkerStore(lake).read("entities")
     return marker.details.get("gold") if marker is not None else None
 
 
-def table_rows(root: Path | LakehouseStorage, manifest: PublishedRun | None = None) -> dict[str, int | None]:
+def table_rows(root: Lakehouse, manifest: PublishedRun | None = None) -> dict[str, int | None]:
     """Rows per table of ``TABLES`` at the published versions; None for a table not published."""
     from deltalake.exceptions import TableNotFoundError
 
     rows: dict[str, int | None] = {}
     for table in TABLES:
         try:
-            rows[table] = arrow_dataset(open_table(root, table, manifest), as_storage(root)).count_rows()
+            rows[table] = arrow_dataset(open_table(root, table, manifest), root).count_rows()
         except TableNotFoundError:
             rows[table] = None
     return rows
 
 
-def running_run(root: Path | LakehouseStorage) -> dict[str, Any] | None:
+def running_run(root: Lakehouse) -> dict[str, Any] | None:
     """The lock's holder with ``stale`` (its process is gone) and the stages it has finished so far; None if the
     lakehouse is not locked."""
     try:
@@ -106,7 +104,7 @@ def running_run(root: Path | LakehouseStorage) -> dict[str, Any] | None:
     return holder.model_dump() | {"stale": is_stale(holder), "stages_done": done}
 
 
-def lakehouse_status(root: Path | LakehouseStorage, graph_store: str | None = None) -> dict[str, Any]:
+def lakehouse_status(root: Lakehouse, graph_store: str | None = None) -> dict[str, Any]:
     """``{"lakehouse", "published", "running", "stages": {stage: marker dict | None}, "unused": {stage: why},
     "tables": {table: rows | None}}``, stages in order; ``stages`` and ``tables`` as published (latest without a
     manifest). ``graph_store`` (the ``graph.store`` setting) tells whether the ``neo4j`` stage is used at all: with
@@ -123,7 +121,7 @@ def lakehouse_status(root: Path | LakehouseStorage, graph_store: str | None = No
     if graph_store is not None and graph_store != "neo4j" and stages.get("neo4j") is None:
         unused["neo4j"] = f"graph.store is {graph_store!r}"
     return {
-        "lakehouse": as_storage(root).uri(),
+        "lakehouse": root.uri(),
         "published": published,
         "running": running_run(root),
         "stages": stages,
@@ -132,7 +130,7 @@ def lakehouse_status(root: Path | LakehouseStorage, graph_store: str | None = No
     }
 
 
-def render_status(report: dict[str, Any], root: Path | LakehouseStorage, top: int = 10) -> str:
+def render_status(report: dict[str, Any], root: Lakehouse, top: int = 10) -> str:
     """The stage table, the published and the running run, then ``summarize``'s table sizes, top entities and
     strongest relations (as published)."""
     lines = [f"{'stage':<15}{'state':<9}{'finished':<27}{'run':<26}counts"]

@@ -5,7 +5,7 @@ imports none of them (only ``graph.settings``, the graph stores' own plain model
 ours).
 """
 
-from settings.config import PROJECT_ROOT, CsillagSettings, lakehouse_path, load_settings
+from settings.config import PROJECT_ROOT, CsillagSettings, load_settings
 from settings.errors import ConfigError
 
-__all__ = ["PROJECT_ROOT", "ConfigError", "CsillagSettings", "lakehouse_path", "load_settings"]
+__all__ = ["PROJECT_ROOT", "ConfigError", "CsillagSettings", "load_settings"]

@@ -18,9 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
-from graph.roots import is_remote, parse_root
+from graph.lakehouse import Lakehouse
+from graph.roots import parse_root
 from graph.settings import GraphSettings, Neo4jSettings, S3Settings
-from graph.storage import LakehouseStorage
 from settings.chat import LlmSettings, OrchestratorSettings, RetrievalSettings
 from settings.environment import environment_json_error, warn_unknown_variables
 from settings.errors import ConfigError
@@ -39,26 +39,6 @@ MEMORY_RE = re.compile(r"^[1-9][0-9]*([kmgtp]b?|b)?$", re.IGNORECASE)
 MEMORY_ACCEPTED = "a whole number with a unit, e.g. 512m or 2g"
 
 
-def lakehouse_path(value: str | os.PathLike[str]) -> Path:
-    """A lakehouse root as a local path: a path or a ``file://`` URI; any other URI is refused with one line.
-
-    For the callers that need a local folder (the chat side's readers, ``csillag vacuum`` and ``graph``, the API's
-    path confinement). The ingestion pipeline, ``csillag status`` and ``csillag summary`` take ``s3a://`` roots too
-    (``lakehouse_root``), and ``hdfs://`` roots.
-
-    Raises:
-        ValueError: for a remote URI, naming it and what is accepted, or a name ``graph.roots.parse_root`` refuses.
-    """
-    if is_remote(value):
-        scheme = os.fspath(value).partition("://")[0].lower()
-        raise ValueError(
-            f"{scheme}:// is not supported here: this reads and writes its lakehouse on a local or mounted file system "
-            "(a path or file://…); mount the bucket or share and give its local path (the pipeline, `csillag status` "
-            "and `csillag summary` take s3a:// and hdfs:// roots)"
-        )
-    return Path(parse_root(value).path)
-
-
 def lakehouse_root(value: str | os.PathLike[str]) -> Path | str:
     """A lakehouse root: a local path (a path or ``file://``), or an ``s3a://BUCKET/PATH`` or
     ``hdfs://NAMENODE[:PORT]/PATH`` URI kept as text, as ``graph.roots.parse_root`` accepts them.
@@ -69,13 +49,11 @@ def lakehouse_root(value: str | os.PathLike[str]) -> Path | str:
     Raises:
         ValueError: any other URI, a bad bucket name, a name the stores would read differently (percent-escapes,
             a query, ``..``), or a local path the Delta library cannot store tables under
-            (``graph.storage.DELTA_UNSAFE_CHARS``), naming the value and what is accepted.
+            (``graph.lakehouse.DELTA_UNSAFE_CHARS``), naming the value and what is accepted.
     """
+    lakehouse = Lakehouse.for_root(value)  # refuses a path the Delta library cannot store tables under
     name = parse_root(value)
-    if name.is_local:
-        LakehouseStorage.for_root(value)  # refuses a path the Delta library cannot store tables under
-        return Path(name.path)
-    return LakehouseStorage.for_root(value).uri()  # normalised: s3a://bucket/prefix, hdfs://namenode/path
+    return Path(name.path) if name.is_local else lakehouse.uri()  # normalised: s3a://bucket/prefix, hdfs://nn/path
 
 
 class LakehouseSettings(BaseModel):
@@ -106,9 +84,9 @@ class LakehouseSettings(BaseModel):
     def _check_root(cls, value: Any) -> Any:
         return lakehouse_root(value) if isinstance(value, str | os.PathLike) else value
 
-    def storage(self) -> LakehouseStorage:
-        """The root as every engine names it (Spark, delta-rs, pyarrow, the small files), from these settings."""
-        return LakehouseStorage.for_root(self.root, self.s3)
+    def lakehouse(self) -> Lakehouse:
+        """The lakehouse of these settings: ``root`` in the store of ``s3`` (the one value every layer is given)."""
+        return Lakehouse.for_root(self.root, self.s3)
 
 
 class SparkSettings(BaseModel):

@@ -110,14 +110,14 @@ class ChatPlatform:
         if registry is not None or services is not None:
             return cls(registry, services=services or (), **chosen).start()
         from tools.analysis.domain import DomainServices, DomainSettings
-        from tools.analysis.lakehouse import chat_lakehouse, check_lakehouse, lakehouse_name
+        from tools.analysis.lakehouse import check_lakehouse, lakehouse_name
         from tools.domains.egri_csillagok import TOOLS
         from tools.plugins import default_registry
 
         if isinstance(domain, DomainSettings):
             check_lakehouse(domain.lakehouse)
         else:
-            domain = DomainSettings.for_lakehouse(settings, check_lakehouse(chat_lakehouse(settings)), domain)
+            domain = DomainSettings.for_lakehouse(settings, check_lakehouse(settings.lakehouse.lakehouse()), domain)
         book = DomainServices.load(domain, settings.graph, neo4j_settings=settings.neo4j,
                                    retrieval_settings=settings.retrieval)
         for tool_class in TOOLS:  # the book tools, also when csillag's entry points are not installed

@@ -16,8 +16,8 @@ A pair co-occurs once per *window* in which both are mentioned; the window is th
 always come together whatever their frequency, so a minor character met only beside the hero gets a strong edge
 and the hero does not get a strong edge to everyone. The measured choice of the default is in docs/quality.md.
 
-A small corpus or increment (``Lakehouse.small_increment``) is counted in the driver (``cooccurrence_rows``, the same
-rows as Spark's ``cooccurrence_pairs``); a bigger one by Spark.
+A small corpus or increment (``LakehouseTables.small_increment``) is counted in the driver (``cooccurrence_rows``, the
+same rows as Spark's ``cooccurrence_pairs``); a bigger one by Spark.
 
 Recomputed whole, except after an entities run in document scope that only resolved new documents and removed
 others (its marker's ``details["documents"]``): a pair's entities are then one document's, so only those documents'

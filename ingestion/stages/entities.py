@@ -10,8 +10,8 @@ document's entities depend on it alone — its forms, and the casing evidence of
 article usage, words written in lowercase) — so an incremental run resolves only the documents that are new and
 deletes the removed ones' rows, and records which in its marker for the cooccurrences stage.
 
-A few documents (``Lakehouse.small_increment``: a novel, or an increment's new ones) take no Spark job at all: each
-transform below has its driver twin over Arrow rows (``*_local``, ``*_rows``), the same rows, and both tables are
+A few documents (``LakehouseTables.small_increment``: a novel, or an increment's new ones) take no Spark job at all:
+each transform below has its driver twin over Arrow rows (``*_local``, ``*_rows``), the same rows, and both tables are
 committed with delta-rs (``_compute_in_driver``).
 
 With ``ner.gold_list`` set, the stage scores the ``entities`` table it wrote against that gold list (pairwise
@@ -491,8 +491,8 @@ class EntitiesStage(Stage):
         Corpus scope: always everything, overwritten — a new mention anywhere can change how names merge. Document
         scope, incremental: only the documents that are new since the tables were written are resolved, and the
         removed ones are deleted (``_documents_to_redo``); a document's entities depend on that document alone.
-        A few documents (``Lakehouse.small_increment``: a novel, or the new ones of an incremental run) are done in
-        the driver from start to end (``_compute_in_driver``): the same tables, without a Spark job.
+        A few documents (``LakehouseTables.small_increment``: a novel, or the new ones of an incremental run) are done
+        in the driver from start to end (``_compute_in_driver``): the same tables, without a Spark job.
         """
         from pyspark.sql import functions as F
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from graph.communities import PreviousGraph
     from ingestion.context import RunContext
-    from ingestion.lakehouse import Lakehouse
+    from ingestion.lakehouse import LakehouseTables
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ class GraphStage(Stage):
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"metrics": path})
 
 
-def _previous_graph(lake: Lakehouse) -> PreviousGraph:
+def _previous_graph(lake: LakehouseTables) -> PreviousGraph:
     """The graph the stage wrote last time, whose unchanged components keep their communities."""
     from graph.communities import PreviousGraph
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from deltalake import DeltaTable
 
+from graph.lakehouse import Lakehouse
 from tests.conftest import corpus_path
 from tests.integration.conftest import run_domain
 from tests.unit.ingestion.tables import read
@@ -107,10 +108,10 @@ def test_issue_16_entities_resolved_in_the_driver_are_sparks_on_war_and_peace(
     # The session's run resolved the novel in the driver (a small corpus: Lakehouse.small_increment). The entities
     # stage again on a copy of that lakehouse with nothing small enough for the driver writes both tables with
     # Spark's jobs: row for row what the driver wrote — surface forms, casing evidence, the carried mentions, counts.
-    from ingestion.lakehouse import Lakehouse
+    from ingestion.lakehouse import LakehouseTables
 
     docs = sorted(read(war_and_peace_run.lake, "documents").doc_id)
-    assert Lakehouse(war_and_peace_run.lake, None).small_increment(docs)  # type: ignore[arg-type]
+    assert LakehouseTables(Lakehouse.for_root(war_and_peace_run.lake), None).small_increment(docs)  # type: ignore[arg-type]
     lake = tmp_path / "lake"
     shutil.copytree(war_and_peace_run.lake, lake)
     again = run_domain(spark, "war_and_peace.toml", corpus_path("war_and_peace.txt"), lake,

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from ingestion.resolution import ResolvedEntity
 from ingestion.resolution_eval import load_gold, score_details
 from tests.unit.ingestion.tables import read
@@ -47,7 +48,8 @@ def test_build_reports_resolution_against_gold_meeting_the_targets(novel: str, r
     run: SimpleNamespace = request.getfixturevalue(RUNS[novel])
     assert run.result.status == "succeeded", run.result
     reported = next(s for s in run.result.stages if s.stage == "entities").details["gold"]
-    assert MarkerStore(run.lake).read("entities").details["gold"] == reported  # `csillag status` shows the same
+    marker = MarkerStore(Lakehouse.for_root(run.lake)).read("entities")
+    assert marker.details["gold"] == reported  # `csillag status` shows the same
     assert reported["path"] == str(run.settings.ner.gold_list) == f"tests/data/gold_{novel}.json"
     score = gold_score(run.lake, novel)
     assert (reported["precision"], reported["recall"]) == (score.precision, score.recall)

@@ -21,6 +21,7 @@ import pytest
 from deltalake import DeltaTable
 
 from graph.embedded import EmbeddedGraphStore
+from graph.lakehouse import Lakehouse
 from graph.model import GraphData
 from graph.neo4j_store import Neo4jGraphStore
 from graph.settings import Neo4jSettings
@@ -48,7 +49,7 @@ def wp_lake(request: pytest.FixtureRequest) -> Path:
 
 @pytest.fixture(scope="module")
 def wp_graph(wp_lake: Path) -> GraphData:
-    return GraphData.from_lakehouse(wp_lake)
+    return GraphData.from_lakehouse(Lakehouse.for_root(wp_lake))
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
+from graph.lakehouse import Lakehouse
 from graph.settings import S3Settings
-from graph.storage import LakehouseStorage
 from tests.conftest import ROOT, SAMPLES
 from tests.integration.api_server import ApiServer
 from tests.unit.api.sse import parse_sse
@@ -69,7 +69,7 @@ def test_issue_16_api_runs_into_and_chats_from_a_bucket(s3_bucket: tuple[str, S3
         # every stage's marker but neo4j's (that stage loads a Neo4j server only with graph.store = "neo4j")
         assert sorted(run["markers"]) == sorted(s for s in STAGE_NAMES if s != "neo4j")
         assert {m["run_id"] for m in run["markers"].values()} == {run["run_id"]}  # read from the bucket
-        storage = LakehouseStorage.for_root(root, s3)
+        storage = Lakehouse.for_root(root, s3)
         assert storage.is_table("entities") and storage.read_text("_markers", "graph", "_SUCCESS") is not None
 
         events = parse_sse(_chat(server).text)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from cli.app import main as cli_main
-from graph.storage import LakehouseStorage
+from graph.lakehouse import Lakehouse
 from tests.conftest import EN_SAMPLE_FILES, ROOT, PipelineRun
 from tests.unit.ingestion.tables import comparable, read
 from tools.ingestion import STAGE_NAMES
@@ -53,7 +53,7 @@ def test_issue_16_hdfs_pipeline_writes_the_local_disk_tables_and_a_rerun_skips_e
     corpus = local.restore_corpus()  # the very folder the local run read: the documents' sources are its files
     work = tmp_path / "cwd"
     work.mkdir()
-    storage = LakehouseStorage.for_root(hdfs_root)
+    storage = Lakehouse.for_root(hdfs_root)
 
     first = _run([sys.executable, "-m", "jobs.pipeline", "--master", "local[2]", str(corpus), "--lakehouse",
                   hdfs_root, "--result-file", str(tmp_path / "first.json")], work)

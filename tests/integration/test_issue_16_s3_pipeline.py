@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 
 from cli.app import main as cli_main
+from graph.lakehouse import Lakehouse
 from graph.settings import S3Settings
-from graph.storage import LakehouseStorage
 from graph.tables import NON_PROSE_UNIT_KINDS
 from tests.conftest import ROOT, S3_TEST_CREDENTIALS, SAMPLES
 from tests.unit.ingestion.tables import comparable, read
@@ -64,7 +64,7 @@ SPARK_SUBMIT = [str(ROOT / "spark-submit.sh"), "--master", "local[2]", "pipeline
 PYTHON_M = [sys.executable, "-m", "jobs.pipeline", "--master", "local[2]"]
 
 
-def _kill_mid_mentions(root: str, s3: S3Settings, storage: LakehouseStorage, cwd: Path) -> None:
+def _kill_mid_mentions(root: str, s3: S3Settings, storage: Lakehouse, cwd: Path) -> None:
     """Start a run with small NER batches and SIGKILL it (and its JVM) once a few batches are committed."""
     # small batches on the workers (NER in the driver, which a sample's few words would get, is over too soon to kill)
     env = _environment(s3) | {"CSILLAG_INGESTION_MENTIONS_BATCH_WORDS": "300",
@@ -103,7 +103,7 @@ def s3_run(s3_endpoint: str, spark: Any, tmp_path_factory: pytest.TempPathFactor
         s3 = S3Settings(endpoint=s3_endpoint, region="us-east-1", path_style=True)
         boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1").create_bucket(Bucket=bucket)
         root = f"s3a://{bucket}/library/lh"
-        storage = LakehouseStorage.for_root(root, s3)
+        storage = Lakehouse.for_root(root, s3)
         work = tmp / "cwd"
         work.mkdir()
         _kill_mid_mentions(root, s3, storage, work)

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from graph.published import read_published
 from tests.conftest import ROOT, SAMPLES
 from tests.unit.ingestion.tables import comparable, read
@@ -85,7 +86,7 @@ def test_issue_11_two_runs_started_together_one_runs_one_exits_4(fresh: Path, tm
     assert f"is being written by run {winner} (tool ner_ingestion, pid {jobs[winner].pid} on host " in line
     assert "wait with --wait SECONDS" in line
     assert (_status(tmp_path, winner), _status(tmp_path, loser)) == ("succeeded", "busy")
-    assert read_published(lake).run_id == winner
+    assert read_published(Lakehouse.for_root(lake)).run_id == winner
     assert not (lake / "_lock.json").exists()
     _assert_same_as_fresh(lake, fresh)
 
@@ -110,11 +111,11 @@ def test_issue_11_second_run_4s_later_exits_4_or_waits_and_finds_all_done(fresh:
     assert f"is being written by run run-first (tool ner_ingestion, pid {first.pid} on host " in _holder_line(stderr)
     assert _status(tmp_path, "run-refused") == "busy"
     # Meanwhile the readers see no half-written run: nothing is published yet on this new lakehouse.
-    status = lakehouse_status(lake)
+    status = lakehouse_status(Lakehouse.for_root(lake))
     assert status["running"]["run_id"] == "run-first" and not status["running"]["stale"]
     assert status["published"]["run_id"] is None and status["published"]["tables"] == {}
     with pytest.raises(GraphDataError, match="missing or unreadable"):
-        GraphData.from_lakehouse(lake)
+        GraphData.from_lakehouse(Lakehouse.for_root(lake))
 
     code, stderr = _finish(first)
     assert code == 0, stderr[-3000:]
@@ -123,7 +124,7 @@ def test_issue_11_second_run_4s_later_exits_4_or_waits_and_finds_all_done(fresh:
     assert "is being written by run run-first" in stderr and "waiting up to" in stderr  # it said what it waited for
     assert _status(tmp_path, "run-first") == "succeeded"
     assert _status(tmp_path, "run-waiting") == "skipped"  # it ran after the first and found every stage up to date
-    assert read_published(lake).run_id == "run-first"
+    assert read_published(Lakehouse.for_root(lake)).run_id == "run-first"
     _assert_same_as_fresh(lake, fresh)
-    graph = GraphData.from_lakehouse(lake)
+    graph = GraphData.from_lakehouse(Lakehouse.for_root(lake))
     assert len(graph.relations) == len(read(fresh, "graph_edges")) > 0

@@ -26,6 +26,7 @@ from pydantic import SecretStr
 
 from graph.embedded import EmbeddedGraphStore
 from graph.errors import GraphLoadError
+from graph.lakehouse import Lakehouse
 from graph.loading import load_into_neo4j, neo4j_counts
 from graph.neo4j_store import Neo4jGraphStore
 from graph.settings import Neo4jSettings
@@ -126,7 +127,7 @@ def test_issue_12_pipeline_loads_neo4j_with_the_embedded_stores_answers(run: Sim
     marker = json.loads((run.lake / "_markers" / "neo4j" / "_SUCCESS").read_text())
     assert marker["details"]["versions"] == {table: version(run.lake, table) for table in TABLES}
     assert run.settings.password.get_secret_value() not in json.dumps(marker)
-    embedded = EmbeddedGraphStore.from_settings(run.lake)
+    embedded = EmbeddedGraphStore.from_settings(Lakehouse.for_root(run.lake))
     neo = Neo4jGraphStore.from_settings(run.settings)
     try:
         margaret = embedded.find_entity("Margaret Hale").best
@@ -236,7 +237,7 @@ def test_issue_12_removing_a_document_removes_its_entities_from_neo4j(spark: Any
     store = Neo4jGraphStore.from_settings(run.settings)
     store.clear()
     store.close()
-    load_into_neo4j(run.lake, run.settings, published=False)
+    load_into_neo4j(Lakehouse.for_root(run.lake), run.settings, published=False)
     assert _content(run.settings) == updated
 
 

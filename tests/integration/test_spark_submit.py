@@ -223,7 +223,7 @@ def test_issue_16_spark_submit_on_a_standalone_cluster_with_the_lakehouse_in_a_b
     """Issue 16, item 3: two one-core workers, the driver by ``spark-submit.sh --master spark://…``, the lakehouse in
     the S3 bucket (the executors share no disk with the driver, only the bucket): the tables a local[2] run writes on
     local disk from the same input."""
-    from graph.storage import LakehouseStorage
+    from graph.lakehouse import Lakehouse
 
     master, ui_port, logs = standalone_cluster
     bucket, s3 = s3_bucket
@@ -247,7 +247,7 @@ def test_issue_16_spark_submit_on_a_standalone_cluster_with_the_lakehouse_in_a_b
         env={"CSILLAG_LAKEHOUSE_S3": s3.model_dump_json(), "CSILLAG_INGESTION_DRIVER_MAX_NER_WORDS": "0"},
     )
     assert done.returncode == 0, done.stderr[-4000:]
-    lake = LakehouseStorage.for_root(root, s3)
+    lake = Lakehouse.for_root(root, s3)
     assert not (ROOT / "s3a:").exists() and not (tmp_path / "s3a:").exists()
     result = json.loads((tmp_path / "result.json").read_text())
     assert result["status"] == "succeeded"

@@ -34,10 +34,10 @@ def test_issue_12_layer_contracts_break_on_each_forbidden_import(tmp_path: Path)
         (tmp_path / package / "__init__.py").write_text("")
     (tmp_path / "graph" / "settings.py").write_text("")
     (tmp_path / "graph" / "store.py").write_text("")
-    (tmp_path / "graph" / "storage.py").write_text("")
+    (tmp_path / "graph" / "lakehouse.py").write_text("")
     (tmp_path / "graph" / "roots.py").write_text("")
     (tmp_path / "settings" / "config.py").write_text(
-        "from graph.settings import *\nfrom graph.roots import *\nfrom graph.storage import *\n"
+        "from graph.settings import *\nfrom graph.roots import *\nfrom graph.lakehouse import *\n"
     )
     (tmp_path / "api" / "runs.py").write_text("import ingestion\n")
     (tmp_path / "graph" / "model.py").write_text("import tools\n")
@@ -61,7 +61,7 @@ def test_issue_12_layer_contracts_break_on_each_forbidden_import(tmp_path: Path)
         assert line in out, (line, out)
     doors = ("jobs.pipeline", "jobs.stage", "jobs.summary", "tools.ask", "api.__main__")
     assert all(f"{door} -> cli." not in out for door in doors), out
-    assert all(f"settings.config -> graph.{allowed}" not in out for allowed in ("settings", "roots", "storage")), out
+    assert all(f"settings.config -> graph.{allowed}" not in out for allowed in ("settings", "roots", "lakehouse")), out
 
 
 BLOCK_SPARK = """

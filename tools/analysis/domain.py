@@ -11,15 +11,14 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from graph.errors import GraphStoreError, StorageError
+from graph.lakehouse import Lakehouse
 from graph.roots import is_remote
-from graph.storage import LakehouseStorage
-from tools.analysis.lakehouse import LakehouseContents, chat_lakehouse, lakehouse_name
+from tools.analysis.lakehouse import LakehouseContents, lakehouse_name
 from tools.errors import ConfigError, ToolError
 from tools.retrieval.chunks import ChunkRetriever, DenseEncoder
 from tools.retrieval.units import UnitCatalog
@@ -41,8 +40,8 @@ class DomainSettings(BaseModel):
     name: str = Field(min_length=1, description="The chat requests' domain; no default: see for_lakehouse().")
     title: str = ""
     language: str = Field(min_length=2, description="ISO code of the books and the default answer language.")
-    # A folder, or the storage of a lakehouse in a bucket (tools.analysis.lakehouse.chat_lakehouse).
-    lakehouse: Path | LakehouseStorage = Path("lakehouse")
+    # Built once at the edge (settings.lakehouse.lakehouse(), --lakehouse): a folder, a bucket or HDFS.
+    lakehouse: InstanceOf[Lakehouse] = Field(default_factory=lambda: Lakehouse.for_root("lakehouse"))
     ingestion_tool: str | None = Field(
         default=None,
         description="Registered name of the ingestion tool that builds the lakehouse (e.g. ner_ingestion): the one "
@@ -51,15 +50,16 @@ class DomainSettings(BaseModel):
 
     @field_validator("lakehouse", mode="before")
     @classmethod
-    def _no_uri_as_folder(cls, value: Any) -> Any:
-        # pathlib would make the local folder "s3a:/bucket/…" of a URI; its endpoint is a setting, so no guessing here
-        if isinstance(value, str | os.PathLike) and is_remote(value):
-            raise ValueError(f"{os.fspath(value)} is a remote lakehouse root: pass its LakehouseStorage "
-                             "(tools.analysis.lakehouse.chat_lakehouse(settings))")
+    def _no_root_as_text(cls, value: Any) -> Any:
+        # a bucket's endpoint is a setting, so a root as text is never guessed into a Lakehouse here
+        if isinstance(value, str | os.PathLike):
+            kind = "a remote lakehouse root" if is_remote(value) else "a lakehouse folder"
+            raise ValueError(f"{os.fspath(value)} is {kind}: pass its Lakehouse (settings.lakehouse.lakehouse(), or "
+                             "graph.lakehouse.Lakehouse.for_root(root, s3))")
         return value
 
     @classmethod
-    def for_domain(cls, name: str, *, lakehouse: Path | LakehouseStorage, language: str | None = None,
+    def for_domain(cls, name: str, *, lakehouse: Lakehouse, language: str | None = None,
                    title: str | None = None, ingestion_tool: str | None = None) -> DomainSettings:
         """Settings of ``name``: its known defaults, overridden by what is given.
 
@@ -101,16 +101,16 @@ class DomainSettings(BaseModel):
     @classmethod
     def from_settings(cls, settings: Any, name: str) -> DomainSettings:
         """From the composed ``CsillagSettings``: ``lakehouse.root``, ``ner.language`` and ``ingestion.tool``."""
-        return cls.for_domain(name, lakehouse=chat_lakehouse(settings), language=settings.ner.language,
+        return cls.for_domain(name, lakehouse=settings.lakehouse.lakehouse(), language=settings.ner.language,
                               ingestion_tool=settings.ingestion.tool)
 
 
-def _folder_name(root: Path | LakehouseStorage) -> str:
+def _folder_name(root: Lakehouse) -> str:
     """The lakehouse's own name: its folder's, or in a bucket or HDFS the last segment of its path (else the bucket's
     or the NameNode's)."""
-    if isinstance(root, LakehouseStorage) and not root.is_local:
-        return root.prefix.rsplit("/", 1)[-1] or str(root.bucket or root.namenode)
-    return (root.path() if isinstance(root, LakehouseStorage) else root).resolve().name
+    if root.local is not None:
+        return root.local.name
+    return root.prefix.rsplit("/", 1)[-1] or str(root.bucket or root.namenode)
 
 
 def _tool_domain(tool_name: str | None) -> str | None:
@@ -186,7 +186,7 @@ class DomainServices:
         return [self.domain, self.graph, self.retriever, self.units]
 
 
-def _stamp(root: Path | LakehouseStorage) -> str:
+def _stamp(root: Lakehouse) -> str:
     from graph.model import publication_stamp  # with pandas: not at import, ``csillag ask --help`` stays fast
 
     return publication_stamp(root)

@@ -6,8 +6,8 @@ has rows. Anything less is a ``LakehouseNotReadyError`` naming the path and what
 tools all stay silent. The books' language is the majority ``language`` of the ``documents`` table: the language
 the ingestion tool analysed them in, and so the one the chat side's analyser and index must use.
 
-A lakehouse is a local folder (a ``Path``, exactly as before) or, for an ``s3a://`` root, its ``LakehouseStorage``:
-markers and tables are then read through the storage (boto3 for the markers, delta-rs and pyarrow for the tables, all
+A lakehouse is the ``Lakehouse`` of the settings (``settings.lakehouse.lakehouse()``): a folder, a bucket or HDFS,
+whose markers and tables are read through it (its backend for the markers, delta-rs and pyarrow for the tables, all
 from the one ``lakehouse.s3`` block), never through a second client.
 """
 
@@ -17,11 +17,9 @@ import logging
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from graph.roots import is_remote
-from graph.storage import LakehouseStorage, as_storage
-from tools.errors import ConfigError, LakehouseNotReadyError
+from graph.lakehouse import Lakehouse
+from tools.errors import LakehouseNotReadyError
 from tools.retrieval.analyzer import STEMMER_LANGUAGES
 
 logger = logging.getLogger(__name__)
@@ -38,44 +36,26 @@ MARKER_FILE = "_SUCCESS"
 class LakehouseContents:
     """A ready lakehouse: its root, how many documents it holds and their majority language (None if unrecorded)."""
 
-    root: Path | LakehouseStorage
+    root: Lakehouse
     documents: int
     language: str | None
 
 
-def chat_lakehouse(settings: Any) -> Path | LakehouseStorage:
-    """``lakehouse.root`` as the chat side reads it: the local folder, or the bucket's storage for an ``s3a://`` root
-    (with ``lakehouse.s3``) — never the local folder "s3a:" that ``Path`` would make of a URI.
-
-    Raises:
-        ConfigError: a root no storage reads (the settings' validation normally refuses it first).
-    """
-    from settings.config import lakehouse_path
-
-    root = settings.lakehouse.root
-    try:
-        return settings.lakehouse.storage() if is_remote(root) else lakehouse_path(root)
-    except ValueError as exc:
-        raise ConfigError(f"lakehouse.root {root!r}: {exc}", field="lakehouse.root") from None
+def lakehouse_name(root: Lakehouse) -> str:
+    """How messages name the lakehouse: its path, or its ``s3a://`` or ``hdfs://`` URI."""
+    return root.uri()
 
 
-def lakehouse_name(root: Path | LakehouseStorage) -> str:
-    """How messages name the lakehouse: its path as given, or its ``s3a://`` URI."""
-    return root.uri() if isinstance(root, LakehouseStorage) else str(root)
-
-
-def _ingest_hint(root: Path | LakehouseStorage) -> str:
+def _ingest_hint(root: Lakehouse) -> str:
     return f"csillag ingest PATH… --lakehouse {lakehouse_name(root)}"
 
 
-def done_stages(root: Path | LakehouseStorage) -> list[str]:
+def done_stages(root: Lakehouse) -> list[str]:
     """The chat stages whose ``_SUCCESS`` marker exists under ``root``, in pipeline order."""
-    if isinstance(root, LakehouseStorage):
-        return [stage for stage in CHAT_STAGES if root.is_file(MARKERS_DIR, stage, MARKER_FILE)]
-    return [stage for stage in CHAT_STAGES if (root / MARKERS_DIR / stage / MARKER_FILE).is_file()]
+    return [stage for stage in CHAT_STAGES if root.is_file(MARKERS_DIR, stage, MARKER_FILE)]
 
 
-def documents_languages(root: Path | LakehouseStorage) -> tuple[int, Counter[str]]:
+def documents_languages(root: Lakehouse) -> tuple[int, Counter[str]]:
     """The ``documents`` table's row count, and how many rows carry each language code (empty codes left out)."""
     from deltalake import DeltaTable
     from deltalake.exceptions import TableNotFoundError
@@ -83,31 +63,26 @@ def documents_languages(root: Path | LakehouseStorage) -> tuple[int, Counter[str
     from graph.published import arrow_dataset
 
     try:
-        storage = as_storage(root)  # a folder's storage names the same local table
-        delta = DeltaTable(storage.delta_uri("documents"), storage_options=storage.storage_options)
-        table = arrow_dataset(delta, storage).to_table(columns=["language"])
+        delta = DeltaTable(root.delta_uri("documents"), storage_options=root.storage_options)
+        table = arrow_dataset(delta, root).to_table(columns=["language"])
     except TableNotFoundError as exc:
         raise LakehouseNotReadyError(
             f"lakehouse {lakehouse_name(root)} has a documents marker but no documents table; rebuild it with: "
-            f"{_ingest_hint(root)} --force", path=root if isinstance(root, Path) else root.uri(), missing=["documents"],
+            f"{_ingest_hint(root)} --force", path=_error_path(root), missing=["documents"],
         ) from exc
     codes = table.column("language").to_pylist()
     return len(codes), Counter(code.strip() for code in codes if code and code.strip())
 
 
-def check_lakehouse(root: Path | LakehouseStorage) -> LakehouseContents:
-    """The lakehouse at ``root`` (a folder, or a bucket's storage) if the chat tools can answer from it.
+def check_lakehouse(root: Lakehouse) -> LakehouseContents:
+    """The lakehouse ``root`` (a folder, a bucket or HDFS) if the chat tools can answer from it.
 
     Raises:
         LakehouseNotReadyError: ``root`` does not exist (a bucket: nothing stored under it), a chat stage is not
             done, or there are no documents.
         graph.errors.StorageError: the bucket cannot be reached (names the endpoint and the cause).
     """
-    if isinstance(root, LakehouseStorage) and root.is_local:
-        root = root.path()
-    root = root if isinstance(root, LakehouseStorage) else Path(root)
-    name = lakehouse_name(root)
-    where = root if isinstance(root, Path) else name
+    name, where = lakehouse_name(root), _error_path(root)
     if not root.is_dir():
         raise LakehouseNotReadyError(
             f"lakehouse {name} does not exist; ingest a corpus into it first: {_ingest_hint(root)}",
@@ -140,4 +115,9 @@ def check_lakehouse(root: Path | LakehouseStorage) -> LakehouseContents:
         logger.warning("lakehouse %s holds documents in several languages %s; analysing questions as %s", name,
                        dict(languages), language)
     return LakehouseContents(root=root, documents=count, language=language)
+
+
+def _error_path(root: Lakehouse) -> Path | str:
+    """What ``LakehouseNotReadyError.path`` holds: a folder's path, else the URI."""
+    return root.local if root.local is not None else root.uri()
 

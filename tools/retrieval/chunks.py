@@ -18,8 +18,8 @@ The ingestion pipeline's ``index`` stage builds both files right after the ``chu
 the same code path as ``from_lakehouse`` — so the chat side normally finds them and builds nothing; building at
 start-up remains for a lakehouse written before that stage existed, or a dense model turned on only on the chat side.
 
-A lakehouse in an S3 bucket is read the same way (delta-rs and pyarrow through ``graph.storage.LakehouseStorage``);
-its index files are copied once into a local folder (``LakehouseStorage.local_cache_dir``) and loaded from there.
+A lakehouse in an S3 bucket is read the same way (delta-rs and pyarrow through ``graph.lakehouse.Lakehouse``);
+its index files are copied once into a local folder (``Lakehouse.local_cache_dir``) and loaded from there.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from deltalake.exceptions import TableNotFoundError
 
 from graph.errors import GraphDataError
 from graph.files import atomic_open, atomic_write_bytes
+from graph.lakehouse import Lakehouse
 from graph.published import arrow_dataset, open_table
-from graph.storage import LakehouseStorage, as_storage
 from graph.tables import CHUNKS, DOCUMENTS, NON_PROSE_UNIT_KINDS
 from tools.errors import ToolError
 from tools.retrieval.analyzer import Analyzer
@@ -111,27 +111,26 @@ class Hit:
         return self.chunk.citation
 
 
-def _read(root: Path | LakehouseStorage, table: str, columns: list[str], *,
+def _read(root: Lakehouse, table: str, columns: list[str], *,
           published: bool = True) -> tuple[list[dict[str, Any]], int]:
     """Rows and version of a table: the published version for the chat side, the latest for the ``index`` stage."""
     frame, version = _read_table(root, table, columns, published=published)
     return frame.to_pylist(), version
 
 
-def _read_table(root: Path | LakehouseStorage, table: str, columns: list[str], *,
+def _read_table(root: Lakehouse, table: str, columns: list[str], *,
                 published: bool = True) -> tuple[pa.Table, int]:
     """``_read`` as an Arrow table."""
-    storage = as_storage(root)
     try:
-        delta = (open_table(storage, table) if published
-                 else DeltaTable(storage.delta_uri(table), storage_options=storage.storage_options))
+        delta = (open_table(root, table) if published
+                 else DeltaTable(root.delta_uri(table), storage_options=root.storage_options))
     except TableNotFoundError as exc:
         raise RetrievalError(
-            f"no Delta table {table!r} at {storage.uri(table)}; run the ingestion pipeline first"
+            f"no Delta table {table!r} at {root.uri(table)}; run the ingestion pipeline first"
         ) from exc
     except GraphDataError as exc:
         raise RetrievalError(str(exc)) from exc
-    return arrow_dataset(delta, storage).to_table(columns=columns), int(delta.version())
+    return arrow_dataset(delta, root).to_table(columns=columns), int(delta.version())
 
 
 class ChunkRetriever:
@@ -153,17 +152,17 @@ class ChunkRetriever:
         return cls(chunks, BM25Index.build(analyzer.term_counts(c.text) for c in chunks), analyzer, dense)
 
     @classmethod
-    def from_lakehouse(cls, root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder | None = None,
+    def from_lakehouse(cls, root: Lakehouse, language: str, *, dense: DenseEncoder | None = None,
                        index_dir: Path | None = None) -> ChunkRetriever:
         """Load the lakehouse's published chunks and the BM25 index for their table version (built and saved if
         missing).
 
-        ``root`` is a folder or a storage; for a bucket the index files are read from local copies (``index_dir``,
-        else ``_index`` of the root's local cache folder), fetched from the bucket's ``_index`` first — the chat side
-        never writes into the bucket (its credentials may be read-only); an index it must build stays local.
+        ``root`` is a folder, a bucket or HDFS; for a remote root the index files are read from local copies
+        (``index_dir``, else ``_index`` of the root's local cache folder), fetched from the root's ``_index`` first —
+        the chat side never writes into a bucket (its credentials may be read-only); an index it must build stays
+        local.
         """
-        return _load(root if isinstance(root, LakehouseStorage) else Path(root), language, dense=dense,
-                     index_dir=index_dir, published=True)[0]
+        return _load(root, language, dense=dense, index_dir=index_dir, published=True)[0]
 
     def get(self, chunk_id: str) -> Chunk:
         """The chunk with this id."""
@@ -212,25 +211,24 @@ class IndexSummary:
     paths: tuple[Path, ...]
 
 
-def index_folder(root: Path | LakehouseStorage, index_dir: Path | None = None) -> Path:
+def index_folder(root: Lakehouse, index_dir: Path | None = None) -> Path:
     """Where the index files are read and written: ``index_dir``, else ``<lakehouse>/_index``.
 
     Raises:
         graph.errors.StorageError: the lakehouse is in a bucket and no local ``index_dir`` is given (the ``index``
             stage builds the files in a local folder and uploads them).
     """
-    return Path(index_dir) if index_dir else as_storage(root).path(INDEX_DIR)
+    return Path(index_dir) if index_dir else root.path(INDEX_DIR)
 
 
-def index_paths(root: Path | LakehouseStorage, language: str, version: int, model_id: str | None = None,
+def index_paths(root: Lakehouse, language: str, version: int, model_id: str | None = None,
                 index_dir: Path | None = None) -> tuple[Path, ...]:
     """The files ``from_lakehouse`` looks for: the BM25 index, and the chunk vectors of ``model_id`` if given.
 
     For a lakehouse in a bucket without ``index_dir``: their names under a stand-in folder ``_index`` (the stage
     checks the bucket's ``_index/<name>``).
     """
-    storage = as_storage(root)
-    folder = Path(INDEX_DIR) if index_dir is None and not storage.is_local else index_folder(storage, index_dir)
+    folder = Path(INDEX_DIR) if index_dir is None and not root.is_local else index_folder(root, index_dir)
     paths = [_bm25_path(folder, language, version)]
     if model_id:
         paths.append(_dense_path(folder, model_id, version))
@@ -245,16 +243,15 @@ def _dense_path(folder: Path, model_id: str, version: int) -> Path:
     return folder / f"dense-{model_id}-f{DENSE_FORMAT}-v{version}.npz"
 
 
-def chunks_version(root: Path | LakehouseStorage) -> int | None:
+def chunks_version(root: Lakehouse) -> int | None:
     """The latest version of the lakehouse's chunks table (its index files are named after it); None if missing."""
-    storage = as_storage(root)
     try:
-        return int(DeltaTable(storage.delta_uri("chunks"), storage_options=storage.storage_options).version())
+        return int(DeltaTable(root.delta_uri("chunks"), storage_options=root.storage_options).version())
     except TableNotFoundError:
         return None
 
 
-def build_index(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder | None = None,
+def build_index(root: Lakehouse, language: str, *, dense: DenseEncoder | None = None,
                 rebuild: bool = False, progress: EmbedProgress | None = None,
                 index_dir: Path | None = None, extend: bool = False) -> IndexSummary:
     """Build and persist the index files ``from_lakehouse`` loads (the ingestion pipeline's ``index`` stage), for the
@@ -278,7 +275,7 @@ def build_index(root: Path | LakehouseStorage, language: str, *, dense: DenseEnc
                         version=version, paths=paths)
 
 
-def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder | None, index_dir: Path | None,
+def _load(root: Lakehouse, language: str, *, dense: DenseEncoder | None, index_dir: Path | None,
           published: bool, rebuild: bool = False, progress: EmbedProgress | None = None,
           extend: bool = False) -> tuple[ChunkRetriever, int]:
     """The retriever over the chunks table's published (or, for the writer, latest) version, its index files read,
@@ -292,10 +289,9 @@ def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder |
         titles = {}
     chunks = _chunks(table, titles)
     analyzer = Analyzer(language)
-    storage = as_storage(root)
     chunk_ids = [c.chunk_id for c in chunks]
-    if published and not storage.is_local:
-        index_dir = _fetch_index(storage, language, version, getattr(dense, "model_id", None) if dense else None,
+    if published and not root.is_local:
+        index_dir = _fetch_index(root, language, version, getattr(dense, "model_id", None) if dense else None,
                                  index_dir, chunk_ids)
     path = _bm25_path(index_folder(root, index_dir), language, version)
     index = None if rebuild else _load_index(path, chunk_ids, analyzer.key)
@@ -313,7 +309,7 @@ def _load(root: Path | LakehouseStorage, language: str, *, dense: DenseEncoder |
     return ChunkRetriever(chunks, index, analyzer, dense, vectors), version
 
 
-def _fetch_index(storage: LakehouseStorage, language: str, version: int, model_id: str | None,
+def _fetch_index(storage: Lakehouse, language: str, version: int, model_id: str | None,
                  index_dir: Path | None, chunk_ids: list[str]) -> Path:
     """The local folder holding this chunks version's index files of a bucket lakehouse: each one missing there, or
     not of ``chunk_ids``, is copied from the bucket's ``_index`` (the ``index`` stage uploaded it). The names carry
@@ -516,15 +512,14 @@ def _prune(paths: Iterable[Path], below: int) -> None:
             stale.unlink(missing_ok=True)
 
 
-def prune_index(root: Path | LakehouseStorage, keep_version: int, index_dir: Path | None = None) -> list[str]:
+def prune_index(root: Lakehouse, keep_version: int, index_dir: Path | None = None) -> list[str]:
     """Remove every index file not of chunks version ``keep_version`` (at publish time); the names removed."""
-    storage = as_storage(root)
-    if index_dir is None and not storage.is_local:
-        stale = [name for name in storage.list_files(INDEX_DIR) if file_version(Path(name)) not in (None, keep_version)]
+    if index_dir is None and not root.is_local:
+        stale = [name for name in root.list_files(INDEX_DIR) if file_version(Path(name)) not in (None, keep_version)]
         for name in stale:
-            storage.delete(INDEX_DIR, name)
+            root.delete(INDEX_DIR, name)
         return stale
-    folder = index_folder(storage, index_dir)
+    folder = index_folder(root, index_dir)
     removed = []
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
         version = file_version(path)
@@ -534,12 +529,11 @@ def prune_index(root: Path | LakehouseStorage, keep_version: int, index_dir: Pat
     return removed
 
 
-def version_files(root: Path | LakehouseStorage, version: int, index_dir: Path | None = None) -> list[str]:
+def version_files(root: Lakehouse, version: int, index_dir: Path | None = None) -> list[str]:
     """The names of the index files of chunks version ``version`` (what a publish manifest lists)."""
-    storage = as_storage(root)
-    if index_dir is None and not storage.is_local:
-        return [name for name in storage.list_files(INDEX_DIR) if file_version(Path(name)) == version]
-    folder = index_folder(storage, index_dir)
+    if index_dir is None and not root.is_local:
+        return [name for name in root.list_files(INDEX_DIR) if file_version(Path(name)) == version]
+    folder = index_folder(root, index_dir)
     if not folder.is_dir():
         return []
     return sorted(path.name for path in folder.glob("*") if file_version(path) == version)

@@ -16,9 +16,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from graph.storage import LakehouseStorage
+from graph.lakehouse import Lakehouse
 from graph.tables import MENTION_ENTITIES, UNIT_PATH_SEPARATOR
 from tools.retrieval.chunks import Chunk, RetrievalError, _read
 from tools.retrieval.numbers import CARDINAL, ORDINAL, spelled_number
@@ -156,15 +155,12 @@ class UnitCatalog:
         self._chunk_entities = chunk_entities or {}
 
     @classmethod
-    def from_lakehouse(cls, root: Path | LakehouseStorage, chunks: Sequence[Chunk]) -> UnitCatalog:
-        """The catalogue of ``chunks`` with the resolved mentions the lakehouse at ``root`` (a folder, or a bucket's
-        storage) published."""
-        storage = root if isinstance(root, LakehouseStorage) else Path(root)
+    def from_lakehouse(cls, root: Lakehouse, chunks: Sequence[Chunk]) -> UnitCatalog:
+        """The catalogue of ``chunks`` with the resolved mentions the lakehouse ``root`` published."""
         try:
-            rows, _ = _read(storage, MENTION_ENTITIES.name, MENTION_ENTITIES.pick("chunk_id", "entity_id"))
+            rows, _ = _read(root, MENTION_ENTITIES.name, MENTION_ENTITIES.pick("chunk_id", "entity_id"))
         except RetrievalError:
-            logger.warning("no mention_entities table under %s: units will list no entities",
-                           storage.uri() if isinstance(storage, LakehouseStorage) else storage)
+            logger.warning("no mention_entities table under %s: units will list no entities", root.uri())
             rows = []
         by_chunk: dict[str, list[str]] = {}
         for row in rows:

@@ -27,7 +27,7 @@ from tests.unit.api.conftest import AUTH
 # delta_uri with its storage_options (argv: the --lakehouse the API gives the job, the S3 endpoint).
 JOB = (
     "import sys, pyarrow as pa; from deltalake import write_deltalake; from graph.settings import S3Settings; "
-    "from graph.storage import LakehouseStorage as S; "
+    "from graph.lakehouse import Lakehouse as S; "
     "lake = sys.argv[sys.argv.index('--lakehouse') + 1]; "
     "s = S.for_root(lake, S3Settings(endpoint=sys.argv[1], region='us-east-1', path_style=True)); "
     "write_deltalake(s.delta_uri('documents'), pa.table({'id': ['d1'], 'text': ['Call me Ishmael.']}), "

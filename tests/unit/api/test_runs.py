@@ -12,7 +12,7 @@ from api.problems import ProblemError
 from api.runs import RunManager, RunRequest, parse_job_output, read_markers
 from api.security import resolve_roots
 from api.state import StateStore
-from graph.storage import LakehouseStorage
+from graph.lakehouse import Lakehouse
 
 RESULT = {
     "run_id": "r1",
@@ -70,7 +70,7 @@ def test_read_markers_by_stage_skipping_unreadable(tmp_path):
     (tmp_path / "_markers" / "documents" / "_SUCCESS").write_text('{"stage": "documents", "counts": {"documents": 3}}')
     (tmp_path / "_markers" / "chunks").mkdir(parents=True)
     (tmp_path / "_markers" / "chunks" / "_SUCCESS").write_text("{broken")
-    assert read_markers(LakehouseStorage.for_root(tmp_path)) == {
+    assert read_markers(Lakehouse.for_root(tmp_path)) == {
         "documents": {"stage": "documents", "counts": {"documents": 3}}
     }
 

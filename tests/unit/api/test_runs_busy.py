@@ -8,6 +8,7 @@ from pathlib import Path
 from api.runs import RunManager, RunRequest
 from api.security import resolve_roots
 from api.state import StateStore
+from graph.lakehouse import Lakehouse
 from ingestion.lock import LakehouseLock
 
 
@@ -23,7 +24,7 @@ def test_issue_11_api_run_on_a_locked_lakehouse_is_failed_with_the_holder_as_rea
         return await manager.wait(record.run_id)
 
     # Held by this test process (alive): the real job (python -m jobs.pipeline) refuses before Spark starts.
-    with LakehouseLock(lake, run_id="run-holder", tool="ner_ingestion"):
+    with LakehouseLock(Lakehouse.for_root(lake), run_id="run-holder", tool="ner_ingestion"):
         done = asyncio.run(go())
     assert done.status == "failed" and done.exit_code == 4, (done.reason, Path(done.log_file).read_text()[-2000:])
     assert done.reason.startswith(f"lakehouse {lake.resolve()} is being written by run run-holder (tool ner_ingestion")

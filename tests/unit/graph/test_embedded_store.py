@@ -21,6 +21,7 @@ from graph.cache import cache_name, read_cache, write_cache
 from graph.compact import CompactGraph
 from graph.embedded import EmbeddedGraphStore
 from graph.errors import GraphDataError
+from graph.lakehouse import Lakehouse
 from graph.model import GraphData
 from graph.settings import GraphSettings
 from graph.testing.contract import GraphStoreContract
@@ -47,7 +48,7 @@ def _write_lakehouse(root: Path) -> None:
 
 def test_embedded_from_settings_reads_the_lakehouse(tmp_path: Path) -> None:
     _write_lakehouse(tmp_path)
-    store = EmbeddedGraphStore.from_settings(tmp_path, GraphSettings())
+    store = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path), GraphSettings())
     stats = store.stats()
     assert (stats.entities, stats.relations, stats.chunks, stats.mentions) == (12, 20, 8, 37)
     assert [r.target.entity_id for r in store.neighbours("ent_09")] == ["ent_06", "ent_07", "ent_10"]
@@ -56,13 +57,13 @@ def test_embedded_from_settings_reads_the_lakehouse(tmp_path: Path) -> None:
 
 def test_embedded_from_settings_uses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _write_lakehouse(tmp_path)
-    first = EmbeddedGraphStore.from_settings(tmp_path)
+    first = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path))
 
     def no_read(root: Path) -> None:
         raise AssertionError("the lakehouse was read although the cache is current")
 
     monkeypatch.setattr(GraphData, "from_lakehouse", classmethod(lambda cls, root: no_read(root)))
-    second = EmbeddedGraphStore.from_settings(tmp_path)
+    second = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path))
     assert second.stats() == first.stats()
     assert second.find_entity("Rostov") == first.find_entity("Rostov")
     assert second.timeline("ent_03") == first.timeline("ent_03")
@@ -70,12 +71,12 @@ def test_embedded_from_settings_uses_the_cache(tmp_path: Path, monkeypatch: pyte
 
 def test_embedded_cache_follows_table_versions(tmp_path: Path) -> None:
     _write_lakehouse(tmp_path)
-    EmbeddedGraphStore.from_settings(tmp_path)
+    EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path))
     old = list((tmp_path / "_cache").glob("graph-*.npz"))
     nodes = frames()["graph_nodes"]
     nodes.loc[nodes["entity_id"] == "ent_12", "canonical_name"] = "Bald Hills"
     write_deltalake(str(tmp_path / "graph_nodes"), pa.Table.from_pandas(nodes, preserve_index=False), mode="overwrite")
-    store = EmbeddedGraphStore.from_settings(tmp_path)
+    store = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path))
     assert store.get_entity("ent_12").canonical_name == "Bald Hills"
     new = list((tmp_path / "_cache").glob("graph-*.npz"))
     assert len(new) == 1 and new != old  # the stale file is gone
@@ -84,10 +85,10 @@ def test_embedded_cache_follows_table_versions(tmp_path: Path) -> None:
 def test_embedded_cache_dir_setting_and_corrupt_cache(tmp_path: Path) -> None:
     _write_lakehouse(tmp_path / "lake")
     settings = GraphSettings(cache_dir=tmp_path / "cache")
-    EmbeddedGraphStore.from_settings(tmp_path / "lake", settings)
+    EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path / "lake"), settings)
     (cache_file,) = (tmp_path / "cache").glob("graph-*.npz")
     cache_file.write_bytes(b"not a pickle")
-    store = EmbeddedGraphStore.from_settings(tmp_path / "lake", settings)
+    store = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path / "lake"), settings)
     assert store.stats().entities == 12
     assert cache_file.read_bytes() != b"not a pickle"  # rebuilt
 
@@ -96,7 +97,7 @@ def test_embedded_missing_table_names_path_and_stage(tmp_path: Path) -> None:
     _write_lakehouse(tmp_path)
     shutil.rmtree(tmp_path / "graph_edges")
     with pytest.raises(GraphDataError) as caught:
-        EmbeddedGraphStore.from_settings(tmp_path)
+        EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path))
     assert caught.value.path == str(tmp_path / "graph_edges")
     assert "'graph' stage" in str(caught.value)
 
@@ -109,7 +110,7 @@ def test_graph_data_missing_column_is_named(tmp_path: Path) -> None:
         schema_mode="overwrite",
     )
     with pytest.raises(GraphDataError, match="unit_title"):
-        GraphData.from_lakehouse(tmp_path)
+        GraphData.from_lakehouse(Lakehouse.for_root(tmp_path))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -168,7 +169,7 @@ class _Planted:
 
 def test_issue_12_embedded_cache_never_unpickles(tmp_path: Path) -> None:
     _write_lakehouse(tmp_path)
-    EmbeddedGraphStore.from_settings(tmp_path)
+    EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path))
     (cache_file,) = (tmp_path / "_cache").glob("graph-*")
     assert cache_file.name.startswith("graph-v4-") and cache_file.suffix == ".npz"
     with np.load(cache_file, allow_pickle=False) as stored:  # plain arrays only: no object arrays inside
@@ -176,7 +177,7 @@ def test_issue_12_embedded_cache_never_unpickles(tmp_path: Path) -> None:
     # someone with write access to the lakehouse plants a pickle under the cache's name
     _Planted.target = str(tmp_path / "code-ran")
     cache_file.write_bytes(pickle.dumps(_Planted()))
-    store = EmbeddedGraphStore.from_settings(tmp_path)
+    store = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path))
     assert not (tmp_path / "code-ran").exists()
     assert store.stats().entities == 12
     with np.load(cache_file, allow_pickle=False) as stored:  # rebuilt as a real cache
@@ -201,7 +202,7 @@ def test_issue_14_graph_reads_the_offsets_of_carried_mentions_from_mention_entit
     tables["mentions"] = tables["mentions"][tables["mentions"].mention_id != carried.mention_id]
     for table, frame in tables.items():
         write_deltalake(str(tmp_path / table), pa.Table.from_pandas(frame, preserve_index=False), mode="overwrite")
-    graph = GraphData.from_lakehouse(tmp_path)
+    graph = GraphData.from_lakehouse(Lakehouse.for_root(tmp_path))
     assert len(graph.mentions) == len(resolved) == 37
     found = next(m for m in graph.mentions if m.mention_id == carried.mention_id)
     assert (found.entity_id, found.start, found.end, found.text) == (
@@ -215,16 +216,16 @@ def test_issue_14_graph_reads_the_offsets_of_carried_mentions_from_mention_entit
 def test_issue_16_embedded_store_on_a_bucket_caches_locally_or_in_the_cache_dir_setting(
     s3_bucket: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from graph.storage import LakehouseStorage
+    from graph.lakehouse import Lakehouse
 
     bucket, s3 = s3_bucket
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lh", s3)
+    storage = Lakehouse.for_root(f"s3a://{bucket}/lh", s3)
     for table, frame in frames().items():
         write_deltalake(storage.delta_uri(table), pa.Table.from_pandas(frame, preserve_index=False),
                         storage_options=storage.storage_options)
     _write_lakehouse(tmp_path / "local")
-    expected = EmbeddedGraphStore.from_settings(tmp_path / "local").stats()
+    expected = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path / "local")).stats()
     assert EmbeddedGraphStore.from_settings(storage).stats() == expected
     assert len(list((storage.local_cache_dir() / "_cache").glob("graph-v4-*.npz"))) == 1  # under $XDG_CACHE_HOME
     assert not storage.is_dir("_cache")  # nothing written into the bucket

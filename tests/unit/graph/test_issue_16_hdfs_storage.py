@@ -1,4 +1,4 @@
-"""Issue 16, item 1: ``lakehouse.root`` may be ``hdfs://`` — ``LakehouseStorage`` against a real HDFS.
+"""Issue 16, item 1: ``lakehouse.root`` may be ``hdfs://`` — ``Lakehouse`` against a real HDFS.
 
 The names each client gets need no cluster; the small files (markers written atomically, the lock created
 exclusively, conditional replace and delete, listing) are checked against Hadoop's MiniDFSCluster on 127.0.0.1
@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from graph.errors import StorageError
-from graph.storage import LakehouseStorage, as_storage
+from graph.lakehouse import Lakehouse
 
 # -- names: no cluster needed ------------------------------------------------------------------------------------
 
 
 def test_issue_16_hdfs_root_names_every_client_the_same_folder() -> None:
-    storage = LakehouseStorage.for_root("hdfs://nn.example:8020/data/lake/")
+    storage = Lakehouse.for_root("hdfs://nn.example:8020/data/lake/")
     assert storage.is_hdfs and not storage.is_local and not storage.is_s3
     assert storage.namenode == "nn.example:8020" and storage.prefix == "data/lake"
     assert storage.uri() == storage.spark_uri() == storage.delta_uri() == "hdfs://nn.example:8020/data/lake"
@@ -33,7 +33,7 @@ def test_issue_16_hdfs_root_names_every_client_the_same_folder() -> None:
     assert storage.storage_options is None and storage.spark_conf() == {}  # delta-rs and Spark need only the URI
     assert storage.identity == "hdfs://nn.example:8020/data/lake"
     assert storage.local_cache_dir().name.startswith("hdfs-nn.example-8020-")
-    assert as_storage("hdfs://nn.example:8020/data/lake") == storage  # the URI says all: no settings to pass
+    assert Lakehouse.for_root("hdfs://nn.example:8020/data/lake") == storage  # the URI says all: no settings to pass
     with pytest.raises(StorageError, match="not on the local file system"):
         storage.path("x")
     with pytest.raises(StorageError, match="libhdfs"):
@@ -48,7 +48,7 @@ def test_issue_16_hdfs_root_names_every_client_the_same_folder() -> None:
 )
 def test_issue_16_hdfs_root_without_a_namenode_or_with_dotdot_is_refused_naming_it(root: str, named: str) -> None:
     with pytest.raises(ValueError, match=named):
-        LakehouseStorage.for_root(root)
+        Lakehouse.for_root(root)
 
 
 def test_issue_16_hdfs_namenode_that_is_not_there_fails_at_once_naming_it() -> None:
@@ -57,7 +57,7 @@ def test_issue_16_hdfs_namenode_that_is_not_there_fails_at_once_naming_it() -> N
         port = probe.getsockname()[1]
     started = time.monotonic()
     with pytest.raises(StorageError, match=f"cannot reach the HDFS NameNode 127.0.0.1:{port}"):
-        LakehouseStorage.for_root(f"hdfs://127.0.0.1:{port}/lake").check_writable()
+        Lakehouse.for_root(f"hdfs://127.0.0.1:{port}/lake").check_writable()
     assert time.monotonic() - started < 15  # not hdfs-native's minutes of retries
 
 
@@ -66,7 +66,7 @@ def test_issue_16_hdfs_namenode_that_is_not_there_fails_at_once_naming_it() -> N
 
 @pytest.mark.hdfs
 def test_issue_16_hdfs_small_files_are_written_read_listed_and_deleted(hdfs_root: str) -> None:
-    storage = LakehouseStorage.for_root(hdfs_root)
+    storage = Lakehouse.for_root(hdfs_root)
     assert storage.read_text("_markers", "chunks", "_SUCCESS") is None and not storage.is_dir("_markers")
     assert storage.list_files("_markers") == [] and storage.list_dirs() == []
     storage.check_writable()  # creates the root
@@ -86,7 +86,7 @@ def test_issue_16_hdfs_small_files_are_written_read_listed_and_deleted(hdfs_root
 
 @pytest.mark.hdfs
 def test_issue_16_hdfs_marker_is_never_seen_half_written(hdfs_root: str) -> None:
-    storage = LakehouseStorage.for_root(hdfs_root)
+    storage = Lakehouse.for_root(hdfs_root)
     size = 3 * 1024 * 1024  # several packets: a reader of a file being written would see a prefix
     contents = [bytes([ord("a") + i]) * size for i in range(6)]
     seen: list[bytes | None] = []
@@ -113,7 +113,7 @@ def test_issue_16_hdfs_marker_is_never_seen_half_written(hdfs_root: str) -> None
 
 @pytest.mark.hdfs
 def test_issue_16_hdfs_lock_file_is_created_exactly_once_and_replaced_or_deleted_only_as_read(hdfs_root: str) -> None:
-    storage = LakehouseStorage.for_root(hdfs_root)
+    storage = Lakehouse.for_root(hdfs_root)
     storage.check_writable()
     winners: list[str] = []
 
@@ -148,7 +148,7 @@ def test_issue_16_hdfs_lock_file_is_created_exactly_once_and_replaced_or_deleted
 def test_issue_16_hdfs_lakehouse_lock_is_exclusive_and_a_dead_runs_lock_is_taken_over(hdfs_root: str) -> None:
     from ingestion.lock import LakehouseBusyError, LakehouseLock, LockHolder
 
-    storage = LakehouseStorage.for_root(hdfs_root)
+    storage = Lakehouse.for_root(hdfs_root)
     with LakehouseLock(storage, run_id="first", tool="t") as first:
         assert json.loads(storage.read_text("_lock.json") or "{}")["run_id"] == "first"
         with pytest.raises(LakehouseBusyError, match=f"lakehouse {hdfs_root} is being written by run first"):
@@ -172,7 +172,7 @@ def test_issue_16_hdfs_delta_commits_and_the_published_reader(hdfs_root: str, tm
 
     from graph.published import arrow_dataset, open_table
 
-    storage = LakehouseStorage.for_root(hdfs_root)
+    storage = Lakehouse.for_root(hdfs_root)
     uri = storage.delta_uri("chunks")
     write_deltalake(uri, pa.table({"chunk_id": ["a", "b"], "n": [1, 2]}), storage_options=storage.storage_options)
     write_deltalake(uri, pa.table({"chunk_id": ["c"], "n": [3]}), mode="append")
@@ -183,7 +183,7 @@ def test_issue_16_hdfs_delta_commits_and_the_published_reader(hdfs_root: str, tm
         "chunk_id": ["a", "b", "c"], "n": [1, 2, 3]}
     assert arrow_dataset(DeltaTable(uri, version=0), storage).count_rows() == 2
     # read the same way in a fresh process, which must exit cleanly (no Arrow thread left at exit)
-    code = ("import sys; from graph.storage import LakehouseStorage as S; from graph.published import arrow_dataset,"
+    code = ("import sys; from graph.lakehouse import Lakehouse as S; from graph.published import arrow_dataset,"
             " open_table; s = S.for_root(sys.argv[1]); print(arrow_dataset(open_table(s, 'chunks'), s).count_rows())")
     for _ in range(3):
         done = subprocess.run([sys.executable, "-c", code, hdfs_root], capture_output=True, text=True, timeout=120,

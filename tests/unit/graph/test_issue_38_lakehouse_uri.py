@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from graph.roots import RootName, parse_root
-from graph.storage import LakehouseStorage
-from settings.config import lakehouse_path, load_settings
+from settings.config import load_settings
 from settings.errors import ConfigError
 
 HOSTILE = [
@@ -45,7 +45,7 @@ HOSTILE = [
 @pytest.mark.parametrize(("root", "why"), HOSTILE)
 def test_issue_38_every_hostile_root_is_refused_by_the_storage_naming_it(root: str, why: str) -> None:
     with pytest.raises(ValueError) as refused:
-        LakehouseStorage.for_root(root)
+        Lakehouse.for_root(root)
     message = str(refused.value)
     assert why in message, message
     assert (root.strip() or repr(root)) in message or repr(root) in message, message
@@ -80,8 +80,7 @@ def test_issue_38_accepted_roots_keep_their_meaning(root: str, parsed: RootName)
 
 def test_issue_38_file_uri_of_localhost_is_the_local_path(tmp_path: Path) -> None:
     uri = f"file://localhost{tmp_path}/lake"
-    assert LakehouseStorage.for_root(uri).local == tmp_path.resolve() / "lake"
-    assert lakehouse_path(uri) == tmp_path / "lake"
+    assert Lakehouse.for_root(uri).local == tmp_path.resolve() / "lake"
     assert load_settings(lakehouse={"root": uri}).lakehouse.root == tmp_path / "lake"  # not the folder "localhost/…"
 
 

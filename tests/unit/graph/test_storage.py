@@ -1,4 +1,4 @@
-"""``graph.storage``: one lakehouse root named for every engine, and the small-file protocol on a folder and in S3."""
+"""``graph.lakehouse``: one lakehouse root named for every engine, and the small-file protocol on a folder and in S3."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from graph.errors import StorageError
+from graph.lakehouse import Lakehouse
 from graph.settings import S3Settings
-from graph.storage import LakehouseStorage, as_storage
 
 
 def test_issue_16_a_local_root_keeps_its_paths(tmp_path: Path) -> None:
     for root in (tmp_path / "lake", f"file://{tmp_path}/lake"):
-        storage = LakehouseStorage.for_root(root)
+        storage = Lakehouse.for_root(root)
         assert storage.is_local and storage.storage_options is None and storage.spark_conf() == {}
         assert storage.delta_uri("chunks") == storage.spark_uri("chunks") == str(tmp_path / "lake" / "chunks")
 
@@ -22,7 +22,7 @@ def test_issue_16_one_settings_block_feeds_spark_delta_rs_and_pyarrow(monkeypatc
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "key-id")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
     s3 = S3Settings(endpoint="http://127.0.0.1:9000/", region="eu-central-1", path_style=True)
-    storage = LakehouseStorage.for_root("s3a://my-bucket/libraries/lh/", s3)
+    storage = Lakehouse.for_root("s3a://my-bucket/libraries/lh/", s3)
     assert storage.spark_uri("chunks") == "s3a://my-bucket/libraries/lh/chunks"
     assert storage.delta_uri("chunks") == "s3://my-bucket/libraries/lh/chunks"
     assert storage.fs_path("_index") == "my-bucket/libraries/lh/_index"
@@ -34,7 +34,7 @@ def test_issue_16_one_settings_block_feeds_spark_delta_rs_and_pyarrow(monkeypatc
     assert conf["spark.hadoop.fs.s3a.connection.ssl.enabled"] == "false" and options["AWS_ALLOW_HTTP"] == "true"
     # the secret reaches delta-rs from the environment, and never Spark's configuration (logged, shown in its UI)
     assert options["AWS_SECRET_ACCESS_KEY"] == "secret" and "secret" not in conf.values()
-    assert LakehouseStorage.for_root("s3://my-bucket/libraries/lh", s3) == storage
+    assert Lakehouse.for_root("s3://my-bucket/libraries/lh", s3) == storage
 
 
 @pytest.mark.parametrize(
@@ -43,18 +43,24 @@ def test_issue_16_one_settings_block_feeds_spark_delta_rs_and_pyarrow(monkeypatc
 )
 def test_issue_16_an_unsupported_root_is_refused_naming_it(root: str, named: str) -> None:
     with pytest.raises(ValueError, match=named.replace("/", "/")):
-        LakehouseStorage.for_root(root)
+        Lakehouse.for_root(root)
 
 
-def test_issue_16_a_remote_root_needs_its_settings() -> None:
-    with pytest.raises(ValueError, match="s3a://bucket/lh is a remote lakehouse root"):
-        as_storage("s3a://bucket/lh")
+def test_a_lakehouse_is_one_hashable_value_whatever_the_root_was_written_as(tmp_path: Path) -> None:
+    s3 = S3Settings(endpoint="http://127.0.0.1:9000", path_style=True)
+    folder = {Lakehouse.for_root(tmp_path / "lake"), Lakehouse.for_root(f"file://{tmp_path}/lake")}
+    bucket = {Lakehouse.for_root("s3a://b-1/lh/", s3), Lakehouse.for_root("s3://b-1/lh", s3)}
+    assert len(folder) == len(bucket) == 1
+    assert Lakehouse.for_root("s3a://b-1/lh", s3) != Lakehouse.for_root("s3a://b-1/lh")  # another store
+    assert str(Lakehouse.for_root("s3a://b-1/lh", s3)) == "s3a://b-1/lh" and str(*folder) == str(tmp_path / "lake")
+    with pytest.raises(AttributeError):
+        next(iter(folder)).backend = next(iter(bucket)).backend  # type: ignore[misc]  # frozen
 
 
 @pytest.mark.s3
 def test_issue_16_s3_small_files_are_written_once_and_read_back(s3_bucket: tuple[str, S3Settings]) -> None:
     bucket, s3 = s3_bucket
-    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lh", s3)
+    storage = Lakehouse.for_root(f"s3a://{bucket}/lh", s3)
     storage.check_writable()
     assert storage.read_text("_markers", "documents", "_SUCCESS") is None
     assert not storage.is_dir("_markers")
@@ -69,7 +75,7 @@ def test_issue_16_s3_small_files_are_written_once_and_read_back(s3_bucket: tuple
 @pytest.mark.s3
 def test_issue_16_s3_conditional_create_and_replace(s3_bucket: tuple[str, S3Settings]) -> None:
     bucket, s3 = s3_bucket
-    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lh", s3)
+    storage = Lakehouse.for_root(f"s3a://{bucket}/lh", s3)
     first = storage.create_text("_lock.json", data="run A")
     assert first is not None
     assert storage.create_text("_lock.json", data="run B") is None  # If-None-Match: * — exactly one create wins
@@ -86,13 +92,13 @@ def test_issue_16_s3_conditional_create_and_replace(s3_bucket: tuple[str, S3Sett
 @pytest.mark.s3
 def test_issue_16_an_unreachable_bucket_is_named(s3_bucket: tuple[str, S3Settings]) -> None:
     _, s3 = s3_bucket
-    storage = LakehouseStorage.for_root("s3a://no-such-bucket-here/lh", s3)
+    storage = Lakehouse.for_root("s3a://no-such-bucket-here/lh", s3)
     with pytest.raises(StorageError, match="s3a://no-such-bucket-here/lh"):
         storage.check_writable()
 
 
 def test_issue_16_a_folder_keeps_its_atomic_writes_and_has_no_etag_writes(tmp_path: Path) -> None:
-    storage = LakehouseStorage.for_root(tmp_path / "lake")
+    storage = Lakehouse.for_root(tmp_path / "lake")
     storage.write_text("_markers", "chunks", "_SUCCESS", data="{}")
     assert (tmp_path / "lake" / "_markers" / "chunks" / "_SUCCESS").read_text() == "{}"
     assert [p.name for p in (tmp_path / "lake" / "_markers" / "chunks").iterdir()] == ["_SUCCESS"]  # no temp left
@@ -114,7 +120,7 @@ def test_issue_16_a_bucket_table_is_read_with_pyarrows_own_s3_filesystem(s3_buck
     from graph.published import arrow_dataset
 
     bucket, s3 = s3_bucket
-    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lake", s3)
+    storage = Lakehouse.for_root(f"s3a://{bucket}/lake", s3)
     data = pa.table({"doc_id": [f"d{i}" for i in range(50)]})
     write_deltalake(storage.delta_uri("documents"), data, storage_options=storage.storage_options)
     write_deltalake(storage.delta_uri("documents"), data.slice(0, 5), mode="append",
@@ -129,20 +135,20 @@ def test_issue_16_a_bucket_table_is_read_with_pyarrows_own_s3_filesystem(s3_buck
 def test_issue_16_local_cache_dir_is_the_folder_itself_or_one_user_cache_folder_per_bucket_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert LakehouseStorage.for_root(tmp_path / "lake").local_cache_dir() == tmp_path / "lake"
+    assert Lakehouse.for_root(tmp_path / "lake").local_cache_dir() == tmp_path / "lake"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     minio = S3Settings(endpoint="http://127.0.0.1:9000", path_style=True)
-    folder = LakehouseStorage.for_root("s3a://books/lib/lh", minio).local_cache_dir()
+    folder = Lakehouse.for_root("s3a://books/lib/lh", minio).local_cache_dir()
     assert folder.parent == tmp_path / "xdg" / "csillag" / "lakehouses" and folder.name.startswith("books-")
-    assert LakehouseStorage.for_root("s3://books/lib/lh/", minio).local_cache_dir() == folder  # the same root
+    assert Lakehouse.for_root("s3://books/lib/lh/", minio).local_cache_dir() == folder  # the same root
     others = {
-        LakehouseStorage.for_root("s3a://books/lib/other", minio).local_cache_dir(),  # another prefix
-        LakehouseStorage.for_root("s3a://books/lib/lh", S3Settings()).local_cache_dir(),  # the same name on AWS
+        Lakehouse.for_root("s3a://books/lib/other", minio).local_cache_dir(),  # another prefix
+        Lakehouse.for_root("s3a://books/lib/lh", S3Settings()).local_cache_dir(),  # the same name on AWS
     }
     assert folder not in others and len(others) == 2
     # a relative XDG_CACHE_HOME is ignored, as the XDG rule says: the default ~/.cache then
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert LakehouseStorage.for_root("s3a://books/lib/lh", minio).local_cache_dir().parent == (
+    assert Lakehouse.for_root("s3a://books/lib/lh", minio).local_cache_dir().parent == (
         tmp_path / "home" / ".cache" / "csillag" / "lakehouses"
     )

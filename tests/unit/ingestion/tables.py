@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 from deltalake import DeltaTable
 
+from graph.lakehouse import Lakehouse
 from graph.published import arrow_dataset
-from graph.storage import LakehouseStorage
 
 # The natural key of each table, to compare two lakehouses row by row regardless of file order.
 KEYS = {
@@ -23,14 +23,14 @@ KEYS = {
 }
 
 
-def read(lake: Path | LakehouseStorage, table: str) -> pd.DataFrame:
+def read(lake: Path | Lakehouse, table: str) -> pd.DataFrame:
     """The table's current snapshot, sorted by its key (a lakehouse on disk, or in a bucket)."""
-    if isinstance(lake, LakehouseStorage) and lake.is_hdfs:
+    if isinstance(lake, Lakehouse) and lake.is_hdfs:
         # delta-rs's own reader goes through a Python file-system handler: on HDFS one of Arrow's I/O threads still
         # finishing at exit aborted the process (graph.published.arrow_dataset, which reads through hdfs-native)
         delta = DeltaTable(lake.delta_uri(table))
         frame = arrow_dataset(delta, lake).to_table().to_pandas()
-    elif isinstance(lake, LakehouseStorage):
+    elif isinstance(lake, Lakehouse):
         frame = DeltaTable(lake.delta_uri(table), storage_options=lake.storage_options).to_pandas()
     else:
         frame = DeltaTable(str(lake / table)).to_pandas()

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from tests.conftest import SAMPLES
 from tests.unit.ingestion.tables import read
 
@@ -253,7 +254,7 @@ def test_issue_11_a_renamed_file_gets_its_new_source_and_title_everywhere(ingest
     renamed = after.set_index("doc_id").loc[before.set_index("source").doc_id[str(corpus / "draft_name.txt")]]
     assert (renamed.source, renamed.title) == (str(corpus / "Harbour Notes.txt"), "Harbour Notes")
     # The chat side cites passages by the document's title: it shows the new one.
-    retriever = ChunkRetriever.from_lakehouse(tmp_path / "lake", "en")
+    retriever = ChunkRetriever.from_lakehouse(Lakehouse.for_root(tmp_path / "lake"), "en")
     assert {c.doc_title for c in retriever.chunks if c.doc_id == renamed.name} == {"Harbour Notes"}
 
 

@@ -14,8 +14,9 @@ import pandas as pd
 import pyarrow as pa
 from deltalake import write_deltalake
 
+from graph.lakehouse import Lakehouse
 from graph.tables import COOCCURRENCES, ENTITIES
-from ingestion.lakehouse import Lakehouse
+from ingestion.lakehouse import LakehouseTables
 from ingestion.markers import Marker
 from ingestion.stages.graph import GraphStage
 
@@ -41,19 +42,19 @@ def _write(lake: Path, pairs: list[tuple[str, str, int]], mode: Literal["append"
     write_deltalake(str(lake / "cooccurrences"), pa.table(edges, schema=COOCCURRENCES.arrow_schema()), mode=mode)
 
 
-def _upstream_done(lake: Lakehouse, output: str) -> None:
+def _upstream_done(lake: LakehouseTables, output: str) -> None:
     """Markers of the two stages the graph stage reads, as if they had just produced ``output``."""
     for stage in GraphStage.requires:
         lake.markers.write(Marker(stage=stage, run_id=output, config_fingerprint="c", input_fingerprint="i",
                                   output_fingerprint=output))
 
 
-def _run(lake: Lakehouse, *, force: bool = False) -> None:
+def _run(lake: LakehouseTables, *, force: bool = False) -> None:
     GraphStage().run(SimpleNamespace(lakehouse=lake, force=force, run_id="r", settings=None))  # type: ignore[arg-type]
 
 
 def test_issue_16_graph_stage_reuses_the_previous_communities(tmp_path: Path, louvain_sizes: list[int]) -> None:
-    lake = Lakehouse(tmp_path, None)  # type: ignore[arg-type]
+    lake = LakehouseTables(Lakehouse.for_root(tmp_path), None)  # type: ignore[arg-type]
     _write(tmp_path, [*_cliques("a"), *_cliques("b")], "overwrite")
     _upstream_done(lake, "1")
     _run(lake)
@@ -76,7 +77,7 @@ def test_issue_16_graph_stage_reuses_the_previous_communities(tmp_path: Path, lo
 
 def test_issue_16_graph_stage_after_a_crashed_run_computes_afresh(tmp_path: Path, louvain_sizes: list[int]) -> None:
     # A crash clears the marker: the tables may be one old and one new, so nothing is reused from them.
-    lake = Lakehouse(tmp_path, None)  # type: ignore[arg-type]
+    lake = LakehouseTables(Lakehouse.for_root(tmp_path), None)  # type: ignore[arg-type]
     _write(tmp_path, _cliques("a"), "overwrite")
     _upstream_done(lake, "1")
     _run(lake)

@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from graph.lakehouse import Lakehouse
 from ingestion.ner_pool import NerPool, local_cores, parts
 from ingestion.spark import StartingSession, local_submit_args, session_unless
 
@@ -89,19 +90,19 @@ def test_issue_16_a_lazy_session_starts_only_when_needed() -> None:
 
 
 def test_issue_16_the_submitted_options_come_last_so_that_the_users_win() -> None:
+    from graph.lakehouse import Lakehouse
     from graph.settings import S3Settings
-    from graph.storage import LakehouseStorage
     from settings.config import SparkSettings
 
     settings = SparkSettings()
     submitted = shlex.join(["--master", "local[2]", "--driver-java-options", "-Dmine=1", "--conf", "a=it's"])
-    args = local_submit_args(settings, LakehouseStorage.for_root("/tmp/lake"), submitted)
+    args = local_submit_args(settings, Lakehouse.for_root("/tmp/lake"), submitted)
     assert args[-1] == "pyspark-shell"
     assert args[-7:-1] == ["--master", "local[2]", "--driver-java-options", "-Dmine=1", "--conf", "a=it's"]
     own = args[args.index("--driver-java-options") + 1]
     assert "log4j2.configurationFile" in own and "-XX:TieredStopAtLevel=1" in own  # the local driver's flags
     assert args.index("--driver-java-options") < len(args) - 7  # before the user's own, which replaces it
-    bucket = LakehouseStorage.for_root("s3a://bucket/lake", S3Settings(endpoint="http://127.0.0.1:9"))
+    bucket = Lakehouse.for_root("s3a://bucket/lake", S3Settings(endpoint="http://127.0.0.1:9"))
     with_bucket = local_submit_args(settings, bucket, submitted)
     packages = with_bucket[with_bucket.index("--packages") + 1]
     assert settings.s3_package in packages and settings.delta_package in packages
@@ -129,14 +130,15 @@ def test_issue_16_a_run_foresees_the_bytes_of_the_files_it_will_read(
     # What SparkStartup.foresee plans with: the input files new or changed since the last complete run (by
     # size and modification time, as the documents stage itself skips them), all with --force, None for inputs
     # that are no plain files.
-    from ingestion.lakehouse import Lakehouse
+    from ingestion.lakehouse import LakehouseTables
     from ingestion.stages.documents import DocumentsStage
     from tests.conftest import EN_SAMPLE_FILES
 
     run = pipeline_run(*EN_SAMPLE_FILES)
 
     def foreseen(*inputs: Path, force: bool = False) -> int | None:
-        ctx = SimpleNamespace(inputs=[str(p) for p in inputs], lakehouse=Lakehouse(tmp_path / "lake", None),
+        lakehouse = LakehouseTables(Lakehouse.for_root(tmp_path / "lake"), None)
+        ctx = SimpleNamespace(inputs=[str(p) for p in inputs], lakehouse=lakehouse,
                               force=force, settings=make_settings())
         return DocumentsStage().bytes_to_read(ctx)  # type: ignore[arg-type]
 

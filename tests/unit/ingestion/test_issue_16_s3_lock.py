@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from graph.settings import S3Settings
-from graph.storage import LakehouseStorage
 from ingestion.lock import LOCK_FILE, LakehouseBusyError, LakehouseLock, LockHolder, read_holder
 
 pytestmark = pytest.mark.s3
 
 
-def _storage(s3_bucket: tuple[str, S3Settings]) -> LakehouseStorage:
+def _storage(s3_bucket: tuple[str, S3Settings]) -> Lakehouse:
     bucket, s3 = s3_bucket
-    return LakehouseStorage.for_root(f"s3a://{bucket}/lake", s3)
+    return Lakehouse.for_root(f"s3a://{bucket}/lake", s3)
 
 
 def test_issue_16_s3_lock_refuses_a_second_holder_and_is_released(s3_bucket: Any) -> None:

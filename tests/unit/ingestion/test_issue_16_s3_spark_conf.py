@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from graph.settings import S3Settings
-from graph.storage import LakehouseStorage
 from ingestion.spark import session_conf, spark_submit_args
 from settings.config import SparkSettings
 
@@ -21,7 +21,7 @@ def _no_local_jars(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_issue_16_session_for_a_bucket_gets_hadoop_aws_and_the_buckets_settings() -> None:
-    storage = LakehouseStorage.for_root("s3a://lake-bucket/lh", S3)
+    storage = Lakehouse.for_root("s3a://lake-bucket/lh", S3)
     conf = session_conf(SparkSettings(master="local[2]"), storage)
     assert conf["spark.jars.packages"] == "io.delta:delta-spark_2.13:4.0.1,org.apache.hadoop:hadoop-aws:3.4.1"
     assert storage.storage_options is not None
@@ -32,7 +32,7 @@ def test_issue_16_session_for_a_bucket_gets_hadoop_aws_and_the_buckets_settings(
 
 def test_issue_16_session_for_a_folder_is_unchanged(tmp_path: Path) -> None:
     settings = SparkSettings(master="local[2]")
-    conf = session_conf(settings, LakehouseStorage.for_root(tmp_path))
+    conf = session_conf(settings, Lakehouse.for_root(tmp_path))
     assert conf == session_conf(settings)
     assert conf["spark.jars.packages"] == "io.delta:delta-spark_2.13:4.0.1"
     assert not any(key.startswith("spark.hadoop.fs.s3a.") for key in conf)
@@ -40,8 +40,8 @@ def test_issue_16_session_for_a_folder_is_unchanged(tmp_path: Path) -> None:
 
 def test_issue_16_spark_submit_args_for_a_bucket_only(tmp_path: Path) -> None:
     settings = SparkSettings()
-    assert spark_submit_args(settings, LakehouseStorage.for_root(tmp_path)) == []
-    args = spark_submit_args(settings, LakehouseStorage.for_root("s3a://lake-bucket/lh", S3))
+    assert spark_submit_args(settings, Lakehouse.for_root(tmp_path)) == []
+    args = spark_submit_args(settings, Lakehouse.for_root("s3a://lake-bucket/lh", S3))
     assert args[:2] == ["--packages", "io.delta:delta-spark_2.13:4.0.1,org.apache.hadoop:hadoop-aws:3.4.1"]
     pairs = dict(arg.split("=", 1) for arg in args[3::2])
     assert args[2::2] == ["--conf"] * len(pairs)
@@ -57,14 +57,14 @@ def test_issue_16_a_clusters_executors_get_the_drivers_bucket_credentials_never_
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "key-id")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "the-secret")
     monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
-    bucket = LakehouseStorage.for_root("s3a://lake-bucket/lh", S3)
+    bucket = Lakehouse.for_root("s3a://lake-bucket/lh", S3)
     cluster = session_conf(SparkSettings(master="spark://127.0.0.1:7077"), bucket)
     assert cluster["spark.executorEnv.AWS_ACCESS_KEY_ID"] == "key-id"
     assert cluster["spark.executorEnv.AWS_SECRET_ACCESS_KEY"] == "the-secret"
     assert "spark.executorEnv.AWS_SESSION_TOKEN" not in cluster  # only what the driver has
     local = session_conf(SparkSettings(master="local[2]"), bucket)
     assert not any(key.startswith("spark.executorEnv.AWS_") for key in local)
-    folder = session_conf(SparkSettings(master="spark://127.0.0.1:7077"), LakehouseStorage.for_root(tmp_path))
+    folder = session_conf(SparkSettings(master="spark://127.0.0.1:7077"), Lakehouse.for_root(tmp_path))
     assert not any(key.startswith("spark.executorEnv.AWS_") for key in folder)  # a folder needs none
     # spark-submit's command line (visible to `ps`) never carries them
     assert not any("the-secret" in arg or "key-id" in arg for arg in spark_submit_args(SparkSettings(), bucket))

@@ -15,8 +15,9 @@ from pathlib import Path
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
+from graph.lakehouse import Lakehouse
 from graph.tables import CHUNKS, DOCUMENTS
-from ingestion.lakehouse import Lakehouse
+from ingestion.lakehouse import LakehouseTables
 
 TEXT = "It was in July, 1805, and the speaker was the well-known Anna Pavlovna Scherer. " * 2000  # ~160 KB
 
@@ -39,7 +40,7 @@ def _stats(table: Path) -> list[dict]:
 
 
 def test_issue_16_the_delta_log_keeps_no_statistics_of_a_documents_text(tmp_path: Path) -> None:
-    lake = Lakehouse(tmp_path, None)  # type: ignore[arg-type]  # delta-rs only: no Spark session needed
+    lake = LakehouseTables(Lakehouse.for_root(tmp_path), None)  # type: ignore[arg-type]  # delta-rs only: no Spark session needed
     lake.write_arrow(_documents("d1"), DOCUMENTS.name)
     lake.write_arrow(_documents("d2"), DOCUMENTS.name)
     stats = _stats(tmp_path / "documents")
@@ -59,7 +60,7 @@ def test_issue_16_a_table_created_without_the_property_gets_it_before_the_driver
     # as Spark (or a csillag before this) created it: statistics of every column
     write_deltalake(str(tmp_path / "documents"), _documents("d1"))
     assert "text" in _stats(tmp_path / "documents")[0]["minValues"]
-    Lakehouse(tmp_path, None).write_arrow(_documents("d2"), DOCUMENTS.name)  # type: ignore[arg-type]
+    LakehouseTables(Lakehouse.for_root(tmp_path), None).write_arrow(_documents("d2"), DOCUMENTS.name)  # type: ignore[arg-type]
     assert "text" not in _stats(tmp_path / "documents")[-1]["minValues"]
     table = DeltaTable(str(tmp_path / "documents"))
     assert table.metadata().configuration["delta.dataSkippingStatsColumns"] == (

@@ -16,8 +16,8 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from cli.app import main as cli_main
+from graph.lakehouse import Lakehouse
 from graph.settings import S3Settings
-from graph.storage import LakehouseStorage
 from ingestion.lock import LOCK_FILE
 
 pytestmark = pytest.mark.s3
@@ -27,11 +27,11 @@ NEW = "Captain Vance burnt the ledger in the harbour office stove."
 
 
 @pytest.fixture
-def bucket_lake(s3_bucket: tuple[str, S3Settings], monkeypatch: pytest.MonkeyPatch) -> LakehouseStorage:
+def bucket_lake(s3_bucket: tuple[str, S3Settings], monkeypatch: pytest.MonkeyPatch) -> Lakehouse:
     """A bucket lakehouse whose documents table has an old and a new version, and a chunks table with index files."""
     bucket, s3 = s3_bucket
     monkeypatch.setenv("CSILLAG_LAKEHOUSE_S3", s3.model_dump_json())
-    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lib/lh", s3)
+    storage = Lakehouse.for_root(f"s3a://{bucket}/lib/lh", s3)
     options = storage.storage_options
     write_deltalake(storage.delta_uri("documents"), pd.DataFrame({"doc_id": ["d1"], "text": [OLD]}),
                     storage_options=options)
@@ -45,13 +45,13 @@ def bucket_lake(s3_bucket: tuple[str, S3Settings], monkeypatch: pytest.MonkeyPat
     return storage
 
 
-def _documents(storage: LakehouseStorage, **version: Any) -> list[str]:
+def _documents(storage: Lakehouse, **version: Any) -> list[str]:
     table = DeltaTable(storage.delta_uri("documents"), storage_options=storage.storage_options, **version)
     return table.to_pandas().text.tolist()
 
 
 def test_issue_16_vacuum_on_a_bucket_removes_old_text_keeps_current_and_copies_the_index(
-    bucket_lake: LakehouseStorage, capsys: pytest.CaptureFixture[str]
+    bucket_lake: Lakehouse, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = bucket_lake.uri()
     assert _documents(bucket_lake, version=0) == [OLD]  # time travel: the old text is in the bucket

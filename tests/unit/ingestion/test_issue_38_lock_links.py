@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import ingestion.lock as lock_module
+from graph.lakehouse import Lakehouse
 from ingestion.errors import LakehouseError
 from ingestion.lock import LOCK_FILE, LakehouseBusyError, LakehouseLock
 
@@ -51,7 +52,7 @@ def test_issue_38_a_link_to_a_stale_lock_is_not_followed_nor_taken_over(tmp_path
     lake.mkdir()
     (lake / LOCK_FILE).symlink_to(target)
     with pytest.raises(LakehouseError, match=r"_lock.json is a symbolic link \(to .*elsewhere.json"):
-        LakehouseLock(lake, run_id="run-new", tool="t").acquire()
+        LakehouseLock(Lakehouse.for_root(lake), run_id="run-new", tool="t").acquire()
     assert target.read_text(encoding="utf-8") == content
     assert (lake / LOCK_FILE).is_symlink() and sorted(p.name for p in lake.iterdir()) == [LOCK_FILE]
 
@@ -60,7 +61,7 @@ def test_issue_38_a_fifo_lock_fails_at_once_instead_of_blocking(tmp_path: Path) 
     lake = tmp_path / "lake"
     lake.mkdir()
     os.mkfifo(lake / LOCK_FILE)
-    failure = _acquire_within(LakehouseLock(lake, run_id="run-new", tool="t", wait_seconds=2), 10)
+    failure = _acquire_within(LakehouseLock(Lakehouse.for_root(lake), run_id="run-new", tool="t", wait_seconds=2), 10)
     assert isinstance(failure, LakehouseError) and "_lock.json is not a regular file" in str(failure)
 
 
@@ -74,7 +75,7 @@ def test_issue_38_a_lock_that_keeps_vanishing_ends_at_the_deadline(
     (lake / LOCK_FILE).write_text("{}", encoding="utf-8")
     monkeypatch.setattr(lock_module, "_read_tagged", lambda storage: None)
     started = time.monotonic()
-    failure = _acquire_within(LakehouseLock(lake, run_id="run-new", tool="t", wait_seconds=1.5), 15)
+    failure = _acquire_within(LakehouseLock(Lakehouse.for_root(lake), run_id="run-new", tool="t", wait_seconds=1.5), 15)
     assert isinstance(failure, LakehouseBusyError), failure
     assert 1.4 <= time.monotonic() - started < 5
     assert "kept changing" in str(failure) and "after waiting 2 s" in str(failure)

@@ -14,6 +14,7 @@ import pytest
 
 from cli.app import main
 from cli.base import EXIT_OK
+from graph.lakehouse import Lakehouse
 from ingestion.markers import MarkerStore
 from tests.conftest import SAMPLES
 
@@ -26,7 +27,7 @@ def test_issue_38_an_altered_entities_state_is_not_trusted_and_is_counted_again(
     shutil.copy(SAMPLES / "en" / "harbour_notes.txt", corpus)
     argv = ["pipeline", str(corpus), "--lakehouse", str(lake), "--quiet"]
     assert main(argv) == EXIT_OK
-    markers = MarkerStore(lake)
+    markers = MarkerStore(Lakehouse.for_root(lake))
     marker = markers.read("entities")
     assert marker is not None
     assert markers.read_state("entities", marker) is not None  # unchanged: trusted

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from ingestion.lock import LOCK_FILE, LakehouseBusyError, LakehouseLock, process_start, read_holder
 from tests.conftest import ROOT, SAMPLES
 
@@ -22,10 +23,11 @@ HOLD = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
+    from graph.lakehouse import Lakehouse
     from ingestion.lock import LakehouseLock, LakehouseBusyError
     root, run_id, hold = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
     try:
-        with LakehouseLock(root, run_id=run_id, tool="holder"):
+        with LakehouseLock(Lakehouse.for_root(root), run_id=run_id, tool="holder"):
             print("locked", flush=True)
             time.sleep(hold)
     except LakehouseBusyError as exc:
@@ -55,7 +57,7 @@ def holder(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
 
 def test_issue_11_lock_file_names_the_holder_and_is_removed_on_release(tmp_path: Path) -> None:
     lake = tmp_path / "lake"
-    with LakehouseLock(lake, run_id="run-1", tool="ner_ingestion") as lock:
+    with LakehouseLock(Lakehouse.for_root(lake), run_id="run-1", tool="ner_ingestion") as lock:
         data = json.loads((lake / LOCK_FILE).read_text(encoding="utf-8"))
         assert data["run_id"] == "run-1" and data["tool"] == "ner_ingestion"
         assert data["pid"] == os.getpid() and data["host"] == socket.gethostname()
@@ -67,11 +69,12 @@ def test_issue_11_lock_file_names_the_holder_and_is_removed_on_release(tmp_path:
 
 def test_issue_11_lock_released_when_the_run_raises(tmp_path: Path) -> None:
     lake = tmp_path / "lake"
-    with pytest.raises(RuntimeError, match="stage exploded"), LakehouseLock(lake, run_id="r", tool="t"):
+    lock = LakehouseLock(Lakehouse.for_root(lake), run_id="r", tool="t")
+    with pytest.raises(RuntimeError, match="stage exploded"), lock:
         raise RuntimeError("stage exploded")
     assert not (lake / LOCK_FILE).exists()
-    with LakehouseLock(lake, run_id="next", tool="t"):  # the next run gets it at once
-        assert read_holder(lake).run_id == "next"
+    with LakehouseLock(Lakehouse.for_root(lake), run_id="next", tool="t"):  # the next run gets it at once
+        assert read_holder(Lakehouse.for_root(lake)).run_id == "next"
 
 
 def test_issue_11_racing_processes_one_wins_the_others_are_busy(tmp_path: Path) -> None:
@@ -93,7 +96,7 @@ def test_issue_11_racing_processes_one_wins_the_others_are_busy(tmp_path: Path) 
 def test_issue_11_busy_error_names_the_holder_at_once(tmp_path: Path, holder: subprocess.Popen[str]) -> None:
     started = time.monotonic()
     with pytest.raises(LakehouseBusyError) as caught:
-        LakehouseLock(tmp_path / "lake", run_id="run-B", tool="t").acquire()
+        LakehouseLock(Lakehouse.for_root(tmp_path / "lake"), run_id="run-B", tool="t").acquire()
     assert time.monotonic() - started < 2
     message = str(caught.value)
     assert len(message.splitlines()) == 1
@@ -101,7 +104,7 @@ def test_issue_11_busy_error_names_the_holder_at_once(tmp_path: Path, holder: su
     assert f"pid {holder.pid} on host {socket.gethostname()}" in message
     assert "wait with --wait SECONDS" in message
     assert caught.value.holder is not None and caught.value.holder.pid == holder.pid
-    assert read_holder(tmp_path / "lake").run_id == "run-A"  # the holder's lock is untouched
+    assert read_holder(Lakehouse.for_root(tmp_path / "lake")).run_id == "run-A"  # the holder's lock is untouched
 
 
 def test_issue_11_wait_then_busy_with_progress_log(
@@ -110,7 +113,7 @@ def test_issue_11_wait_then_busy_with_progress_log(
     caplog.set_level(logging.INFO, logger="ingestion.lock")
     started = time.monotonic()
     with pytest.raises(LakehouseBusyError, match=r"run run-A .* after waiting 1 s; wait longer with --wait"):
-        LakehouseLock(tmp_path / "lake", run_id="run-B", tool="t", wait_seconds=1.2).acquire()
+        LakehouseLock(Lakehouse.for_root(tmp_path / "lake"), run_id="run-B", tool="t", wait_seconds=1.2).acquire()
     assert time.monotonic() - started >= 1.2
     assert any("waiting up to" in r.getMessage() and "run-A" in r.getMessage() for r in caplog.records)
 
@@ -119,9 +122,9 @@ def test_issue_11_wait_gets_the_lock_when_the_holder_finishes(tmp_path: Path) ->
     first = _holder_process(tmp_path / "lake", "run-A", 1.5)
     started = time.monotonic()
     try:
-        with LakehouseLock(tmp_path / "lake", run_id="run-B", tool="t", wait_seconds=30):
+        with LakehouseLock(Lakehouse.for_root(tmp_path / "lake"), run_id="run-B", tool="t", wait_seconds=30):
             assert time.monotonic() - started >= 1.0  # waited for run-A to finish
-            assert read_holder(tmp_path / "lake").run_id == "run-B"
+            assert read_holder(Lakehouse.for_root(tmp_path / "lake")).run_id == "run-B"
         assert first.wait(30) == 0
     finally:
         first.kill()
@@ -143,8 +146,8 @@ def test_issue_11_stale_lock_of_a_dead_process_is_taken_over_with_a_warning(
     lake = tmp_path / "lake"
     _write_holder(lake, pid=gone.pid)
     caplog.set_level(logging.WARNING, logger="ingestion.lock")
-    with LakehouseLock(lake, run_id="run-new", tool="t"):
-        assert read_holder(lake).run_id == "run-new"
+    with LakehouseLock(Lakehouse.for_root(lake), run_id="run-new", tool="t"):
+        assert read_holder(Lakehouse.for_root(lake)).run_id == "run-new"
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1 and "took over the stale lock of run run-dead" in warnings[0]
     assert f"pid {gone.pid}" in warnings[0]
@@ -154,8 +157,8 @@ def test_issue_11_lock_of_a_reused_pid_is_stale(tmp_path: Path, caplog: pytest.L
     lake = tmp_path / "lake"
     # our own pid is alive, but recorded with another process start time: the pid was reused, the holder is gone
     _write_holder(lake, pid=os.getpid(), process_start=(process_start(os.getpid()) or 0) + 12345)
-    with LakehouseLock(lake, run_id="run-new", tool="t"):
-        assert read_holder(lake).run_id == "run-new"
+    with LakehouseLock(Lakehouse.for_root(lake), run_id="run-new", tool="t"):
+        assert read_holder(Lakehouse.for_root(lake)).run_id == "run-new"
     assert "took over the stale lock of run run-dead" in caplog.text
 
 
@@ -163,17 +166,17 @@ def test_issue_11_lock_of_another_host_is_not_taken_over(tmp_path: Path) -> None
     lake = tmp_path / "lake"
     _write_holder(lake, host="elsewhere.example", pid=os.getpid())
     with pytest.raises(LakehouseBusyError, match="if host elsewhere.example is gone, remove .*_lock.json"):
-        LakehouseLock(lake, run_id="run-new", tool="t").acquire()
-    assert read_holder(lake).host == "elsewhere.example"
+        LakehouseLock(Lakehouse.for_root(lake), run_id="run-new", tool="t").acquire()
+    assert read_holder(Lakehouse.for_root(lake)).host == "elsewhere.example"
 
 
 def test_issue_11_release_leaves_a_lock_that_is_no_longer_ours(tmp_path: Path) -> None:
     lake = tmp_path / "lake"
-    lock = LakehouseLock(lake, run_id="run-1", tool="t")
+    lock = LakehouseLock(Lakehouse.for_root(lake), run_id="run-1", tool="t")
     lock.acquire()
     _write_holder(lake, run_id="run-2", pid=os.getpid())  # e.g. we were wrongly judged dead and taken over
     lock.release()
-    assert read_holder(lake).run_id == "run-2"
+    assert read_holder(Lakehouse.for_root(lake)).run_id == "run-2"
 
 
 def test_issue_11_pipeline_job_on_a_locked_lakehouse_exits_4_naming_the_holder(
@@ -192,6 +195,6 @@ def test_issue_11_pipeline_job_on_a_locked_lakehouse_exits_4_naming_the_holder(
     assert len(lines) == 1, done.stderr
     assert "is being written by run run-A" in lines[0] and f"pid {holder.pid}" in lines[0]
     assert "status: busy" in done.stdout
-    assert read_holder(tmp_path / "lake").run_id == "run-A"
+    assert read_holder(Lakehouse.for_root(tmp_path / "lake")).run_id == "run-A"
     assert not (tmp_path / "lake" / "documents").exists()
 

@@ -16,9 +16,9 @@ from deltalake import write_deltalake
 import graph.metrics
 from cli.app import main
 from graph.errors import GraphLoadError
+from graph.lakehouse import Lakehouse
 from graph.loading import lakehouse_versions, load_into_neo4j, read_graph
 from graph.settings import Neo4jSettings
-from graph.storage import LakehouseStorage
 from graph.testing.fixtures import frames, small_graph
 from ingestion.markers import MarkerStore
 from ingestion.pipeline import STAGE_NAMES
@@ -45,7 +45,8 @@ def _closed_port() -> int:
 
 def _ctx(root: Path, **overrides: Any) -> SimpleNamespace:
     settings = load_settings(lakehouse={"root": root}, **overrides)
-    lakehouse = SimpleNamespace(root=root, storage=LakehouseStorage.for_root(root), markers=MarkerStore(root))
+    storage = Lakehouse.for_root(root)
+    lakehouse = SimpleNamespace(root=root, storage=storage, markers=MarkerStore(storage))
     return SimpleNamespace(settings=settings, lakehouse=lakehouse, force=False, run_id="run-1")
 
 
@@ -77,13 +78,14 @@ def test_issue_12_neo4j_stage_keys_its_marker_by_table_versions_and_server(tmp_p
 
 def test_issue_12_loading_reads_the_tables_at_the_given_versions(tmp_path: Path) -> None:
     root = _lakehouse(tmp_path)
-    pinned = lakehouse_versions(root, published=False)
+    lakehouse = Lakehouse.for_root(root)
+    pinned = lakehouse_versions(lakehouse, published=False)
     nodes = frames()["graph_nodes"]
     nodes = nodes[nodes["entity_id"] != "ent_12"]
     write_deltalake(str(root / "graph_nodes"), pa.Table.from_pandas(nodes, preserve_index=False), mode="overwrite")
-    assert len(read_graph(root, pinned).entities) == 12  # time travel to the pinned version
-    assert len(read_graph(root, lakehouse_versions(root, published=False)).entities) == 11
-    assert read_graph(root, pinned) == small_graph()
+    assert len(read_graph(lakehouse, pinned).entities) == 12  # time travel to the pinned version
+    assert len(read_graph(lakehouse, lakehouse_versions(lakehouse, published=False)).entities) == 11
+    assert read_graph(lakehouse, pinned) == small_graph()
 
 
 def test_issue_12_load_into_an_unreachable_neo4j_is_one_line_with_uri_and_user(tmp_path: Path) -> None:
@@ -91,7 +93,7 @@ def test_issue_12_load_into_an_unreachable_neo4j_is_one_line_with_uri_and_user(t
     uri = f"bolt://127.0.0.1:{_closed_port()}"
     settings = Neo4jSettings(uri=uri, user="reader", connection_timeout_s=2.0)
     with pytest.raises(GraphLoadError) as caught:
-        load_into_neo4j(root, settings, published=True)
+        load_into_neo4j(Lakehouse.for_root(root), settings, published=True)
     message = str(caught.value)
     assert "\n" not in message and uri in message and "user 'reader'" in message
     assert (caught.value.uri, caught.value.user) == (uri, "reader")

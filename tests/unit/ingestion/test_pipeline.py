@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from graph.tables import NON_PROSE_UNIT_KINDS
 from tests.conftest import DENSE_MODEL, EN_SAMPLE_FILES, SAMPLES, RecordingProgress, dense_unavailable, settings_for
 from tests.unit.ingestion.tables import comparable, read, version
@@ -253,7 +254,8 @@ def test_issue_16_up_to_date_rerun_is_answered_without_spark(
     request = IngestionRequest(inputs=[str(sample_run.corpus)])
     from ingestion.lock import LakehouseLock
 
-    with LakehouseLock(sample_run.lake, run_id="someone-else", tool="ner_ingestion", wait_seconds=0):
+    lakehouse = Lakehouse.for_root(sample_run.lake)
+    with LakehouseLock(lakehouse, run_id="someone-else", tool="ner_ingestion", wait_seconds=0):
         answered = tool.run_if_up_to_date(request)  # it only reads: another run's lock neither stops nor waits it
     assert answered is not None and answered.status == "skipped"
     assert [(s.stage, s.status) for s in answered.stages] == [(s.stage, s.status) for s in sample_run.second.stages]
@@ -331,7 +333,7 @@ def test_index_stage_builds_the_files_the_chat_side_loads_without_rebuilding(
     # The chat side's loader finds the prebuilt file: building or saving an index would fail this test.
     monkeypatch.setattr(BM25Index, "build", classmethod(_fail_if_called("BM25Index.build")))
     monkeypatch.setattr(retrieval, "_save_index", _fail_if_called("_save_index"))
-    loaded = retrieval.ChunkRetriever.from_lakehouse(lake, "en")
+    loaded = retrieval.ChunkRetriever.from_lakehouse(Lakehouse.for_root(lake), "en")
     assert _index_files(lake) == sample_run.index_files
     monkeypatch.undo()
     fresh = retrieval.ChunkRetriever.from_chunks(chunks, "en")
@@ -399,7 +401,7 @@ def test_index_stage_dense_model_turned_on_later_reruns_only_the_index(
     assert vector_file == f"dense-{encoder.model_id}-f{retrieval.DENSE_FORMAT}-v{version(lake, 'chunks')}.npz"
     # The chat side with the same model loads the vectors: embedding a single chunk would fail the test.
     monkeypatch.setattr(retrieval, "_embed", _fail_if_called("_embed"))
-    loaded = retrieval.ChunkRetriever.from_lakehouse(lake, "en", dense=encoder)
+    loaded = retrieval.ChunkRetriever.from_lakehouse(Lakehouse.for_root(lake), "en", dense=encoder)
     monkeypatch.undo()
     texts = [c.text for c in _fresh_chunks(lake)]
     expected = encoder(texts)  # the encoder's own output, normalised: what the persisted rows must be
@@ -557,13 +559,13 @@ def test_issue_16_small_work_done_in_the_driver_writes_the_tables_spark_writes(
     """The samples are small: the session's run read, split and committed them in the driver (delta-rs). The same
     corpus with nothing small enough for the driver (``ingestion.driver_max_chars`` and ``driver_max_delete_bytes``
     0) — Spark's workers read and split, Spark's jobs write — gives the same tables, row for row."""
-    from ingestion.lakehouse import Lakehouse
+    from ingestion.lakehouse import LakehouseTables
 
     run = pipeline_runs(*EN_SAMPLE_FILES)
     corpus = run.restore_corpus()
     samples = sorted(read(run.lake, "documents").doc_id)
-    assert Lakehouse(run.lake, None).small_increment(samples)  # type: ignore[arg-type] # no table read by Spark
-    assert not Lakehouse(run.lake, None, driver_max_chars=0).small_increment(samples)  # type: ignore[arg-type]
+    assert LakehouseTables(Lakehouse.for_root(run.lake), None).small_increment(samples)  # type: ignore[arg-type] # no table read by Spark
+    assert not LakehouseTables(Lakehouse.for_root(run.lake), None, driver_max_chars=0).small_increment(samples)  # type: ignore[arg-type]
     nothing_in_the_driver = {"driver_max_chars": 0, "driver_max_delete_bytes": 0, "driver_max_ner_words": 0}
     result = ingest([corpus], settings=make_settings(lakehouse={"root": tmp_path / "spark"},
                                                       ingestion=nothing_in_the_driver))
@@ -643,7 +645,7 @@ def test_issue_16_incremental_documents_stage_reads_only_new_and_changed_files(
     assert "pier" in " ".join(read(tmp_path / "lake", "documents").text)
 
     # a state its marker does not vouch for (a run that crashed after writing it) is not trusted
-    markers = MarkerStore(tmp_path / "lake")
+    markers = MarkerStore(Lakehouse.for_root(tmp_path / "lake"))
     marker = markers.read("documents")
     assert markers.read_state("documents", marker) is not None
     assert markers.read_state("documents", marker.model_copy(update={"run_id": "another"})) is None
@@ -795,7 +797,8 @@ def test_gold_list_is_scored_by_the_entities_stage_and_reported(
            f"({expected.found_aliases}/12 gold aliases found)"
     assert line in caplog.text
     assert json.loads((lake / "_markers" / "entities" / "_SUCCESS").read_text())["details"]["gold"] == report
-    assert line in render_result(first, settings) and line in summarize(lake)  # the run's table, `csillag status`
+    # the run's table, `csillag status`
+    assert line in render_result(first, settings) and line in summarize(Lakehouse.for_root(lake))
     # Unchanged: every stage skipped, the report carried over from the marker.
     again = ingest([corpus], settings=settings)
     assert again.status == "skipped"

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from graph.published import PUBLISHED_FILE, read_published
 from tests.unit.ingestion.tables import version
 
@@ -22,7 +23,7 @@ NEW_DOCUMENT = (
 def _graph_counts(lake: Path) -> tuple[int, int, int, int]:
     from graph.model import GraphData
 
-    graph = GraphData.from_lakehouse(lake)
+    graph = GraphData.from_lakehouse(Lakehouse.for_root(lake))
     return len(graph.entities), len(graph.relations), len(graph.chunks), len(graph.mentions)
 
 
@@ -35,12 +36,12 @@ def test_issue_11_reader_sees_the_published_run_while_a_later_run_fails_half_way
 
     run = pipeline_run("harbour_notes.txt")
     corpus, lake, first = run.corpus, tmp_path / "lake", run.result
-    manifest = read_published(lake)
+    manifest = read_published(Lakehouse.for_root(lake))
     assert manifest is not None and manifest.run_id == first.run_id
     assert manifest.tables["chunks"] == version(lake, "chunks")
     published_counts = _graph_counts(lake)
-    published_chunks = {c.chunk_id for c in ChunkRetriever.from_lakehouse(lake, "en").chunks}
-    published_index = index_paths(lake, "en", manifest.tables["chunks"])[0]
+    published_chunks = {c.chunk_id for c in ChunkRetriever.from_lakehouse(Lakehouse.for_root(lake), "en").chunks}
+    published_index = index_paths(Lakehouse.for_root(lake), "en", manifest.tables["chunks"])[0]
     assert published_index.name in manifest.index_files and published_index.is_file()
 
     # A second run over a bigger corpus commits new documents and chunks, then dies in the mentions stage.
@@ -56,11 +57,12 @@ def test_issue_11_reader_sees_the_published_run_while_a_later_run_fails_half_way
     assert version(lake, "chunks") > manifest.tables["chunks"]  # the half-written run did commit new chunks
 
     # Every reader still sees run-1: the graph, the chunk retriever (and its index file), status.
-    assert read_published(lake) == manifest
+    assert read_published(Lakehouse.for_root(lake)) == manifest
     assert _graph_counts(lake) == published_counts
-    assert {c.chunk_id for c in ChunkRetriever.from_lakehouse(lake, "en").chunks} == published_chunks
+    retriever = ChunkRetriever.from_lakehouse(Lakehouse.for_root(lake), "en")
+    assert {c.chunk_id for c in retriever.chunks} == published_chunks
     assert published_index.is_file()
-    status = lakehouse_status(lake)
+    status = lakehouse_status(Lakehouse.for_root(lake))
     assert status["published"]["run_id"] == first.run_id and status["running"] is None
     assert {m["run_id"] for m in status["stages"].values() if m} == {first.run_id}
     assert status["tables"]["documents"] == 1
@@ -68,12 +70,12 @@ def test_issue_11_reader_sees_the_published_run_while_a_later_run_fails_half_way
     # Running the stages before the failure again leaves the later stages out of date: still nothing published.
     partial = ingest([corpus], stages=["documents", "chunks", "index"], run_id="run-3")
     assert [s.status for s in partial.stages] == ["skipped"] * 3, partial
-    assert read_published(lake) == manifest
+    assert read_published(Lakehouse.for_root(lake)) == manifest
 
     # The next complete run publishes; the index files of the old chunks version go only now.
     third = ingest([corpus], run_id="run-4")
     assert third.status == "succeeded", third
-    now = read_published(lake)
+    now = read_published(Lakehouse.for_root(lake))
     assert now is not None and now.run_id == "run-4" and now.tables["chunks"] == version(lake, "chunks")
     assert _graph_counts(lake)[2] > published_counts[2]
     assert not published_index.exists()

@@ -10,6 +10,7 @@ import pytest
 from deltalake import DeltaTable
 
 from cli.app import main as cli_main
+from graph.lakehouse import Lakehouse
 from tests.unit.ingestion.tables import read
 
 pytestmark = pytest.mark.spark
@@ -80,7 +81,7 @@ def test_vacuum_refuses_while_a_run_holds_the_lakehouse(tmp_path: Path, capsys: 
 
     lake = tmp_path / "lake"
     lake.mkdir()
-    with LakehouseLock(lake, run_id="r-busy", tool="ner_ingestion"):
+    with LakehouseLock(Lakehouse.for_root(lake), run_id="r-busy", tool="ner_ingestion"):
         assert cli_main(["vacuum", "--lakehouse", str(lake), "--retention-hours", "0"]) == 4
     err = capsys.readouterr().err
     assert "run r-busy" in err and err.startswith("csillag:")

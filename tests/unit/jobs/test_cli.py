@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.app import cli, main
+from graph.lakehouse import Lakehouse
 from tools.ingestion import IngestionResult, StageReport
 
 KEY = "cli-test-key"
@@ -150,8 +151,9 @@ def small_lake(tmp_path: Path) -> Path:
 
     lake = tmp_path / "lake"
     write_deltalake(str(lake / "documents"), pd.DataFrame({"doc_id": ["a", "b"], "text": ["x", "y"]}))
-    MarkerStore(lake).write(Marker(stage="documents", run_id="run-42", config_fingerprint="c", input_fingerprint="i",
-                                   output_fingerprint="o", counts={"documents": 2}, finished_at="2026-11-30T10:00:00"))
+    MarkerStore(Lakehouse.for_root(lake)).write(Marker(stage="documents", run_id="run-42", config_fingerprint="c",
+                                                       input_fingerprint="i", output_fingerprint="o",
+                                                       counts={"documents": 2}, finished_at="2026-11-30T10:00:00"))
     return lake
 
 

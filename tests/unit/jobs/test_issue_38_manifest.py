@@ -18,6 +18,7 @@ import pytest
 from cli.app import main
 from cli.base import EXIT_OK, EXIT_USAGE
 from graph.errors import GraphDataError
+from graph.lakehouse import Lakehouse
 from graph.published import PUBLISHED_FILE, read_published
 from tests.conftest import SAMPLES
 
@@ -36,15 +37,15 @@ def test_issue_38_a_damaged_manifest_is_replaced_by_the_next_run(
     force: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     corpus, lake = _ingested(tmp_path, capsys)
-    published = read_published(lake)
+    published = read_published(Lakehouse.for_root(lake))
     assert published is not None
     (lake / PUBLISHED_FILE).write_text("{not json at all", encoding="utf-8")
     with pytest.raises(GraphDataError, match="rerun the ingestion pipeline to rewrite it"):
-        read_published(lake)
+        read_published(Lakehouse.for_root(lake))
     argv = ["pipeline", str(corpus), "--lakehouse", str(lake), "--quiet", *(["--force"] if force else [])]
     assert main(argv) == EXIT_OK
     assert "csillag:" not in capsys.readouterr().err
-    rewritten = read_published(lake)
+    rewritten = read_published(Lakehouse.for_root(lake))
     assert rewritten is not None and rewritten.run_id not in (None, published.run_id)
     assert rewritten.tables.keys() == published.tables.keys()
     assert main(["ask", "Who is Margaret Hale?", "--lakehouse", str(lake), "--quiet"]) == EXIT_OK
@@ -58,11 +59,11 @@ def test_issue_38_a_manifest_of_an_unknown_format_is_refused_naming_the_valid_on
     manifest = json.loads((lake / PUBLISHED_FILE).read_text(encoding="utf-8"))
     (lake / PUBLISHED_FILE).write_text(json.dumps({**manifest, "format": 99}), encoding="utf-8")
     with pytest.raises(GraphDataError, match=r"format: 99 is not a publish manifest format .*\(valid: 1\)"):
-        read_published(lake)
+        read_published(Lakehouse.for_root(lake))
     assert main(["status", "--lakehouse", str(lake)]) != EXIT_OK  # the chat side's readers refuse it too
     assert "99 is not a publish manifest format" in capsys.readouterr().err
     assert main(["pipeline", str(corpus), "--lakehouse", str(lake), "--quiet"]) == EXIT_OK
-    replaced = read_published(lake)
+    replaced = read_published(Lakehouse.for_root(lake))
     assert replaced is not None and replaced.format == 1 and replaced.tables == manifest["tables"]
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from graph.lakehouse import Lakehouse
 from ingestion.lock import LakehouseLock
 from tests.conftest import SAMPLES
 
@@ -16,7 +17,7 @@ def test_issue_11_csillag_ingest_on_a_locked_lakehouse_exits_4_with_one_line(
     from cli.app import main
 
     lake = tmp_path / "lake"
-    with LakehouseLock(lake, run_id="run-holder", tool="ner_ingestion"):
+    with LakehouseLock(Lakehouse.for_root(lake), run_id="run-holder", tool="ner_ingestion"):
         code = main(["ingest", str(SAMPLES / "en"), "--lakehouse", str(lake), "--quiet", "--wait", "0.6"])
     assert code == 4
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("csillag: ")]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graph.embedded import EmbeddedGraphStore
+from graph.lakehouse import Lakehouse
 from graph.model import ChunkNode, CoOccurrence, DocumentNode, EntityNode, GraphData, Mention, UnitNode
 from graph.store import GraphReader, GraphWriter
 from tools.analysis.common import ResolvedEntity, find_names
@@ -269,18 +269,20 @@ def test_r_plug_2_egri_csillagok_keeps_its_own_ingestion_tool(graph: EmbeddedGra
 
 
 def test_r_plug_2_ingestion_tool_of_another_domain_is_a_config_error(graph: EmbeddedGraphStore) -> None:
-    wrong = DomainSettings.for_domain("war_and_peace", lakehouse=Path("lakehouse"),
+    wrong = DomainSettings.for_domain("war_and_peace", lakehouse=Lakehouse.for_root("lakehouse"),
                                       ingestion_tool="egri_csillagok_ner_ingestion")
     with pytest.raises(ConfigError, match="'egri_csillagok_ner_ingestion' serves domain 'egri_csillagok'"):
         _ingestion_tools_wired(graph, wrong)
-    not_ingestion = DomainSettings.for_domain("war_and_peace", lakehouse=Path("lakehouse"), ingestion_tool="summary")
+    not_ingestion = DomainSettings.for_domain("war_and_peace", lakehouse=Lakehouse.for_root("lakehouse"),
+                                                  ingestion_tool="summary")
     with pytest.raises(ConfigError, match="'summary' of domain 'war_and_peace' is not an ingestion tool"):
         _ingestion_tools_wired(graph, not_ingestion)
 
 
 def test_r_plug_2_unregistered_ingestion_tool_leaves_none_wired(graph: EmbeddedGraphStore,
                                                                 caplog: pytest.LogCaptureFixture) -> None:
-    domain = DomainSettings.for_domain("war_and_peace", lakehouse=Path("lakehouse"), ingestion_tool="no_such_tool")
+    domain = DomainSettings.for_domain("war_and_peace", lakehouse=Lakehouse.for_root("lakehouse"),
+                                                  ingestion_tool="no_such_tool")
     assert set(_ingestion_tools_wired(graph, domain).values()) == {None}
     assert "'no_such_tool' of domain war_and_peace is not registered" in caplog.text
 

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
+from graph.lakehouse import Lakehouse
 from graph.tables import NON_PROSE_UNIT_KINDS
 from ingestion.stages.chunks import split_document
 from ingestion.text import decode_document, strip_gutenberg
@@ -172,14 +173,14 @@ def test_chunk_vectors_are_built_once_per_chunks_version_and_a_question_encodes_
     lake = _lakehouse(tmp_path / "lake", _prose(sample_chunks)[:8])
     first = _Counting(encoder)
     with caplog.at_level(logging.INFO, logger="tools.retrieval.chunks"):
-        ChunkRetriever.from_lakehouse(lake, "en", dense=first)
+        ChunkRetriever.from_lakehouse(Lakehouse.for_root(lake), "en", dense=first)
     assert first.texts == 8
     assert "embedding 8 chunks" in caplog.text
     names = sorted(p.name for p in (lake / "_index").iterdir())
     assert names == [f"bm25-en-f{INDEX_FORMAT}-v0.npz", f"dense-{encoder.model_id}-f1-v0.npz"]
 
     again = _Counting(encoder)
-    retriever = ChunkRetriever.from_lakehouse(lake, "en", dense=again)
+    retriever = ChunkRetriever.from_lakehouse(Lakehouse.for_root(lake), "en", dense=again)
     hits = retriever.search("the keeper's log of the night", k=3)
     assert again.texts == 1 and hits  # the query only: the chunk vectors came from the lakehouse
     stored = np.load(lake / "_index" / names[1])
@@ -188,7 +189,7 @@ def test_chunk_vectors_are_built_once_per_chunks_version_and_a_question_encodes_
 
     _lakehouse(lake, _prose(sample_chunks)[8:10])  # the pipeline commits new chunks: version 1
     newer = _Counting(encoder)
-    ChunkRetriever.from_lakehouse(lake, "en", dense=newer)
+    ChunkRetriever.from_lakehouse(Lakehouse.for_root(lake), "en", dense=newer)
     assert newer.texts == 10
     assert sorted(p.name for p in (lake / "_index").glob("dense-*")) == [f"dense-{encoder.model_id}-f1-v1.npz"]
 
@@ -197,12 +198,12 @@ def test_chunk_vectors_are_built_once_per_chunks_version_and_a_question_encodes_
 def test_damaged_vector_file_is_rebuilt(encoder: Any, sample_chunks: list[Chunk], tmp_path: Path,
                                         damage: str) -> None:
     lake = _lakehouse(tmp_path / "lake", _prose(sample_chunks)[:3])
-    ChunkRetriever.from_lakehouse(lake, "en", dense=encoder)
+    ChunkRetriever.from_lakehouse(Lakehouse.for_root(lake), "en", dense=encoder)
     (file,) = (lake / "_index").glob("dense-*.npz")
     data = file.read_bytes()
     file.write_bytes(b"not a numpy file" if damage == "garbage" else data[: len(data) // 2])
     rebuilt = _Counting(encoder)
-    ChunkRetriever.from_lakehouse(lake, "en", dense=rebuilt)
+    ChunkRetriever.from_lakehouse(Lakehouse.for_root(lake), "en", dense=rebuilt)
     assert rebuilt.texts == 3
     assert np.load(file)["vectors"].shape == (3, 384)
 
@@ -282,7 +283,7 @@ def test_setting_from_the_environment_and_its_bad_values(monkeypatch: pytest.Mon
 
 
 def test_domain_services_refuse_a_bad_dense_model_before_loading_anything(tmp_path: Path) -> None:
-    domain = DomainSettings.for_domain("war_and_peace", lakehouse=tmp_path / "missing")
+    domain = DomainSettings.for_domain("war_and_peace", lakehouse=Lakehouse.for_root(tmp_path / "missing"))
     with pytest.raises(ConfigError, match=r"dense_model='nope'"):
         DomainServices.load(domain, retrieval_settings=RetrievalSettings(dense_model="nope"))
 

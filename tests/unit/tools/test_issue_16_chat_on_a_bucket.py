@@ -17,9 +17,9 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
+from graph.lakehouse import Lakehouse
 from graph.model import GraphData
 from graph.settings import S3Settings
-from graph.storage import LakehouseStorage
 from graph.testing.fixtures import frames
 from settings.config import load_settings
 from tools.analysis.lakehouse import CHAT_STAGES, check_lakehouse
@@ -42,11 +42,12 @@ def _small_lakehouse(root: Path) -> Path:
         marker = root / "_markers" / stage / "_SUCCESS"
         marker.parent.mkdir(parents=True)
         marker.write_text("{}", encoding="utf-8")
-    ChunkRetriever.from_lakehouse(root, "en")  # writes _index/bm25-en-…, as the pipeline's index stage does
+    # writes _index/bm25-en-…, as the pipeline's index stage does
+    ChunkRetriever.from_lakehouse(Lakehouse.for_root(root), "en")
     return root
 
 
-def _upload(folder: Path, storage: LakehouseStorage) -> list[str]:
+def _upload(folder: Path, storage: Lakehouse) -> list[str]:
     """Every file of ``folder`` under the same key in the bucket; the keys."""
     keys = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
@@ -56,8 +57,8 @@ def _upload(folder: Path, storage: LakehouseStorage) -> list[str]:
     return keys
 
 
-def _keys(storage: LakehouseStorage) -> list[str]:
-    client = storage._client()
+def _keys(storage: Lakehouse) -> list[str]:
+    client = storage.backend.client()  # type: ignore[attr-defined]  # an S3 root: S3Backend
     pages = client.get_paginator("list_objects_v2").paginate(Bucket=storage.bucket, Prefix=storage.key() + "/")
     return sorted(item["Key"] for page in pages for item in page.get("Contents", []))
 
@@ -68,7 +69,7 @@ def lakes(s3_bucket: tuple[str, S3Settings], tmp_path: Path, monkeypatch: pytest
     bucket, s3 = s3_bucket
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     local = _small_lakehouse(tmp_path / "lh")
-    storage = LakehouseStorage.for_root(f"s3a://{bucket}/library/lh", s3)
+    storage = Lakehouse.for_root(f"s3a://{bucket}/library/lh", s3)
     _upload(local, storage)
     return local, storage, s3
 
@@ -133,7 +134,7 @@ def test_issue_16_missing_or_half_built_bucket_lakehouse_names_its_uri(
 ) -> None:
     bucket, s3 = s3_bucket
     monkeypatch.chdir(tmp_path)
-    storage = LakehouseStorage.for_root(f"s3a://{bucket}/lh", s3)
+    storage = Lakehouse.for_root(f"s3a://{bucket}/lh", s3)
     with pytest.raises(LakehouseNotReadyError) as caught:
         check_lakehouse(storage)
     assert str(caught.value) == (f"lakehouse s3a://{bucket}/lh does not exist; ingest a corpus into it first: "
@@ -153,8 +154,8 @@ def test_issue_16_domain_settings_refuse_a_bucket_uri_as_a_folder(
     from tools.analysis.domain import DomainSettings
 
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ValidationError, match="s3a://bucket/lh is a remote lakehouse root: pass its LakehouseStorage"):
+    with pytest.raises(ValidationError, match="s3a://bucket/lh is a remote lakehouse root: pass its Lakehouse"):
         DomainSettings(name="lh", language="en", lakehouse="s3a://bucket/lh")  # never the local folder "s3a:/bucket/lh"
     settings = load_settings(lakehouse={"root": "s3a://bucket/lh"})
-    assert DomainSettings.from_settings(settings, "war_and_peace").lakehouse == settings.lakehouse.storage()
+    assert DomainSettings.from_settings(settings, "war_and_peace").lakehouse == settings.lakehouse.lakehouse()
     assert list(tmp_path.iterdir()) == []

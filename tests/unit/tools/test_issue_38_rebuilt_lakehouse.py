@@ -80,7 +80,7 @@ def test_issue_38_ask_after_the_lakehouse_is_rebuilt_from_another_corpus_answers
 def test_issue_38_ask_after_a_bucket_prefix_is_rebuilt_from_another_corpus_answers_from_the_new_book(
     s3_bucket: tuple[str, object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from graph.storage import LakehouseStorage
+    from graph.lakehouse import Lakehouse
 
     bucket, s3 = s3_bucket
     user_cache = tmp_path / "user-cache"  # the graph cache and the index copies of a bucket lakehouse live here
@@ -89,8 +89,8 @@ def test_issue_38_ask_after_a_bucket_prefix_is_rebuilt_from_another_corpus_answe
     lake = f"s3a://{bucket}/library/lh"
     ingest(corpus(tmp_path / "a", BOOK_A), lake)
     assert _ask_here(ASK_A, lake).startswith(ANSWER_A)
-    storage = LakehouseStorage.for_root(lake, s3)  # type: ignore[arg-type]
-    client = storage._client()
+    storage = Lakehouse.for_root(lake, s3)  # type: ignore[arg-type]
+    client = storage.backend.client()  # type: ignore[attr-defined]  # an S3 root: S3Backend
     keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket)
             for item in page.get("Contents", [])]
     for key in keys:  # the prefix deleted, as a user would: every object under it

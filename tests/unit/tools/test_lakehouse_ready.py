@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
+from graph.lakehouse import Lakehouse
 from settings.config import load_settings
 from tools.analysis.domain import DomainSettings
 from tools.analysis.lakehouse import CHAT_STAGES, LakehouseContents, check_lakehouse
@@ -19,7 +20,7 @@ from tools.errors import ConfigError, LakehouseNotReadyError
 from tools.platform import ChatPlatform
 
 
-def built(root: Path, languages: list[str | None]) -> Path:
+def built(root: Path, languages: list[str | None]) -> Lakehouse:
     """A lakehouse whose chat stages are marked done and whose documents table holds ``languages``."""
     for stage in CHAT_STAGES:
         marker = root / "_markers" / stage / "_SUCCESS"
@@ -28,13 +29,13 @@ def built(root: Path, languages: list[str | None]) -> Path:
     write_deltalake(str(root / "documents"), pa.table({"doc_id": pa.array([f"d{i}" for i in range(len(languages))],
                                                                           pa.string()),
                                                       "language": pa.array(languages, pa.string())}))
-    return root
+    return Lakehouse.for_root(root)
 
 
 def test_issue_12_missing_lakehouse_names_the_path_and_how_to_build_it(tmp_path: Path) -> None:
     missing = tmp_path / "out" / "x"
     with pytest.raises(LakehouseNotReadyError) as caught:
-        check_lakehouse(missing)
+        check_lakehouse(Lakehouse.for_root(missing))
     assert str(caught.value) == (f"lakehouse {missing} does not exist; ingest a corpus into it first: "
                                  f"csillag ingest PATH… --lakehouse {missing}")
     assert caught.value.path == missing and caught.value.missing == list(CHAT_STAGES)
@@ -63,19 +64,19 @@ def test_issue_12_from_settings_without_a_built_lakehouse_raises_instead_of_an_e
 
 
 def test_issue_12_domain_is_the_ingestion_tools_else_the_lakehouse_folders(tmp_path: Path) -> None:
-    english = LakehouseContents(root=tmp_path / "harbour", documents=2, language="en")
+    english = LakehouseContents(root=Lakehouse.for_root(tmp_path / "harbour"), documents=2, language="en")
     generic = DomainSettings.for_lakehouse(load_settings(ingestion={"tool": None}, ner={"language": None}), english)
     assert (generic.name, generic.title, generic.language) == ("harbour", "harbour", "en")
     # The documents' language wins over a Hungarian ner.language and over a known domain's own language.
     named = DomainSettings.for_lakehouse(load_settings(ner={"language": "hu"}), english, "egri_csillagok")
     assert (named.name, named.title, named.language) == ("egri_csillagok", "Egri csillagok", "en")
-    hungarian = LakehouseContents(root=tmp_path / "out", documents=1, language="hu")
+    hungarian = LakehouseContents(root=Lakehouse.for_root(tmp_path / "out"), documents=1, language="hu")
     egri = DomainSettings.for_lakehouse(load_settings(ingestion={"tool": "egri_csillagok_ner_ingestion"}), hungarian)
     assert (egri.name, egri.language, egri.ingestion_tool) == ("egri_csillagok", "hu", "egri_csillagok_ner_ingestion")
 
 
 def test_issue_12_documents_without_language_fall_back_to_ner_language(tmp_path: Path) -> None:
-    unknown = LakehouseContents(root=tmp_path / "old", documents=1, language=None)
+    unknown = LakehouseContents(root=Lakehouse.for_root(tmp_path / "old"), documents=1, language=None)
     assert DomainSettings.for_lakehouse(load_settings(ner={"language": "de"}), unknown).language == "de"  # as before
     with pytest.raises(ConfigError, match=r"domain 'old' is not one of .* give its language \(ner.language\)"):
         DomainSettings.for_lakehouse(load_settings(ner={"language": None}), unknown)

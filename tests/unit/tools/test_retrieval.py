@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
+from graph.lakehouse import Lakehouse
 from tools.errors import ConfigError
 from tools.retrieval.analyzer import Analyzer
 from tools.retrieval.bm25 import BM25Index, reciprocal_rank_fusion
@@ -156,7 +157,7 @@ def lakehouse(tmp_path: Path) -> Path:
 
 
 def test_retriever_finds_inflected_name_and_cites_document_unit_and_chunk(lakehouse: Path) -> None:
-    retriever = ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    retriever = ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     hits = retriever.search("Mit tudunk Gergelynek a sorsáról?", k=3)
     assert [h.chunk.chunk_id for h in hits] == ["doc_1:c00000"]
     assert hits[0].citation == "Egri csillagok › ELSŐ RÉSZ › I. › chunk 0"
@@ -164,7 +165,7 @@ def test_retriever_finds_inflected_name_and_cites_document_unit_and_chunk(lakeho
 
 def test_retriever_persists_its_index_per_chunks_table_version(lakehouse: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     assert [p.name for p in (lakehouse / "_index").iterdir()] == [f"bm25-hu-f{INDEX_FORMAT}-v0.npz"]
 
     def no_build(*args: object, **kwargs: object) -> BM25Index:
@@ -172,11 +173,11 @@ def test_retriever_persists_its_index_per_chunks_table_version(lakehouse: Path,
 
     with monkeypatch.context() as patch:
         patch.setattr(BM25Index, "build", no_build)
-        again = ChunkRetriever.from_lakehouse(lakehouse, "hu")
+        again = ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     assert again.search("Dobó", k=1)[0].chunk.chunk_id == "doc_1:c00002"
     write_deltalake(str(lakehouse / "chunks"), _chunk_rows([("III.", "MÁSODIK RÉSZ", "Dobót meglátta.")]).set_column(
         0, "chunk_id", pa.array(["doc_1:c00003"])), mode="append")
-    newer = ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    newer = ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     assert sorted(p.name for p in (lakehouse / "_index").iterdir()) == [f"bm25-hu-f{INDEX_FORMAT}-v1.npz"]
     assert {h.chunk.chunk_id for h in newer.search("Dobó", k=5)} == {"doc_1:c00002", "doc_1:c00003"}
 
@@ -202,12 +203,12 @@ def _damaged(path: Path, how: str, scratch: Path) -> bytes:
 def test_issue_16_a_damaged_index_file_is_rebuilt_with_a_warning_naming_it(
         lakehouse: Path, tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture) -> None:
     """A damaged index file is only a lost speed-up: the chat side warns, naming it, and builds and rewrites it."""
-    ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     (path,) = (lakehouse / "_index").glob("bm25-*.npz")
     before = read_index_file(path).index
     path.write_bytes(_damaged(path, how, tmp_path / "scratch.npz"))
     with caplog.at_level("WARNING", logger="tools.retrieval.chunks"):
-        retriever = ChunkRetriever.from_lakehouse(lakehouse, "hu")
+        retriever = ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     assert f"index file {path} " in caplog.text and "; rebuilding it" in caplog.text
     assert retriever.search("Dobó", k=1)[0].chunk.chunk_id == "doc_1:c00002"
     assert read_index_file(path).index.postings == before.postings  # rewritten whole
@@ -217,12 +218,12 @@ def test_issue_16_an_index_file_of_another_analyser_is_rebuilt_with_this_ones_te
         lakehouse: Path, caplog: pytest.LogCaptureFixture) -> None:
     """An index whose terms another analyser made (another stemmer, or its other version: the key names both) is not
     used as it is: a query's stems could miss its terms. The chat side builds it again, with its own key."""
-    ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     (path,) = (lakehouse / "_index").glob("bm25-*.npz")
     stored = read_index_file(path)
     write_index_file(path, stored.index, stored.chunk_ids, stored.spans, "another-analyser")  # as if theirs
     with caplog.at_level("INFO", logger="tools.retrieval.chunks"):
-        retriever = ChunkRetriever.from_lakehouse(lakehouse, "hu")
+        retriever = ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     assert f"{path.name} was made by another analyser; rebuilding it" in caplog.text
     assert read_index_file(path).analyzer == retriever.analyzer.key
     assert retriever.search("Gergelynek", k=1)[0].chunk.chunk_id == "doc_1:c00000"
@@ -245,14 +246,14 @@ def test_issue_16_the_analyser_key_names_its_stemmer_implementation_and_version(
 
 
 def test_retriever_search_within_one_unit(lakehouse: Path) -> None:
-    retriever = ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    retriever = ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     unit = retriever.get("doc_1:c00001").unit_id
     assert [h.chunk.chunk_id for h in retriever.search("Éva Dobó Gergely", k=5, unit_id=unit)] == ["doc_1:c00001"]
 
 
 def test_retriever_without_chunks_table_says_run_the_pipeline(tmp_path: Path) -> None:
     with pytest.raises(RetrievalError, match="run the ingestion pipeline"):
-        ChunkRetriever.from_lakehouse(tmp_path, "en")
+        ChunkRetriever.from_lakehouse(Lakehouse.for_root(tmp_path), "en")
 
 
 def test_retriever_hybrid_hook_fuses_a_dense_ranking() -> None:
@@ -296,7 +297,7 @@ def test_numbers_roman_arabic_and_spelled() -> None:
 
 
 def test_unit_catalog_finds_a_chapter_in_every_part_and_counts_its_entities(lakehouse: Path) -> None:
-    retriever = ChunkRetriever.from_lakehouse(lakehouse, "hu")
+    retriever = ChunkRetriever.from_lakehouse(Lakehouse.for_root(lakehouse), "hu")
     catalog = UnitCatalog(retriever.chunks, {"doc_1:c00002": ["ent_dobo", "ent_dobo", "ent_eger"]})
     both = catalog.find(UnitReference(1))
     assert [u.part_title for u in both] == ["ELSŐ RÉSZ", "MÁSODIK RÉSZ"]
