@@ -37,7 +37,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.problems import ProblemError
 from graph.errors import GraphStoreError
 from settings.errors import ConfigError
-from tools.analysis.lakehouse import lakehouse_name
 from tools.errors import ClarificationError, NoOrchestratorError, ToolError, UnknownToolError
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry
@@ -117,7 +116,7 @@ class ChatService:
         self._checked_at = time.monotonic()
         book = self._platform.book
         if book is not None and not book.is_current():
-            logger.info("%s published another run: reloading the chat platform", lakehouse_name(book.domain.lakehouse))
+            logger.info("%s published another run: reloading the chat platform", book.domain.lakehouse.uri())
             self.load()
 
     async def platform(self) -> ChatPlatform:

@@ -110,7 +110,7 @@ class ChatPlatform:
         if registry is not None or services is not None:
             return cls(registry, services=services or (), **chosen).start()
         from tools.analysis.domain import DomainServices, DomainSettings
-        from tools.analysis.lakehouse import check_lakehouse, lakehouse_name
+        from tools.analysis.lakehouse import check_lakehouse
         from tools.domains.egri_csillagok import TOOLS
         from tools.plugins import default_registry
 
@@ -126,7 +126,7 @@ class ChatPlatform:
         platform = cls(default_registry, services=[*book.as_list(), settings], **chosen).start()
         platform.book = book
         logger.info("chat platform serves domain %s (%s) from %s", domain.name, domain.language,
-                    lakehouse_name(domain.lakehouse))
+                    domain.lakehouse.uri())
         return platform
 
     def start(self) -> ChatPlatform:

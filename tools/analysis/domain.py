@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 from graph.errors import GraphStoreError, StorageError
 from graph.lakehouse import Lakehouse
 from graph.roots import is_remote
-from tools.analysis.lakehouse import LakehouseContents, lakehouse_name
+from tools.analysis.lakehouse import LakehouseContents
 from tools.errors import ConfigError, ToolError
 from tools.retrieval.chunks import ChunkRetriever, DenseEncoder
 from tools.retrieval.units import UnitCatalog
@@ -71,7 +71,7 @@ class DomainSettings(BaseModel):
         if not language:
             raise ConfigError(
                 f"domain {name!r} is not one of {sorted(KNOWN_DOMAINS)} and the documents of "
-                f"{lakehouse_name(lakehouse)} record no language; give its language (ner.language)",
+                f"{lakehouse.uri()} record no language; give its language (ner.language)",
                 field="domain",
             )
         return cls(name=name, title=title or known.get("title", name), language=language, lakehouse=lakehouse,
@@ -94,7 +94,7 @@ class DomainSettings(BaseModel):
         configured = settings.ner.language
         if contents.language and configured and configured != contents.language:
             logger.warning("ner.language is %s but the documents of %s are %s; analysing questions as %s", configured,
-                           lakehouse_name(contents.root), contents.language, contents.language)
+                           contents.root.uri(), contents.language, contents.language)
         return cls.for_domain(name, lakehouse=contents.root, language=contents.language or configured,
                               ingestion_tool=settings.ingestion.tool)
 
@@ -175,7 +175,7 @@ class DomainServices:
         try:
             return _stamp(self.domain.lakehouse) == self.stamp
         except StorageError as exc:
-            logger.warning("cannot check whether %s published another run: %s", lakehouse_name(self.domain.lakehouse),
+            logger.warning("cannot check whether %s published another run: %s", self.domain.lakehouse.uri(),
                            exc)
             return True
         except GraphStoreError:  # the manifest unreadable, or no manifest and a table gone

@@ -41,13 +41,8 @@ class LakehouseContents:
     language: str | None
 
 
-def lakehouse_name(root: Lakehouse) -> str:
-    """How messages name the lakehouse: its path, or its ``s3a://`` or ``hdfs://`` URI."""
-    return root.uri()
-
-
 def _ingest_hint(root: Lakehouse) -> str:
-    return f"csillag ingest PATH… --lakehouse {lakehouse_name(root)}"
+    return f"csillag ingest PATH… --lakehouse {root.uri()}"
 
 
 def done_stages(root: Lakehouse) -> list[str]:
@@ -67,7 +62,7 @@ def documents_languages(root: Lakehouse) -> tuple[int, Counter[str]]:
         table = arrow_dataset(delta, root).to_table(columns=["language"])
     except TableNotFoundError as exc:
         raise LakehouseNotReadyError(
-            f"lakehouse {lakehouse_name(root)} has a documents marker but no documents table; rebuild it with: "
+            f"lakehouse {root.uri()} has a documents marker but no documents table; rebuild it with: "
             f"{_ingest_hint(root)} --force", path=_error_path(root), missing=["documents"],
         ) from exc
     codes = table.column("language").to_pylist()
@@ -82,7 +77,7 @@ def check_lakehouse(root: Lakehouse) -> LakehouseContents:
             done, or there are no documents.
         graph.errors.StorageError: the bucket cannot be reached (names the endpoint and the cause).
     """
-    name, where = lakehouse_name(root), _error_path(root)
+    name, where = root.uri(), _error_path(root)
     if not root.is_dir():
         raise LakehouseNotReadyError(
             f"lakehouse {name} does not exist; ingest a corpus into it first: {_ingest_hint(root)}",
