@@ -47,6 +47,7 @@ from pydantic import SecretStr  # noqa: E402
 
 from graph import cypher, matching  # noqa: E402
 from graph.embedded import EmbeddedGraphStore  # noqa: E402
+from graph.lakehouse import Lakehouse  # noqa: E402
 from graph.model import GraphData  # noqa: E402
 from graph.neo4j_store import Neo4jGraphStore  # noqa: E402
 from graph.settings import GraphSettings, Neo4jSettings  # noqa: E402
@@ -302,7 +303,8 @@ def machine() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("lakehouse", type=Path, help="a lakehouse with the graph stage done (jobs.pipeline)")
+    parser.add_argument("lakehouse", type=Lakehouse.for_root,
+                        help="a lakehouse with the graph stage done (jobs.pipeline)")
     parser.add_argument("--batch-size", type=int, default=Neo4jSettings().batch_size)
     parser.add_argument("--load-repeats", type=int, default=3)
     parser.add_argument("--naive-fraction", type=float, default=0.25,
