@@ -273,10 +273,12 @@ def _given_genders(groups: list[Group], people: list[int], openers: set[str], gi
 
 
 def shared_surnames(forms: list[Form]) -> set[str]:
-    """Surnames whose plural was seen ("the Rostovs"): a family, several people a bare surname may mean.
+    """Keeps a surname seen in the plural ("the Rostovs") off any one bearer: a family, several people a bare surname
+    may mean. Returns those surnames.
 
-    The other-gender form ("Countess Rostova") is not such evidence: it is another word, and the women of the
-    family do not make a bare masculine surname ambiguous among the men.
+    Evidence: the last words of the forms ("Rostovs" beside "Rostov"). The other-gender form ("Countess Rostova") is
+    not such evidence: it is another word, and the women of the family do not make a bare masculine surname ambiguous
+    among the men.
     """
     last_words = {match_key(form.tokens[-1]) for form in forms}
     return {word for word in last_words if (surname_variants(word) & last_words) & {word + "s"}}

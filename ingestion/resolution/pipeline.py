@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ingestion.alias_table import AliasTable
 from ingestion.names import gender_of_titles
 from ingestion.normalize import clean_surface, is_title, match_key, split_titles
-from ingestion.resolution.evidence import Book, TraceStep
+from ingestion.resolution.evidence import Book, TraceStep, shared_surnames
 from ingestion.resolution.forms import Form, Group, ResolvedEntity, SurfaceForm, label_family, parse, strip_descriptions
 from ingestion.resolution.language import Language, language_of
 from ingestion.resolution.rules import apart, grouping, joins, naming, partial
@@ -70,7 +70,7 @@ RULES: tuple[Rule, ...] = (
     Rule("named_apart", "keep apart", apart.named_apart),
     Rule("elsewhere", "keep apart", apart.elsewhere),
     Rule("established", "keep apart", apart.established),
-    Rule("shared_surnames", "keep apart", partial.is_partial),
+    Rule("shared_surnames", "keep apart", shared_surnames),
     Rule("families", "label", naming.families),
     Rule("deities", "label", naming.deities),
 )

@@ -136,9 +136,9 @@ def vessels(forms: list[Form], language: Language, usage: Mapping[str, tuple[int
     """Makes a ship of a name said after a vessel's kind: "the schooner Marianne" (``names.a_vessel``), whatever its
     labels and the people of its name ("Marianne Dashwood").
 
-    Keeps a person: a form with a person's title ("Miss Marianne"), and a one-word name the corpus never writes after
-    an article (``usage``, where it was asked): a ship is "the Marianne", while "the boat Jim built" puts a vessel's
-    kind before a person.
+    Evidence: the vessel contexts of all the key's mentions (``names.a_vessel``). Keeps a person: a form with a
+    person's title ("Miss Marianne"), and a one-word name the corpus never writes after an article (``usage``, where
+    it was asked): a ship is "the Marianne", while "the boat Jim built" puts a vessel's kind before a person.
     """
     if not language.context_patterns:
         return

@@ -149,8 +149,9 @@ def other_forms_of_given_names(book: Book) -> None:
     (the French form) and "Andrusha" (a Russian pet form) to Prince Andrew, "Platoche" to Platon Karataev.
 
     Pet and foreign forms keep the start of the name and change its end, and no nickname list has a novel's many
-    languages; so the name must share its first ``FORM_STEM`` letters with the given name of recurring full names,
-    and the word-likeness is checked against the book itself: the name is said twice or more, is no given name or
+    languages; so the name must share its first ``FORM_STEM`` letters with the given name of recurring full names.
+
+    Evidence: the word-likeness is checked against the book itself: the name is said twice or more, is no given name or
     surname of the book's recurring full names ("Guardsman" beside "Horse Guards" is no name) nor a given name with
     a suffix (a surname or patronymic made of it: "Johnson", "Borisov", "Vasilich"), the bearers of that given name
     are of one person by ``DOMINANCE`` times the mentions, the name is rarer than that person by as much (a pet form

@@ -128,7 +128,11 @@ def is_partial(part: tuple[str, ...], full: tuple[str, ...], shared_surnames: se
 
 
 def partial_names(book: Book) -> None:
-    """Joins each partial person name to the one credible entity it can belong to (see the module's docstring).
+    """Joins each partial person name to the one credible entity it can belong to: "Anna Pavlovna" and "Scherer" to
+    "Anna Pavlovna Scherer", "Tommy" to "Thomas Beresford" (see the module's docstring).
+
+    Evidence: the name's words in order in a full name (``is_partial``) that recurs or is otherwise credible
+    (``credible``), a nickname of its given name, the sexes and ranks of both (``fits``).
 
     Order: longest first; then the most specific title; then the rarest, so that the many small partial names
     ("Bonaparte") have gathered under their full names before a frequent first name ("Napoleon") weighs them.
@@ -141,7 +145,7 @@ def partial_names(book: Book) -> None:
         tokens = groups[index].name_tokens
         if groups[index].entry is not None or not tokens or nodes[index].parent != index:
             continue
-        name = _homes(book, index)
+        name = homes_of(book, index)
         for rule, step in STEPS:
             if (not rule or book.on(rule)) and step(book, name) and len(name.homes) == 1:
                 name.decided_by = rule
@@ -156,7 +160,7 @@ def partial_names(book: Book) -> None:
             logger.debug("name %r fits %d entities %s; kept apart", " ".join(tokens), len(name.homes), names)
 
 
-def _homes(book: Book, index: int) -> Partial:
+def homes_of(book: Book, index: int) -> Partial:
     """The homes of a partial name before the narrowing steps: the roots of the candidates that can hold it, of no
     other sex and not his wife's name (``his_wifes_name``). What is known of the name's sex: its titles'; for a
     surname said alone, what its pronouns say, against all that is known of each candidate's ("Bingley … he" is not

@@ -1,0 +1,88 @@
+"""Why an entity is what it is: which resolution rule joined which of its forms (``csillag entities explain``).
+
+The trace is not stored: it is recomputed from the lakehouse's ``mentions`` and ``chunks`` tables with the entities
+stage's own driver steps (its surface forms, casing evidence, sentence openers and article usage) and the same
+resolver, which is deterministic — so, under the settings the tables were written with (language, alias table,
+scope, rules switched off), it is the trace of the entities the stage wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graph.storage import LakehouseStorage
+from ingestion.resolution import (
+    AliasTable,
+    ResolvedEntity,
+    TraceStep,
+    article_candidates,
+    opener_candidates,
+    resolve_traced,
+    trace_of,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """An entity a name names, in one resolution scope ("" for the corpus, else a document id), and its trace."""
+
+    scope: str
+    entity: ResolvedEntity
+    steps: tuple[TraceStep, ...]
+
+
+def explain_name(
+    storage: LakehouseStorage,
+    name: str,
+    *,
+    language: str,
+    alias_table: Mapping[str, Any] | None = None,
+    disabled_rules: Collection[str] = (),
+    by_document: bool = False,
+) -> list[Explanation]:
+    """The entities ``name`` names in the lakehouse (one per scope where it names one) with their traces, recomputed
+    from its mentions (see the module's docstring); empty when it names none."""
+    from deltalake import DeltaTable
+
+    from ingestion.stages.entities import DRIVER_STEPS
+
+    options = storage.storage_options
+    written = DeltaTable(storage.delta_uri("mentions"), storage_options=options).to_pyarrow_table(
+        columns=["doc_id", "chunk_id", "start", "end", "text", "label", "ent_id"])
+    chunks = DeltaTable(storage.delta_uri("chunks"), storage_options=options).to_pyarrow_table(
+        columns=["chunk_id", "doc_id", "unit_id", "start", "text"])
+    scoped = DRIVER_STEPS.surface_forms(DRIVER_STEPS.keyed(written), chunks, by_document=by_document)
+    forms = [form for group in scoped.values() for form in group]
+    starters = opener_candidates(forms, language)
+    casing = DRIVER_STEPS.casing(
+        chunks, lowercase=starters | {f.text for f in forms if " " not in f.text}, capitalised=starters,
+        articled=article_candidates(forms, language), by_document=by_document,
+    )
+    openers = casing.sentence_openers(starters)
+    table = AliasTable.from_mapping(dict(alias_table)) if alias_table else None
+    out = []
+    for scope, group in sorted(scoped.items()):
+        resolution = resolve_traced(
+            group, language=language, alias_table=table, sentence_openers=openers.get(scope, set()), scope=scope,
+            article_usage=casing.usage.get(scope, {}), disabled_rules=disabled_rules,
+        )
+        found = trace_of(name, resolution)
+        if found is not None:
+            out.append(Explanation(scope, *found))
+    return out
+
+
+def render_explanation(explanation: Explanation) -> str:
+    """The entity's name, label, id and forms, then one line per step: the rule, the forms it joined, and into what."""
+    entity = explanation.entity
+    lines = [f"{entity.canonical_name} ({entity.label}, {entity.entity_id})"
+             + (f" in document {explanation.scope}" if explanation.scope else ""),
+             f"  forms: {', '.join(entity.aliases)}"]
+    for number, step in enumerate(explanation.steps, 1):
+        into = f" -> {', '.join(step.into)}" if step.into else ""
+        lines.append(f"  {number}. {step.rule}: {', '.join(step.forms)}{into}")
+    if not explanation.steps:
+        lines.append("  (one form, joined by no rule)")
+    return "\n".join(lines)

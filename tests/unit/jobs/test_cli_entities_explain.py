@@ -1,0 +1,85 @@
+"""``csillag entities explain NAME``: the trace of an entity, recomputed from a lakehouse's mentions and chunks
+(real Delta tables written with delta-rs)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+from deltalake import write_deltalake
+
+from cli.app import cli
+
+TEXT = ("Prince Kutuzov rode in. Kutuzov said nothing, and he smiled. Michael Ilarionovich Kutuzov was old. "
+        "Count Kutuzov nodded to Prince Kutuzov. Kutuzov slept. Michael Ilarionovich Kutuzov woke.")
+NAMES = ("Michael Ilarionovich Kutuzov", "Prince Kutuzov", "Count Kutuzov", "Kutuzov")
+
+
+def _lakehouse(root: Path) -> Path:
+    """One document, one chunk; a PERSON mention wherever a name stands (the longest name first)."""
+    rows: list[dict[str, object]] = []
+    taken: set[int] = set()
+    for name in NAMES:
+        for match in re.finditer(re.escape(name), TEXT):
+            if taken.intersection(range(match.start(), match.end())):
+                continue  # inside a longer name
+            taken.update(range(match.start(), match.end()))
+            rows.append({"doc_id": "d1", "chunk_id": "c1", "start": match.start(), "end": match.end(), "text": name,
+                         "label": "PERSON", "ent_id": ""})
+    write_deltalake(str(root / "mentions"), pa.Table.from_pylist(rows))
+    write_deltalake(str(root / "chunks"), pa.Table.from_pylist(
+        [{"chunk_id": "c1", "doc_id": "d1", "unit_id": "u1", "start": 0, "text": TEXT}]))
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _no_settings_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("CSILLAG_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)  # no conf/csillag.toml: the default settings
+
+
+def test_explain_prints_which_rule_joined_which_forms(tmp_path: Path) -> None:
+    lake = _lakehouse(tmp_path / "lake")
+    result = CliRunner().invoke(cli, ["entities", "explain", "kutuzov", "--lakehouse", str(lake)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert re.fullmatch(r"Michael Ilarionovich Kutuzov \(PERSON, ent_[0-9a-f]{16}\)", lines[0])
+    assert lines[1] == "  forms: Count Kutuzov, Kutuzov, Michael Ilarionovich Kutuzov, Prince Kutuzov"
+    # "Prince Kutuzov" (twice) is the more mentioned of the two men's titles; the bare surname and the other title
+    # join it (in the order of their groups' keys: no title before a man's), then it joins the one full name that
+    # holds it
+    assert lines[2:] == [
+        "  1. same_name_titles: Kutuzov -> Prince Kutuzov",
+        "  2. same_name_titles: Count Kutuzov -> Prince Kutuzov",
+        "  3. partial_names: Count Kutuzov, Kutuzov, Prince Kutuzov -> Michael Ilarionovich Kutuzov",
+    ]
+
+
+def test_explain_a_name_of_no_entity_exits_1(tmp_path: Path) -> None:
+    lake = _lakehouse(tmp_path / "lake")
+    result = CliRunner().invoke(cli, ["entities", "explain", "Bagration", "--lakehouse", str(lake)])
+    assert result.exit_code == 1
+    assert "'Bagration' names no entity" in result.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(cli, ["entities", "explain", "Kutuzov", "--lakehouse", str(empty)])
+    assert result.exit_code == 2 and "has no mentions table" in result.output
+
+
+def test_explain_refuses_an_unknown_rule_of_the_settings_in_one_line(tmp_path: Path) -> None:
+    lake = _lakehouse(tmp_path / "lake")
+    config = tmp_path / "csillag.toml"
+    config.write_text('[ingestion]\ndisabled_resolution_rules = ["nowhere"]\n')
+    result = CliRunner().invoke(
+        cli, ["--config", str(config), "entities", "explain", "Kutuzov", "--lakehouse", str(lake)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("csillag: unknown resolution rule 'nowhere'; valid rules: alias_table")
+    assert len(result.stderr.splitlines()) == 1
