@@ -26,9 +26,7 @@ def explain(ctx: click.Context, name: str, lakehouse: str | None, tool: str | No
     recomputed from the mentions table with the current settings. Exit 1 when NAME names no entity, 2 when the
     lakehouse has no mentions table or the tool resolves no entities."""
     from graph.errors import StorageError
-    from ingestion.explain import explain_name, render_explanation
-    from ingestion.resolution import UnknownRuleError
-    from ingestion.tool import AbstractNERIngestionTool
+    from ingestion.explain import render_explanation
     from jobs.common import DEFAULT_TOOL, build_tool
     from tools.errors import ToolError
 
@@ -37,16 +35,8 @@ def explain(ctx: click.Context, name: str, lakehouse: str | None, tool: str | No
     try:
         if not root.is_table("mentions"):
             fail(f"lakehouse {root.uri()} has no mentions table; run `csillag pipeline` first or pass --lakehouse")
-        built = build_tool(tool or settings.ingestion.tool or DEFAULT_TOOL, settings)
-        if not isinstance(built, AbstractNERIngestionTool):
-            fail(f"tool {built.get_name()!r} resolves no entities; name a NER ingestion tool with --tool")
-        domain = built.domain_spec()
-        found = explain_name(
-            root, name, language=domain.language, alias_table=domain.alias_table,
-            disabled_rules=settings.ingestion.disabled_resolution_rules,
-            by_document=(settings.ingestion.entity_scope or domain.entity_scope) == "document",
-        )
-    except (ToolError, UnknownRuleError) as exc:  # an unknown tool or rule name: nothing was read
+        found = build_tool(tool or settings.ingestion.tool or DEFAULT_TOOL, settings).explain_entity(name, root)
+    except ToolError as exc:  # an unknown tool, one that resolves no entities, or an unknown rule: nothing was read
         fail(str(exc))
     except StorageError as exc:  # a bucket that cannot be reached: one line naming it
         fail(str(exc), EXIT_FAILED)

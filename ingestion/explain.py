@@ -1,4 +1,5 @@
-"""Why an entity is what it is: which resolution rule joined which of its forms (``csillag entities explain``).
+"""Why an entity is what it is: which resolution rule joined which of its forms (``csillag entities explain``, and
+``GET /entities/{name}/explain`` through the ingestion tool's ``explain_entity``).
 
 The trace is not stored: it is recomputed from the lakehouse's ``mentions`` and ``chunks`` tables with the entities
 stage's own driver steps (its surface forms, casing evidence, sentence openers and article usage) and the same
@@ -9,7 +10,6 @@ scope, rules switched off), it is the trace of the entities the stage wrote.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from graph.storage import LakehouseStorage
@@ -22,15 +22,7 @@ from ingestion.resolution import (
     resolve_traced,
     trace_of,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Explanation:
-    """An entity a name names, in one resolution scope ("" for the corpus, else a document id), and its trace."""
-
-    scope: str
-    entity: ResolvedEntity
-    steps: tuple[TraceStep, ...]
+from tools.ingestion import EntityExplanation, ResolutionStep
 
 
 def explain_name(
@@ -41,7 +33,7 @@ def explain_name(
     alias_table: Mapping[str, Any] | None = None,
     disabled_rules: Collection[str] = (),
     by_document: bool = False,
-) -> list[Explanation]:
+) -> list[EntityExplanation]:
     """The entities ``name`` names in the lakehouse (one per scope where it names one) with their traces, recomputed
     from its mentions (see the module's docstring); empty when it names none."""
     from deltalake import DeltaTable
@@ -70,19 +62,26 @@ def explain_name(
         )
         found = trace_of(name, resolution)
         if found is not None:
-            out.append(Explanation(scope, *found))
+            out.append(explanation(scope, *found))
     return out
 
 
-def render_explanation(explanation: Explanation) -> str:
+def explanation(scope: str, entity: ResolvedEntity, steps: tuple[TraceStep, ...]) -> EntityExplanation:
+    """The entity and its trace as the contract's record."""
+    return EntityExplanation(
+        scope=scope, entity_id=entity.entity_id, name=entity.canonical_name, label=entity.label,
+        aliases=list(entity.aliases),
+        steps=[ResolutionStep(rule=step.rule, forms=list(step.forms), into=list(step.into)) for step in steps],
+    )
+
+
+def render_explanation(found: EntityExplanation) -> str:
     """The entity's name, label, id and forms, then one line per step: the rule, the forms it joined, and into what."""
-    entity = explanation.entity
-    lines = [f"{entity.canonical_name} ({entity.label}, {entity.entity_id})"
-             + (f" in document {explanation.scope}" if explanation.scope else ""),
-             f"  forms: {', '.join(entity.aliases)}"]
-    for number, step in enumerate(explanation.steps, 1):
+    where = f" in document {found.scope}" if found.scope else ""
+    lines = [f"{found.name} ({found.label}, {found.entity_id}){where}", f"  forms: {', '.join(found.aliases)}"]
+    for number, step in enumerate(found.steps, 1):
         into = f" -> {', '.join(step.into)}" if step.into else ""
         lines.append(f"  {number}. {step.rule}: {', '.join(step.forms)}{into}")
-    if not explanation.steps:
+    if not found.steps:
         lines.append("  (one form, joined by no rule)")
     return "\n".join(lines)

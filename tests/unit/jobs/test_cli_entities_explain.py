@@ -6,33 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 from click.testing import CliRunner
-from deltalake import write_deltalake
 
 from cli.app import cli
-
-TEXT = ("Prince Kutuzov rode in. Kutuzov said nothing, and he smiled. Michael Ilarionovich Kutuzov was old. "
-        "Count Kutuzov nodded to Prince Kutuzov. Kutuzov slept. Michael Ilarionovich Kutuzov woke.")
-NAMES = ("Michael Ilarionovich Kutuzov", "Prince Kutuzov", "Count Kutuzov", "Kutuzov")
-
-
-def _lakehouse(root: Path) -> Path:
-    """One document, one chunk; a PERSON mention wherever a name stands (the longest name first)."""
-    rows: list[dict[str, object]] = []
-    taken: set[int] = set()
-    for name in NAMES:
-        for match in re.finditer(re.escape(name), TEXT):
-            if taken.intersection(range(match.start(), match.end())):
-                continue  # inside a longer name
-            taken.update(range(match.start(), match.end()))
-            rows.append({"doc_id": "d1", "chunk_id": "c1", "start": match.start(), "end": match.end(), "text": name,
-                         "label": "PERSON", "ent_id": ""})
-    write_deltalake(str(root / "mentions"), pa.Table.from_pylist(rows))
-    write_deltalake(str(root / "chunks"), pa.Table.from_pylist(
-        [{"chunk_id": "c1", "doc_id": "d1", "unit_id": "u1", "start": 0, "text": TEXT}]))
-    return root
+from tests.unit.ingestion.resolution.crafted import kutuzov_lakehouse as _lakehouse
 
 
 @pytest.fixture(autouse=True)

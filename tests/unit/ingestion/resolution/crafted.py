@@ -1,9 +1,15 @@
-"""Helpers of the rule tests: crafted forms resolved with rules on or off, and what ends up together."""
+"""Helpers of the rule tests: crafted forms resolved with rules on or off, what ends up together, and a small
+lakehouse for the trace's command and endpoint."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Collection
+from pathlib import Path
+
+import pyarrow as pa
+from deltalake import write_deltalake
 
 from ingestion.resolution import Resolution, SurfaceForm, resolve_traced
 from ingestion.resolution.evidence import Book
@@ -55,3 +61,26 @@ def joined(book: Book) -> set[frozenset[str]]:
 def index_of(book: Book, text: str) -> int:
     """The group holding the surface text."""
     return next(i for i, group in enumerate(book.groups) if text in group.texts)
+
+
+TEXT = ("Prince Kutuzov rode in. Kutuzov said nothing, and he smiled. Michael Ilarionovich Kutuzov was old. "
+        "Count Kutuzov nodded to Prince Kutuzov. Kutuzov slept. Michael Ilarionovich Kutuzov woke.")
+NAMES = ("Michael Ilarionovich Kutuzov", "Prince Kutuzov", "Count Kutuzov", "Kutuzov")
+
+
+def kutuzov_lakehouse(root: Path) -> Path:
+    """A lakehouse's mentions and chunks tables (real Delta, written with delta-rs): one document, one chunk, a
+    PERSON mention wherever a name of ``NAMES`` stands (the longest name first)."""
+    rows: list[dict[str, object]] = []
+    taken: set[int] = set()
+    for name in NAMES:
+        for match in re.finditer(re.escape(name), TEXT):
+            if taken.intersection(range(match.start(), match.end())):
+                continue  # inside a longer name
+            taken.update(range(match.start(), match.end()))
+            rows.append({"doc_id": "d1", "chunk_id": "c1", "start": match.start(), "end": match.end(), "text": name,
+                         "label": "PERSON", "ent_id": ""})
+    write_deltalake(str(root / "mentions"), pa.Table.from_pylist(rows))
+    write_deltalake(str(root / "chunks"), pa.Table.from_pylist(
+        [{"chunk_id": "c1", "doc_id": "d1", "unit_id": "u1", "start": 0, "text": TEXT}]))
+    return root
