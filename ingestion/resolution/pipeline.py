@@ -2,9 +2,9 @@
 
 The order: the rules on single forms (which are names, how each is keyed and labelled), the groups of one key (the
 alias table first), the joins (one name under titles of one sex, forms of one given name in a family, partial names
-with their narrowing steps, a titled surname of a person named without it, other forms of given names) — asking the
-rules that keep apart before each join — and last the names and labels of the entities. ``resolve_traced`` also
-returns, per entity, which rule joined which forms.
+with their narrowing steps, a titled surname of a family's one member of its sex, a titled surname of a person named
+without it, other forms of given names) — asking the rules that keep apart before each join — and last the names and
+labels of the entities. ``resolve_traced`` also returns, per entity, which rule joined which forms.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ RULES: tuple[Rule, ...] = (
     Rule("named_one_off", "partial_names step", partial.named_one_off),
     Rule("dominant_surname", "partial_names step", partial.dominant_surname),
     Rule("surname_near", "partial_names step", partial.surname_near),
+    Rule("titled_family_member", "join", joins.titled_family_member),
     Rule("titled_surname_of_the_unnamed", "join", joins.titled_surname_of_the_unnamed),
     Rule("other_forms_of_given_names", "join", joins.other_forms_of_given_names),
     Rule("ranks_apart", "keep apart", apart.ranks_apart),
@@ -80,6 +81,7 @@ _JOINS = (
     ("same_name_titles", joins.same_name_titles),
     ("given_name_forms", joins.given_name_forms),
     ("partial_names", partial.partial_names),
+    ("titled_family_member", joins.titled_family_member),
     ("titled_surname_of_the_unnamed", joins.titled_surname_of_the_unnamed),
     ("other_forms_of_given_names", joins.other_forms_of_given_names),
 )

@@ -1,17 +1,25 @@
 """The joining rules besides ``partial_names``: one name under titles of one sex, two forms of one given name in one
-family, a titled surname of a person named without it, and the pet and foreign forms of a given name. Each reads the
-``Book``'s evidence and joins through ``Book.union``, which records it in the trace."""
+family, a titled surname of a family's one member of its sex, a titled surname of a person named without it, and the
+pet and foreign forms of a given name. Each reads the ``Book``'s evidence and joins through ``Book.union``, which
+records it in the trace."""
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
 
-from ingestion.names import genders_compatible, given_name_variant, specificity
+from ingestion.names import FEMALE, UNMARRIED, genders_compatible, given_name_variant, specificity, title_gender
 from ingestion.normalize import is_patronymic
 from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, FORM_STEM, MIN_ANCHOR_SUPPORT, NEAR
-from ingestion.resolution.rules.apart import elsewhere, his_wifes_name, rank_fits, ranks_apart, surname_of_the_other_sex
+from ingestion.resolution.rules.apart import (
+    elsewhere,
+    his_wifes_name,
+    named_apart,
+    rank_fits,
+    ranks_apart,
+    surname_of_the_other_sex,
+)
 
 
 def same_name_titles(book: Book) -> None:
@@ -93,6 +101,64 @@ def forms_of_one_given_name(book: Book, rarer: int, home: int) -> bool:
         return True
     shared = len(os.path.commonprefix([first, second]))
     return shared >= 3 and bool(sex_a) and bool(sex_b)
+
+
+def titled_family_member(book: Book) -> None:
+    """Joins a titled surname of a family ("Mr. Morgan", "Miss Morgan", where the book also says "the Morgans") to the
+    one member of the family the book names in full and knows to be of the title's sex: "Mr. Morgan" to "Eugene
+    Morgan", "Miss Morgan" to his daughter "Lucy Morgan". A surname seen in the plural may mean any of the family
+    (``shared_surnames``), so ``partial_names`` leaves it; the title narrows it to the members of one sex.
+
+    Keeps apart: a family with two members the title fits, or one of unknown sex ("Mr. Pocket": Matthew and Herbert
+    Pocket, both men); a member of another or only vaguer sex ("Mrs. Chester" is not "May Chester", a woman not known
+    to be married); a member the book names with the same title and given name again and again (``named_apart``)
+    while the title alone is said more: that is the head of the family ("Mr. Knightley" beside "Mr. John
+    Knightley"); a rank a woman rarely held (``rank_fits``), his wife's name (``his_wifes_name``).
+
+    Evidence: the surnames seen in the plural (``Words.shared_surnames``); the title's sex (a man, a married or an
+    unmarried woman) against what is known of each member's (``Book.sexes``: titles, pronouns, the given name's);
+    the members' support (``MIN_ANCHOR_SUPPORT``).
+    """
+    for index in book.people:
+        home = _family_member(book, index)
+        if home is not None:
+            book.union(index, home, "titled_family_member")
+
+
+def _family_member(book: Book, index: int) -> int | None:
+    group, node = book.groups[index], book.nodes[index]
+    words = group.name_tokens
+    if (
+        len(words) != 1
+        or not group.gender
+        or node.parent != index
+        or group.entry is not None
+        or words[0] not in book.words.shared_surnames
+    ):
+        return None
+    members = {
+        book.root(i)
+        for i in book.words.owners[words[0]]
+        if len(book.groups[i].name_tokens) > 1 and book.surname_of(i) == words[0]
+    } - {index}
+    fitting = [
+        home for home in sorted(members)
+        if book.nodes[home].support >= MIN_ANCHOR_SUPPORT and compatible_sets({group.gender}, book.sexes(home))
+    ]
+    if len(fitting) != 1:
+        return None
+    home = fitting[0]
+    # known to be of the title's sex; for "Miss", a woman is enough: a daughter's full name has the family's surname
+    # from birth, while a wife's ("Mrs.") is the one she married into, and the title alone is often hers
+    known = book.sexes(home)
+    if (
+        not ({group.gender} | ({FEMALE} if group.gender == UNMARRIED else set())) & known
+        or not rank_fits(book, {t for t in node.titles if not title_gender(t)}, group.gender, book.nodes[home].titles)
+        or his_wifes_name(book, index, home)
+        or (named_apart(book, index, home) and book.nodes[home].mass < node.mass)
+    ):
+        return None
+    return home
 
 
 def titled_surname_of_the_unnamed(book: Book) -> None:

@@ -72,3 +72,45 @@ def test_other_forms_of_given_names_joins_a_pet_form_said_in_its_bearers_chapter
                             frozenset({"Andel"})}
     assert rules_of(resolve(forms), "Andrusha") == ["other_forms_of_given_names"]
     assert not together(resolve(forms, off={"other_forms_of_given_names"}), "Andrusha", "Prince Andrew Bolkonski")
+
+
+MORGANS = people(("Morgans", 5), ("Mr. Morgan", 18), ("Miss Morgan", 9), ("Eugene Morgan", 20),
+                 ("Mr. Eugene Morgan", 8), ("Lucy Morgan", 40), ("Miss Lucy Morgan", 6), ("Lucy", 150))
+
+
+def test_titled_family_member_joins_a_titled_surname_to_the_familys_one_member_of_its_sex() -> None:
+    # "the Morgans" keeps the surname off any one bearer in partial_names; the title picks the member of its sex.
+    # "Mr. Eugene Morgan" is said with the title 8 times, which would keep "Mr. Morgan" apart as the family's head
+    # (named_apart) if he were the more spoken of; he is less so than Eugene. After same_name_titles, as in the
+    # resolver: each member is then one group
+    book = prepare(MORGANS, language="en")
+    joins.same_name_titles(book)
+    joins.titled_family_member(book)
+    assert {frozenset({"Mr. Morgan", "Eugene Morgan", "Mr. Eugene Morgan"}),
+            frozenset({"Miss Morgan", "Lucy Morgan", "Miss Lucy Morgan"})} <= joined(book)
+    on = resolve(MORGANS)
+    assert together(on, "Mr. Morgan", "Eugene Morgan") and together(on, "Miss Morgan", "Lucy")
+    assert "titled_family_member" in rules_of(on, "Mr. Morgan")
+    off = resolve(MORGANS, off={"titled_family_member"})
+    assert not together(off, "Mr. Morgan", "Eugene Morgan") and not together(off, "Miss Morgan", "Lucy")
+    # without the plural, partial_names joins them itself and this rule has nothing left to do
+    plain = resolve([form for form in MORGANS if form.text != "Morgans"])
+    assert together(plain, "Mr. Morgan", "Eugene Morgan")
+    assert "titled_family_member" not in rules_of(plain, "Mr. Morgan")
+
+
+def test_titled_family_member_keeps_apart_two_members_of_the_sex_a_vaguer_sex_and_the_head() -> None:
+    # two men of the family: "Mr. Pocket" may be either
+    pockets = people(("Pockets", 4), ("Mr. Pocket", 50), ("Mr. Matthew Pocket", 20), ("Mr. Herbert Pocket", 30),
+                     ("Herbert", 300))
+    resolved = resolve(pockets)
+    assert not together(resolved, "Mr. Pocket", "Mr. Matthew Pocket")
+    assert not together(resolved, "Mr. Pocket", "Mr. Herbert Pocket")
+    # a woman not known to be married is no "Mrs.", though a "Miss" may be her: a daughter has the surname from birth
+    chesters = people(("Chesters", 3), ("Mrs. Chester", 10), ("Miss Chester", 4),
+                      SurfaceForm("May Chester", "PERSON", 12, she=6))
+    resolved = resolve(chesters)
+    assert not together(resolved, "Mrs. Chester", "May Chester") and together(resolved, "Miss Chester", "May Chester")
+    # the head of the family by the title alone, far more spoken of than the member named with it and his given name
+    knightleys = people(("Knightleys", 6), ("Mr. Knightley", 500), ("Mr. John Knightley", 40), ("John Knightley", 5))
+    assert not together(resolve(knightleys), "Mr. Knightley", "Mr. John Knightley")
