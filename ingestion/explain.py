@@ -78,10 +78,21 @@ def explanation(scope: str, entity: ResolvedEntity, steps: tuple[TraceStep, ...]
 def render_explanation(found: EntityExplanation) -> str:
     """The entity's name, label, id and forms, then one line per step: the rule, the forms it joined, and into what."""
     where = f" in document {found.scope}" if found.scope else ""
-    lines = [f"{found.name} ({found.label}, {found.entity_id}){where}", f"  forms: {', '.join(found.aliases)}"]
+    lines = [f"{_one_line(found.name)} ({found.label}, {found.entity_id}){where}",
+             f"  forms: {_listed(found.aliases)}"]
     for number, step in enumerate(found.steps, 1):
-        into = f" -> {', '.join(step.into)}" if step.into else ""
-        lines.append(f"  {number}. {step.rule}: {', '.join(step.forms)}{into}")
+        into = f" -> {_listed(step.into)}" if step.into else ""
+        lines.append(f"  {number}. {step.rule}: {_listed(step.forms)}{into}")
     if not found.steps:
         lines.append("  (one form, joined by no rule)")
     return "\n".join(lines)
+
+
+def _one_line(text: str) -> str:
+    """A form as written, its line breaks and runs of spaces made one space ("Fred\nKinney": "Fred Kinney")."""
+    return " ".join(text.split())
+
+
+def _listed(forms: list[str]) -> str:
+    """The forms on one line, each once, in their order: two forms apart only by a line break read the same."""
+    return ", ".join(dict.fromkeys(_one_line(form) for form in forms))

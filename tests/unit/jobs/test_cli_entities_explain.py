@@ -61,3 +61,21 @@ def test_explain_refuses_an_unknown_rule_of_the_settings_in_one_line(tmp_path: P
     assert result.exit_code == 2
     assert result.stderr.startswith("csillag: unknown resolution rule 'nowhere'; valid rules: alias_table")
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_explanation_prints_each_form_on_one_line_once() -> None:
+    from ingestion.explain import render_explanation
+    from tools.ingestion import EntityExplanation, ResolutionStep
+
+    found = EntityExplanation(
+        scope="d7", entity_id="ent_1", name="Fred\nKinney", label="PERSON",
+        aliases=["Fred", "Fred\nKinney", "Fred Kinney", "Mr. Kinney"],
+        steps=[ResolutionStep(rule="name_key", forms=["Fred\nKinney", "Fred Kinney"]),
+               ResolutionStep(rule="partial_names", forms=["Mr.  Kinney"], into=["Fred\nKinney", "Fred Kinney"])],
+    )
+    assert render_explanation(found).splitlines() == [
+        "Fred Kinney (PERSON, ent_1) in document d7",
+        "  forms: Fred, Fred Kinney, Mr. Kinney",
+        "  1. name_key: Fred Kinney",
+        "  2. partial_names: Mr. Kinney -> Fred Kinney",
+    ]
