@@ -35,8 +35,8 @@ from api.security import AccessLogRedaction, BodySizeLimit, require_api_key, req
 from api.server import check_serving_settings
 from api.state import StateStore
 from api.tasks import PersistentTaskRunner
-from graph.storage import LakehouseStorage, StorageError
-from settings.config import CsillagSettings, lakehouse_root, load_settings
+from graph.errors import StorageError
+from settings.config import CsillagSettings, load_settings
 from tools.contracts import AsyncTaskTool
 from tools.errors import TaskError, ToolError
 from tools.ingestion import DEFAULT_TOOL, EntityExplanation, build_ingestion_tool
@@ -264,7 +264,7 @@ def _entities_router(settings: CsillagSettings, registry: ToolRegistry | None) -
         """Why an entity is what it is: the entities NAME names in lakehouse.root (a form or a name, in any case; one
         per scope) and which resolution rule joined which of their forms, in order — recomputed from the mentions
         with the served settings. 404 when NAME names no entity."""
-        storage = LakehouseStorage.for_root(lakehouse_root(settings.lakehouse.root), settings.lakehouse.s3)
+        storage = settings.lakehouse.lakehouse()
         try:
             if not storage.is_table("mentions"):
                 raise ProblemError(503, f"lakehouse {storage.uri()} has no mentions table; run the pipeline first",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from cli.base import EXIT_FAILED, Group, cli_settings, fail, lakehouse_storage
+from cli.base import EXIT_FAILED, Group, cli_settings, fail, lakehouse_option
 
 
 @click.group(cls=Group)
@@ -31,7 +31,7 @@ def explain(ctx: click.Context, name: str, lakehouse: str | None, tool: str | No
     from tools.errors import ToolError
 
     settings = cli_settings(ctx)
-    root = lakehouse_storage(lakehouse, settings)
+    root = lakehouse_option(lakehouse, settings)
     try:
         if not root.is_table("mentions"):
             fail(f"lakehouse {root.uri()} has no mentions table; run `csillag pipeline` first or pass --lakehouse")

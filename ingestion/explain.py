@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from graph.storage import LakehouseStorage
+from graph.lakehouse import Lakehouse
 from ingestion.resolution import (
     AliasTable,
     ResolvedEntity,
@@ -26,7 +26,7 @@ from tools.ingestion import EntityExplanation, ResolutionStep
 
 
 def explain_name(
-    storage: LakehouseStorage,
+    storage: Lakehouse,
     name: str,
     *,
     language: str,

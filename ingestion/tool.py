@@ -21,7 +21,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from graph.storage import LakehouseStorage
+from graph.lakehouse import Lakehouse
 from ingestion.context import DomainSpec, RunContext
 from ingestion.errors import IngestionError
 from ingestion.language_models import default_pipeline
@@ -142,7 +142,7 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         )
 
     # -- the contract ------------------------------------------------------------------------------------------------
-    def explain_entity(self, name: str, lakehouse: LakehouseStorage) -> list[EntityExplanation]:
+    def explain_entity(self, name: str, lakehouse: Lakehouse) -> list[EntityExplanation]:
         """The entities ``name`` names and their resolution traces, recomputed from the lakehouse's mentions under
         these settings (``ingestion.explain``); ``ToolError`` for a resolution rule the settings name wrongly."""
         from ingestion.explain import explain_name

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from graph.storage import LakehouseStorage
+from graph.lakehouse import Lakehouse
 from tools.contracts import ChatbotTool
 from tools.documents import ToolExecutionResult
 from tools.errors import ToolError
@@ -102,7 +102,7 @@ class IngestionTool(ChatbotTool, abstract=True):
     def execute_ingestion(self, request: IngestionRequest) -> IngestionResult:
         """Load the inputs into the knowledge base."""
 
-    def explain_entity(self, name: str, lakehouse: LakehouseStorage) -> list[EntityExplanation]:
+    def explain_entity(self, name: str, lakehouse: Lakehouse) -> list[EntityExplanation]:
         """The entities ``name`` names in the lakehouse (a form or a name, in any case; one per scope) and how they
         were resolved; empty when it names none. A tool that resolves no entities raises ``ToolError``."""
         raise ToolError(f"tool {self.get_name()!r} resolves no entities", tool_name=self.get_name())
