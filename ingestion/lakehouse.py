@@ -7,7 +7,6 @@ delta-rs (the driver's own commits and reads) ``delta_uri``s with the same setti
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graph.errors import StorageError
@@ -53,8 +52,7 @@ class LakehouseTables:
         self.storage = root
         self.driver_max_chars = driver_max_chars
         self.driver_max_delete_bytes = driver_max_delete_bytes
-        # A local root stays the Path it always was; a bucket's root is its s3a:// URI (messages only).
-        self.root: Path | str = self.storage.local if self.storage.local is not None else self.storage.uri()
+        self.root = root.location  # names it in messages and errors
         self.spark = spark
         self.markers = MarkerStore(self.storage)
 

@@ -198,8 +198,7 @@ class LakehouseLock:
 
     def __init__(self, root: Lakehouse, *, run_id: str, tool: str, wait_seconds: float = 0.0) -> None:
         self.storage = root
-        # Path for a local root (as before), the s3a:// URI text for a bucket: both only name it in messages then.
-        self.root: Path | str = self.storage.local if self.storage.local is not None else self.storage.uri()
+        self.root = root.location  # names it in messages and errors
         self.path: Path | str = self.storage.path(LOCK_FILE) if self.storage.is_local else self.storage.uri(LOCK_FILE)
         self._tag = ""  # S3: the ETag of our lock object, so release deletes only ours
         self.wait_seconds = max(0.0, float(wait_seconds))

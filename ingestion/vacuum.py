@@ -93,7 +93,7 @@ def vacuum_lakehouse(
     except StorageError as exc:
         raise LakehouseError(str(exc), path=root.uri()) from exc
     if not exists:
-        where = root.local if root.is_local else root.uri()
+        where = root.location
         kind = "holds nothing in its bucket" if root.is_s3 else "is not a folder"
         raise LakehouseError(f"lakehouse {where} does not exist or {kind}", path=str(where))
     run_id = time.strftime("vacuum-%Y%m%dT%H%M%S")
@@ -105,7 +105,7 @@ def _vacuum_locked(storage: Lakehouse, *, retention_hours: int, dry_run: bool) -
     from deltalake import DeltaTable
     from deltalake.exceptions import DeltaError
 
-    root: Path | str = storage.local if storage.local is not None else storage.uri()
+    root = storage.location
     try:
         manifest = read_published(storage)
     except (GraphDataError, StorageError) as exc:

@@ -87,6 +87,11 @@ class Lakehouse:
         return self.backend.namenode if isinstance(self.backend, HdfsBackend) else None
 
     @property
+    def location(self) -> Path | str:
+        """What errors and reports name as the lakehouse's place: a local root's folder (a ``Path``), else its URI."""
+        return self.backend.path if isinstance(self.backend, LocalBackend) else self.uri()
+
+    @property
     def prefix(self) -> str:
         """The root's key prefix in its store ("" for a folder)."""
         return self.backend.prefix

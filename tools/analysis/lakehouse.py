@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 from graph.lakehouse import Lakehouse
 from tools.errors import LakehouseNotReadyError
@@ -63,7 +62,7 @@ def documents_languages(root: Lakehouse) -> tuple[int, Counter[str]]:
     except TableNotFoundError as exc:
         raise LakehouseNotReadyError(
             f"lakehouse {root.uri()} has a documents marker but no documents table; rebuild it with: "
-            f"{_ingest_hint(root)} --force", path=_error_path(root), missing=["documents"],
+            f"{_ingest_hint(root)} --force", path=root.location, missing=["documents"],
         ) from exc
     codes = table.column("language").to_pylist()
     return len(codes), Counter(code.strip() for code in codes if code and code.strip())
@@ -77,7 +76,7 @@ def check_lakehouse(root: Lakehouse) -> LakehouseContents:
             done, or there are no documents.
         graph.errors.StorageError: the bucket cannot be reached (names the endpoint and the cause).
     """
-    name, where = root.uri(), _error_path(root)
+    name, where = root.uri(), root.location
     if not root.is_dir():
         raise LakehouseNotReadyError(
             f"lakehouse {name} does not exist; ingest a corpus into it first: {_ingest_hint(root)}",
@@ -110,9 +109,4 @@ def check_lakehouse(root: Lakehouse) -> LakehouseContents:
         logger.warning("lakehouse %s holds documents in several languages %s; analysing questions as %s", name,
                        dict(languages), language)
     return LakehouseContents(root=root, documents=count, language=language)
-
-
-def _error_path(root: Lakehouse) -> Path | str:
-    """What ``LakehouseNotReadyError.path`` holds: a folder's path, else the URI."""
-    return root.local if root.local is not None else root.uri()
 

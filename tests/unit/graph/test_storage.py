@@ -55,6 +55,9 @@ def test_a_lakehouse_is_one_hashable_value_whatever_the_root_was_written_as(tmp_
     assert str(Lakehouse.for_root("s3a://b-1/lh", s3)) == "s3a://b-1/lh" and str(*folder) == str(tmp_path / "lake")
     with pytest.raises(AttributeError):
         next(iter(folder)).backend = next(iter(bucket)).backend  # type: ignore[misc]  # frozen
+    # what errors name: a folder as the Path it is (resolved), anything else by its URI
+    assert next(iter(folder)).location == (tmp_path / "lake").resolve()
+    assert Lakehouse.for_root("hdfs://nn:8020/lh").location == "hdfs://nn:8020/lh"
 
 
 @pytest.mark.s3
