@@ -173,15 +173,20 @@ def score_book(book: str, rows_out: list[list[str]]) -> dict[str, Any]:
 
 
 def judged_precision(rows: list[list[str]], judged: Path) -> dict[str, Any]:
-    """Precision over the rows of this run that ``judged`` (TSV, last column ok/wrong) judged by reading."""
+    """Precision over the rows of this run that ``judged`` (TSV, last column ok/wrong) judged by reading: all of
+    them, and the family and romance ones (the issue's target) apart."""
     verdicts = {}
     with judged.open(encoding="utf-8") as handle:
         for line in csv.reader(handle, delimiter="\t"):
             if len(line) >= 8 and line[-1] in ("ok", "wrong"):
                 verdicts[(line[0], line[1])] = line[-1]
-    seen = [verdicts[(row[0], row[1])] for row in rows if (row[0], row[1]) in verdicts]
-    right = seen.count("ok")
-    return {"judged": len(seen), "right": right, "precision": round(right / len(seen), 3) if seen else None}
+    seen = [(row[4], verdicts[(row[0], row[1])]) for row in rows if (row[0], row[1]) in verdicts]
+    scores: dict[str, Any] = {"unjudged": sum((row[0], row[1]) not in verdicts for row in rows)}
+    for name, kept in (("all", seen), ("family_romance", [pair for pair in seen if pair[0] in SCORED])):
+        right = sum(verdict == "ok" for _, verdict in kept)
+        precision = round(right / len(kept), 3) if kept else None
+        scores[name] = {"judged": len(kept), "right": right, "precision": precision}
+    return scores
 
 
 def main(argv: list[str] | None = None) -> int:

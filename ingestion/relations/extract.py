@@ -13,8 +13,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ingestion.relations.kinship import INVERSE, KIN_TITLES, Kin, kinship_words
-from ingestion.relations.patterns import CLAUSE_START, HYPOTHETICAL, Pattern, patterns_for
+from ingestion.relations.kinship import FORMS_OF_ADDRESS, INVERSE, KIN_TITLES, Kin, kinship_words
+from ingestion.relations.patterns import (
+    APPOSITION_CLOSES,
+    CALLED_OUT,
+    CLAUSE_START,
+    HYPOTHETICAL,
+    LIST_GOES_ON,
+    Pattern,
+    patterns_for,
+)
 from ingestion.relations.sentences import PLACEHOLDER, PersonMention, Sentence, sentences_with_people
 from ingestion.relations.sexes import FEMALE, MALE, person_sexes
 from ingestion.relations.speech import Speakers, paragraph_speakers
@@ -93,6 +101,7 @@ class _Document:
     sexes: dict[str, str]
     speakers: Speakers
     words: dict[str, Kin]
+    forms_of_address: frozenset[str]
 
 
 def _dst(sentence: Sentence, match: re.Match[str], src: int, document: _Document) -> str | None:
@@ -102,6 +111,22 @@ def _dst(sentence: Sentence, match: re.Match[str], src: int, document: _Document
     if groups.get("my"):
         return document.speakers.speaker_at(sentence.offsets[match.start("my")])
     return sentence.mentions[int(match.group("dst"))].entity_id
+
+
+def _set_off_badly(sentence: Sentence, match: re.Match[str]) -> bool:
+    """Whether a name after a kinship word and a comma is not that word's apposition (``patterns.APPOSITION_CLOSES``):
+    a new clause, a list or a call ("her brother, Pierre noticed"; "his wife, Miss Clare?")."""
+    groups = match.groupdict()
+    if not groups.get("kin") or not groups.get("src") or match.start("src") < match.end("kin"):
+        return False
+    if "," not in sentence.template[match.end("kin") : match.start("src")]:
+        return False
+    after = match.end()
+    return (
+        not APPOSITION_CLOSES.match(sentence.template, after)
+        or bool(LIST_GOES_ON.match(sentence.template, after))
+        or bool(CALLED_OUT.match(sentence.template, after))
+    )
 
 
 def _statements(
@@ -114,6 +139,9 @@ def _statements(
     else:
         sources = [int(match.group("src"))]
     kin = _relation_type(match, document.words)
+    said_to_anyone = match.groupdict().get("my") and match.group("kin").casefold() in document.forms_of_address
+    if said_to_anyone or _set_off_badly(sentence, match):
+        return
     start, end = sentence.offsets[match.start()], sentence.offsets[match.end() - 1] + 1
     for index in sources:
         src = sentence.mentions[index]
@@ -133,7 +161,10 @@ def relation_mentions(text: str, mentions: Sequence[PersonMention], language: st
     person, give nothing."""
     patterns = patterns_for(language)
     document = _Document(
-        person_sexes(text, mentions, language), paragraph_speakers(text, mentions), kinship_words(language)
+        person_sexes(text, mentions, language),
+        paragraph_speakers(text, mentions),
+        kinship_words(language),
+        FORMS_OF_ADDRESS[language],
     )
     found: list[RelationMention] = []
     for sentence in sentences_with_people(text, mentions, KIN_TITLES[language]):

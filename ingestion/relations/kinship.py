@@ -111,6 +111,9 @@ ENGLISH_PLURALS: dict[str, Kin] = {
     **_words("friend", "", "", "friends"),
 }
 
+# Kinship words said to anyone in speech ("my friend", "my child" to a stranger): "my" + one of them is no evidence.
+FORMS_OF_ADDRESS: dict[str, frozenset[str]] = {"en": frozenset({"friend", "child"}), "hu": frozenset()}
+
 KINSHIP_WORDS: dict[str, dict[str, Kin]] = {"en": {**ENGLISH, **ENGLISH_PLURALS}, "hu": HUNGARIAN}
 PLURALS = frozenset(ENGLISH_PLURALS)
 

@@ -54,10 +54,17 @@ HYPOTHETICAL = {
     "en": re.compile(
         r"(?i)\b(?:if|unless|whether|suppose|supposing|lest|wish\w*|hope\w*|perhaps|propos\w*|project\w*|"
         r"possib\w*|intend\w*|contemplat\w*|plan\w*|prospect|idea|would|should|might|could|rumou?r\w*|"
-        r"pretend\w*|imagin\w*|dream\w*)\b"
+        r"pretend\w*|imagin\w*|dream\w*|report\w*|gossip\w*|believ\w*|suspect\w*|suppos\w*)\b"
     ),
     "hu": re.compile(r"(?i)(?<!\w)(?:ha|hogyha|bárcsak|talán|volna)(?!\w)"),
 }
+# A name set off by a comma after a kinship word ("her brother, Pierre") is its apposition only when the apposition
+# closes after it: punctuation, "and", "of", a relative pronoun. "her brother, Pierre noticed" starts a new clause; "his
+# wife, Vogel the dancing master" and "her husband, Mortemart, the delightful Prince Hippolyte" are lists; "his wife,
+# Miss Clare?" calls out to someone.
+APPOSITION_CLOSES = re.compile(r"""\s*(?:[,.;:)"”’'—–-]|$)|\s+(?:and|who|whom|whose|which|of)\b""")
+LIST_GOES_ON = re.compile(r"\s*,\s*(?:the\s+(?:\w+\s+){0,3})?@P\d+@")
+CALLED_OUT = re.compile(r"\s*[?!]")
 # How far back a clause runs: a semicolon, a colon or a dash ends the one before.
 CLAUSE_START = re.compile(r"[;:—–]|--")
 
@@ -88,11 +95,12 @@ def _english() -> tuple[Pattern, ...]:
     union = r"(?:(?P<married>marriage|wedding)|(?P<engaged>engagement|betrothal))"
     wed = rf"{_ADVERBS}(?:{married}|{engaged})"  # "was secretly married", "were engaged"
     src_, dst_ = _person("src"), _person("dst")
+    were = r"(?:were|had\s+been|have\s+been|are|got)"
     patterns = [
         ("kin_of", rf"{_person('src')}{link}{_ENGLISH_DETERMINER}\s+{modifiers}{kin}\s+of\s+{_person('dst')}", NAMED),
         ("named_possessive", rf"{_person('src')}{link}{_person('dst')}{_POSSESSIVE}\s+{modifiers}{kin}", NAMED),
         ("pronoun_possessive", rf"{_person('src')}{link}(?P<pron>his|her)\s+{modifiers}{kin}", PRONOUN),
-        ("possessive_then_name", rf"{_person('dst')}{_POSSESSIVE}\s+{modifiers}{kin}{then}{src}", NAMED_AFTER),
+        ("possessive_then_name", rf"(?<!\bof\s){dst_}{_POSSESSIVE}\s+{modifiers}{kin}{then}{src}", NAMED_AFTER),
         ("pronoun_then_name", rf"\b(?P<pron>his|her)\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
         ("possessive_then_names", rf"{_person('dst')}{_POSSESSIVE}\s+{modifiers}{kins}\s*,?\s+{names}", NAMED_AFTER),
         ("pronoun_then_names", rf"\b(?P<pron>his|her)\s+{modifiers}{kins}\s*,?\s+{names}", PRONOUN),
@@ -100,7 +108,7 @@ def _english() -> tuple[Pattern, ...]:
         ("name_then_speaker", rf"{src_}(?:\s*,\s*|\s+(?P<cop>is|was)\s+)(?P<my>my)\s+{modifiers}{kin}", PRONOUN),
         ("married", rf"{src_}\s+(?:had\s+|has\s+)?{_ADVERBS}(?P<married>married|wedded|wed)\s+{dst_}", NAMED),
         ("married_to", rf"{src_}\s+(?:was|had\s+been|has\s+been|is|became|got)\s+{wed}\s+to\s+{dst_}", NAMED),
-        ("were_married", rf"{src_}\s+and\s+{dst_}\s+(?:were|had\s+been|have\s+been|are|got)\s+{wed}\b", NAMED),
+        ("were_married", rf"(?<!\bboth\s){src_}\s+and\s+{dst_}\s+{were}\s+{wed}\b", NAMED),
         ("union_of", rf"\b{union}\s+(?:of|between)\s+{_person('src')}\s+(?:and|with|to)\s+{_person('dst')}", NAMED),
         ("possessive_union", rf"{_person('src')}{_POSSESSIVE}\s+{union}\s+(?:to|with)\s+{_person('dst')}", NAMED),
     ]  # fmt: skip

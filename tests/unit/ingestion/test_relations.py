@@ -82,14 +82,57 @@ def test_relations_conditions_wishes_and_plans_give_nothing(text: str) -> None:
 
 
 def test_relations_my_in_a_quotation_is_its_speaker() -> None:
-    text = '"This is my sister Amy," said Jo.\n\n"Meg, my dear child," Mrs. March began, "come here."'
+    text = '"This is my sister Amy," said Jo.\n\n"Meg is my eldest daughter," Mrs. March began, "come here."'
     names = {"Amy": "amy", "Jo": "jo", "Meg": "meg", "Mrs. March": "march"}
     assert triples(text, names) == {("amy", "sibling", "jo"), ("meg", "child", "march")}
+
+
+def test_relations_forms_of_address_in_speech_give_nothing() -> None:
+    text = (
+        '"Judy, my child," says Grandfather Smallweed.\n\n"I\'ll be plain with you, my friend Pip," said Mr. Jaggers.'
+    )
+    names = {"Judy": "judy", "Grandfather Smallweed": "smallweed", "Pip": "pip", "Mr. Jaggers": "jaggers"}
+    assert triples(text, names) == set()
 
 
 def test_relations_my_without_a_single_speaker_gives_nothing() -> None:
     text = '"This is my sister Amy," said Jo to Meg, and Meg said nothing.'
     assert triples(text, {"Amy": "amy", "Jo": "jo", "Meg": "meg"}) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Helene sat there, forsaken by her husband, Mortemart, the delightful Prince Hippolyte and two diplomats.",
+        "Such were Dimmler the musician and his wife, Vogel the dancing master and his family.",
+        "Beneath her sympathy for her brother, Pierre noticed her satisfaction.",
+        '"Old Mr. Turveydrop\'s wife, Miss Clare?" returned Caddy.',
+        "He met an old friend of Stephen's father, Mike Flynn, on a bench.",
+    ],
+)
+def test_relations_a_name_after_a_comma_that_is_no_apposition_gives_nothing(text: str) -> None:
+    names = {form: form.split()[-1].casefold() for form in (
+        "Helene", "Mortemart", "Prince Hippolyte", "Dimmler", "Vogel", "Pierre", "Mr. Turveydrop", "Miss Clare",
+        "Caddy", "Stephen", "Mike Flynn",
+    )}  # fmt: skip
+    assert triples(text, names) == set()
+
+
+def test_relations_an_apposition_closed_by_punctuation_or_a_relative_pronoun() -> None:
+    text = "Fanny inherited from her father, old Aleck Minafer, a house. Pierre saw his friend, Andrew, who smiled."
+    names = {"Fanny": "fanny", "Aleck Minafer": "aleck", "Pierre": "pierre", "Andrew": "andrew"}
+    assert triples(text, names) == {("aleck", "parent", "fanny"), ("andrew", "friend", "pierre")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It has already appeared that both Joey and Charlotte are married.",
+        "The report that Joey and Charlotte are engaged is old.",
+    ],
+)
+def test_relations_reports_and_separate_marriages_give_nothing(text: str) -> None:
+    assert triples(text, {"Joey": "joey", "Charlotte": "charlotte"}) == set()
 
 
 def test_relations_a_list_after_a_plural_kinship_word() -> None:
