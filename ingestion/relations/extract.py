@@ -49,7 +49,8 @@ class RelationMention:
 @dataclass(frozen=True)
 class Relation:
     """A relation summed over its statements: ``count`` of them, their chunks and offsets, a confidence that grows
-    with each (``1 - Π(1 - c)``); ``stated`` is false for a row only ever derived as another's inverse."""
+    with each (``1 - Π(1 - c)``); ``stated`` is false for a row only ever derived as another's inverse, ``inferred``
+    true for one composed from two others (``inference.infer``: no statement of its own)."""
 
     src_id: str
     type: str
@@ -59,6 +60,7 @@ class Relation:
     evidence: tuple[tuple[int, int], ...]
     confidence: float
     stated: bool
+    inferred: bool = False
 
 
 def _antecedent(sentence: Sentence, pronoun_at: int, src: int, sexes: dict[str, str], pronoun: str) -> str | None:

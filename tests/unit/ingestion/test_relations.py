@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ingestion.relations import PersonMention, extract_relations, relation_mentions
+from ingestion.relations import PersonMention, extract_relations, infer, relation_mentions
 
 
 def people(text: str, names: dict[str, str]) -> list[PersonMention]:
@@ -172,3 +172,26 @@ def test_relations_aggregate_counts_statements_and_adds_inverses() -> None:
 def test_relations_unknown_language_names_the_supported_ones() -> None:
     with pytest.raises(ValueError, match=r"'fr'.*\['en', 'hu'\]"):
         relation_mentions("Marie, la fille de Jean.", [], "fr")
+
+
+def test_relations_inference_closes_siblings_and_composes_kinship() -> None:
+    text = (
+        "Mrs. March kissed her daughters, Meg and Jo. Amy, Jo's sister, laughed. "
+        "Mr. Brooke married Meg. Tom, the son of Meg, slept."
+    )
+    names = {"Mrs. March": "march", "Meg": "meg", "Jo": "jo", "Amy": "amy", "Mr. Brooke": "brooke", "Tom": "tom"}
+    rows = infer(extract_relations(text, people(text, names)))
+    inferred = {(row.src_id, row.type, row.dst_id) for row in rows if row.inferred}
+    assert {("meg", "sibling", "jo"), ("jo", "sibling", "meg"), ("amy", "sibling", "meg")} <= inferred
+    assert {("jo", "uncle_aunt", "tom"), ("tom", "nephew_niece", "jo"), ("march", "grandparent", "tom")} <= inferred
+    assert {("jo", "in_law", "brooke"), ("march", "in_law", "brooke")} <= inferred
+    assert not any(src == dst for src, _, dst in inferred)
+    by_key = {(row.src_id, row.type, row.dst_id): row for row in rows}
+    meg_jo = by_key[("meg", "sibling", "jo")]
+    assert (meg_jo.count, meg_jo.stated) == (0, False) and meg_jo.confidence == pytest.approx(0.6 * 0.6)
+
+
+def test_relations_inference_never_overrides_a_stated_tie() -> None:
+    text = "Anna, the daughter of Mary, sang. Anna, the mother of Kitty, sang. Kitty, the daughter of Mary, sang."
+    rows = infer(extract_relations(text, people(text, {"Anna": "anna", "Mary": "mary", "Kitty": "kitty"})))
+    assert not [row for row in rows if row.inferred and {row.src_id, row.dst_id} == {"anna", "kitty"}]
