@@ -46,7 +46,9 @@ EXPLICIT, ANAPHORIC, IMPLICIT, NONE = "explicit", "anaphoric", "implicit", "none
 # How many words may stand between a quotation and its verb of saying ("…," the old man at last said).
 VERB_WINDOW = 5
 # How far back a pronoun looks for its name: past it, the pronoun itself is the speaker (no entity).
-RECENT_WINDOW = 2000
+RECENT_WINDOW = 4000
+# Two paragraphs with quotations are turns of one conversation when this many paragraphs apart or fewer.
+TURN_GAP = 4
 # How far before a quotation the sentence it follows is looked for.
 LEAD_WINDOW = 300
 # A clause ends at these marks, but not at the dot of an abbreviated title ("Mr. Bennet").
@@ -326,14 +328,18 @@ def _first_of_paragraphs(result: list[Attribution]) -> list[int]:
 
 def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _Names) -> Span | None:
     """The speaker the conversation gives turn ``k``: the one its previous turn addressed, else the speaker two
-    turns back (or ahead) when the turn between is another's. Turns are consecutive paragraphs."""
-    paragraph = result[turns[k]].quote.paragraph
+    turns back (or ahead) when the turn between is another's. Turns are the paragraphs holding a quotation, one
+    conversation while at most ``TURN_GAP - 1`` paragraphs of narration stand between two."""
 
     def turn(offset: int) -> Attribution | None:
         j = k + offset
-        if 0 <= j < len(turns) and result[turns[j]].quote.paragraph == paragraph + offset:
-            return result[turns[j]]
-        return None
+        if not 0 <= j < len(turns):
+            return None
+        low, high = sorted((k, j))
+        steps = zip(turns[low:high], turns[low + 1 : high + 1], strict=True)
+        if any(result[b].quote.paragraph - result[a].quote.paragraph > TURN_GAP for a, b in steps):
+            return None
+        return result[turns[j]]
 
     previous = turn(-1)
     if previous is not None and previous.addressees:
