@@ -76,10 +76,30 @@ class _Names:
     keys: list[str]
     sexes: list[str]
     quoted: list[bool]
+    starts: list[int] = field(init=False)
+    key_of: dict[Span, str] = field(init=False)
+    by_word: dict[str, list[int]] = field(init=False)  # casefolded word -> indices of the names holding it
+
+    def __post_init__(self) -> None:
+        self.starts = [start for start, _ in self.spans]
+        self.key_of = dict(zip(self.spans, self.keys, strict=True))
+        self.by_word = {}
+
+    def index_words(self, text: str) -> None:
+        """Index the names by their words, for ``latest_with_word``."""
+        for i, (start, end) in enumerate(self.spans):
+            for word in set(text[start:end].casefold().split()):
+                self.by_word.setdefault(word, []).append(i)
+
+    def latest_with_word(self, word: str, offset: int) -> Span | None:
+        """The latest name before ``offset`` that has ``word`` among its words ("parson": Parson Tringham)."""
+        holders = self.by_word.get(word.casefold(), [])
+        found = bisect.bisect_left(holders, bisect.bisect_left(self.starts, offset)) - 1
+        return self.spans[holders[found]] if found >= 0 else None
 
     def before(self, offset: int) -> range:
-        """Indices of the names ending before ``offset``, latest first."""
-        return range(bisect.bisect_left([s for s, _ in self.spans], offset) - 1, -1, -1)
+        """Indices of the names starting before ``offset``, latest first."""
+        return range(bisect.bisect_left(self.starts, offset) - 1, -1, -1)
 
 
 def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span]) -> list[Attribution]:
@@ -114,7 +134,9 @@ def _names(text: str, spans: list[Span], quotations: Sequence[Quotation]) -> _Na
         counts[0] += len(re.findall(PRONOUN_PATTERNS["he"], window))
         counts[1] += len(re.findall(PRONOUN_PATTERNS["she"], window))
     sexes = [_sex(text[s:e], pronouns[key]) for (s, e), key in zip(spans, keys, strict=True)]
-    return _Names(spans, keys, sexes, quoted)
+    found = _Names(spans, keys, sexes, quoted)
+    found.index_words(text)
+    return found
 
 
 def _key(name: str) -> str:
@@ -196,7 +218,8 @@ def _speaker_of_clause(
     """Name, else pronoun, else description, else the dropped subject, around the verb of a said-clause; a pronoun
     or a dropped subject is not the previous turn's speaker (``avoid``) while another name fits."""
     lo, hi = words[0][0], words[-1][1]
-    in_clause = [i for i in range(len(names.spans)) if lo <= names.spans[i][0] and names.spans[i][1] <= hi]
+    first = bisect.bisect_left(names.starts, lo)
+    in_clause = [i for i in range(first, bisect.bisect_left(names.starts, hi)) if names.spans[i][1] <= hi]
     if in_clause:
         best = min(in_clause, key=lambda i: min(abs(names.spans[i][0] - verb[1]), abs(verb[0] - names.spans[i][1])))
         return Attribution(quote, names.spans[best], names.spans[best], EXPLICIT, addressees)
@@ -212,15 +235,7 @@ def _speaker_of_clause(
         return Attribution(quote, resolved or cue, cue, ANAPHORIC, addressees)
     description = _description(text, words, position)
     if description is not None:
-        head = text[description[0] : description[1]].split()[-1].casefold()
-        carried = next(
-            (
-                names.spans[i]
-                for i in names.before(description[0])
-                if head in text[names.spans[i][0] : names.spans[i][1]].casefold().split()
-            ),
-            None,
-        )
+        carried = names.latest_with_word(text[description[0] : description[1]].split()[-1], description[0])
         return Attribution(quote, carried or description, description, ANAPHORIC, addressees)
     cue = (verb[0], verb[1])
     resolved = _recent(names, quote.start, "", addressees, avoid) or _recent(names, quote.start, "", addressees)
@@ -252,7 +267,7 @@ def _recent(
 ) -> Span | None:
     """The latest name before ``offset`` (and at most ``RECENT_WINDOW`` characters before), outside quotations, whose
     sex fits, that the quotation does not address and whose key is not in ``avoid``."""
-    spoken_to = {names.keys[names.spans.index(span)] for span in addressees} | set(avoid)
+    spoken_to = {names.key_of[span] for span in addressees} | set(avoid)
     for i in names.before(offset):
         if names.spans[i][1] < offset - RECENT_WINDOW:
             break
@@ -354,4 +369,4 @@ def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _N
 
 
 def _key_of(names: _Names, span: Span) -> str:
-    return names.keys[names.spans.index(span)] if span in names.spans else f"{span[0]}:{span[1]}"
+    return names.key_of.get(span, f"{span[0]}:{span[1]}")
