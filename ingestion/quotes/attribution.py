@@ -35,7 +35,14 @@ from ingestion.names import (
     title_gender,
 )
 from ingestion.quotes.detection import Quotation, paragraphs
-from ingestion.quotes.speech import DESCRIPTION_STOPS, DETERMINERS, SUBJECT_PRONOUNS, WORD, is_speech_verb
+from ingestion.quotes.speech import (
+    DESCRIPTION_STOPS,
+    DETERMINERS,
+    SPOKEN_TO_ENDINGS,
+    SUBJECT_PRONOUNS,
+    WORD,
+    is_speech_verb,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -244,7 +251,8 @@ def _speaker_of_clause(
 
 def _description(text: str, words: list[tuple[int, int, str]], verb: int) -> Span | None:
     """A determiner and up to three words right after the verb, or right before it, with no punctuation between
-    them: "the man", "the old woman" ("said the parson, smacking his leg": "the parson")."""
+    them: "the man", "the old woman" ("said the parson, smacking his leg": "the parson"). Not a Hungarian noun in
+    the dative, the one spoken to ("mondja a fiúnak": says to the boy)."""
     for first, last in ((verb + 1, min(verb + 5, len(words))), (max(verb - 4, 0), verb)):
         chosen = words[first:last]
         for i, word in enumerate(chosen):
@@ -256,7 +264,7 @@ def _description(text: str, words: list[tuple[int, int, str]], verb: int) -> Spa
                 if not joined or following[2].casefold() in DESCRIPTION_STOPS or is_speech_verb(following[2]):
                     break
                 body.append(following)
-            if len(body) > 1:
+            if len(body) > 1 and not body[-1][2].casefold().endswith(SPOKEN_TO_ENDINGS):
                 return word[0], body[-1][1]
             break
     return None

@@ -13,6 +13,7 @@ __all__ = [
     "DETERMINERS",
     "HU_SPEECH_STEMS",
     "SPEECH_VERBS",
+    "SPOKEN_TO_ENDINGS",
     "SUBJECT_PRONOUNS",
     "is_speech_verb",
 ]
@@ -44,6 +45,8 @@ DESCRIPTION_STOPS = frozenset(
     """of with in to at from on by for and but or who whom whose which that as when while after before into upon
     again then now quietly softly""".split()
 )
+# Hungarian case endings of the one spoken to (dative, allative): "mondja a fiúnak", "szólt a leányhoz".
+SPOKEN_TO_ENDINGS = ("nak", "nek", "hoz", "hez", "höz")
 WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 

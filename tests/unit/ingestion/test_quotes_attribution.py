@@ -93,3 +93,10 @@ def test_quotes_hungarian_dash_dialogue_speakers() -> None:
 def test_quotes_without_any_evidence_have_no_speaker() -> None:
     text = "The room was dark.\n\n“Who is there?”"
     assert said(text, run(text, [])) == [(None, "none")]
+
+
+def test_quotes_hungarian_dropped_subject_is_the_latest_name_not_the_one_spoken_to() -> None:
+    text = "Vicuska a patakhoz ért.\n\n- Gergő, - mondja a fiúnak, - gyere."
+    result = run(text, ["Vicuska", "Gergő"])
+    assert said(text, result) == [("Vicuska", "anaphoric"), ("Vicuska", "anaphoric")]
+    assert [text[s:e] for s, e in result[0].addressees] == ["Gergő"]
