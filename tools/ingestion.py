@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 # The pipeline's stages in order: part of the contract, so callers (the REST API) can validate a request's stage list
 # without importing the batch side. ingestion.pipeline checks at import time that its stages match.
 STAGE_NAMES: tuple[str, ...] = (
-    "documents", "chunks", "index", "mentions", "entities", "cooccurrences", "graph", "neo4j"
+    "documents", "chunks", "index", "mentions", "entities", "quotes", "cooccurrences", "graph", "neo4j"
 )
 
 
