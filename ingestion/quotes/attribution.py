@@ -323,7 +323,8 @@ def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> No
             if names.spans[j][0] < sentence_start:
                 break
             if not names.quoted[j] and not text[sentence_start : names.spans[j][0]].strip(" \n\t\"“‘'"):
-                result[i] = replace(attribution, speaker=names.spans[j], cue=names.spans[j], kind=IMPLICIT)
+                if not _addresses(attribution, names.spans[j], names):
+                    result[i] = replace(attribution, speaker=names.spans[j], cue=names.spans[j], kind=IMPLICIT)
 
 
 def _turns(result: list[Attribution], names: _Names) -> None:
@@ -334,7 +335,7 @@ def _turns(result: list[Attribution], names: _Names) -> None:
             if result[i].speaker is not None:
                 continue
             speaker = _turn_speaker(result, turns, k, names)
-            if speaker is not None:
+            if speaker is not None and not _addresses(result[i], speaker, names):
                 result[i] = replace(result[i], speaker=speaker, cue=None, kind=IMPLICIT)
         _same_paragraph(result)
 
@@ -374,6 +375,11 @@ def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _N
         if between.speaker is None or _key_of(names, between.speaker) != _key_of(names, other.speaker):
             return other.speaker
     return None
+
+
+def _addresses(attribution: Attribution, speaker: Span, names: _Names) -> bool:
+    """Whether the quotation calls ``speaker`` by name: then someone else says it ("…, Alexandra.")."""
+    return _key_of(names, speaker) in {_key_of(names, span) for span in attribution.addressees}
 
 
 def _key_of(names: _Names, span: Span) -> str:

@@ -100,3 +100,10 @@ def test_quotes_hungarian_dropped_subject_is_the_latest_name_not_the_one_spoken_
     result = run(text, ["Vicuska", "Gergő"])
     assert said(text, result) == [("Vicuska", "anaphoric"), ("Vicuska", "anaphoric")]
     assert [text[s:e] for s, e in result[0].addressees] == ["Gergő"]
+
+
+def test_quotes_a_name_called_out_in_the_quotation_is_not_its_speaker() -> None:
+    text = "Alexandra turned round. “I'll go up after her, Alexandra.”"
+    result = run(text, ["Alexandra"])
+    assert said(text, result) == [(None, "none")]
+    assert [text[s:e] for s, e in result[0].addressees] == ["Alexandra"]
