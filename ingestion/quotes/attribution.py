@@ -164,15 +164,19 @@ def _sex(name: str, pronouns: list[int]) -> str:
 
 
 def _vocatives(text: str, quote: Quotation, names: _Names) -> tuple[Span, ...]:
-    """Names the quotation addresses: set off by commas or end marks inside it ("Good night, Sir John,")."""
+    """Names the quotation addresses: after a comma and before punctuation ("Good night, Sir John,", "Come,
+    Natasha."), or opening a sentence and followed by a comma, "!" or "?" ("Natasha, come!"). A name alone before a
+    full stop is an answer or an introduction ("Margaret Hale. I'm the clerk."), not a call."""
     found = []
     for i in names.before(quote.end):
         start, end = names.spans[i]
         if start < quote.start:
             break
         before = text[quote.start : start].rstrip()
-        after = text[end : quote.end].lstrip()
-        if (not before[1:] or before[-1] in ",.!?;") and (not after or after[0] in ",.!?;”’\"'"):
+        after = text[end : quote.end].lstrip()[:1]
+        after_comma = before[-1:] == ","
+        opening = not before[1:] or before[-1] in ".!?;"
+        if (after_comma and (not after or after in ",.!?;”’\"'")) or (opening and after in ",!?"):
             found.append((start, end))
     return tuple(reversed(found))
 

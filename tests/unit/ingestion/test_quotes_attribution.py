@@ -107,3 +107,9 @@ def test_quotes_a_name_called_out_in_the_quotation_is_not_its_speaker() -> None:
     result = run(text, ["Alexandra"])
     assert said(text, result) == [(None, "none")]
     assert [text[s:e] for s, e in result[0].addressees] == ["Alexandra"]
+
+
+def test_quotes_a_name_alone_before_a_full_stop_is_an_answer_not_a_call() -> None:
+    text = "“Who are you?” asked Agnes.\n\n“Margaret Hale. I am the new clerk.”\n\n“Sit down, Margaret.”"
+    result = run(text, ["Agnes", "Margaret Hale", "Margaret"])
+    assert [[text[s:e] for s, e in a.addressees] for a in result] == [[], [], ["Margaret"]]
