@@ -9,8 +9,10 @@ matter: ``NON_PROSE_UNIT_KINDS``) are left out, as they are of NER.
 
 Both engines run ``document_quotes`` on each document: the driver over Arrow tables read with delta-rs for a small
 corpus (``Lakehouse.small_increment``), Spark over one row per document (its text, chunks and people gathered in
-arrays) in ``mapInPandas`` for a bigger one. The table is rewritten whole each time the stage runs (a novel takes a
-few seconds of pure Python); the markers skip the stage when nothing upstream changed.
+arrays) in ``mapInPandas`` for a bigger one. The table is rewritten whole (a novel takes a few seconds of pure Python),
+except after an entities run in document scope that only resolved new documents and removed others: a document's
+quotations depend on that document alone, so only those documents' rows are deleted and made again. The markers
+skip the stage when nothing upstream changed.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, NON_PROSE_UNIT_KINDS, QUOTES
+from ingestion.lakehouse import one_of
 from ingestion.quotes import attribute, find_quotations
 from ingestion.stage import Stage, StageOutput
+from ingestion.stages.increments import documents_changed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -138,33 +142,56 @@ class QuotesStage(Stage):
     name = "quotes"
     version = 1
     tables = (QUOTES.name,)
-    requires = ("documents", "chunks", "entities")
+    # entities' output stands for its inputs too (chunks, and so documents): as for the cooccurrences stage
+    requires = ("entities",)
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Every document's quotations, in the driver for a small corpus, else by Spark."""
+        """Every document's quotations — or, when the entities stage only resolved and removed some documents in
+        document scope since these rows were made (``documents_changed``), only those documents' quotations."""
         lake = ctx.lakehouse
-        documents = sorted(lake.doc_ids(DOCUMENTS.name))
-        if lake.small_increment(documents):
-            lake.write_arrow(self._rows_in_driver(ctx), QUOTES.name, overwrite=True)
-            engine = "driver"
+        changed = documents_changed(ctx, self.previous) if incremental else None
+        if changed is None:
+            todo = sorted(lake.doc_ids(DOCUMENTS.name))
+            engine = self._write(ctx, todo, everything=True)
         else:
-            frame = quotes_frame(
-                lake.read(DOCUMENTS.name),
-                lake.read(CHUNKS.name),
-                lake.read(MENTION_ENTITIES.name),
-                lake.read(ENTITIES.name),
-            )
-            lake.overwrite(frame, QUOTES.name)
-            engine = "spark"
-        counts = {"quotes": lake.count(QUOTES.name)}
+            todo, removed = changed
+            lake.delete_where(QUOTES.name, "doc_id", sorted({*todo, *removed}))
+            engine = self._write(ctx, todo, everything=False)
+            logger.info("quotes: quotations of %d documents found, of %d removed", len(todo), len(removed))
+        counts = {"quotes": lake.count(QUOTES.name), "documents_read": len(todo)}
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"engine": engine})
 
-    def _rows_in_driver(self, ctx: RunContext) -> pa.Table:
-        """``quote_rows`` over the tables read with delta-rs."""
+    def _write(self, ctx: RunContext, documents: list[str], *, everything: bool) -> str:
+        """Write the quotations of ``documents`` (all of them, replacing the table, when ``everything``): in the
+        driver when they are few (``Lakehouse.small_increment``), else by Spark; returns which."""
         lake = ctx.lakehouse
+        if lake.small_increment(documents):
+            rows = self._rows_in_driver(ctx, None if everything else documents)
+            if everything or rows.num_rows:
+                lake.write_arrow(rows, QUOTES.name, overwrite=everything)
+            return "driver"
+        from pyspark.sql import functions as F
+
+        def read(table: str) -> DataFrame:
+            frame = lake.read(table)
+            return frame if everything else frame.where(F.col("doc_id").isin(documents))
+
+        frame = quotes_frame(
+            read(DOCUMENTS.name), read(CHUNKS.name), read(MENTION_ENTITIES.name), lake.read(ENTITIES.name)
+        )
+        if everything:
+            lake.overwrite(frame, QUOTES.name)
+        else:
+            lake.append(frame, QUOTES.name)
+        return "spark"
+
+    def _rows_in_driver(self, ctx: RunContext, documents: list[str] | None) -> pa.Table:
+        """``quote_rows`` over the tables read with delta-rs: of ``documents``, or of all with None."""
+        lake = ctx.lakehouse
+        only = one_of("doc_id", documents) if documents is not None else None
         return quote_rows(
-            lake.snapshot(DOCUMENTS.name).to_table(columns=["doc_id", "text"]),
-            lake.snapshot(CHUNKS.name).to_table(columns=["doc_id", "chunk_id", "start", "unit_kind"]),
-            lake.snapshot(MENTION_ENTITIES.name).to_table(columns=["doc_id", "entity_id", "start", "end"]),
+            lake.snapshot(DOCUMENTS.name).to_table(columns=["doc_id", "text"], filter=only),
+            lake.snapshot(CHUNKS.name).to_table(columns=["doc_id", "chunk_id", "start", "unit_kind"], filter=only),
+            lake.snapshot(MENTION_ENTITIES.name).to_table(columns=["doc_id", "entity_id", "start", "end"], filter=only),
             lake.snapshot(ENTITIES.name).to_table(columns=["entity_id", "label"]),
         )
