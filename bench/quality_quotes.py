@@ -16,7 +16,7 @@ quotations are found and attributed on the original prose, paragraphs and all, a
   wrong. By attribution kind, and per fold of the 75 books (5 folds, books sorted by name, book i in fold i % 5).
 - ``--tune``: the attribution's two parameters (``GRID``: how many paragraphs apart two turns of one conversation
   may be, how far back a pronoun looks for its name) chosen on four folds and scored on the fifth, five times; the
-  pooled held-out figures are the ones to quote. The shipped values are what every fold chose.
+  pooled held-out figures are the ones to quote (docs/decisions/0013 says which values ship and why).
 - A "he" or "she" left as the speaker (no name found for it) is never right: it is in the speaker's chain by
   construction. A description or "I" (the narrator) no name was found for can be right but gives the pipeline no
   entity; the figure "right and a name" counts only name spans.
