@@ -257,7 +257,7 @@ def _entities_router(settings: CsillagSettings, registry: ToolRegistry | None) -
 
     @router.get(
         "/entities/{name}/explain",
-        responses={503: {"model": Problem, "description": "The lakehouse has no mentions table yet",
+        responses={409: {"model": Problem, "description": "The lakehouse has no mentions table yet",
                          "content": {PROBLEM_JSON: {}}}, **problem_responses(500)},
     )
     def explain_entity(name: str = Path(min_length=1, max_length=300)) -> list[EntityExplanation]:
@@ -267,8 +267,8 @@ def _entities_router(settings: CsillagSettings, registry: ToolRegistry | None) -
         storage = settings.lakehouse.lakehouse()
         try:
             if not storage.is_table("mentions"):
-                raise ProblemError(503, f"lakehouse {storage.uri()} has no mentions table; run the pipeline first",
-                                   headers={"Retry-After": "60"})
+                # the lakehouse's state, not the service, is what is missing: a conflict, not an outage
+                raise ProblemError(409, f"lakehouse {storage.uri()} has no mentions table; run the pipeline first")
             tool = build_ingestion_tool(settings.ingestion.tool or DEFAULT_TOOL, settings, registry)
             found = tool.explain_entity(name, storage)
         except (ToolError, StorageError) as exc:  # settings the server runs with that name no ingestion tool or rule

@@ -74,7 +74,7 @@ def test_explain_problems_no_entity_no_mentions_a_wrong_rule_and_no_key(explaini
                                                                         tmp_path: Path) -> None:
     client = explaining()
     answer = client.get("/entities/Kutuzov/explain", headers=AUTH)
-    assert answer.status_code == 503 and "has no mentions table" in answer.json()["detail"]
+    assert answer.status_code == 409 and "has no mentions table" in answer.json()["detail"]
     kutuzov_lakehouse(tmp_path / "data" / "lake")
     answer = client.get("/entities/Bagration/explain", headers=AUTH)
     assert answer.status_code == 404 and answer.json()["detail"].startswith("'Bagration' names no entity of ")

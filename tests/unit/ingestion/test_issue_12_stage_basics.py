@@ -24,10 +24,12 @@ from ingestion.stages.graph import GraphStage
 from ingestion.stages.index import IndexStage
 from ingestion.stages.mentions import MentionsStage
 from ingestion.stages.neo4j import Neo4jStage
+from ingestion.stages.quotes import QuotesStage
 from settings.config import CsillagSettings
 
 ALL_STAGES = (
-    DocumentsStage, ChunksStage, IndexStage, MentionsStage, EntitiesStage, CooccurrencesStage, GraphStage, Neo4jStage
+    DocumentsStage, ChunksStage, IndexStage, MentionsStage, EntitiesStage, QuotesStage, CooccurrencesStage,
+    GraphStage, Neo4jStage,
 )
 
 # The fingerprints the code before this change (commit 30f0016, every stage writing its own
@@ -43,6 +45,8 @@ PINNED = {
     "cooccurrences": "8984ff786f7353d8b7e8b46e",
     "graph": "4effbbf74340bc166bee7641",
     "neo4j": "0ff08742b936c03f9b7e34c7",
+    # added after 30f0016 (version 1, no settings of its own): recorded when the stage was written
+    "quotes": "54465906e8cc4ccfadbe98d7",
 }
 PINNED_ENTITIES_WITH_GOLD = "f2031fba77c44851f061669b"
 PINNED_CHUNKS_HUNGARIAN_HEADINGS = "2992562b49f1a269239f6cc8"

@@ -30,3 +30,12 @@ def test_issue_43_a_namesake_with_a_given_name_the_question_does_not_say_stays_a
 def test_issue_43_without_the_question_words_every_name_may_answer() -> None:
     assert lexicon().answer_span("Mr. Pyncheon went to Salem.", "person", set()) == "Mr. Pyncheon"
     assert lexicon().answer_span("Mr. Pyncheon went to Salem.", "place", set(), frozenset({"pyncheon"})) == "Salem"
+
+
+def test_issue_43_name_groups_are_found_in_one_pass_and_a_longer_name_wins() -> None:
+    from tools.analysis.common import NameGroups
+
+    groups = NameGroups([["Prince Andrew", "Andrew Bolkonski"], ["Andrew", "Andrew Kaysarov"], ["Moscow"]])
+    assert groups.named_in("Prince Andrew rode to Moscow.") == {0, 2}
+    assert groups.named_in("Andrew laughed; Andrews and Moscowites did not.") == {1}
+    assert NameGroups([]).named_in("Anything") == set()
