@@ -8,7 +8,7 @@ text gives only as a pronoun or a description no name was found for ("said the o
 matter: ``NON_PROSE_UNIT_KINDS``) are left out, as they are of NER.
 
 Both engines run ``document_quotes`` on each document: the driver over Arrow tables read with delta-rs for a small
-corpus (``Lakehouse.small_increment``), Spark over one row per document (its text, chunks and people gathered in
+corpus (``LakehouseTables.small_increment``), Spark over one row per document (its text, chunks and people gathered in
 arrays) in ``mapInPandas`` for a bigger one. The table is rewritten whole (a novel takes a few seconds of pure Python),
 except after an entities run in document scope that only resolved new documents and removed others: a document's
 quotations depend on that document alone, so only those documents' rows are deleted and made again. The markers
@@ -163,7 +163,7 @@ class QuotesStage(Stage):
 
     def _write(self, ctx: RunContext, documents: list[str], *, everything: bool) -> str:
         """Write the quotations of ``documents`` (all of them, replacing the table, when ``everything``): in the
-        driver when they are few (``Lakehouse.small_increment``), else by Spark; returns which."""
+        driver when they are few (``LakehouseTables.small_increment``), else by Spark; returns which."""
         lake = ctx.lakehouse
         if lake.small_increment(documents):
             rows = self._rows_in_driver(ctx, None if everything else documents)
