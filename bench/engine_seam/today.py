@@ -1,5 +1,10 @@
 """Today's code of the two pieces, called as the stages call it: the driver twins over Arrow rows and the Spark
-transforms over DataFrames (collected to Arrow here, where the stages write them to Delta)."""
+transforms over DataFrames (collected to Arrow here, where the stages write them to Delta).
+
+The figures of docs/decisions/0012 were taken before the co-occurrence stage became one query (its twins as at
+6a3fcf0): since, ``cooccurrence_rows`` and ``cooccurrence_pairs`` run that query on DuckDB and on Spark SQL, so the
+``driver`` and ``spark`` co-occurrence variants measure the converted stage (``git checkout 6a3fcf0 --
+ingestion/stages/cooccurrences.py`` for the twins)."""
 
 from __future__ import annotations
 
