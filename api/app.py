@@ -2,7 +2,8 @@
 
 ``create_app(settings)`` builds the FastAPI application with its services: the SQLite ``StateStore``, the
 ``RunManager`` (ingestion as job subprocesses), the ``PersistentTaskRunner`` over every ``AsyncTaskTool`` of the
-chat platform's container, and the chat platform (``api.chat.ChatService``: the books of ``lakehouse.root``; ``/chat``
+chat platform's container, the entities' resolution traces (the ingestion tool's ``explain_entity``), and the chat
+platform (``api.chat.ChatService``: the books of ``lakehouse.root``; ``/chat``
 answers 503 until that lakehouse is built). ``create_app_from_env`` is the uvicorn factory
 (``uvicorn api.app:create_app_from_env --factory``); ``csillag serve`` runs it. Every route but ``/health``
 requires the API key; see docs/api.md.
@@ -16,7 +17,7 @@ from contextlib import asynccontextmanager
 from importlib import metadata
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,9 +35,11 @@ from api.security import AccessLogRedaction, BodySizeLimit, require_api_key, req
 from api.server import check_serving_settings
 from api.state import StateStore
 from api.tasks import PersistentTaskRunner
-from settings.config import CsillagSettings, load_settings
+from graph.storage import LakehouseStorage, StorageError
+from settings.config import CsillagSettings, lakehouse_root, load_settings
 from tools.contracts import AsyncTaskTool
-from tools.errors import TaskError
+from tools.errors import TaskError, ToolError
+from tools.ingestion import DEFAULT_TOOL, EntityExplanation, build_ingestion_tool
 from tools.platform import ChatPlatform
 from tools.plugins import ToolRegistry, default_registry
 
@@ -144,6 +147,7 @@ def create_app(settings: CsillagSettings | None = None, *, registry: ToolRegistr
     app.include_router(_runs_router(runs))
     app.include_router(_tasks_router(tasks))
     app.include_router(_chat_router(chat))
+    app.include_router(_entities_router(settings, registry))
     return app
 
 
@@ -244,6 +248,34 @@ def _tasks_router(tasks: PersistentTaskRunner) -> APIRouter:
             return _task_view(tasks.cancel(task_id))
         except TaskError:
             raise ProblemError(404, f"no task with id {task_id!r}") from None
+
+    return router
+
+
+def _entities_router(settings: CsillagSettings, registry: ToolRegistry | None) -> APIRouter:
+    router = _protected("entities")
+
+    @router.get(
+        "/entities/{name}/explain",
+        responses={409: {"model": Problem, "description": "The lakehouse has no mentions table yet",
+                         "content": {PROBLEM_JSON: {}}}, **problem_responses(500)},
+    )
+    def explain_entity(name: str = Path(min_length=1, max_length=300)) -> list[EntityExplanation]:
+        """Why an entity is what it is: the entities NAME names in lakehouse.root (a form or a name, in any case; one
+        per scope) and which resolution rule joined which of their forms, in order — recomputed from the mentions
+        with the served settings. 404 when NAME names no entity."""
+        storage = LakehouseStorage.for_root(lakehouse_root(settings.lakehouse.root), settings.lakehouse.s3)
+        try:
+            if not storage.is_table("mentions"):
+                # the lakehouse's state, not the service, is what is missing: a conflict, not an outage
+                raise ProblemError(409, f"lakehouse {storage.uri()} has no mentions table; run the pipeline first")
+            tool = build_ingestion_tool(settings.ingestion.tool or DEFAULT_TOOL, settings, registry)
+            found = tool.explain_entity(name, storage)
+        except (ToolError, StorageError) as exc:  # settings the server runs with that name no ingestion tool or rule
+            raise ProblemError(500, str(exc)) from None
+        if not found:
+            raise ProblemError(404, f"{name!r} names no entity of {storage.uri()}")
+        return found
 
     return router
 

@@ -2,8 +2,9 @@
 
 ``pipeline`` (alias ``ingest``) and ``stage`` (``cli.ingest``), ``summary``, ``status`` and ``vacuum``
 (``cli.lakehouse``), ``graph load|export|draw`` (``cli.graph``), ``tasks types|start|status|cancel`` (``cli.tasks``),
-``ask`` (``cli.ask``) and ``serve`` (``cli.serve``). ``python -m cli`` runs this group; ``python -m jobs.pipeline``/
-``jobs.stage``/``jobs.summary``, ``python -m tools.ask`` and ``python -m api`` run one command each.
+``entities explain`` (``cli.entities``), ``ask`` (``cli.ask``) and ``serve`` (``cli.serve``). ``python -m cli`` runs
+this group; ``python -m jobs.pipeline``/``jobs.stage``/``jobs.summary``, ``python -m tools.ask`` and ``python -m api``
+run one command each.
 
 Exit codes (``cli.base``; scripts may rely on them): 0 success (or every stage already up to date), 1 the work
 failed (a failed run, a failed or cancelled task), 2 usage or settings error — nothing was done, 3 ingestion
@@ -21,6 +22,7 @@ import click
 
 from cli.ask import ask_command
 from cli.base import Group, run
+from cli.entities import entities
 from cli.graph import graph
 from cli.ingest import pipeline, stage
 from cli.lakehouse import status, summary, vacuum
@@ -55,6 +57,7 @@ cli.add_command(ask_command)
 cli.add_command(serve)
 cli.add_command(graph)
 cli.add_command(tasks)
+cli.add_command(entities)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -167,6 +167,12 @@ COOCCURRENCES = TableSpec("cooccurrences", (
     ("src_id", "string"), ("dst_id", "string"), ("count", "long"), ("weight", "double"),
     ("chunk_ids", "array<string>"), ("unit_ids", "array<string>"), ("window", "string"),
 ))
+#: One row per quotation of a document: offsets into ``documents.text`` (marks included), the speaker and the people
+#: addressed as entity ids (null / empty when unknown), and the evidence kind (``ingestion.quotes.attribution``).
+QUOTES = TableSpec("quotes", (
+    ("quote_id", "string"), ("doc_id", "string"), ("chunk_id", "string"), ("start", "long"), ("end", "long"),
+    ("text", "string"), ("speaker_id", "string"), ("addressee_ids", "array<string>"), ("attribution", "string"),
+), unindexed=("text",))
 GRAPH_NODES = ENTITIES.extended(
     "graph_nodes", ("degree", "long"), ("weighted_degree", "double"), ("pagerank", "double"), ("community", "long")
 )
@@ -176,7 +182,7 @@ GRAPH_EDGES = COOCCURRENCES.renamed("graph_edges")
 TABLES: dict[str, TableSpec] = {
     spec.name: spec
     for spec in (
-        DOCUMENTS, REJECTS, CHUNKS, MENTIONS, MENTION_CHUNKS, ENTITIES, MENTION_ENTITIES, COOCCURRENCES, GRAPH_NODES,
-        GRAPH_EDGES,
+        DOCUMENTS, REJECTS, CHUNKS, MENTIONS, MENTION_CHUNKS, ENTITIES, MENTION_ENTITIES, QUOTES, COOCCURRENCES,
+        GRAPH_NODES, GRAPH_EDGES,
     )
 }

@@ -19,6 +19,7 @@ from ingestion.stages.graph import GraphStage
 from ingestion.stages.index import IndexStage
 from ingestion.stages.mentions import MentionsStage
 from ingestion.stages.neo4j import Neo4jStage
+from ingestion.stages.quotes import QuotesStage
 from ingestion.startup import SparkStartup
 from tools.ingestion import STAGE_NAMES as CONTRACT_STAGE_NAMES
 from tools.ingestion import StageReport
@@ -31,6 +32,7 @@ STAGES: tuple[type[Stage], ...] = (
     IndexStage,
     MentionsStage,
     EntitiesStage,
+    QuotesStage,
     CooccurrencesStage,
     GraphStage,
     Neo4jStage,

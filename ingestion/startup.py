@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from ingestion.spark import StartingSession, get_spark, python_worker_environment
+from ingestion import spark
+from ingestion.spark import StartingSession, python_worker_environment
 from ingestion.stage import Stage, Started
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ class SparkStartup:
         in-process run into HDFS starts Spark even when every stage proves up to date (spark-submit.sh's check, in
         its own process, still answers that case without a JVM: ``cli.handshake``).
         """
-        return get_spark(settings, storage) if storage.is_hdfs else None
+        return spark.get_spark(settings, storage) if storage.is_hdfs else None
 
     @staticmethod
     def session(settings: SparkSettings, storage: LakehouseStorage) -> StartingSession:
@@ -53,7 +54,8 @@ class SparkStartup:
         when a stage needs it, if the run is foreseen to need none (``foresee``). Under spark-submit the JVM is up
         already: its session (and the master it really has) at once."""
         eager = bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
-        return StartingSession(lambda: get_spark(settings, storage), eager=eager)
+        # Looked up when called, so that a test (or an embedding) replacing ingestion.spark.get_spark is obeyed.
+        return StartingSession(lambda: spark.get_spark(settings, storage), eager=eager)
 
     def __init__(self, ctx: RunContext, stages: Sequence[Stage]) -> None:
         self.ctx = ctx

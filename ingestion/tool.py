@@ -21,6 +21,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from graph.storage import LakehouseStorage
 from ingestion.context import DomainSpec, RunContext
 from ingestion.errors import IngestionError
 from ingestion.language_models import default_pipeline
@@ -28,7 +29,8 @@ from ingestion.lock import LakehouseBusyError, LakehouseLock
 from ingestion.nlp import NlpSpec
 from ingestion.progress import LoggingProgress, ProgressReporter
 from settings.config import CsillagSettings, load_settings
-from tools.ingestion import IngestionRequest, IngestionResult, IngestionTool, StageReport
+from tools.errors import ToolError
+from tools.ingestion import EntityExplanation, IngestionRequest, IngestionResult, IngestionTool, StageReport
 from tools.plugins import Injected
 
 if TYPE_CHECKING:
@@ -140,6 +142,22 @@ class AbstractNERIngestionTool(IngestionTool, abstract=True):
         )
 
     # -- the contract ------------------------------------------------------------------------------------------------
+    def explain_entity(self, name: str, lakehouse: LakehouseStorage) -> list[EntityExplanation]:
+        """The entities ``name`` names and their resolution traces, recomputed from the lakehouse's mentions under
+        these settings (``ingestion.explain``); ``ToolError`` for a resolution rule the settings name wrongly."""
+        from ingestion.explain import explain_name
+        from ingestion.resolution import UnknownRuleError
+
+        settings, domain = self._require_settings(), self.domain_spec()
+        try:
+            return explain_name(
+                lakehouse, name, language=domain.language, alias_table=domain.alias_table,
+                disabled_rules=settings.ingestion.disabled_resolution_rules,
+                by_document=(settings.ingestion.entity_scope or domain.entity_scope) == "document",
+            )
+        except UnknownRuleError as exc:
+            raise ToolError(str(exc), tool_name=self.get_name()) from None
+
     def execute_ingestion(self, request: IngestionRequest) -> IngestionResult:
         """Run the pipeline for the request; never raises (R-ING-3)."""
         run_id = request.run_id or new_run_id()

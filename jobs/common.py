@@ -13,29 +13,17 @@ import os
 from pathlib import Path
 
 from settings.config import CsillagSettings
-from tools.errors import ToolError
-from tools.ingestion import IngestionResult, IngestionTool
+from tools.ingestion import DEFAULT_TOOL, IngestionResult, IngestionTool, build_ingestion_tool
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_TOOL", "build_tool", "input_problem", "lakehouse_problem", "render_result"]
 
-DEFAULT_TOOL = "ner_ingestion"
 
 
 def build_tool(name: str, settings: CsillagSettings) -> IngestionTool:
-    """The named ingestion tool from the plugin registry, injected with the settings (R-PLUG-1/2)."""
-    from tools.plugins import ToolContainer, ToolRegistry
-
-    registry = ToolRegistry()
-    cls = registry.get_class(name)
-    if not issubclass(cls, IngestionTool):
-        ingestion = sorted(n for n, c in registry.classes().items() if issubclass(c, IngestionTool))
-        raise ToolError(
-            f"tool {name!r} is not an ingestion tool; ingestion tools: {', '.join(ingestion)}", tool_name=name
-        )
-    container = ToolContainer(registry, services=[settings])
-    return container.inject(cls())
+    """The named ingestion tool from the installed plugins, injected with the settings (R-PLUG-1/2)."""
+    return build_ingestion_tool(name, settings)
 
 
 def input_problem(inputs: list[str], *, scan: bool = False) -> str | None:

@@ -185,6 +185,11 @@ class IngestionSettings(BaseModel):
     # docs/quality.md): one sentence, one paragraph, one paragraph or two neighbouring ones, or one chunk.
     cooccurrence_window: Literal["sentence", "paragraph", "turns", "chunk"] = "turns"
     min_entity_mentions: int = Field(default=2, ge=1, description="Entities with fewer mentions are dropped.")
+    disabled_resolution_rules: list[str] = Field(
+        default_factory=list,
+        description="Names of the entity resolution's rules switched off (ingestion.resolution.RULES, described in "
+        "docs/ingestion.md); none by default. The entities stage reruns when the list changes.",
+    )
     entity_scope: Literal["document", "corpus"] | None = Field(
         default=None,
         description="Where one name is one entity: 'corpus' (the same name in any document is one entity: news, a "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import inspect
 import logging
 import threading
@@ -55,6 +56,12 @@ class ToolThreads:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
+@functools.lru_cache(maxsize=1024)
+def _is_async(function: Callable[..., Any]) -> bool:
+    """Whether a tool method is a coroutine function; asked per call, so remembered per function."""
+    return inspect.iscoroutinefunction(function)
+
+
 async def call_tool_method(
     fn: Callable[..., Any], *args: Any, timeout_s: float, threads: ToolThreads | None = None
 ) -> Any:
@@ -64,7 +71,7 @@ async def call_tool_method(
         TimeoutError: the method ran longer than ``timeout_s`` (a sync one keeps its thread; its result is dropped).
         ToolThreadsBusy: a sync method found no free thread within the pool's queue limit (it never started).
     """
-    if inspect.iscoroutinefunction(fn):
+    if _is_async(getattr(fn, "__func__", fn)):
         async with asyncio.timeout(timeout_s):
             return await fn(*args)
     threads = threads or _DEFAULT_THREADS

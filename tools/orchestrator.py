@@ -205,9 +205,13 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         orchestrated = self.get_orchestrated_tools(request)
         routable = self.get_routable_tools(request)
         testable = [t for t in orchestrated if t.get_priority() != PRIORITY_MAX]
-        routed, suitable = await asyncio.gather(
-            self.route(request, routable), self.check_suitability(request, testable)
-        )
+        if routable and testable:  # two router calls, possibly remote: side by side
+            routed, suitable = await asyncio.gather(
+                self.route(request, routable), self.check_suitability(request, testable)
+            )
+        else:  # one of them has nothing to ask about: no tasks to start for it
+            routed = await self.route(request, routable) if routable else set()
+            suitable = await self.check_suitability(request, testable) if testable else set()
         selected: dict[str, ChatbotTool] = {}
         for tool in routable:
             if tool.get_name() in routed:

@@ -35,10 +35,10 @@ import pyarrow.compute as pc
 
 from graph.tables import COOCCURRENCES
 from ingestion.lakehouse import one_of
-from ingestion.markers import fingerprint
 from ingestion.relational import query_arrow, query_spark
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
+from ingestion.stages.increments import documents_changed
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -244,16 +244,6 @@ class CooccurrencesStage(Stage):
         return cooccurrence_rows(mention_entities, chunks, mention_counts, window)
 
     def _changed_documents(self, ctx: RunContext) -> tuple[list[str], list[str]] | None:
-        """(resolved, removed) documents when the pairs on disk need only those updated, else None (recount all).
-
-        That is when the entities stage's last run resolved only some documents (document scope) on top of exactly
-        the tables these pairs were counted from: its marker names the output it extended, and this stage's
-        previous marker the entities output it read.
-        """
-        marker = ctx.lakehouse.markers.read("entities")
-        plan = marker.details.get("documents") if marker is not None else None
-        if not plan or not plan.get("extends") or self.previous is None:
-            return None
-        if fingerprint({"entities": plan["extends"]}) != self.previous.input_fingerprint:
-            return None
-        return list(plan["resolved"]), list(plan["removed"])
+        """(resolved, removed) documents when the pairs on disk need only those updated, else None (recount all):
+        ``documents_changed``."""
+        return documents_changed(ctx, self.previous)

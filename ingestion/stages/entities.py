@@ -52,6 +52,7 @@ from ingestion.resolution import (
     ResolvedEntity,
     SurfaceForm,
     article_candidates,
+    check_rules,
     opener_candidates,
     resolve_entities,
 )
@@ -450,7 +451,7 @@ class EntitiesStage(Stage):
 
     name = "entities"
     # A new version redoes the stage; what each version changed: docs/decisions/0002-stage-versions.md
-    version = 14
+    version = 15
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 
@@ -474,6 +475,9 @@ class EntitiesStage(Stage):
         }
         if self.scope(ctx) == "document":  # absent for "corpus", the one scope there was before the setting
             config["entity_scope"] = "document"
+        disabled = sorted(check_rules(ctx.settings.ingestion.disabled_resolution_rules))
+        if disabled:  # absent when every rule is on, as before the setting
+            config["disabled_rules"] = disabled
         return config
 
     @staticmethod
@@ -681,6 +685,7 @@ class EntitiesStage(Stage):
             entities, forms_to_ids = resolve_entities(
                 group, language=language, alias_table=table, sentence_openers=openers.get(scope, set()),
                 scope=scope, article_usage=casing.usage.get(scope, {}),
+                disabled_rules=ctx.settings.ingestion.disabled_resolution_rules,
             )
             entities, forms_to_ids = carry_over_ids(entities, forms_to_ids, previous.get(scope, []))
             resolved.extend(entities)

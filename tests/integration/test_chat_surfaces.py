@@ -202,7 +202,10 @@ def pierre(war_and_peace_run: SimpleNamespace) -> SimpleNamespace:
 
 
 def _check_pierre(answer: str, pierre: SimpleNamespace) -> None:
-    assert answer.startswith(f"Pierre Bezukhov (PERSON) is mentioned {pierre.mentions} times in "), answer
+    # How the book introduces him first (the sentence where his name is followed by a description), then his card
+    introduced, card = answer.splitlines()[:2]
+    assert introduced.startswith("Pierre Bezukhov — “") and introduced.endswith("” [1]"), answer
+    assert card.startswith(f"Pierre Bezukhov (PERSON) is mentioned {pierre.mentions} times in "), answer
     assert "Most often together with: " in answer and pierre.companion in answer, answer
 
 

@@ -183,6 +183,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         entity_weights = [(group, min(weights[t] for t in group)) for group in name_terms if group]
         lexicon = self._lexicon()
         excluded = {form.casefold() for _, forms in names for form in forms}
+        said = frozenset(re.sub(r"['’]s$", "", w.casefold()) for w in re.findall(r"[^\W\d_][\w'’-]*", question.text))
         scored: list[Scored] = []
         for hit in hits:
             texts = sentences(hit.chunk.text)
@@ -192,7 +193,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
                 around = sum(weights[t] for j in (i - 1, i + 1) if 0 <= j < len(texts)
                              for t in terms[j] & asked_set)
                 present = sum(weight for group, weight in entity_weights if group & terms[i])
-                span = lexicon.answer_span(text, question.answer_type, excluded) if question.answer_type else ""
+                span = lexicon.answer_span(text, question.answer_type, excluded, said) if question.answer_type else ""
                 score = (own + NEIGHBOUR_WEIGHT * around + present
                          + (TYPE_WEIGHT if span else 0.0) + CHUNK_WEIGHT * hit.score / top)
                 if own or present:

@@ -246,6 +246,28 @@ def name_spans(text: str, names: Sequence[Sequence[str]]) -> list[tuple[int, int
     return sorted(spans)
 
 
+class NameGroups:
+    """Which groups of names (one group per entity) a text names, found in one pass: every name of every group in
+    one pattern, longest first, so "Prince Andrew" names the group holding it and not a group holding only
+    "Andrew". For scanning a whole book; ``name_spans`` gives the spans of one passage."""
+
+    def __init__(self, names: Sequence[Sequence[str]]) -> None:
+        self._groups: dict[str, set[int]] = {}
+        for group, group_names in enumerate(names):
+            for name in group_names:
+                if name and name.strip():
+                    self._groups.setdefault(name.strip(), set()).add(group)
+        words = sorted(self._groups, key=len, reverse=True)
+        self._pattern = (re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
+                         if words else None)
+
+    def named_in(self, text: str) -> set[int]:
+        """The groups ``text`` names."""
+        if self._pattern is None:
+            return set()
+        return {g for found in self._pattern.finditer(text) for g in self._groups[found.group(0)]}
+
+
 def _focus_start(text: str, limit: int, spans: Sequence[tuple[int, int, int]]) -> int:
     """Where a ``limit``-character window holding the most groups (then the most names, then the earliest) starts,
     moved back to the start of its sentence when that costs less than a quarter of the window."""

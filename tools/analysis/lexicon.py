@@ -46,6 +46,12 @@ _REASON = re.compile(r"\b(because|since|for fear|so that|in order to|owing to|du
                      r"therefore|mert|miatt|ezért|azért)\b", re.IGNORECASE)
 _MANNER = re.compile(r"\bby (\w+ing|means of)\b|\bwith the help of\b|\bthrough\b|\búgy, hogy\b|\bazzal, hogy\b|"
                      r"\bsegítségével\b", re.IGNORECASE)
+# Words said before a name that do not tell who it is: "Mr. Pyncheon" is no answer to a question about the Pyncheons.
+_TITLES = frozenset(
+    "mr mrs miss ms dr sir lady lord madam madame mme monsieur mademoiselle master mistress uncle aunt father mother "
+    "brother sister captain colonel general major count countess prince princess king queen duke duchess baron "
+    "baroness saint st old young little úr úrnak asszony kisasszony néni bácsi".split()
+)
 _NUMBER = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS.split()) + r")\b", re.IGNORECASE)
 
 
@@ -100,12 +106,25 @@ class EntityLexicon:
                 i += 1
         return found
 
-    def answer_span(self, text: str, answer_type: str, excluded: set[str]) -> str:
+    def answer_span(self, text: str, answer_type: str, excluded: set[str],
+                    asked: frozenset[str] = frozenset()) -> str:
         """What ``text`` offers for ``answer_type`` (person, place, time, number), skipping the question's own
-        names (``excluded``, case-folded); "" when it offers nothing."""
+        names (``excluded``, case-folded) and a name whose every word but its titles the question says (``asked``:
+        the question's words, case-folded); "" when it offers nothing."""
         if answer_type in KINDS:
-            names = [n for n in self.names(text, answer_type) if n.casefold() not in excluded]
+            names = [n for n in self.names(text, answer_type)
+                     if n.casefold() not in excluded and not _said_in(n, asked)]
             return self.canonical.get(names[0], names[0]) if names else ""
         pattern = {"time": _TIME, "number": _NUMBER, "reason": _REASON, "manner": _MANNER}.get(answer_type)
         found = pattern.search(text) if pattern is not None else None
         return found.group(0) if found else ""
+
+
+def _said_in(name: str, asked: frozenset[str]) -> bool:
+    """Whether every word of ``name`` but its titles is among the question's words ("Mr. Pyncheon" in "Who cursed
+    the Pyncheon family?"): the question's subject, not its answer."""
+    if not asked:
+        return False
+    words = [w.casefold().rstrip(".") for w in name.split()]
+    told = [w for w in words if w not in _TITLES]
+    return bool(told) and all(w in asked for w in told)

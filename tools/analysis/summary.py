@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tools.analysis.base import AnalysisCollaborators
-from tools.analysis.common import excerpt, name_spans, phrase, with_sources
+from tools.analysis.common import NameGroups, excerpt, phrase, with_sources
 from tools.analysis.question import asks_for_a_summary
 from tools.contracts import OrchestratorActivatedTool
 from tools.documents import TextAnswer, ToolExecutionResult
@@ -94,11 +94,12 @@ class AbstractSummaryTool(AnalysisCollaborators, OrchestratorActivatedTool, abst
         if not chunks or not names:
             return []
         size = -(-len(chunks) // KEY_PASSAGES)
+        groups = NameGroups(names)  # one pattern for the whole book: a long novel has thousands of chunks
         docs = []
         for first in range(0, len(chunks), size):
-            best = max(chunks[first:first + size], key=lambda c: (len({g for *_, g in name_spans(c.text, names)}),
-                                                                  -c.start))
-            if name_spans(best.text, names):
+            stretch = chunks[first:first + size]
+            best = max(stretch, key=lambda c: (len(groups.named_in(c.text)), -c.start))
+            if groups.named_in(best.text):
                 docs.append(TextAnswer(excerpt(best.text, KEY_PASSAGE_CHARS, names), source=best.citation))
         return docs
 

@@ -17,6 +17,7 @@ KEYS = {
     "mentions": ["mention_id"],
     "entities": ["entity_id"],
     "mention_entities": ["mention_id"],
+    "quotes": ["quote_id"],
     "cooccurrences": ["src_id", "dst_id"],
     "graph_nodes": ["entity_id"],
     "graph_edges": ["src_id", "dst_id"],

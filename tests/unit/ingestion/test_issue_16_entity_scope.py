@@ -145,8 +145,8 @@ def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_
 ) -> None:
     """Document scope, on a copy of the two books' lakehouse: a book removed — its rows go and the other's stay as
     they were, ids and all, and nothing is resolved; a note without entities added — resolved once, then no longer
-    new; the book added again — only it is resolved and its pairs counted, and the tables are exactly those of the
-    run over both books from scratch (``libraries.document``)."""
+    new; the book added again — only it is resolved, its pairs counted and its quotations found, and the tables are
+    exactly those of the run over both books from scratch (``libraries.document``)."""
     import shutil
 
     from tools.ingestion import IngestionRequest
@@ -160,7 +160,7 @@ def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_
     documents = read(lake, "documents").set_index("title").doc_id
     # The stages this test is about and those they read; the graph and the index after them follow their input
     # whatever the scope, and other tests prove that (test_pipeline's incremental runs).
-    upto = ["documents", "chunks", "mentions", "entities", "cooccurrences"]
+    upto = ["documents", "chunks", "mentions", "entities", "quotes", "cooccurrences"]
 
     removed = tool.execute_ingestion(IngestionRequest(inputs=[str(folder)], stages=upto))
     assert removed.status == "succeeded", removed
@@ -172,6 +172,8 @@ def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_
     for table in ("entities", "mention_entities", "cooccurrences"):
         assert _rows(lake, table) == _rows(libraries.document.lake, table, mill), table
     assert set(read(lake, "mention_entities").doc_id) == mill
+    assert _quotes(lake) == _quotes(libraries.document.lake, mill) and _quotes(lake)
+    assert {report.stage: report for report in removed.stages}["quotes"].counts["documents_read"] == 0
 
     # A printer's note added: two names said once each, so it has mentions but no entity kept (fewer than
     # ingestion.min_entity_mentions = 2) — resolved once, and not taken for a new document by the next increment.
@@ -191,7 +193,19 @@ def test_issue_16_document_scope_resolves_and_counts_only_the_removed_and_added_
     assert plan["resolved"] == [documents[NORTH]] and plan["removed"] == []
     for table in ("entities", "mention_entities", "cooccurrences"):
         assert _rows(lake, table) == _rows(libraries.document.lake, table), table
+    assert _quotes(lake) == _quotes(libraries.document.lake)
+    assert {report.stage: report for report in added.stages}["quotes"].counts["documents_read"] == 1
     assert any(name.startswith("Mary") for name in read(lake, "entities").canonical_name)
+
+
+def _quotes(lake: Path, documents: set[str] | None = None) -> list[tuple]:
+    """The quotes table's rows, comparable; with ``documents``, only those documents'."""
+    from tests.unit.ingestion.tables import comparable
+
+    frame = read(lake, "quotes")
+    if documents is not None:
+        frame = frame[frame.doc_id.isin(documents)]
+    return comparable(frame.reset_index(drop=True))
 
 
 def _evidence(result: Any) -> dict[str, int]:

@@ -26,6 +26,7 @@ ALL_TABLES = [
     "mentions",
     "entities",
     "mention_entities",
+    "quotes",
     "cooccurrences",
     "graph_nodes",
     "graph_edges",
@@ -81,6 +82,7 @@ def test_pipeline_writes_every_table(sample_run: SimpleNamespace) -> None:
         "index",
         "mentions",
         "entities",
+        "quotes",
         "cooccurrences",
         "graph",
         "neo4j",
@@ -93,6 +95,15 @@ def test_pipeline_writes_every_table(sample_run: SimpleNamespace) -> None:
     assert sorted(Path(s).name for s in docs.source) == ["harbour_notes.txt", "the_lighthouse_keepers.md"]
     for table in ALL_TABLES:
         assert len(read(sample_run.lake, table)) > 0, table
+
+
+def test_quotes_are_spans_of_their_documents_spoken_by_entities_of_the_run(sample_run: SimpleNamespace) -> None:
+    quotes = read(sample_run.lake, "quotes")
+    texts = read(sample_run.lake, "documents").set_index("doc_id").text
+    assert len(quotes) > 0
+    assert all(texts[row.doc_id][row.start : row.end] == row.text for row in quotes.itertuples())
+    assert quotes.speaker_id.notna().any()
+    assert set(quotes.speaker_id.dropna()) <= set(read(sample_run.lake, "entities").entity_id)
 
 
 def test_documents_are_normalised_and_content_addressed(sample_run: SimpleNamespace) -> None:
@@ -458,9 +469,11 @@ def _assert_same_lakehouse(a: Path, b: Path, *, renamed_keep_ids: bool = False) 
 
 def _with_ids(frame: Any, translate: dict[str, str]) -> Any:
     frame = frame.copy()
-    for column in ("entity_id", "src_id", "dst_id"):
+    for column in ("entity_id", "src_id", "dst_id", "speaker_id"):
         if column in frame.columns:
             frame[column] = frame[column].map(lambda i: translate.get(i, i))
+    if "addressee_ids" in frame.columns:
+        frame["addressee_ids"] = frame["addressee_ids"].map(lambda ids: [translate.get(i, i) for i in ids])
     if "src_id" in frame.columns:  # pairs are stored src < dst
         low = frame[["src_id", "dst_id"]].min(axis=1)
         frame["dst_id"], frame["src_id"] = frame[["src_id", "dst_id"]].max(axis=1), low
@@ -479,13 +492,14 @@ def test_r_ing_2_changed_setting_redoes_only_affected_stages(
         "index": "skipped",
         "mentions": "skipped",
         "entities": "skipped",
+        "quotes": "skipped",
         "cooccurrences": "succeeded",
         "graph": "succeeded",
         "neo4j": "skipped",
     }
     assert set(read(tmp_path / "lake", "cooccurrences").window) == {"chunk"}
     forced = ingest([corpus], settings=make_settings(ingestion={"cooccurrence_window": "chunk"}), force=True)
-    assert [s.status for s in forced.stages] == ["succeeded"] * 7 + ["skipped"]  # neo4j: the embedded store
+    assert [s.status for s in forced.stages] == ["succeeded"] * 8 + ["skipped"]  # neo4j: the embedded store
 
 
 def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
@@ -728,6 +742,7 @@ def test_r_ing_3_unexpected_failure_is_returned_not_raised(
         ("index", "not_run"),
         ("mentions", "not_run"),
         ("entities", "not_run"),
+        ("quotes", "not_run"),
         ("cooccurrences", "not_run"),
         ("graph", "not_run"),
         ("neo4j", "not_run"),
@@ -805,7 +820,7 @@ def test_gold_list_is_scored_by_the_entities_stage_and_reported(
     changed = ingest([corpus], settings=make_settings(ner={"gold_list": smaller}))
     statuses = {s.stage: s.status for s in changed.stages}
     assert statuses == {"documents": "skipped", "chunks": "skipped", "index": "skipped", "mentions": "skipped",
-                        "entities": "succeeded",
+                        "entities": "succeeded", "quotes": "skipped",
                         "cooccurrences": "skipped", "graph": "skipped", "neo4j": "skipped"}
     new_report = next(s for s in changed.stages if s.stage == "entities").details["gold"]
     assert new_report["gold_aliases"] == 7

@@ -71,7 +71,6 @@ def test_handshake_runs_a_local_run_here_and_then_answers_it_without_spark(
         raise AssertionError("an up-to-date run must be answered without Spark")
 
     monkeypatch.setattr("ingestion.spark.get_spark", no_spark)
-    monkeypatch.setattr("ingestion.startup.get_spark", no_spark)
     for mode in Handshake:
         assert _shake(corpus, lake, mode) == HandshakeExit.ANSWERED
         answered = json.loads(capsys.readouterr().out)

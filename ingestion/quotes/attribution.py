@@ -1,0 +1,390 @@
+"""Who says each quotation: a name mention of the text, and how the text tells it.
+
+Input: the document's text, its quotations (``ingestion.quotes.detection``) and the spans of its person names (the
+mentions stage's NER; no list of characters). Output per quotation: the speaker span, the words next to the quotation
+that name the speaker (the *cue*), the addressees named in it, and the kind of evidence, in this order of trust:
+
+- ``explicit``: a verb of saying next to the quotation, with a name beside it ("…," said Pierre / Pierre said, "…").
+- ``anaphoric``: a verb of saying with a pronoun ("he said") or a description ("said the old man"). "he"/"she" is the
+  most recent name outside quotations whose sex fits (titles, then the pronouns after the name's mentions, then the
+  given name); a description is the most recent name that carries its head noun ("the parson": Parson Tringham),
+  else itself (a span no entity matches). A verb with no subject (Hungarian drops it: "- mondja a fiúnak") is the
+  most recent name outside quotations. "I said" is the narrator: the pronoun is the speaker.
+- ``implicit``: another quotation of the same paragraph already attributed (one paragraph, one speaker); a name or
+  a pronoun opening the sentence just before the quotation ("Pierre turned to her. “…”"); a reply to a vocative
+  ("…, Natasha?" makes the next turn Natasha's); alternating turns (the speaker two turns back, when the turn
+  between is someone else's).
+- ``none``: nothing of the above.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from ingestion.names import (
+    PRONOUN_PATTERNS,
+    PRONOUN_WINDOW,
+    common_given_name_sex,
+    gender_of_titles,
+    genders_compatible,
+    pronoun_gender,
+    title_gender,
+)
+from ingestion.quotes.detection import Quotation, paragraphs
+from ingestion.quotes.speech import (
+    DESCRIPTION_STOPS,
+    DETERMINERS,
+    SPOKEN_TO_ENDINGS,
+    SUBJECT_PRONOUNS,
+    WORD,
+    is_speech_verb,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Attribution", "attribute"]
+
+Span = tuple[int, int]
+EXPLICIT, ANAPHORIC, IMPLICIT, NONE = "explicit", "anaphoric", "implicit", "none"
+# How many words may stand between a quotation and its verb of saying ("…," the old man at last said).
+VERB_WINDOW = 5
+# How far back a pronoun looks for its name: past it, the pronoun itself is the speaker (no entity).
+RECENT_WINDOW = 4000
+# Two paragraphs with quotations are turns of one conversation when this many paragraphs apart or fewer.
+TURN_GAP = 4
+# How far before a quotation the sentence it follows is looked for.
+LEAD_WINDOW = 300
+# A clause ends at these marks, but not at the dot of an abbreviated title ("Mr. Bennet").
+CLAUSE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?;:]|\n\s*\n")
+SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?]\s")
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """One quotation's speaker (a name span, or the cue itself when no name fits), its cue, addressees, kind."""
+
+    quote: Quotation
+    speaker: Span | None = None
+    cue: Span | None = None
+    kind: str = NONE
+    addressees: tuple[Span, ...] = field(default=())
+
+
+@dataclass
+class _Names:
+    """The person-name spans of a text with what the text says of each: its key (last word, casefolded), its sex and
+    whether it lies inside a quotation."""
+
+    spans: list[Span]
+    keys: list[str]
+    sexes: list[str]
+    quoted: list[bool]
+    starts: list[int] = field(init=False)
+    key_of: dict[Span, str] = field(init=False)
+    by_word: dict[str, list[int]] = field(init=False)  # casefolded word -> indices of the names holding it
+
+    def __post_init__(self) -> None:
+        self.starts = [start for start, _ in self.spans]
+        self.key_of = dict(zip(self.spans, self.keys, strict=True))
+        self.by_word = {}
+
+    def index_words(self, text: str) -> None:
+        """Index the names by their words, for ``latest_with_word``."""
+        for i, (start, end) in enumerate(self.spans):
+            for word in set(text[start:end].casefold().split()):
+                self.by_word.setdefault(word, []).append(i)
+
+    def latest_with_word(self, word: str, offset: int) -> Span | None:
+        """The latest name before ``offset`` that has ``word`` among its words ("parson": Parson Tringham)."""
+        holders = self.by_word.get(word.casefold(), [])
+        found = bisect.bisect_left(holders, bisect.bisect_left(self.starts, offset)) - 1
+        return self.spans[holders[found]] if found >= 0 else None
+
+    def before(self, offset: int) -> range:
+        """Indices of the names starting before ``offset``, latest first."""
+        return range(bisect.bisect_left(self.starts, offset) - 1, -1, -1)
+
+
+def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span]) -> list[Attribution]:
+    """Attribute every quotation of ``text`` (module docstring); ``names`` are person-name spans in any order."""
+    names_info = _names(text, sorted(set(names)), quotations)
+    paragraph_ends = [p.end for p in paragraphs(text)]
+    result: list[Attribution] = []
+    for index, quote in enumerate(quotations):
+        addressees = _vocatives(text, quote, names_info)
+        previous = _previous_turn(result, quote.paragraph)
+        avoid = (_key_of(names_info, previous.speaker),) if previous and previous.speaker else ()
+        found = _said(text, quotations, index, paragraph_ends, names_info, addressees, avoid)
+        result.append(found or Attribution(quote, addressees=addressees))
+    _same_paragraph(result)
+    _leading_subjects(text, result, names_info)
+    _turns(result, names_info)
+    return result
+
+
+def _names(text: str, spans: list[Span], quotations: Sequence[Quotation]) -> _Names:
+    """Keys, sexes and whether quoted, for each name span."""
+    starts = [q.start for q in quotations]
+    quoted = []
+    for start, _ in spans:
+        i = bisect.bisect_right(starts, start) - 1
+        quoted.append(i >= 0 and quotations[i].end > start)
+    keys = [_key(text[s:e]) for s, e in spans]
+    pronouns: dict[str, list[int]] = {}
+    for (_, end), key in zip(spans, keys, strict=True):
+        window = text[end : end + PRONOUN_WINDOW]
+        counts = pronouns.setdefault(key, [0, 0])
+        counts[0] += len(re.findall(PRONOUN_PATTERNS["he"], window))
+        counts[1] += len(re.findall(PRONOUN_PATTERNS["she"], window))
+    sexes = [_sex(text[s:e], pronouns[key]) for (s, e), key in zip(spans, keys, strict=True)]
+    found = _Names(spans, keys, sexes, quoted)
+    found.index_words(text)
+    return found
+
+
+def _key(name: str) -> str:
+    words = [w for w in WORD.findall(name) if not title_gender(w.casefold())]
+    return (words or WORD.findall(name) or [name])[-1].casefold()
+
+
+def _sex(name: str, pronouns: list[int]) -> str:
+    """A name's sex from its title, else the pronouns after its mentions, else its given name; ``""`` unknown."""
+    words = WORD.findall(name)
+    titled = gender_of_titles(w.casefold() for w in words)
+    if titled:
+        return titled
+    by_pronouns = pronoun_gender(*pronouns)
+    if by_pronouns:
+        return by_pronouns
+    return common_given_name_sex(words[0].casefold()) if len(words) > 1 else common_given_name_sex(name.casefold())
+
+
+def _vocatives(text: str, quote: Quotation, names: _Names) -> tuple[Span, ...]:
+    """Names the quotation addresses: after a comma and before punctuation ("Good night, Sir John,", "Come,
+    Natasha."), or opening a sentence and followed by a comma, "!" or "?" ("Natasha, come!"). A name alone before a
+    full stop is an answer or an introduction ("Margaret Hale. I'm the clerk."), not a call."""
+    found = []
+    for i in names.before(quote.end):
+        start, end = names.spans[i]
+        if start < quote.start:
+            break
+        before = text[quote.start : start].rstrip()
+        after = text[end : quote.end].lstrip()[:1]
+        after_comma = before[-1:] == ","
+        opening = not before[1:] or before[-1] in ".!?;"
+        if (after_comma and (not after or after in ",.!?;”’\"'")) or (opening and after in ",!?"):
+            found.append((start, end))
+    return tuple(reversed(found))
+
+
+def _said(
+    text: str,
+    quotations: Sequence[Quotation],
+    index: int,
+    paragraph_ends: list[int],
+    names: _Names,
+    addressees: tuple[Span, ...],
+    avoid: tuple[str, ...],
+) -> Attribution | None:
+    """The attribution a verb of saying next to the quotation gives: after it first, then before it."""
+    quote = quotations[index]
+    limit = (
+        paragraph_ends[bisect.bisect_left(paragraph_ends, quote.end)] if quote.end <= paragraph_ends[-1] else len(text)
+    )
+    if index + 1 < len(quotations):
+        limit = min(limit, quotations[index + 1].start)
+    tail_end = CLAUSE_END.search(text, quote.end, limit)
+    tail = (quote.end, tail_end.start() if tail_end else limit)
+    start = (
+        paragraph_ends[bisect.bisect_left(paragraph_ends, quote.start) - 1] if quote.start > paragraph_ends[0] else 0
+    )
+    if index > 0:
+        start = max(start, quotations[index - 1].end)
+    heads = list(SENTENCE_END.finditer(text, start, quote.start))
+    head = (heads[-1].end() if heads else start, quote.start)
+    for clause, after in ((tail, True), (head, False)):
+        words = [
+            (m.start() + clause[0], m.end() + clause[0], m.group()) for m in WORD.finditer(text[clause[0] : clause[1]])
+        ]
+        near = words[:VERB_WINDOW] if after else words[-VERB_WINDOW:]
+        verb = next((w for w in near if is_speech_verb(w[2])), None)
+        if verb is not None:
+            return _speaker_of_clause(text, quote, words, verb, names, addressees, avoid)
+    return None
+
+
+def _speaker_of_clause(
+    text: str,
+    quote: Quotation,
+    words: list[tuple[int, int, str]],
+    verb: tuple[int, int, str],
+    names: _Names,
+    addressees: tuple[Span, ...],
+    avoid: tuple[str, ...],
+) -> Attribution:
+    """Name, else pronoun, else description, else the dropped subject, around the verb of a said-clause; a pronoun
+    or a dropped subject is not the previous turn's speaker (``avoid``) while another name fits."""
+    lo, hi = words[0][0], words[-1][1]
+    first = bisect.bisect_left(names.starts, lo)
+    in_clause = [i for i in range(first, bisect.bisect_left(names.starts, hi)) if names.spans[i][1] <= hi]
+    if in_clause:
+        best = min(in_clause, key=lambda i: min(abs(names.spans[i][0] - verb[1]), abs(verb[0] - names.spans[i][1])))
+        return Attribution(quote, names.spans[best], names.spans[best], EXPLICIT, addressees)
+    position = words.index(verb)
+    beside = words[max(position - 2, 0) : position] + words[position + 1 : position + 3]
+    pronoun = next((w for w in beside if w[2].casefold() in SUBJECT_PRONOUNS), None)
+    if pronoun is not None:
+        sex = SUBJECT_PRONOUNS[pronoun[2].casefold()]
+        cue = (pronoun[0], pronoun[1])
+        if pronoun[2].casefold() in ("i", "én"):
+            return Attribution(quote, cue, cue, ANAPHORIC, addressees)
+        resolved = _recent(names, pronoun[0], sex, addressees, avoid) or _recent(names, pronoun[0], sex, addressees)
+        return Attribution(quote, resolved or cue, cue, ANAPHORIC, addressees)
+    description = _description(text, words, position)
+    if description is not None:
+        carried = names.latest_with_word(text[description[0] : description[1]].split()[-1], description[0])
+        return Attribution(quote, carried or description, description, ANAPHORIC, addressees)
+    cue = (verb[0], verb[1])
+    resolved = _recent(names, quote.start, "", addressees, avoid) or _recent(names, quote.start, "", addressees)
+    return Attribution(quote, resolved, cue, ANAPHORIC, addressees)
+
+
+def _description(text: str, words: list[tuple[int, int, str]], verb: int) -> Span | None:
+    """A determiner and up to three words right after the verb, or right before it, with no punctuation between
+    them: "the man", "the old woman" ("said the parson, smacking his leg": "the parson"). Not a Hungarian noun in
+    the dative, the one spoken to ("mondja a fiúnak": says to the boy)."""
+    for first, last in ((verb + 1, min(verb + 5, len(words))), (max(verb - 4, 0), verb)):
+        chosen = words[first:last]
+        for i, word in enumerate(chosen):
+            if word[2].casefold() not in DETERMINERS:
+                continue
+            body = [word]
+            for following in chosen[i + 1 :]:
+                joined = text[body[-1][1] : following[0]].strip() == ""
+                if not joined or following[2].casefold() in DESCRIPTION_STOPS or is_speech_verb(following[2]):
+                    break
+                body.append(following)
+            if len(body) > 1 and not body[-1][2].casefold().endswith(SPOKEN_TO_ENDINGS):
+                return word[0], body[-1][1]
+            break
+    return None
+
+
+def _recent(
+    names: _Names, offset: int, sex: str, addressees: tuple[Span, ...], avoid: tuple[str, ...] = ()
+) -> Span | None:
+    """The latest name before ``offset`` (and at most ``RECENT_WINDOW`` characters before), outside quotations, whose
+    sex fits, that the quotation does not address and whose key is not in ``avoid``."""
+    spoken_to = {names.key_of[span] for span in addressees} | set(avoid)
+    for i in names.before(offset):
+        if names.spans[i][1] < offset - RECENT_WINDOW:
+            break
+        if not names.quoted[i] and names.keys[i] not in spoken_to and genders_compatible(sex, names.sexes[i]):
+            return names.spans[i]
+    return None
+
+
+def _previous_turn(result: list[Attribution], paragraph: int) -> Attribution | None:
+    """The last quotation of the paragraph just before ``paragraph``, if that paragraph holds one."""
+    if result and result[-1].quote.paragraph == paragraph - 1:
+        return result[-1]
+    return None
+
+
+def _same_paragraph(result: list[Attribution]) -> None:
+    """A paragraph's unattributed quotations are its attributed quotation's speaker's, when it has just one."""
+    by_paragraph: dict[int, list[int]] = {}
+    for i, attribution in enumerate(result):
+        by_paragraph.setdefault(attribution.quote.paragraph, []).append(i)
+    for members in by_paragraph.values():
+        speakers = {result[i].speaker for i in members if result[i].speaker}
+        if len(speakers) != 1:
+            continue
+        source = next(result[i] for i in members if result[i].speaker)
+        for i in members:
+            if result[i].speaker is None:
+                result[i] = replace(result[i], speaker=source.speaker, cue=source.cue, kind=source.kind)
+
+
+def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> None:
+    """A name opening the sentence just before a paragraph's first quotation speaks it ("Pierre turned. “…”")."""
+    previous_paragraph = -1
+    for i, attribution in enumerate(result):
+        quote = attribution.quote
+        first = quote.paragraph != previous_paragraph
+        previous_paragraph = quote.paragraph
+        if attribution.speaker is not None or not first:
+            continue
+        origin = max(0, quote.start - LEAD_WINDOW)
+        lead = text[origin : quote.start].rstrip()[:-1]  # the sentence the quotation follows
+        cut = max(lead.rfind("\n\n"), *(m.end() - 1 for m in SENTENCE_END.finditer(lead)), -1)
+        sentence_start = origin + cut + 1
+        for j in names.before(quote.start):
+            if names.spans[j][0] < sentence_start:
+                break
+            if not names.quoted[j] and not text[sentence_start : names.spans[j][0]].strip(" \n\t\"“‘'"):
+                if not _addresses(attribution, names.spans[j], names):
+                    result[i] = replace(attribution, speaker=names.spans[j], cue=names.spans[j], kind=IMPLICIT)
+
+
+def _turns(result: list[Attribution], names: _Names) -> None:
+    """Replies to vocatives and alternating turns, over runs of paragraphs that each hold a quotation."""
+    turns = _first_of_paragraphs(result)
+    for _ in range(2):
+        for k, i in enumerate(turns):
+            if result[i].speaker is not None:
+                continue
+            speaker = _turn_speaker(result, turns, k, names)
+            if speaker is not None and not _addresses(result[i], speaker, names):
+                result[i] = replace(result[i], speaker=speaker, cue=None, kind=IMPLICIT)
+        _same_paragraph(result)
+
+
+def _first_of_paragraphs(result: list[Attribution]) -> list[int]:
+    seen: set[int] = set()
+    turns = []
+    for i, attribution in enumerate(result):
+        if attribution.quote.paragraph not in seen:
+            seen.add(attribution.quote.paragraph)
+            turns.append(i)
+    return turns
+
+
+def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _Names) -> Span | None:
+    """The speaker the conversation gives turn ``k``: the one its previous turn addressed, else the speaker two
+    turns back (or ahead) when the turn between is another's. Turns are the paragraphs holding a quotation, one
+    conversation while at most ``TURN_GAP - 1`` paragraphs of narration stand between two."""
+
+    def turn(offset: int) -> Attribution | None:
+        j = k + offset
+        if not 0 <= j < len(turns):
+            return None
+        low, high = sorted((k, j))
+        steps = zip(turns[low:high], turns[low + 1 : high + 1], strict=True)
+        if any(result[b].quote.paragraph - result[a].quote.paragraph > TURN_GAP for a, b in steps):
+            return None
+        return result[turns[j]]
+
+    previous = turn(-1)
+    if previous is not None and previous.addressees:
+        return previous.addressees[-1]
+    for step in (-2, 2):
+        other, between = turn(step), turn(step // 2)
+        if other is None or other.speaker is None or other.kind == NONE or between is None:
+            continue
+        if between.speaker is None or _key_of(names, between.speaker) != _key_of(names, other.speaker):
+            return other.speaker
+    return None
+
+
+def _addresses(attribution: Attribution, speaker: Span, names: _Names) -> bool:
+    """Whether the quotation calls ``speaker`` by name: then someone else says it ("…, Alexandra.")."""
+    return _key_of(names, speaker) in {_key_of(names, span) for span in attribution.addressees}
+
+
+def _key_of(names: _Names, span: Span) -> str:
+    return names.key_of.get(span, f"{span[0]}:{span[1]}")

@@ -1,0 +1,87 @@
+"""The rules that keep apart (``ingestion.resolution.rules.apart``): each predicate alone on a prepared book of
+crafted forms, and switched off in a whole resolution (which then joins what it kept apart)."""
+
+from __future__ import annotations
+
+from ingestion.resolution import SurfaceForm, prepare
+from ingestion.resolution.rules import apart, partial
+
+from .crafted import index_of, people, resolve, together
+
+
+def test_ranks_apart_keeps_a_miss_off_the_lady_of_her_name() -> None:
+    forms = people(("Lady Catherine", 110), ("Lady Catherine de Bourgh", 10), ("Miss de Bourgh", 15))
+    book = prepare(forms, language="en")
+    lady, miss = index_of(book, "Lady Catherine de Bourgh"), index_of(book, "Miss de Bourgh")
+    assert apart.ranks_apart(book, lady, miss)
+    assert not apart.ranks_apart(book, lady, index_of(book, "Lady Catherine"))
+    assert not together(resolve(forms), "Miss de Bourgh", "Lady Catherine de Bourgh")
+    assert together(resolve(forms, off={"ranks_apart"}), "Miss de Bourgh", "Lady Catherine de Bourgh")
+
+
+def test_rank_fits_keeps_a_generals_rank_off_a_woman() -> None:
+    forms = people(("General Shaw", 5), ("Aunt Shaw", 4))
+    book = prepare(forms, language="en")
+    general, aunt = book.nodes[index_of(book, "General Shaw")], book.groups[index_of(book, "Aunt Shaw")]
+    assert not apart.rank_fits(book, general.titles, aunt.gender, set())
+    assert apart.rank_fits(book, general.titles, "m", set())  # beside a man's title it is no objection
+    assert not together(resolve(forms), "General Shaw", "Aunt Shaw")
+    assert together(resolve(forms, off={"rank_fits"}), "General Shaw", "Aunt Shaw")
+
+
+def test_surname_of_the_other_sex_keeps_a_she_surname_off_a_mister() -> None:
+    forms = [SurfaceForm("Peggotty", "PERSON", 600, he=10, she=200), SurfaceForm("Mr. Peggotty", "PERSON", 250, he=80),
+             SurfaceForm("Clara Peggotty", "PERSON", 5, she=2), SurfaceForm("Daniel Peggotty", "PERSON", 3, he=1),
+             SurfaceForm("Ham Peggotty", "PERSON", 5, he=2), SurfaceForm("Ham", "PERSON", 150, he=50, she=1)]
+    book = prepare(forms, language="en")
+    assert apart.surname_of_the_other_sex(book, index_of(book, "Peggotty"), index_of(book, "Mr. Peggotty"))
+    assert together(resolve(forms), "Peggotty", "Clara Peggotty")
+    assert together(resolve(forms, off={"surname_of_the_other_sex"}), "Peggotty", "Mr. Peggotty")
+
+
+def test_his_wifes_name_keeps_a_man_off_the_married_woman_named_by_him() -> None:
+    forms = [SurfaceForm("Mrs. John Dashwood", "PERSON", 20, she=8), SurfaceForm("John Dashwood", "PERSON", 30, he=15)]
+    book = prepare(forms, language="en")
+    assert apart.his_wifes_name(book, index_of(book, "John Dashwood"), index_of(book, "Mrs. John Dashwood"))
+    assert not together(resolve(forms), "John Dashwood", "Mrs. John Dashwood")
+    assert together(resolve(forms, off={"his_wifes_name"}), "John Dashwood", "Mrs. John Dashwood")
+
+
+def test_named_apart_keeps_a_titled_surname_off_the_brother_titled_with_his_given_name() -> None:
+    forms = [SurfaceForm("Mr. Knightley", "PERSON", 390, he=120, she=5), SurfaceForm("Knightley", "PERSON", 20, he=6),
+             SurfaceForm("Mr. John Knightley", "PERSON", 45, he=15, she=2),
+             SurfaceForm("John Knightley", "PERSON", 10, he=3), SurfaceForm("George Knightley", "PERSON", 4, he=3)]
+    book = prepare(forms, language="en")
+    partial.partial_names(book)  # the full names gathered, as when the rule is asked
+    john = book.root(index_of(book, "Mr. John Knightley"))
+    assert apart.named_apart(book, index_of(book, "Mr. Knightley"), john)
+    assert together(resolve(forms), "Mr. Knightley", "George Knightley")
+    assert together(resolve(forms, off={"named_apart"}), "Mr. Knightley", "Mr. John Knightley")
+
+
+def test_elsewhere_keeps_a_lone_name_off_a_full_name_never_said_in_its_chapters() -> None:
+    forms = [SurfaceForm("Princess Drubetskaya", "PERSON", 6, units=(("u1", 2), ("u2", 2), ("u3", 2))),
+             SurfaceForm("Julie Drubetskaya", "PERSON", 2, she=4, units=(("u40", 2),))]
+    book = prepare(forms, language="en")
+    assert apart.elsewhere(book, index_of(book, "Princess Drubetskaya"), index_of(book, "Julie Drubetskaya"))
+    assert not together(resolve(forms), "Princess Drubetskaya", "Julie Drubetskaya")
+    assert together(resolve(forms, off={"elsewhere"}), "Princess Drubetskaya", "Julie Drubetskaya")
+    # without chapters nothing is known of them
+    plain = prepare([SurfaceForm(f.text, f.label, f.count, she=f.she) for f in forms], language="en")
+    assert not apart.elsewhere(plain, index_of(plain, "Princess Drubetskaya"), index_of(plain, "Julie Drubetskaya"))
+
+
+def test_established_keeps_a_hungarian_given_name_off_a_dominant_home_beside_another_family() -> None:
+    forms = people(("István", 100), ("Dobó István", 60), ("Mekcsey István", 5), label="PER")
+    book = prepare(forms, language="hu")
+    assert apart.established(book, index_of(book, "Mekcsey István"), index_of(book, "Dobó István"))
+    assert not together(resolve(forms, "hu"), "István", "Dobó István")
+    assert together(resolve(forms, "hu", off={"established"}), "István", "Dobó István")
+
+
+def test_shared_surnames_keep_a_surname_seen_in_the_plural_off_one_bearer() -> None:
+    forms = people(("Nicholas Rostov", 6), ("Rostov", 50), ("Rostovs", 3))
+    assert prepare(forms, language="en").words.shared_surnames == {"rostov"}
+    assert prepare(forms, language="en", disabled_rules={"shared_surnames"}).words.shared_surnames == set()
+    assert not together(resolve(forms), "Rostov", "Nicholas Rostov")
+    assert together(resolve(forms, off={"shared_surnames"}), "Rostov", "Nicholas Rostov")

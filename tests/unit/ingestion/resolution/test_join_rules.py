@@ -1,0 +1,116 @@
+"""The joining rules besides partial names (``ingestion.resolution.rules.joins``): each run alone on a prepared book
+of crafted forms, and switched off in a whole resolution."""
+
+from __future__ import annotations
+
+from ingestion.resolution import SurfaceForm, prepare
+from ingestion.resolution.rules import joins
+
+from .crafted import joined, people, resolve, rules_of, together
+
+
+def test_same_name_titles_joins_one_name_under_titles_of_one_sex() -> None:
+    book = prepare(people(("Princess Mary", 50), ("Countess Mary", 10), ("Mary", 20), ("Monsieur Mary", 2)),
+                   language="en")
+    joins.same_name_titles(book)
+    # a man's and a woman's titles: namesakes, left to the partial names one by one (the two women's titles are one
+    # name key from the start)
+    assert joined(book) == {frozenset({"Princess Mary", "Countess Mary"}), frozenset({"Mary"}),
+                            frozenset({"Monsieur Mary"})}
+    women = prepare(people(("Princess Mary", 50), ("Countess Mary", 10), ("Mary", 20)), language="en")
+    joins.same_name_titles(women)
+    assert joined(women) == {frozenset({"Princess Mary", "Countess Mary", "Mary"})}
+    # resolved whole: a rank said once ("Count Kutuzov") joins his name only by this rule
+    forms = [SurfaceForm("Kutuzov", "PERSON", 500, he=200, she=5), SurfaceForm("Prince Kutuzov", "PERSON", 40, he=10),
+             SurfaceForm("Count Kutuzov", "PERSON", 1)]
+    on = resolve(forms)
+    assert together(on, "Kutuzov", "Count Kutuzov") and "same_name_titles" in rules_of(on, "Count Kutuzov")
+    assert not together(resolve(forms, off={"same_name_titles"}), "Kutuzov", "Count Kutuzov")
+
+
+def test_given_name_forms_joins_two_forms_of_one_given_name_in_one_family() -> None:
+    forms = [SurfaceForm("Natalie Rostova", "PERSON", 10, she=4), SurfaceForm("Natasha Rostova", "PERSON", 40, she=20),
+             SurfaceForm("Henrietta Smith", "PERSON", 10, she=5), SurfaceForm("Henry Smith", "PERSON", 12, he=6)]
+    book = prepare(forms, language="en")
+    joins.given_name_forms(book)
+    assert joined(book) == {frozenset({"Natalie Rostova", "Natasha Rostova"}), frozenset({"Henrietta Smith"}),
+                            frozenset({"Henry Smith"})}
+    assert rules_of(resolve(forms), "Natalie Rostova") == ["given_name_forms"]
+    assert not together(resolve(forms, off={"given_name_forms"}), "Natalie Rostova", "Natasha Rostova")
+
+
+def _units(*names: str) -> tuple[tuple[str, int], ...]:
+    return tuple((name, 2) for name in names)
+
+
+def test_titled_surname_of_the_unnamed_joins_the_woman_named_without_her_surname() -> None:
+    forms = [SurfaceForm("Princess Drubetskaya", "PERSON", 6, units=_units("u1", "u2", "u3")),
+             SurfaceForm("Julie Drubetskaya", "PERSON", 2, she=4, units=_units("u40")),
+             SurfaceForm("Anna Mikhaylovna", "PERSON", 100, she=30, units=_units("u1", "u2", "u3", "u5")),
+             SurfaceForm("Princess Anna Mikhaylovna", "PERSON", 20, units=_units("u1", "u2"))]
+    # alone, on the titled form of her name: her title and her chapters are the rule's evidence
+    alone = [*forms[:2], SurfaceForm("Princess Anna Mikhaylovna", "PERSON", 120, she=30,
+                                     units=_units("u1", "u2", "u3", "u5"))]
+    book = prepare(alone, language="en")
+    joins.titled_surname_of_the_unnamed(book)
+    assert frozenset({"Princess Drubetskaya", "Princess Anna Mikhaylovna"}) in joined(book)
+    on = resolve(forms)
+    assert together(on, "Princess Drubetskaya", "Anna Mikhaylovna", "Princess Anna Mikhaylovna")
+    assert "titled_surname_of_the_unnamed" in rules_of(on, "Princess Drubetskaya")
+    assert not together(resolve(forms, off={"titled_surname_of_the_unnamed"}), "Princess Drubetskaya",
+                        "Anna Mikhaylovna")
+
+
+def test_other_forms_of_given_names_joins_a_pet_form_said_in_its_bearers_chapters() -> None:
+    forms = [SurfaceForm("Prince Andrew Bolkonski", "PERSON", 30, he=20, units=_units("u1", "u2", "u3", "u4")),
+             SurfaceForm("Andrew Kaysarov", "PERSON", 9, he=4, units=_units("u9")),
+             SurfaceForm("Andrusha", "PERSON", 5, units=_units("u2", "u3")),
+             SurfaceForm("Andel", "PERSON", 5, units=_units("u2", "u3"))]  # three letters shared only
+    book = prepare(forms, language="en")
+    joins.other_forms_of_given_names(book)
+    assert joined(book) == {frozenset({"Prince Andrew Bolkonski", "Andrusha"}), frozenset({"Andrew Kaysarov"}),
+                            frozenset({"Andel"})}
+    assert rules_of(resolve(forms), "Andrusha") == ["other_forms_of_given_names"]
+    assert not together(resolve(forms, off={"other_forms_of_given_names"}), "Andrusha", "Prince Andrew Bolkonski")
+
+
+MORGANS = people(("Morgans", 5), ("Mr. Morgan", 18), ("Miss Morgan", 9), ("Eugene Morgan", 20),
+                 ("Mr. Eugene Morgan", 8), ("Lucy Morgan", 40), ("Miss Lucy Morgan", 6), ("Lucy", 150))
+
+
+def test_titled_family_member_joins_a_titled_surname_to_the_familys_one_member_of_its_sex() -> None:
+    # "the Morgans" keeps the surname off any one bearer in partial_names; the title picks the member of its sex.
+    # "Mr. Eugene Morgan" is said with the title 8 times, which would keep "Mr. Morgan" apart as the family's head
+    # (named_apart) if he were the more spoken of; he is less so than Eugene. After same_name_titles, as in the
+    # resolver: each member is then one group
+    book = prepare(MORGANS, language="en")
+    joins.same_name_titles(book)
+    joins.titled_family_member(book)
+    assert {frozenset({"Mr. Morgan", "Eugene Morgan", "Mr. Eugene Morgan"}),
+            frozenset({"Miss Morgan", "Lucy Morgan", "Miss Lucy Morgan"})} <= joined(book)
+    on = resolve(MORGANS)
+    assert together(on, "Mr. Morgan", "Eugene Morgan") and together(on, "Miss Morgan", "Lucy")
+    assert "titled_family_member" in rules_of(on, "Mr. Morgan")
+    off = resolve(MORGANS, off={"titled_family_member"})
+    assert not together(off, "Mr. Morgan", "Eugene Morgan") and not together(off, "Miss Morgan", "Lucy")
+    # without the plural, partial_names joins them itself and this rule has nothing left to do
+    plain = resolve([form for form in MORGANS if form.text != "Morgans"])
+    assert together(plain, "Mr. Morgan", "Eugene Morgan")
+    assert "titled_family_member" not in rules_of(plain, "Mr. Morgan")
+
+
+def test_titled_family_member_keeps_apart_two_members_of_the_sex_a_vaguer_sex_and_the_head() -> None:
+    # two men of the family: "Mr. Pocket" may be either
+    pockets = people(("Pockets", 4), ("Mr. Pocket", 50), ("Mr. Matthew Pocket", 20), ("Mr. Herbert Pocket", 30),
+                     ("Herbert", 300))
+    resolved = resolve(pockets)
+    assert not together(resolved, "Mr. Pocket", "Mr. Matthew Pocket")
+    assert not together(resolved, "Mr. Pocket", "Mr. Herbert Pocket")
+    # a woman not known to be married is no "Mrs.", though a "Miss" may be her: a daughter has the surname from birth
+    chesters = people(("Chesters", 3), ("Mrs. Chester", 10), ("Miss Chester", 4),
+                      SurfaceForm("May Chester", "PERSON", 12, she=6))
+    resolved = resolve(chesters)
+    assert not together(resolved, "Mrs. Chester", "May Chester") and together(resolved, "Miss Chester", "May Chester")
+    # the head of the family by the title alone, far more spoken of than the member named with it and his given name
+    knightleys = people(("Knightleys", 6), ("Mr. Knightley", 500), ("Mr. John Knightley", 40), ("John Knightley", 5))
+    assert not together(resolve(knightleys), "Mr. Knightley", "Mr. John Knightley")

@@ -1,0 +1,101 @@
+"""The quotes stage's rows on a crafted document, by both engines: speakers and addressees as entity ids through the
+resolved mentions of people, a quotation in front matter left out, the chunk each quotation starts in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from ingestion.stages.quotes import document_quotes, quote_rows, quotes_frame
+
+TITLE = "“The Gate”\n\n"
+PART_ONE = "Pierre met Natasha at the gate.\n\n“Are you cold, Natasha?” asked Pierre.\n\n“A little,” she said.\n\n"
+PART_TWO = "They rode to Moscow.\n\n“Welcome home,” he said.\n\n“Come inside,” said the old man."
+TEXT = TITLE + PART_ONE + PART_TWO
+CHUNKS = [("c0", 0, "front_matter"), ("c1", len(TITLE), "chapter"), ("c2", len(TITLE + PART_ONE), "chapter")]
+ENTITIES = {"pierre": "PERSON", "natasha": "PER", "moscow": "GPE"}
+
+
+def _occurrences(word: str) -> list[tuple[int, int]]:
+    found, start = [], TEXT.find(word)
+    while start >= 0:
+        found.append((start, start + len(word)))
+        start = TEXT.find(word, start + 1)
+    return found
+
+
+MENTIONS = [
+    (s, e, entity)
+    for word, entity in (("Pierre", "pierre"), ("Natasha", "natasha"), ("Moscow", "moscow"))
+    for s, e in _occurrences(word)
+]
+
+
+def _expected() -> list[dict[str, Any]]:
+    """Written from reading the text: Pierre asks Natasha (named after the quotation, her name called out), "she"
+    is Natasha, "he" is Pierre (Moscow is a place, not a candidate), the old man is no named entity."""
+    rows = []
+    for quote, chunk, speaker, addressees, kind in (
+        ("“Are you cold, Natasha?”", "c1", "pierre", ["natasha"], "explicit"),
+        ("“A little,”", "c1", "natasha", [], "anaphoric"),
+        ("“Welcome home,”", "c2", "pierre", [], "anaphoric"),
+        ("“Come inside,”", "c2", None, [], "anaphoric"),
+    ):
+        start = TEXT.index(quote)
+        rows.append(
+            {
+                "quote_id": f"d:q{start}",
+                "doc_id": "d",
+                "chunk_id": chunk,
+                "start": start,
+                "end": start + len(quote),
+                "text": quote,
+                "speaker_id": speaker,
+                "addressee_ids": addressees,
+                "attribution": kind,
+            }
+        )
+    return rows
+
+
+def test_quotes_document_rows_name_speakers_and_addressees_by_entity() -> None:
+    prose = [(start, chunk) for chunk, start, kind in CHUNKS if kind != "front_matter"]
+    people = [(s, e, entity) for s, e, entity in MENTIONS if ENTITIES[entity] != "GPE"]
+    assert document_quotes("d", TEXT, prose, people) == _expected()
+
+
+def test_quotes_driver_engine_rows() -> None:
+    documents = pa.table({"doc_id": ["d"], "text": [TEXT]})
+    chunks = pa.table(
+        {
+            "doc_id": ["d"] * len(CHUNKS),
+            "chunk_id": [c for c, _, _ in CHUNKS],
+            "start": [s for _, s, _ in CHUNKS],
+            "unit_kind": [k for _, _, k in CHUNKS],
+        }
+    )
+    mention_entities = pa.table(
+        {
+            "doc_id": ["d"] * len(MENTIONS),
+            "entity_id": [entity for _, _, entity in MENTIONS],
+            "start": [s for s, _, _ in MENTIONS],
+            "end": [e for _, e, _ in MENTIONS],
+        }
+    )
+    entities = pa.table({"entity_id": list(ENTITIES), "label": list(ENTITIES.values())})
+    rows = quote_rows(documents, chunks, mention_entities, entities).to_pylist()
+    assert sorted(rows, key=lambda row: row["start"]) == _expected()
+
+
+def test_quotes_spark_engine_equals_the_expected_rows(spark: Any) -> None:
+    documents = spark.createDataFrame([("d", TEXT)], "doc_id string, text string")
+    chunks = spark.createDataFrame(
+        [("d", c, s, k) for c, s, k in CHUNKS], "doc_id string, chunk_id string, start long, unit_kind string"
+    )
+    mention_entities = spark.createDataFrame(
+        [("d", entity, s, e) for s, e, entity in MENTIONS], "doc_id string, entity_id string, start long, end long"
+    )
+    entities = spark.createDataFrame(list(ENTITIES.items()), "entity_id string, label string")
+    rows = [row.asDict() for row in quotes_frame(documents, chunks, mention_entities, entities).collect()]
+    assert sorted(rows, key=lambda row: row["start"]) == _expected()
