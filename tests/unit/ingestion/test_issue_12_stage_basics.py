@@ -79,6 +79,7 @@ CHANGED = {
     "cooccurrences": "71b0e90e6e6b71f0b7d47846",
     "graph": "021d8fef25a4142b3d2ed954",
     "index": "ba5378ce03385d379cb82e40",
+    "quotes": "cd78d5471c78a2b4233ace42",  # version 2: a name after words of address ("my dear Pierre,") is called
 }
 # The documents stage's version-2 fingerprint (English or Hungarian detected by stopwords), from a0cd7fe.
 DOCUMENTS_V2 = "99fd50768885ae7d9cb9be85"
