@@ -43,6 +43,7 @@ RULES: tuple[Rule, ...] = (
     Rule("not_a_name", "form", form_rules.not_a_name),
     Rule("hungarian_suffixes", "form", form_rules.hungarian_suffixes),
     Rule("said_where_a_place_is", "label", form_rules.said_where_a_place_is),
+    Rule("place_words", "label", form_rules.place_words),
     Rule("titled_is_a_person", "label", form_rules.titled_is_a_person),
     Rule("name_words_are_people", "label", form_rules.name_words_are_people),
     Rule("vessels", "label", form_rules.vessels),
