@@ -100,6 +100,24 @@ RANKS_BEFORE_SURNAME = frozenset(
     "colonel captain major general lieutenant sergeant corporal private admiral commodore ensign cadet adjutant "
     "marshal doctor dr professor judge squire parson vicar rector curate farmer sheriff governor senator".split()
 )
+# The kind of calling a rank or office before a surname names: one man rises through the military ranks ("Captain"
+# to "Colonel") but is not both a colonel and a judge; a son holds another office than his father ("Colonel
+# Pyncheon", the founder, and "Judge Pyncheon", his descendant). Two kinds, each said again and again with one
+# surname, are two men (``rules.grouping.offices_apart``).
+_OFFICE_KINDS = {
+    **dict.fromkeys("colonel captain major general lieutenant sergeant corporal private admiral commodore ensign "
+                    "cadet adjutant marshal".split(), "military"),
+    **dict.fromkeys("parson vicar rector curate".split(), "clergy"),
+    "dr": "doctor",
+}
+
+
+def offices(titles: Iterable[str]) -> set[str]:
+    """The kinds of calling (``_OFFICE_KINDS``; other ranks before a surname are their own kind) of casefolded
+    titles without dots: ``{"military"}`` for "captain" and "colonel", ``{"military", "judge"}`` for both."""
+    return {_OFFICE_KINDS.get(title, title) for title in titles if title in RANKS_BEFORE_SURNAME}
+
+
 # A sovereign is not called by a lesser title: "Emperor Alexander" and "Prince Alexander" are two people.
 SOVEREIGN_TITLES = frozenset("emperor empress tsar tsarina tsaritsa king queen sultan kaiser".split())
 

@@ -51,6 +51,7 @@ RULES: tuple[Rule, ...] = (
     Rule("common_nouns", "label", form_rules.common_nouns),
     Rule("alias_table", "group", grouping.alias_table),
     Rule("noble_ranks_apart", "group", grouping.noble_ranks_apart),
+    Rule("offices_apart", "group", grouping.offices_apart),
     Rule("same_name_titles", "join", joins.same_name_titles),
     Rule("given_name_forms", "join", joins.given_name_forms),
     Rule("partial_names", "join", partial.partial_names),
