@@ -1,4 +1,5 @@
-"""Benchmark: the Spark mentions stage vs plain spaCy on War and Peace (NER-only English pipeline, `--model`).
+"""Benchmark: the Spark mentions stage vs plain spaCy on War and Peace (NER-only English pipeline, `--model`), or
+with ``--language hu`` on Egri csillagok (the Hungarian default pipeline, no character list).
 
 In one run, over the same chunks (the chunks stage's own output):
   1. plain ``nlp.pipe`` in one process            → the single-process speed s1
@@ -11,7 +12,7 @@ workers' memory during the stage: the growth of each worker's peak RSS (the kern
 fifth of the stage to its end (the vocabulary cache is bounded, ``ner.cached_words``, so it stays flat).
 
     .venv/bin/python bench/bench_mentions.py [--corpus ../shared/corpora/war_and_peace.txt] [--limit-words N]
-        [--memory-trace FILE] [--model en_core_web_sm]
+        [--memory-trace FILE] [--model en_core_web_sm] [--language en|hu]
 
 Never a test: it measures and prints. Record the figures in docs/benchmarks.md.
 """
@@ -34,7 +35,10 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "war_and_peace.txt"
+CORPORA = ROOT.parent / "shared" / "corpora"
+DEFAULT_CORPUS = {"en": CORPORA / "war_and_peace.txt", "hu": CORPORA / "egri_csillagok.txt"}
+# The language of the corpus (--language): its chunking presets, its pipeline, pinned for the Spark run.
+LANGUAGE = "en"
 # The English pipeline measured (--model; default: the English default of ingestion/language_models.py).
 MODEL = "en_core_web_sm"
 
@@ -85,7 +89,7 @@ def prepare_chunks(corpus: Path, limit_words: int | None) -> list[str]:
     from ingestion.text import decode_document, strip_gutenberg
 
     text, _ = strip_gutenberg(decode_document(corpus.read_bytes(), source=str(corpus)))
-    chunks = [c.text for c in chunk_document(text, split_units(text, patterns=UnitPatterns.english()))]
+    chunks = [c.text for c in chunk_document(text, split_units(text, patterns=UnitPatterns.auto(LANGUAGE)))]
     if limit_words:
         kept, words = [], 0
         for chunk in chunks:
@@ -97,14 +101,18 @@ def prepare_chunks(corpus: Path, limit_words: int | None) -> list[str]:
     return chunks
 
 
-def plain(chunks: list[str], n_process: int, batch_size: int, model: str = "en_core_web_sm") -> tuple[float, int]:
-    """Seconds and entity count of plain nlp.pipe with the same NER-only components as the stage."""
+def plain(
+    chunks: list[str], n_process: int, batch_size: int, model: str = "en_core_web_sm"
+) -> tuple[float, int, float]:
+    """Seconds, entity count and this process's CPU seconds of plain nlp.pipe with the same NER-only components as
+    the stage (the CPU seconds count the work only with ``n_process=1``: on a busy machine, words per CPU second is
+    what one idle core would do)."""
     from ingestion.nlp import NlpSpec, build_nlp
 
-    nlp = build_nlp(NlpSpec(language="en", model=model))
-    started = time.perf_counter()
+    nlp = build_nlp(NlpSpec(language=LANGUAGE, model=model))
+    started, cpu = time.perf_counter(), time.process_time()
     n_ents = sum(len(doc.ents) for doc in nlp.pipe(chunks, n_process=n_process, batch_size=batch_size))
-    return time.perf_counter() - started, n_ents
+    return time.perf_counter() - started, n_ents, time.process_time() - cpu
 
 
 def _count_entities(nlp, texts, batch_size, start, results):  # type: ignore[no-untyped-def]
@@ -124,7 +132,7 @@ def independent_pair(chunks: list[str], batch_size: int, model: str = "en_core_w
 
     from ingestion.nlp import NlpSpec, build_nlp
 
-    nlp = build_nlp(NlpSpec(language="en", model=model))
+    nlp = build_nlp(NlpSpec(language=LANGUAGE, model=model))
     total = sum(len(c.split()) for c in chunks)
     halves: list[list[str]] = [[], []]
     done = 0
@@ -153,7 +161,7 @@ def _tool(lake: Path) -> Any:
     settings = load_settings(
         lakehouse={"root": lake},
         spark={"master": "local[2]", "shuffle_partitions": 2, "driver_memory": "4g"},
-        ner={"model": MODEL},
+        ner={"model": MODEL, "language": LANGUAGE},
     )
     tool = GenericNERIngestionTool()
     tool.set_settings(settings)
@@ -207,18 +215,21 @@ def spark_stage_alone(corpus_text_file: Path, lake: Path) -> float:
 def main() -> int:
     """Run the three measurements and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--corpus", type=Path, default=None, help="default: War and Peace, or Egri csillagok (hu)")
+    parser.add_argument("--language", choices=sorted(DEFAULT_CORPUS), default="en")
     parser.add_argument("--limit-words", type=int, default=None, help="only the first N words (a quick run)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--spark-only", action="store_true", help="skip the plain-spaCy runs (tuning the stage)")
     parser.add_argument("--memory-trace", type=Path, help="write the Python processes' samples (JSON) here")
-    parser.add_argument("--model", default=None, help="the English pipeline (default: the English default)")
+    parser.add_argument("--model", default=None, help="the pipeline (default: the language's default)")
     args = parser.parse_args()
-    global MODEL
+    global MODEL, LANGUAGE
     from ingestion.language_models import default_pipeline
 
-    english = default_pipeline("en")
-    MODEL = args.model or (english.model if english is not None else "en_core_web_sm")
+    LANGUAGE = args.language
+    default = default_pipeline(LANGUAGE)
+    MODEL = args.model or (default.model if default is not None else "en_core_web_sm")
+    args.corpus = args.corpus or DEFAULT_CORPUS[LANGUAGE]
     if not args.corpus.exists():
         print(f"corpus {args.corpus} not found", file=sys.stderr)
         return 2
@@ -230,9 +241,12 @@ def main() -> int:
 
     s1 = s2 = ceiling = float("nan")
     if not args.spark_only:
-        s1, ents1 = plain(chunks, 1, args.batch_size, MODEL)
-        print(f"plain nlp.pipe, 1 process     : {s1:7.1f} s  {words / s1:8.0f} words/s  ({ents1} entities)")
-        s2, ents2 = plain(chunks, 2, args.batch_size, MODEL)
+        s1, ents1, cpu1 = plain(chunks, 1, args.batch_size, MODEL)
+        print(
+            f"plain nlp.pipe, 1 process     : {s1:7.1f} s  {words / s1:8.0f} words/s  ({ents1} entities; "
+            f"{words / cpu1:.0f} words per CPU second)"
+        )
+        s2, ents2, _ = plain(chunks, 2, args.batch_size, MODEL)
         print(f"plain nlp.pipe, n_process=2   : {s2:7.1f} s  {words / s2:8.0f} words/s  ({ents2} entities)")
         ceiling, ents_pair = independent_pair(chunks, args.batch_size, MODEL)
         print(

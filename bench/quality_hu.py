@@ -3,10 +3,11 @@ its gazetteer, and the mentions stage's speed with the model vs the gazetteer al
 
     .venv/bin/python bench/quality_hu.py [--nerkor ../shared/data/nerkor]
         [--corpus ../shared/corpora/egri_csillagok.txt]
-        [--skip-egri] [--json FILE]
+        [--skip-egri] [--json FILE] [--model hu_nerkor|PATH]
 
 1. NER precision/recall/F1 of the shipped ``hu_nerkor`` on NerKor devel (gold tokens, as ``spacy evaluate``), overall
-   (PER/LOC/ORG/MISC, the anchors' measure), per label, per genre, and over csillag's labels PER/LOC/ORG only.
+   (PER/LOC/ORG/MISC, the anchors' measure), per label, per genre (P/R/F1 and words), and over csillag's labels
+   PER/LOC/ORG only.
 2. Base forms: share of devel PER/LOC/ORG gold names whose key (the base-form component on the name as written)
    equals the gold base form (the name with its last word's lemma; case ignored), overall and of the inflected ones.
 3. Egri csillagok through the whole pipeline, three runs in one Spark session (local[2]): the gazetteer alone
@@ -38,14 +39,14 @@ CORPUS = ROOT.parent / "shared" / "corpora" / "egri_csillagok.txt"
 GOLD = ROOT / "tests" / "data" / "gold_egri_csillagok.json"
 
 
-def nerkor_scores(nerkor: Path) -> dict[str, Any]:
+def nerkor_scores(nerkor: Path, model: str = "hu_nerkor") -> dict[str, Any]:
     from spacy.tokens import Doc
 
     from ingestion.nlp import NlpSpec, build_nlp
     from ingestion.training.hu_quality import evaluate_base_forms, evaluate_ner, format_ner
     from ingestion.training.nerkor import docs_from_split
 
-    nlp = build_nlp(NlpSpec(language="hu", model="hu_nerkor"))
+    nlp = build_nlp(NlpSpec(language="hu", model=model))
     docs = list(docs_from_split(nlp.vocab, nerkor / "devel"))
     began = time.perf_counter()
     scores = evaluate_ner(nlp, docs)
@@ -80,7 +81,7 @@ class _DropMisc:
             yield doc
 
 
-def egri_runs(corpus: Path) -> dict[str, Any]:
+def egri_runs(corpus: Path, model: str = "hu_nerkor") -> dict[str, Any]:
     from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
     from ingestion.domains.generic import GenericNERIngestionTool
     from ingestion.spark import get_spark
@@ -89,8 +90,8 @@ def egri_runs(corpus: Path) -> dict[str, Any]:
 
     runs = {
         "gazetteer only": (EgriCsillagokNERIngestionTool, {"model": ""}),
-        "model only (no gazetteer)": (GenericNERIngestionTool, {"language": "hu"}),
-        "gazetteer + model (default)": (EgriCsillagokNERIngestionTool, {}),
+        "model only (no gazetteer)": (GenericNERIngestionTool, {"language": "hu", "model": model}),
+        "gazetteer + model (default)": (EgriCsillagokNERIngestionTool, {"model": model}),
     }
     results: dict[str, Any] = {}
     base = Path(tempfile.mkdtemp(prefix="quality_hu_"))
@@ -143,17 +144,18 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--skip-egri", action="store_true")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON")
+    parser.add_argument("--model", default="hu_nerkor", help="the Hungarian pipeline: a shipped name or a folder")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     figures: dict[str, Any] = {}
     if (args.nerkor / "devel").is_dir():
-        figures["nerkor_devel"] = nerkor_scores(args.nerkor)
+        figures["nerkor_devel"] = nerkor_scores(args.nerkor, args.model)
     else:
         print(f"NerKor devel not found at {args.nerkor}: skipped")
     if not args.skip_egri:
         if args.corpus.is_file():
-            figures["egri_csillagok"] = egri_runs(args.corpus)
+            figures["egri_csillagok"] = egri_runs(args.corpus, args.model)
         else:
             print(f"{args.corpus} not found: Egri csillagok skipped")
     if args.json:

@@ -33,6 +33,7 @@ __all__ = [
     "LOCATIVE_BEFORE",
     "OATH_AFTER",
     "OATH_BEFORE",
+    "PLACE_HEADS",
     "MALE",
     "MARRIED",
     "NOBLE_RANKS_OF_MEN",
@@ -99,6 +100,24 @@ RANKS_BEFORE_SURNAME = frozenset(
     "colonel captain major general lieutenant sergeant corporal private admiral commodore ensign cadet adjutant "
     "marshal doctor dr professor judge squire parson vicar rector curate farmer sheriff governor senator".split()
 )
+# The kind of calling a rank or office before a surname names: one man rises through the military ranks ("Captain"
+# to "Colonel") but is not both a colonel and a judge; a son holds another office than his father ("Colonel
+# Pyncheon", the founder, and "Judge Pyncheon", his descendant). Two kinds, each said again and again with one
+# surname, are two men (``rules.grouping.offices_apart``).
+_OFFICE_KINDS = {
+    **dict.fromkeys("colonel captain major general lieutenant sergeant corporal private admiral commodore ensign "
+                    "cadet adjutant marshal".split(), "military"),
+    **dict.fromkeys("parson vicar rector curate".split(), "clergy"),
+    "dr": "doctor",
+}
+
+
+def offices(titles: Iterable[str]) -> set[str]:
+    """The kinds of calling (``_OFFICE_KINDS``; other ranks before a surname are their own kind) of casefolded
+    titles without dots: ``{"military"}`` for "captain" and "colonel", ``{"military", "judge"}`` for both."""
+    return {_OFFICE_KINDS.get(title, title) for title in titles if title in RANKS_BEFORE_SURNAME}
+
+
 # A sovereign is not called by a lesser title: "Emperor Alexander" and "Prince Alexander" are two people.
 SOVEREIGN_TITLES = frozenset("emperor empress tsar tsarina tsaritsa king queen sultan kaiser".split())
 
@@ -190,13 +209,16 @@ ARTICLED_WORD = r"(?:\b(?:[Aa]|[Aa]n|[Tt]he|THE)[ \t\r\n]+)?\p{Lu}[\p{L}\p{M}]*"
 # someone. Read in the CONTEXT_WINDOW characters before and after each mention (Java and Python regexes: the
 # entities stage counts them in Spark and in the driver). "at" counts only after being, staying or arriving: after a
 # look, a blow or a smile it is aimed at someone ("glanced down at Vereshchagin", "tore at Vereshchagin"); and
-# "in Anna Pavlovna's" is her house: a possessive name (the mention's end or what follows it) never counts.
+# "in Anna Pavlovna's" is her house: a possessive name (the mention's end or what follows it) never counts. The
+# nouns of a place's people, parts and distances before "of" or "from" say a place too ("the rector of Crampsford",
+# "the inhabitants of Crampsford", "three miles from Battersby"); "the daughter of", "a letter from" say nothing.
 CONTEXT_WINDOW = 40
 LOCATIVE_BEFORE = (
     r"(?i)(?:\b(?:in|near|into|through|beyond|outside|inside)|\b(?:"
     + "|".join(sorted(MOTION_VERBS))
     + r")\s+(?:to|from|towards|toward)|\b(?:is|was|were|be|been|being|are|am|stay\w*|remain\w*|arriv\w*|liv\w*|"
-    r"stopp\w*|halt\w*|encamp\w*|station\w*|battle|victory|defeat)\s+at)\s+$"
+    r"stopp\w*|halt\w*|encamp\w*|station\w*|battle|victory|defeat)\s+at|\b(?:inhabitants|neighbourhood|neighborhood|"
+    r"outskirts|direction|parish|rector|vicar|curate|mayor|streets|miles)\s+(?:of|from))\s+$"
 )
 POSSESSIVE = r"['’]s?$"  # at the end of the mention as written ("Anna Pavlovna's", a span the NER drew)
 POSSESSIVE_AFTER = r"^['’]s\b"
@@ -204,17 +226,37 @@ SPOKEN_BEFORE = r"(?i)\b(?:" + "|".join(sorted(SPEECH_VERBS)) + r")\s*$"
 SPOKEN_AFTER = r"(?i)^\s*,?\s*(?:" + "|".join(sorted(SPEECH_VERBS)) + r")\b"
 # A name invoked in oaths is a deity's, not a character's: "thank God", "my God", "God knows", "God bless you", "for
 # Christ's sake", "good Lord" (English formulas; a vocative "Natasha!" or "oh, Natasha" is no oath, and "by" is left
-# out: "by God" is an oath, "by Madame de Genlis" an author).
-OATH_BEFORE = r"(?i)\b(?:my|oh|o|good|thank|please|merciful)\s+$"
-OATH_AFTER = (
-    r"(?i)^(?:\s+(?:knows|bless|blesses|grant|grants|forbid|forbids|willing|damn|save|preserve|help|have\s+mercy|"
-    r"be\s+thanked|be\s+praised)\b|['’]s\s+sake)"
+# out: "by God" is an oath, "by Madame de Genlis" an author); and the formulas of worship a novel's narrator uses of
+# a deity: "the glory of God", "the grace of our Lord", "in the name of God", "May God guide you", "God's will",
+# "God-fearing" ("our" alone is left out: "our Order", "our Natasha").
+OATH_BEFORE = (
+    r"(?i)(?:\b(?:my|thy|oh|o|good|great|almighty|heavenly|merciful|thank|please|may|pray|prayed|praying|"
+    r"praise|worship|serve)|\b(?:glory|grace|wrath|mercy|kingdom|fear|sight|presence|blessing|goodness|providence|"
+    r"lamb|resurrection|ascension)\s+of(?:\s+our)?|\bin\s+the\s+name\s+of)\s+$"
 )
-# ... in a quarter of its mentions at least, and five times: in War and Peace "God" is in 74 of its 220, no person's
-# name of ten mentions or more in more than 1 of 11; a minor character's "my Ellen" or "oh Ellen" twice or thrice
-# must not make her a deity, and a deity sworn by less often is no one's answer (``invoked``).
+OATH_AFTER = (
+    r"(?i)^(?:\s+(?:knows|bless|blesses|grant|grants|forbid|forbids|forgive|willing|damn|save|preserve|help|"
+    r"have\s+mercy|be\s+thanked|be\s+praised|speed)\b|['’]s\s+(?:sake|will|glory|grace|mercy|help|name|truth|"
+    r"blessing|providence)\b|-fearing)"
+)
+# ... in a quarter of its mentions at least, and five times: in War and Peace "God" is in 89 of its 210 PERSON mentions,
+# no person's name of ten mentions or more in more than 1 of 10; a minor character's "my Ellen" or "oh Ellen" twice or
+# thrice must not make her a deity, and a deity sworn by less often is no one's answer (``invoked``).
 INVOKED_SHARE = 4
 INVOKED_MIN = 5
+
+
+# The last word of an English place's name says what kind of place it is: "Chesney Wold", "Crampsford Rectory", "Mill
+# Pond Bank", "Cook's Court", "Tarry Town" (``rules.forms.place_words``). Language knowledge like the titles: the
+# head nouns of streets, buildings, estates and landscape features in English place names, none a given name.
+PLACE_HEADS = frozenset(
+    "street lane road square row terrace crescent place court yard alley gardens fields walk parade "
+    "hall house manor abbey castle palace tower towers lodge grange rectory vicarage parsonage cottage farm inn "
+    "tavern hotel church chapel cathedral college school hospital prison gaol workhouse market wharf dock docks "
+    "quay bridge gate heights gables mill town city village borough hamlet "
+    "hill hills heath common green park wood woods forest moor moors wold wolds vale valley dale downs bank pond "
+    "lake river creek bay island cove cliff cliffs mountain mountains marsh marshes".split()
+)
 
 
 # A name said after a vessel's kind ("the schooner Marianne", "the whaler Pequod", "aboard the brig Pilgrim") names a

@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_REFERENCE_BYTES = 145_000
+MAX_REFERENCE_BYTES = 150_000
 MAX_DECISION_BYTES = 4_500
 MAX_SECTION_LINES = 120
 MAX_README_LINES = 150

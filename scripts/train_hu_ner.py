@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, default=None, help="override training.max_steps (quick trials)")
     parser.add_argument("--vectors", type=Path, default=None,
                         help="a spaCy vectors folder (scripts/train_hu_vectors.py) the tok2vec reads as static vectors")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_override,
+                        help="a config override for a trial, e.g. components.tok2vec.model.encode.width=256")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not (args.nerkor / "train").is_dir() or not (args.nerkor / "devel").is_dir():
@@ -65,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         for split in ("train", "devel"):
             n = convert(args.nerkor / split, corpus / f"{split}.spacy")
             print(f"converted {split}: {n} docs", flush=True)
-        train(corpus, run, args.max_steps, args.vectors)
+        train(corpus, run, args.max_steps, args.vectors, dict(args.set))
         print(f"trained in {time.perf_counter() - started:.0f}s", flush=True)
     nlp = assemble(run / "model-best", args.nerkor, args.out, with_vectors=args.vectors is not None)
     report(nlp, args.nerkor, args.out, corpus)
@@ -73,9 +75,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None = None) -> None:
+def _override(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` of ``--set``; the value is read as JSON when it parses (numbers, booleans), else kept as text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--set wants KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None = None,
+          extra: dict[str, object] | None = None) -> None:
     """``spacy train`` with the checked-in config (its console logger prints the progress table); with ``vectors``,
-    the tok2vec also reads them as static vectors."""
+    the tok2vec also reads them as static vectors; ``extra`` overrides more of the config (trials)."""
     from spacy.cli.train import train as spacy_train
 
     overrides: dict[str, object] = {
@@ -87,6 +101,7 @@ def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None =
         overrides["components.tok2vec.model.embed.include_static_vectors"] = True
     if max_steps is not None:
         overrides["training.max_steps"] = max_steps
+    overrides.update(extra or {})
     if run.exists():
         shutil.rmtree(run)
     spacy_train(CONFIG, run, use_gpu=-1, overrides=overrides)

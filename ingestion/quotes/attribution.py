@@ -163,6 +163,12 @@ def _sex(name: str, pronouns: list[int]) -> str:
     return common_given_name_sex(words[0].casefold()) if len(words) > 1 else common_given_name_sex(name.casefold())
 
 
+# Words of address between the comma and the name ("Yes, my dear Monsieur Pierre, …"): the name is still called.
+_ADDRESS_WORDS = re.compile(r"(?:\s+(?:my|dear|dearest|poor|good|old|mon|ma|cher|chère|monsieur|madame|mademoiselle|"
+                            r"sir|madam|mr\.?|mrs\.?|miss|uncle|aunt|cousin|brother|sister|prince|princess|count|"
+                            r"countess|kedves|édes|uram|bátyám|öcsém))+$", re.IGNORECASE)
+
+
 def _vocatives(text: str, quote: Quotation, names: _Names) -> tuple[Span, ...]:
     """Names the quotation addresses: after a comma and before punctuation ("Good night, Sir John,", "Come,
     Natasha."), or opening a sentence and followed by a comma, "!" or "?" ("Natasha, come!"). A name alone before a
@@ -172,7 +178,7 @@ def _vocatives(text: str, quote: Quotation, names: _Names) -> tuple[Span, ...]:
         start, end = names.spans[i]
         if start < quote.start:
             break
-        before = text[quote.start : start].rstrip()
+        before = _ADDRESS_WORDS.sub("", text[quote.start : start].rstrip())
         after = text[end : quote.end].lstrip()[:1]
         after_comma = before[-1:] == ","
         opening = not before[1:] or before[-1] in ".!?;"

@@ -20,6 +20,7 @@ from ingestion.names import (
     genders_compatible,
     nickname_partners,
     noble_ranks,
+    offices,
     pronoun_gender,
 )
 from ingestion.normalize import SURNAME_ENDINGS, WEAK_TITLES, match_key, surname_variants
@@ -181,6 +182,11 @@ class Book:
         """The men's ranks of nobility (``names.noble_ranks``) said ``INTRODUCED`` times or more with a group's name:
         a rank said once or twice ("Count Kutuzov", once, before he is made a prince) says nothing of another."""
         return noble_ranks(title for title, n in self.nodes[self.root(index)].title_mass.items() if n >= INTRODUCED)
+
+    def held_offices(self, index: int) -> set[str]:
+        """The kinds of rank or office before a surname (``names.offices``) said ``INTRODUCED`` times or more with a
+        group's name: "Colonel Pyncheon" 28 times is a colonel's, whatever else the family is called."""
+        return offices(title for title, n in self.nodes[self.root(index)].title_mass.items() if n >= INTRODUCED)
 
     def candidates(self, tokens: tuple[str, ...]) -> set[int]:
         """The people a name can belong to: those sharing a word with it, or whose given name is a variant of a

@@ -16,8 +16,8 @@ A pair co-occurs once per *window* in which both are mentioned; the window is th
 always come together whatever their frequency, so a minor character met only beside the hero gets a strong edge
 and the hero does not get a strong edge to everyone. The measured choice of the default is in docs/quality.md.
 
-A small corpus or increment (``LakehouseTables.small_increment``) is counted in the driver (``cooccurrence_rows``, the
-same rows as Spark's ``cooccurrence_pairs``); a bigger one by Spark.
+The counting is one query (``cooccurrence_sql``), run in process by DuckDB for a small corpus or increment
+(``LakehouseTables.small_increment``: ``cooccurrence_rows``) and by Spark SQL for a bigger one (``cooccurrence_pairs``).
 
 Recomputed whole, except after an entities run in document scope that only resolved new documents and removed
 others (its marker's ``details["documents"]``): a pair's entities are then one document's, so only those documents'
@@ -26,15 +26,8 @@ pairs are deleted and counted again.
 
 from __future__ import annotations
 
-import bisect
-import contextlib
-import gc
-import itertools
 import logging
-import math
-import re
-from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -42,6 +35,7 @@ import pyarrow.compute as pc
 
 from graph.tables import COOCCURRENCES
 from ingestion.lakehouse import one_of
+from ingestion.relational import query_arrow, query_spark
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import documents_changed
@@ -59,227 +53,116 @@ PARAGRAPH_BREAK = r"\n[ \t\r]*\n"
 TURNS_REACH = 1  # how many paragraphs away a "turns" window reaches: the reply to a line of dialogue
 
 
-def paragraph_numbers(mention_entities: DataFrame, mentions: DataFrame | None, chunks: DataFrame) -> DataFrame:
-    """(chunk_id, entity_id, unit_id, paragraph): each resolved mention's paragraph, numbered through its document.
+def cooccurrence_sql(window: str, offsets_in_mentions: bool = False) -> str:
+    """The query (DuckDB's dialect) of one row per unordered entity pair over the tables ``mention_entities``,
+    ``chunks``, ``entities`` (their mention counts: a pair of an entity not there is dropped) and, when
+    ``offsets_in_mentions`` (a ``mention_entities`` table written before the entities stage's version 6, without the
+    mentions' offsets), ``mentions``.
 
-    A mention's paragraph in its chunk is the number of blank lines before it in the chunk's text; a chunk's first
-    paragraph follows the paragraphs of all earlier chunks of the document. Two mentions are in neighbouring
-    paragraphs when their numbers differ by one, across a chunk boundary too.
+    A pair's passages are the chunks of its first mentions (the lesser entity's in a sentence or chunk window, the
+    earlier paragraph's in a paragraph window), its units the units of those chunks.
     """
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    per_chunk = chunks.select(
-        "chunk_id", "doc_id", "chunk_index", "unit_id", F.col("start").alias("chunk_start"), "text",
-        (F.expr(f"regexp_count(text, '{PARAGRAPH_BREAK}')") + 1).alias("n_paragraphs"),
-    )
-    before = Window.partitionBy("doc_id").orderBy("chunk_index").rowsBetween(Window.unboundedPreceding, -1)
-    per_chunk = per_chunk.withColumn("first_paragraph", F.coalesce(F.sum("n_paragraphs").over(before), F.lit(0)))
-    if "start" in mention_entities.columns:  # the entities stage's version 6 writes each mention's offsets
-        offsets = mention_entities.select("entity_id", "chunk_id", "start")
-    else:
-        assert mentions is not None, "a mention_entities table without offsets needs the mentions table"
-        offsets = mention_entities.select("mention_id", "entity_id").join(
-            mentions.select("mention_id", "chunk_id", "start"), "mention_id"
-        )
-    located = offsets.join(per_chunk.drop("doc_id", "chunk_index"), "chunk_id")
-    within = F.expr(f"regexp_count(substring(text, 1, greatest(start - chunk_start, 0)), '{PARAGRAPH_BREAK}')")
-    return located.select(
-        "chunk_id", "entity_id", "unit_id", (F.col("first_paragraph") + within).cast("long").alias("paragraph")
-    )
-
-
-def _windows(mention_entities: DataFrame, mentions: DataFrame | None, chunks: DataFrame, window: str) -> DataFrame:
-    """(window_id, chunk_id, src_id, dst_id) for every window two different entities share."""
-    from pyspark.sql import functions as F
-
+    if window not in WINDOWS:
+        raise ValueError(f"unknown co-occurrence window {window!r}; valid: {', '.join(WINDOWS)}")
     if window in ("sentence", "chunk"):
-        key = "sentence_id" if window == "sentence" else "chunk_id"
-        occurrences = mention_entities.select(F.col(key).alias("window_id"), "chunk_id", "entity_id").distinct()
-        a, b = occurrences.alias("a"), occurrences.alias("b")
-        condition = (F.col("a.window_id") == F.col("b.window_id")) & (F.col("a.entity_id") < F.col("b.entity_id"))
-        return a.join(b, condition).select(
-            F.col("a.window_id").alias("window_id"), F.col("a.chunk_id").alias("chunk_id"),
-            F.col("a.entity_id").alias("src_id"), F.col("b.entity_id").alias("dst_id"),
-        )
-    paragraphs = paragraph_numbers(mention_entities, mentions, chunks).distinct()
+        windows = _shared_keys(window)
+    else:
+        windows = _shared_paragraphs(window, offsets_in_mentions)
+    return f"""WITH {windows}, grouped AS (
+  SELECT w.src_id, w.dst_id, count(DISTINCT w.window_id) AS "count",
+         array_sort(array_agg(DISTINCT w.chunk_id) FILTER (WHERE w.chunk_id IS NOT NULL)) AS chunk_ids,
+         array_sort(array_agg(DISTINCT c.unit_id) FILTER (WHERE c.unit_id IS NOT NULL)) AS unit_ids
+  FROM windows AS w JOIN chunks AS c ON w.chunk_id = c.chunk_id
+  GROUP BY w.src_id, w.dst_id
+)
+SELECT g.src_id, g.dst_id, g."count", g."count" / sqrt(s.mention_count * d.mention_count) AS weight,
+       g.chunk_ids, g.unit_ids, '{window}' AS "window"
+FROM grouped AS g JOIN entities AS s ON g.src_id = s.entity_id JOIN entities AS d ON g.dst_id = d.entity_id"""
+
+
+def _shared_keys(window: str) -> str:
+    """``windows`` (window_id, chunk_id, src_id, dst_id): the pairs of entities mentioned in one sentence or chunk."""
+    key = "sentence_id" if window == "sentence" else "chunk_id"
+    return f"""occurrences AS (
+  SELECT DISTINCT {key} AS window_id, chunk_id, entity_id FROM mention_entities
+), windows AS (
+  SELECT a.window_id, a.chunk_id, a.entity_id AS src_id, b.entity_id AS dst_id
+  FROM occurrences AS a JOIN occurrences AS b ON a.window_id = b.window_id AND a.entity_id < b.entity_id
+)"""
+
+
+def _shared_paragraphs(window: str, offsets_in_mentions: bool) -> str:
+    """``windows`` (window_id, chunk_id, src_id, dst_id) of the paragraph windows.
+
+    A mention's paragraph is the number of paragraph breaks before it in its chunk's text, after the paragraphs of
+    the document's earlier chunks, so neighbouring paragraphs differ by one across a chunk boundary too. The join is
+    an equi-join on (unit, paragraph): b stands at each paragraph it reaches, so the work grows with the mentions of
+    neighbouring paragraphs, never with the size of a unit (a book without headings is one unit).
+    """
     reach = 0 if window == "paragraph" else TURNS_REACH
-    # An equi-join on (unit, paragraph): b stands at each paragraph it reaches, so the work grows with the mentions
-    # of neighbouring paragraphs, never with the size of a unit (a book without headings is one unit).
-    reached = paragraphs.withColumn(
-        "near", F.explode(F.sequence(F.col("paragraph") - reach, F.col("paragraph") + reach))
+    shifts = ", ".join(f"({shift})" for shift in range(-reach, reach + 1))
+    offsets = (
+        "SELECT e.entity_id, m.chunk_id, m.start FROM mention_entities AS e JOIN mentions AS m"
+        " ON e.mention_id = m.mention_id"
+        if offsets_in_mentions
+        else "SELECT entity_id, chunk_id, start FROM mention_entities"
     )
-    a, b = paragraphs.alias("a"), reached.alias("b")
-    condition = (
-        (F.col("a.unit_id") == F.col("b.unit_id"))
-        & (F.col("a.paragraph") == F.col("b.near"))
-        & (F.col("a.entity_id") != F.col("b.entity_id"))
-    )
-    low = F.least(F.col("a.paragraph"), F.col("b.paragraph"))
-    high = F.greatest(F.col("a.paragraph"), F.col("b.paragraph"))
-    return a.join(b, condition).select(
-        F.concat_ws(":", F.col("a.unit_id"), low.cast("string"), high.cast("string")).alias("window_id"),
-        # the evidence passage: the chunk of the earlier paragraph
-        F.when(F.col("a.paragraph") <= F.col("b.paragraph"), F.col("a.chunk_id"))
-        .otherwise(F.col("b.chunk_id"))
-        .alias("chunk_id"),
-        F.least(F.col("a.entity_id"), F.col("b.entity_id")).alias("src_id"),
-        F.greatest(F.col("a.entity_id"), F.col("b.entity_id")).alias("dst_id"),
-    )
+    return f"""offsets AS ({offsets}), numbered AS (
+  SELECT chunk_id, unit_id, start AS chunk_start, text, coalesce(sum(array_length(string_split_regex(text,
+           '{PARAGRAPH_BREAK}'))) OVER (PARTITION BY doc_id ORDER BY chunk_index
+           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS first_paragraph
+  FROM chunks
+), paragraphs AS (
+  SELECT DISTINCT o.chunk_id, o.entity_id, c.unit_id, CAST(c.first_paragraph + array_length(string_split_regex(
+           substring(c.text, 1, greatest(o.start - c.chunk_start, 0)), '{PARAGRAPH_BREAK}')) - 1 AS BIGINT) AS paragraph
+  FROM offsets AS o JOIN numbered AS c ON o.chunk_id = c.chunk_id
+), reached AS (
+  SELECT p.*, p.paragraph + s.shift AS near FROM paragraphs AS p CROSS JOIN (VALUES {shifts}) AS s(shift)
+), windows AS (
+  SELECT concat_ws(':', a.unit_id, CAST(least(a.paragraph, b.paragraph) AS VARCHAR),
+                   CAST(greatest(a.paragraph, b.paragraph) AS VARCHAR)) AS window_id,
+         CASE WHEN a.paragraph <= b.paragraph THEN a.chunk_id ELSE b.chunk_id END AS chunk_id,
+         least(a.entity_id, b.entity_id) AS src_id, greatest(a.entity_id, b.entity_id) AS dst_id
+  FROM paragraphs AS a JOIN reached AS b
+    ON a.unit_id = b.unit_id AND a.paragraph = b.near AND a.entity_id <> b.entity_id
+)"""
 
 
 def cooccurrence_pairs(
     mention_entities: DataFrame, chunks: DataFrame, entities: DataFrame, window: str, mentions: DataFrame | None = None
 ) -> DataFrame:
-    """Pure transform: (mention_entities, chunks, entities[, mentions]) → one row per unordered entity pair.
+    """``cooccurrence_sql`` run by Spark: (mention_entities, chunks, entities[, mentions]) → one row per pair.
 
     ``mentions`` (their offsets) is needed by the paragraph windows only, and only for a ``mention_entities``
     table written before the entities stage's version 6 (which holds the offsets itself).
     """
-    from pyspark.sql import functions as F
-
-    if window not in WINDOWS:
-        raise ValueError(f"unknown co-occurrence window {window!r}; valid: {', '.join(WINDOWS)}")
-    if window in ("paragraph", "turns") and mentions is None and "start" not in mention_entities.columns:
-        raise ValueError(f"the {window!r} window needs the mentions table (their offsets)")
-    pairs = _windows(mention_entities, mentions, chunks, window)
-    located = pairs.join(chunks.select("chunk_id", "unit_id"), "chunk_id")
-    counts = entities.select("entity_id", "mention_count")
-    grouped = located.groupBy("src_id", "dst_id").agg(
-        F.countDistinct("window_id").alias("count"),
-        F.array_sort(F.collect_set("chunk_id")).alias("chunk_ids"),
-        F.array_sort(F.collect_set("unit_id")).alias("unit_ids"),
-    )
-    weighted = (
-        grouped.join(
-            counts.withColumnRenamed("entity_id", "src_id").withColumnRenamed("mention_count", "m_src"), "src_id"
-        )
-        .join(counts.withColumnRenamed("entity_id", "dst_id").withColumnRenamed("mention_count", "m_dst"), "dst_id")
-        .withColumn("weight", F.col("count") / F.sqrt(F.col("m_src") * F.col("m_dst")))
-        .withColumn("window", F.lit(window))
-    )
-    return conform(weighted, COOCCURRENCES)
+    in_mentions = window in ("paragraph", "turns") and "start" not in mention_entities.columns
+    tables = {"mention_entities": mention_entities, "chunks": chunks, "entities": entities}
+    if in_mentions:
+        if mentions is None:
+            raise ValueError(f"the {window!r} window needs the mentions table (their offsets)")
+        tables["mentions"] = mentions
+    return conform(query_spark(cooccurrence_sql(window, in_mentions), tables), COOCCURRENCES)
 
 
 def cooccurrence_rows(
     mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[str, int], window: str
 ) -> pa.Table:
-    """``cooccurrence_pairs`` in the driver, over Arrow tables: the same rows, for the few documents of a
-    ``small_increment`` (a novel's 21,000 resolved mentions take well under a second here, ~8 s as Spark jobs).
+    """``cooccurrence_sql`` run in process, over Arrow tables: the same rows as ``cooccurrence_pairs``, sorted by
+    pair, for the few documents of a ``small_increment``.
 
     ``mention_entities``: entity_id, chunk_id, sentence_id and (paragraph windows) start; ``chunks``: chunk_id, doc_id,
     chunk_index, unit_id, start and (paragraph windows) text; ``mention_counts``: the ``entities`` table's
-    mention_count by entity id — a pair of an entity it lacks is dropped, as by the Spark join.
+    mention_count by entity id.
     """
-    if window not in WINDOWS:
-        raise ValueError(f"unknown co-occurrence window {window!r}; valid: {', '.join(WINDOWS)}")
-    with _collector_paused():
-        return _rows(mention_entities, chunks, mention_counts, window)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused: the pairs' hundreds of thousands of tuples and sets hold no cycles,
-    yet every burst of allocations set it walking them all again: 8× War and Peace in corpus scope (100,004 pairs)
-    took 5.5-7.2 s with it running, 3.7-5.2 s paused."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _rows(mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[str, int], window: str) -> pa.Table:
-    """``cooccurrence_rows``'s work, the window known to be valid."""
-    chunk_rows = chunks.to_pydict()
-    unit_of = dict(zip(chunk_rows["chunk_id"], chunk_rows["unit_id"], strict=True))
-    found = mention_entities.to_pydict()
-    # per pair of different entities (src < dst): the windows they share, the passages (the chunk of the pair's first
-    # mention: the lesser id's in a sentence or chunk, the earlier paragraph's in a paragraph window) and the units
-    # those are in — gathered as they are found, each kept once by its set
-    windows: dict[tuple[str, str], set[Any]] = defaultdict(set)
-    passages: dict[tuple[str, str], set[str]] = defaultdict(set)
-    units: dict[tuple[str, str], set[str]] = defaultdict(set)
-    if window in ("sentence", "chunk"):
-        key = "sentence_id" if window == "sentence" else "chunk_id"
-        occurrences: dict[str, set[tuple[str, str]]] = defaultdict(set)
-        for window_id, chunk_id, entity_id in zip(found[key], found["chunk_id"], found["entity_id"], strict=True):
-            if window_id is not None:  # a null key joins nothing in Spark
-                occurrences[window_id].add((entity_id, chunk_id))
-        for window_id, present in occurrences.items():
-            if len(present) < 2:
-                continue
-            for (a, chunk_id), (b, _) in itertools.permutations(present, 2):
-                if a < b and chunk_id in unit_of and a in mention_counts and b in mention_counts:
-                    windows[a, b].add(window_id)
-                    passages[a, b].add(chunk_id)
-                    if unit_of[chunk_id] is not None:  # collect_set leaves nulls out
-                        units[a, b].add(unit_of[chunk_id])
-    else:
-        reach = 0 if window == "paragraph" else TURNS_REACH
-        # per unit: paragraph number → the (entity, chunk) pairs mentioned in it
-        by_unit: dict[str, dict[int, set[tuple[str, str]]]] = defaultdict(lambda: defaultdict(set))
-        numbered = _paragraph_starts(chunk_rows)
-        for chunk_id, entity_id, start in zip(found["chunk_id"], found["entity_id"], found["start"], strict=True):
-            if chunk_id not in numbered or unit_of[chunk_id] is None:
-                continue  # no such chunk: the Spark join drops the mention too
-            first, chunk_start, break_ends = numbered[chunk_id]
-            paragraph = first + bisect.bisect_right(break_ends, max(start - chunk_start, 0))
-            by_unit[unit_of[chunk_id]][paragraph].add((entity_id, chunk_id))
-        for unit_id, paragraphs in by_unit.items():
-            for low, here in paragraphs.items():
-                for high in range(low, low + reach + 1):
-                    there = paragraphs.get(high)
-                    if not there:
-                        continue
-                    window_id = (unit_id, low, high)  # paragraphs low..high of the unit
-                    for a, chunk_id in here:
-                        if a not in mention_counts:
-                            continue
-                        for b, _ in there:
-                            if a != b and b in mention_counts:
-                                pair = (a, b) if a < b else (b, a)
-                                windows[pair].add(window_id)
-                                passages[pair].add(chunk_id)
-                                units[pair].add(unit_id)
-    pairs = sorted(windows)
-    counts = [len(windows[pair]) for pair in pairs]
-    return pa.Table.from_pydict(
-        {
-            "src_id": [src for src, _ in pairs],
-            "dst_id": [dst for _, dst in pairs],
-            "count": counts,
-            "weight": [n / math.sqrt(mention_counts[src] * mention_counts[dst]) for n, (src, dst) in zip(
-                counts, pairs, strict=True)],
-            "chunk_ids": [sorted(passages[pair]) for pair in pairs],
-            "unit_ids": [sorted(units[pair]) for pair in pairs],
-            "window": [window] * len(pairs),
-        },
-        schema=COOCCURRENCES.arrow_schema(),
+    entities = pa.table(
+        {"entity_id": list(mention_counts), "mention_count": list(mention_counts.values())},
+        schema=pa.schema([("entity_id", pa.string()), ("mention_count", pa.int64())]),
     )
-
-
-def _paragraph_starts(chunk_rows: dict[str, list[Any]]) -> dict[str, tuple[int, int, list[int]]]:
-    """chunk id → (the number of its first paragraph in its document, its start offset, the offsets in it where each
-    paragraph break ends): ``paragraph_numbers``'s numbering, a mention's paragraph being the first plus the breaks
-    ended by its start (a break never runs into a word, so those are the breaks its text before it holds)."""
-    breaks = re.compile(PARAGRAPH_BREAK)
-    by_document: dict[str, list[tuple[int, str, int, str]]] = defaultdict(list)
-    for chunk_id, doc_id, index, start, text in zip(
-        chunk_rows["chunk_id"], chunk_rows["doc_id"], chunk_rows["chunk_index"], chunk_rows["start"],
-        chunk_rows["text"], strict=True,
-    ):
-        by_document[doc_id].append((index, chunk_id, start, text))
-    out: dict[str, tuple[int, int, list[int]]] = {}
-    for document in by_document.values():
-        first = 0
-        for _, chunk_id, start, text in sorted(document):
-            ends = [match.end() for match in breaks.finditer(text)]
-            out[chunk_id] = (first, start, ends)
-            first += len(ends) + 1
-    return out
+    tables = {"mention_entities": mention_entities, "chunks": chunks, "entities": entities}
+    pairs = query_arrow(cooccurrence_sql(window), tables)
+    schema = COOCCURRENCES.arrow_schema()
+    return pairs.select(schema.names).cast(schema).sort_by([("src_id", "ascending"), ("dst_id", "ascending")])
 
 
 class CooccurrencesStage(Stage):

@@ -140,7 +140,7 @@ class QuotesStage(Stage):
     """Writes ``quotes``."""
 
     name = "quotes"
-    version = 1
+    version = 2
     tables = (QUOTES.name,)
     # entities' output stands for its inputs too (chunks, and so documents): as for the cooccurrences stage
     requires = ("entities",)

@@ -29,7 +29,7 @@ NAME_LABELS = ("PER", "LOC", "ORG")
 
 @dataclass
 class NerScores:
-    """Overall and per-label precision/recall/F1, and F1 per genre."""
+    """Overall and per-label precision/recall/F1, F1 per genre, and per genre P/R/F1 with its size in words."""
 
     p: float
     r: float
@@ -38,11 +38,12 @@ class NerScores:
     per_genre: dict[str, float] = field(default_factory=dict)
     n_docs: int = 0
     n_words: int = 0
+    genre_detail: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain dict (JSON)."""
         return {"p": self.p, "r": self.r, "f": self.f, "per_label": self.per_label, "per_genre": self.per_genre,
-                "n_docs": self.n_docs, "n_words": self.n_words}
+                "genre_detail": self.genre_detail, "n_docs": self.n_docs, "n_words": self.n_words}
 
 
 def evaluate_ner(nlp: Language, docs: Iterable[Doc], batch_size: int = 64) -> NerScores:
@@ -57,16 +58,27 @@ def evaluate_ner(nlp: Language, docs: Iterable[Doc], batch_size: int = 64) -> Ne
     by_genre: dict[str, list[Example]] = defaultdict(list)
     for eg in done:
         by_genre[eg.reference.user_data.get("genre", "?")].append(eg)
-    per_genre = {g: float(Scorer.score_spans(egs, "ents")["ents_f"] or 0.0) for g, egs in sorted(by_genre.items())}
+    genre_detail = {g: _prf(Scorer.score_spans(egs, "ents"), egs) for g, egs in sorted(by_genre.items())}
     return NerScores(
         p=float(overall["ents_p"] or 0.0),
         r=float(overall["ents_r"] or 0.0),
         f=float(overall["ents_f"] or 0.0),
         per_label={k: {m: float(v) for m, v in d.items()} for k, d in sorted((overall["ents_per_type"] or {}).items())},
-        per_genre=per_genre,
+        per_genre={g: d["f"] for g, d in genre_detail.items()},
         n_docs=len(done),
         n_words=sum(len(eg.reference) for eg in done),
+        genre_detail=genre_detail,
     )
+
+
+def _prf(scores: dict[str, Any], examples: list[Any]) -> dict[str, float]:
+    """P, R, F1 of a scorer's ``ents`` result, and the words of the examples it scored."""
+    return {
+        "p": float(scores["ents_p"] or 0.0),
+        "r": float(scores["ents_r"] or 0.0),
+        "f": float(scores["ents_f"] or 0.0),
+        "words": float(sum(len(eg.reference) for eg in examples)),
+    }
 
 
 def _plain(doc: Doc) -> Doc:
@@ -118,5 +130,6 @@ def format_ner(scores: NerScores) -> str:
     lines = [f"NER  P {scores.p:.4f}  R {scores.r:.4f}  F1 {scores.f:.4f}  {size}"]
     for label, d in scores.per_label.items():
         lines.append(f"  {label:<5} P {d['p']:.4f}  R {d['r']:.4f}  F1 {d['f']:.4f}")
-    lines.append("  by genre: " + ", ".join(f"{g} {f:.4f}" for g, f in scores.per_genre.items()))
+    for genre, d in scores.genre_detail.items():
+        lines.append(f"  {genre:<10} P {d['p']:.4f}  R {d['r']:.4f}  F1 {d['f']:.4f}  ({d['words']:.0f} words)")
     return "\n".join(lines)

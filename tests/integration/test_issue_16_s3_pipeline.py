@@ -36,7 +36,7 @@ from tools.ingestion import STAGE_NAMES
 
 pytestmark = [pytest.mark.s3, pytest.mark.spark, pytest.mark.integration]
 
-TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "cooccurrences", "graph_nodes",
+TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "quotes", "cooccurrences", "graph_nodes",
           "graph_edges", "rejects")
 
 

@@ -24,7 +24,7 @@ from tests.unit.ingestion.tables import comparable, read
 
 pytestmark = [pytest.mark.spark, pytest.mark.integration]
 
-TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "cooccurrences", "graph_nodes",
+TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "quotes", "cooccurrences", "graph_nodes",
           "graph_edges")
 
 

@@ -72,6 +72,7 @@ def test_spark_submit_runs_the_pipeline_and_reports_json(local_run: SimpleNamesp
         "index",
         "mentions",
         "entities",
+        "quotes",
         "cooccurrences",
         "graph",
         "neo4j",

@@ -11,17 +11,21 @@ from ingestion.resolution.forms import DOMINANCE, INTRODUCED, MIN_ANCHOR_SUPPORT
 def ranks_apart(book: Book, a: int, b: int) -> bool:
     """Keeps apart two groups whose titles cannot be one person's: a sovereign's and a lesser rank's ("Emperor
     Alexander", "Prince Alexander"), a Miss's and a titled woman's (``names.rank_conflict``), two men's ranks of
-    nobility each said ``INTRODUCED`` times ("Prince Nicholas", "Count Nicholas").
+    nobility each said ``INTRODUCED`` times ("Prince Nicholas", "Count Nicholas"), two kinds of office each said
+    so ("Colonel Pyncheon", "Judge Pyncheon": a father's rank and his son's office).
 
-    Evidence: the titles carried by ``RANK_SHARE`` of each group's mentions (``Book.usual_titles``), the ranks said
-    again and again (``Book.held_ranks``).
+    Evidence: the titles carried by ``RANK_SHARE`` of each group's mentions (``Book.usual_titles``), the ranks and
+    offices said again and again (``Book.held_ranks``, ``Book.held_offices``).
     """
     if not book.on("ranks_apart"):
         return False
     if rank_conflict(book.usual_titles(a), book.usual_titles(b)):
         return True
     ranks_a, ranks_b = book.held_ranks(a), book.held_ranks(b)
-    return bool(ranks_a and ranks_b and ranks_a.isdisjoint(ranks_b))
+    if ranks_a and ranks_b and ranks_a.isdisjoint(ranks_b):
+        return True
+    offices_a, offices_b = book.held_offices(a), book.held_offices(b)
+    return bool(offices_a and offices_b and offices_a.isdisjoint(offices_b))
 
 
 def rank_fits(book: Book, ranks: set[str], gender: str, home_titles: set[str]) -> bool:

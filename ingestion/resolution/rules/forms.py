@@ -10,10 +10,18 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping
 
 from ingestion.alias_table import AliasTable
-from ingestion.names import VESSEL_LABEL, a_vessel, said_somewhere, spelling_variants
+from ingestion.names import (
+    PLACE_HEADS,
+    VESSEL_LABEL,
+    a_vessel,
+    common_given_name_sex,
+    said_somewhere,
+    spelling_variants,
+)
 from ingestion.normalize import has_person_title, hu_stem, is_title, match_key, restore_case, split_titles
 from ingestion.resolution.forms import (
     ARTICLED_MIN,
+    DOMINANCE,
     MIN_ANCHOR_SUPPORT,
     Form,
     addressed,
@@ -59,7 +67,7 @@ def hungarian_suffixes(forms: list[Form], table: AliasTable) -> None:
 def vote_families(forms: list[Form], language: Language, usage: Mapping[str, tuple[int, int]],
                   disabled: Collection[str] = ()) -> None:
     """Give every form the majority label family of all forms sharing its key (NER labels are noisy), then let the
-    label rules that outweigh the vote have their say, in this order: ``said_where_a_place_is``,
+    label rules that outweigh the vote have their say, in this order: ``said_where_a_place_is``, ``place_words``,
     ``titled_is_a_person``, ``name_words_are_people``, ``vessels``."""
     votes: dict[str, Counter[str]] = defaultdict(Counter)
     context: dict[str, Counter[str]] = defaultdict(Counter)
@@ -73,8 +81,10 @@ def vote_families(forms: list[Form], language: Language, usage: Mapping[str, tup
         form.family = min(tally, key=lambda family: (-tally[family], family))
     if "said_where_a_place_is" not in disabled:
         said_where_a_place_is(forms, language, votes, context)
+    if "place_words" not in disabled:
+        place_words(forms, language)
     if "titled_is_a_person" not in disabled:
-        titled_is_a_person(forms, language)
+        titled_is_a_person(forms, language, votes, context)
     if "name_words_are_people" not in disabled:
         name_words_are_people(forms, language)
     if "vessels" not in disabled:
@@ -91,22 +101,68 @@ def said_where_a_place_is(forms: list[Form], language: Language, votes: Mapping[
     if not language.context_patterns:
         return
     for form in forms:
-        key = match_key(" ".join(form.tokens))
-        located, spoken = context[key]["located"], context[key]["spoken"]
-        if form.family == "PERSON" and said_somewhere(located, spoken, sum(votes[key].values())):
+        if form.family == "PERSON" and _located(form, votes, context):
             form.family = "LOC"
 
 
-def titled_is_a_person(forms: list[Form], language: Language) -> None:
+def _located(form: Form, votes: Mapping[str, Counter[str]], context: Mapping[str, Counter[str]]) -> int:
+    """The mentions of the form's key said where a place is, when they make it a place (``names.said_somewhere``),
+    else 0."""
+    key = match_key(" ".join(form.tokens))
+    located, spoken = context.get(key, Counter())["located"], context.get(key, Counter())["spoken"]
+    return located if said_somewhere(located, spoken, sum(votes.get(key, Counter()).values())) else 0
+
+
+def place_words(forms: list[Form], language: Language) -> None:
+    """Makes a place of a "person" whose name ends in a word for a kind of place: "Chesney Wold", "Crampsford
+    Rectory", "Mill Pond Bank" (the NER takes a house or a street named after a family for a person).
+
+    Evidence: the form's last word, capitalised, is a place's head noun (``names.PLACE_HEADS``; English). A person
+    keeps the name: a form with a person's title, one opening with a common given name ("John Hall"), and one whose
+    last word the book titles as a surname or says alone as a person's name ("Mr. Wood" makes "Peter Wood" someone,
+    "Dale" said alone "Milt Dale").
+    """
+    if not language.english_titles:
+        return
+    surnames = {form.tokens[-1] for form in forms if has_person_title(form.tokens, language.code)} | {
+        form.tokens[0] for form in forms if form.family == "PERSON" and len(form.tokens) == 1
+    }
+    for form in forms:
+        words = form.display.split()
+        if (
+            form.family == "PERSON"
+            and len(words) > 1
+            and words[-1][:1].isupper()
+            and form.tokens[-1] in PLACE_HEADS
+            and form.tokens[-1] not in surnames
+            and not common_given_name_sex(form.tokens[0])
+            and not has_person_title(form.tokens, language.code)
+        ):
+            form.family = "LOC"
+
+
+def titled_is_a_person(forms: list[Form], language: Language, votes: Mapping[str, Counter[str]] | None = None,
+                       context: Mapping[str, Counter[str]] | None = None) -> None:
     """Makes a person of every form of a name seen with a person's title anywhere: "Lieutenant Telyanin" makes
     "Telyanin", tagged a place by the NER, a person.
 
-    Evidence: a title of a person before or after the name (``normalize.has_person_title``) in any form.
+    Evidence: a title of a person before or after the name (``normalize.has_person_title``) in any form, and its
+    mentions: a name said where a place is (``votes`` and ``context``, as ``said_where_a_place_is`` reads them)
+    ``DOMINANCE`` times as often as it is titled stays a place — "at Battersby", "to Battersby" eighteen times
+    outweigh one daydreamed "Lord Battersby".
     """
-    titled = {name_key(form.tokens, language) for form in forms if has_person_title(form.tokens, language.code)}
+    titled: Counter[str] = Counter()
     for form in forms:
-        if name_key(form.tokens, language) in titled:
-            form.family = "PERSON"
+        if has_person_title(form.tokens, language.code):
+            titled[name_key(form.tokens, language)] += form.count
+    for form in forms:
+        key = name_key(form.tokens, language)
+        if key not in titled:
+            continue
+        located = _located(form, votes or {}, context or {}) if language.context_patterns else 0
+        if form.family == "LOC" and located >= DOMINANCE * titled[key]:
+            continue
+        form.family = "PERSON"
 
 
 def name_words_are_people(forms: list[Form], language: Language) -> None:

@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Collection
 
 from ingestion.alias_table import AliasEntry, AliasTable
-from ingestion.names import MALE, noble_ranks
+from ingestion.names import MALE, noble_ranks, offices
 from ingestion.normalize import clean_surface, match_key, split_titles
-from ingestion.resolution.forms import Form, Group, label_family
+from ingestion.resolution.forms import INTRODUCED, Form, Group, label_family
 from ingestion.resolution.language import Language
 
 
@@ -17,8 +17,10 @@ def group_forms(
     forms: list[Form], table: AliasTable, language: Language, disabled: Collection[str] = ()
 ) -> list[Group]:
     """The groups of the forms, sorted by key: ``alias_table`` first, else one group per name key, label family and
-    sex of the titles (``"Monsieur X"`` and ``"Mademoiselle X"`` are two), split further by ``noble_ranks_apart``."""
+    sex of the titles (``"Monsieur X"`` and ``"Mademoiselle X"`` are two), split further by ``noble_ranks_apart`` and
+    ``offices_apart``."""
     groups: dict[tuple[str, ...], Group] = {}
+    held = {} if "offices_apart" in disabled else offices_apart(forms)
     for form in forms:
         entry = None if "alias_table" in disabled else alias_table(form, table)
         if entry is not None:
@@ -30,7 +32,8 @@ def group_forms(
                 groups[key] = Group(family, tuple(match_key(token) for token in names), entry=entry)
         else:
             ranks = "" if "noble_ranks_apart" in disabled else noble_ranks_apart(form)
-            key = ("form", form.family, form.gender, ranks, *form.name_tokens)
+            office = " ".join(sorted(offices(form.titles) & held.get(form.name_tokens, set())))
+            key = ("form", form.family, form.gender, ranks, office, *form.name_tokens)
             if key not in groups:
                 groups[key] = Group(form.family, form.name_tokens, title_only=form.title_only, gender=form.gender)
         groups[key].forms.append(form)
@@ -59,3 +62,19 @@ def noble_ranks_apart(form: Form) -> str:
     Evidence: the form's titles; returns the part of the group key they give ("" for no rank or not a man).
     """
     return " ".join(sorted(noble_ranks(form.titles))) if form.gender == MALE else ""
+
+
+def offices_apart(forms: list[Form]) -> dict[tuple[str, ...], set[str]]:
+    """Keeps a name's two kinds of office apart at first where the book says each again and again: "Colonel
+    Pyncheon" (the founder, 28 times) and "Judge Pyncheon" (his descendant, 82) are two men (``names.offices``: the
+    military ranks are one kind, a man rises through them). ``ranks_apart`` then keeps them apart in every join.
+
+    Evidence: the forms' ranks and offices before the name, each kind said ``INTRODUCED`` times; returns, per name,
+    the kinds that start apart (two at least).
+    """
+    said: dict[tuple[str, ...], Counter[str]] = {}
+    for form in forms:
+        for kind in offices(form.titles):
+            said.setdefault(form.name_tokens, Counter())[kind] += form.count
+    held = {name: {kind for kind, n in kinds.items() if n >= INTRODUCED} for name, kinds in said.items()}
+    return {name: kinds for name, kinds in held.items() if len(kinds) > 1}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Collection
 
-from ingestion.names import PRONOUN_WORDS, SURNAME_TITLES, invoked
+from ingestion.names import PRONOUN_WORDS, SURNAME_TITLES, invoked, offices
 from ingestion.normalize import match_key, surname_variants
 from ingestion.resolution.evidence import Book, TraceStep
 from ingestion.resolution.forms import (
@@ -84,8 +84,8 @@ def build(
     entities: dict[str, ResolvedEntity] = {}
     mapping: dict[tuple[str, str], str] = {}
     plain = {root: _plain_name(groups[root], merged) for root, merged in members.items()}
-    # Namesakes apart by their titles alone ("Mr Pontifex", "Mrs Pontifex") would get one name, so one id: a
-    # gendered entity whose plain name another entity of its family shares is named with its title.
+    # Namesakes apart by their titles alone ("Mr Pontifex", "Mrs Pontifex"; "Colonel Pyncheon", "Judge Pyncheon") would
+    # get one name, so one id: an entity whose plain name another entity of its family shares is named with its title.
     sharing = Counter((groups[root].family, match_key(name)) for root, name in plain.items())
     for root, merged in members.items():
         forms = [form for group in merged for form in group.forms]
@@ -137,8 +137,10 @@ def _plain_name(anchor: Group, merged: list[Group]) -> str:
 
 
 def titled_name(forms: list[Form]) -> str | None:
-    """The most frequent properly cased form with a gendered title ("Monsieur St. Aubert"), if there is one."""
-    titled = [form for form in forms if form.gender and properly_cased(form.display)]
+    """The most frequent properly cased form with a gendered title ("Monsieur St. Aubert"), else with a rank or an
+    office ("Colonel Pyncheon" beside "Judge Pyncheon", ``names.offices``), if there is one."""
+    cased = [form for form in forms if properly_cased(form.display)]
+    titled = [form for form in cased if form.gender] or [form for form in cased if offices(form.titles)]
     if not titled:
         return None
     return max(titled, key=lambda form: (len(form.name_tokens), form.count, form.display)).display

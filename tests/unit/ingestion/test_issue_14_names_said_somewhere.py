@@ -116,6 +116,36 @@ def test_issue_14_mentions_in_oaths_are_counted_by_hand() -> None:
     assert sworn["Natasha"] == (5, 3)
 
 
+DEVOTIONS = (
+    "It was done for the glory of God and in the name of God. May God guide you, a God-fearing man, to do God's will; "
+    "the grace of our Lord Christ be with you, who preached the Resurrection of Jesus. Natasha's will was firm, "
+    "and the love of Natasha. They walked to God knows where. The Lord Chancellor sat. God made the world."
+)
+
+
+def test_religious_formulas_count_as_oaths() -> None:
+    sworn = _tally(DEVOTIONS, ("God", "Lord Christ", "Jesus", "Natasha"), "sworn")
+    # "glory of God", "in the name of God", "May God", "God-fearing", "God's will", "God knows"; "God made" is none
+    assert sworn["God"] == (7, 6)
+    assert sworn["Lord Christ"] == (1, 1)  # "the grace of our Lord Christ"
+    assert sworn["Jesus"] == (1, 1)  # "the Resurrection of Jesus"
+    # "Natasha's will" has a formula's shape though said of a person, "the love of Natasha" none: the count is a
+    # tally, the share of a name's mentions decides (``invoked``)
+    assert sworn["Natasha"] == (2, 1)
+
+
+PARISHES = (
+    "The rector of Crampsford came; the inhabitants of Crampsford, three miles from Crampsford, knew it. "
+    "The daughter of Theobald wrote to Theobald from the house of Theobald."
+)
+
+
+def test_nouns_of_a_place_before_of_or_from_say_a_place() -> None:
+    located = _tally(PARISHES, ("Crampsford", "Theobald"), "located")
+    assert located["Crampsford"] == (3, 3)
+    assert located["Theobald"] == (3, 0)  # a daughter, a letter and a house are someone's
+
+
 SHIPS = (
     "The schooner Marianne came in on the tenth, and Captain Vance put the Marianne on the rocks. Ellen rowed past "
     "the Marianne. They sailed aboard the whaler Pequod; the Pequod was a ship of the old school. Ahab stood on the "
@@ -163,6 +193,8 @@ def test_issue_14_a_name_said_after_a_vessels_kind_is_a_ship() -> None:
     (TEXT, NAMES, 0),  # a chunk at the text's start: the window before the first mention is short
     (TEXT, NAMES, 1000),
     (OATHS, ("God", "Lord", "Natasha"), 0),
+    (DEVOTIONS, ("God", "Lord Christ", "Jesus", "Natasha"), 0),
+    (PARISHES, ("Crampsford", "Theobald"), 0),
     (SHIPS, ("Marianne", "Pequod", "Ahab"), 0),
 ])
 def test_issue_14_sparks_count_of_where_mentions_stand_is_the_drivers(

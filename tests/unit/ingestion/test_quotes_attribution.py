@@ -113,3 +113,10 @@ def test_quotes_a_name_alone_before_a_full_stop_is_an_answer_not_a_call() -> Non
     text = "“Who are you?” asked Agnes.\n\n“Margaret Hale. I am the new clerk.”\n\n“Sit down, Margaret.”"
     result = run(text, ["Agnes", "Margaret Hale", "Margaret"])
     assert [[text[s:e] for s, e in a.addressees] for a in result] == [[], [], ["Margaret"]]
+
+
+def test_quotes_a_name_called_after_words_of_address_is_still_called() -> None:
+    text = "Pierre sat by the fire.\n\n“Yes, my dear Monsieur Pierre, I owe you a candle.”"
+    result = run(text, ["Pierre"])
+    assert [text[s:e] for s, e in result[-1].addressees] == ["Pierre"]
+    assert said(text, result)[-1][0] != "Pierre"

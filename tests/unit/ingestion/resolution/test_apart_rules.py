@@ -85,3 +85,14 @@ def test_shared_surnames_keep_a_surname_seen_in_the_plural_off_one_bearer() -> N
     assert prepare(forms, language="en", disabled_rules={"shared_surnames"}).words.shared_surnames == set()
     assert not together(resolve(forms), "Rostov", "Nicholas Rostov")
     assert together(resolve(forms, off={"shared_surnames"}), "Rostov", "Nicholas Rostov")
+
+
+def test_ranks_apart_keeps_two_kinds_of_office_each_said_again_and_again_apart() -> None:
+    forms = people(("Colonel Pyncheon", 28), ("Judge Pyncheon", 82), ("General Pyncheon", 3), ("Mr. Pyncheon", 40))
+    book = prepare(forms, language="en")
+    colonel, judge = index_of(book, "Colonel Pyncheon"), index_of(book, "Judge Pyncheon")
+    assert apart.ranks_apart(book, colonel, judge)
+    assert not apart.ranks_apart(book, colonel, index_of(book, "General Pyncheon"))  # a colonel is made a general
+    assert not apart.ranks_apart(book, judge, index_of(book, "Mr. Pyncheon"))  # a plain title holds no office
+    off = prepare(forms, language="en", disabled_rules={"ranks_apart"})
+    assert not apart.ranks_apart(off, index_of(off, "Colonel Pyncheon"), index_of(off, "Judge Pyncheon"))

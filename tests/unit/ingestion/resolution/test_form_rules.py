@@ -68,6 +68,40 @@ def test_titled_is_a_person_makes_every_form_of_a_titled_name_a_person() -> None
     assert not together(off, "Telyanin", "Lieutenant Telyanin") and label_of(off, "Telyanin") == "GPE"
 
 
+def test_titled_is_a_person_leaves_a_place_said_where_places_are_far_more_often_than_titled() -> None:
+    battersby, lord = _form("Battersby", family="LOC"), _form("Lord Battersby")
+    lord.labels = Counter({"PERSON": 1})
+    votes = {"battersby": Counter({"PERSON": 77}), "lord battersby": Counter({"PERSON": 1})}
+    context = {"battersby": Counter(located=18)}
+    rules.titled_is_a_person([battersby, lord], EN, votes, context)
+    assert (battersby.family, lord.family) == ("LOC", "PERSON")
+    forms = [SurfaceForm("Battersby", "PERSON", 77, located=18), SurfaceForm("Lord Battersby", "PERSON", 1)]
+    assert label_of(resolve(forms), "Battersby") == "LOC" and label_of(resolve(forms), "Lord Battersby") == "PERSON"
+    # titled a third as often as said somewhere: the titles stand ("Count Kochubey", 3, beside "at Kochubey", 4)
+    kochubey = [SurfaceForm("Kochubey", "PERSON", 10, located=4), SurfaceForm("Count Kochubey", "PERSON", 3)]
+    assert label_of(resolve(kochubey), "Kochubey") == "PERSON"
+    off = resolve(forms, off={"titled_is_a_person"})
+    assert label_of(off, "Battersby") == "LOC" and label_of(off, "Lord Battersby") == "PERSON"
+    assert label_of(resolve(forms, off={"said_where_a_place_is"}), "Battersby") == "PERSON"
+
+
+def test_place_words_makes_a_place_of_a_name_ending_in_a_kind_of_place() -> None:
+    wold, rectory, bank = _form("Chesney Wold"), _form("Crampsford Rectory"), _form("Mill Pond Bank")
+    john, peter, mister = _form("John Hall"), _form("Peter Wood"), _form("Mr. Wood")
+    sir, milt, dale = _form("Sir Arthur Grange"), _form("Milt Dale"), _form("Dale")  # "Dale" alone is someone
+    forms = [wold, rectory, bank, john, peter, mister, sir, milt, dale]
+    rules.place_words(forms, EN)
+    assert {form.text for form in forms if form.family == "LOC"} == {"Chesney Wold", "Crampsford Rectory",
+                                                                     "Mill Pond Bank"}
+    crafted = people(("Chesney Wold", 50), ("Sir Leicester Dedlock", 80), ("John Hall", 6))
+    assert label_of(resolve(crafted), "Chesney Wold") == "LOC"
+    assert label_of(resolve(crafted), "John Hall") == "PERSON"
+    assert label_of(resolve(crafted, off={"place_words"}), "Chesney Wold") == "PERSON"
+    hungarian = [_form("Kovács Hall", HU)]  # English head nouns say nothing of Hungarian names
+    rules.place_words(hungarian, HU)
+    assert hungarian[0].family == "PERSON"
+
+
 def test_name_words_are_people_makes_a_person_of_a_word_opening_a_recurring_full_name() -> None:
     natasha, full, moscow = _form("Natasha", family="LOC"), _form("Natasha Rostova"), _form("Moscow", family="LOC")
     rules.name_words_are_people([natasha, full, moscow], EN)

@@ -30,3 +30,20 @@ def test_noble_ranks_apart_keeps_a_mans_two_ranks_two_groups_at_first() -> None:
                   ("Count Nicholas", 4), ("Nicholas Rostov", 20))
     assert not together(resolve(book), "Prince Nicholas", "Count Nicholas")
     assert together(resolve(book, off={"noble_ranks_apart"}), "Prince Nicholas", "Count Nicholas")
+
+
+def test_offices_apart_keeps_a_fathers_rank_and_a_sons_office_two_groups_at_first() -> None:
+    forms = people(("Colonel Pyncheon", 28), ("Judge Pyncheon", 82), ("Pyncheon", 24), ("Governor Pyncheon", 1),
+                   ("Captain Vance", 6), ("Colonel Vance", 4), ("Vance", 9))
+    groups = sorted(group.texts for group in prepare(forms, language="en").groups)
+    # two kinds of calling said again and again: apart; a governor said once, and a captain made a colonel, are not
+    assert groups == [("Captain Vance", "Colonel Vance", "Vance"), ("Colonel Pyncheon",),
+                      ("Governor Pyncheon", "Pyncheon"), ("Judge Pyncheon",)]
+    off = prepare(forms, language="en", disabled_rules={"offices_apart"})
+    assert ("Colonel Pyncheon", "Governor Pyncheon", "Judge Pyncheon", "Pyncheon") in {
+        group.texts for group in off.groups}
+    # resolved: the judge goes to the descendant named in full, the colonel stays the founder's
+    book = people(("Colonel Pyncheon", 28), ("Judge Pyncheon", 82), ("Jaffrey Pyncheon", 10),
+                  ("Hepzibah Pyncheon", 8), ("Miss Hepzibah", 30))
+    assert not together(resolve(book), "Colonel Pyncheon", "Judge Pyncheon")
+    assert together(resolve(book, off={"offices_apart"}), "Colonel Pyncheon", "Judge Pyncheon")

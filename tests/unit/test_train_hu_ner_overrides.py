@@ -1,0 +1,53 @@
+"""scripts/train_hu_ner.py --set: each KEY=VALUE reaches spaCy's training as a config override, numbers as numbers.
+
+spaCy's ``train`` is replaced by a recorder (no training runs); the overrides are then applied to the checked-in
+config with spaCy's own loader, so a key that is not in the config would fail here as it would in a real run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_script() -> Any:
+    spec = importlib.util.spec_from_file_location("train_hu_ner", ROOT / "scripts" / "train_hu_ner.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("train_hu_ner", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+script = _load_script()
+
+
+def test_set_values_are_read_as_json_when_they_parse() -> None:
+    assert script._override("components.tok2vec.model.encode.width=256") == (
+        "components.tok2vec.model.encode.width", 256)
+    assert script._override("training.dropout=0.2") == ("training.dropout", 0.2)
+    assert script._override("nlp.lang=hu") == ("nlp.lang", "hu")
+    with pytest.raises(argparse.ArgumentTypeError, match="KEY=VALUE"):
+        script._override("width")
+
+
+def test_set_overrides_reach_the_training_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import spacy.cli.train
+    from spacy.util import load_config
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(spacy.cli.train, "train", lambda config, run, use_gpu, overrides: seen.update(overrides))
+    extra = dict([script._override("components.tok2vec.model.encode.width=256")])
+    script.train(tmp_path / "corpus", tmp_path / "run", 4000, None, extra)
+
+    assert seen["components.tok2vec.model.encode.width"] == 256 and seen["training.max_steps"] == 4000
+    config = load_config(script.CONFIG, overrides=seen, interpolate=True)
+    assert config["components"]["tok2vec"]["model"]["encode"]["width"] == 256
+    assert config["components"]["ner"]["model"]["tok2vec"]["width"] == 256  # the listener follows the encoder
