@@ -17,8 +17,6 @@ from ingestion.resolution import (
     AliasTable,
     ResolvedEntity,
     TraceStep,
-    article_candidates,
-    opener_candidates,
     resolve_traced,
     trace_of,
 )
@@ -38,27 +36,20 @@ def explain_name(
     from its mentions (see the module's docstring); empty when it names none."""
     from deltalake import DeltaTable
 
-    from ingestion.stages.entities import DRIVER_STEPS
+    from ingestion.stages.entities import DRIVER_STEPS, resolution_evidence
 
     options = storage.storage_options
     written = DeltaTable(storage.delta_uri("mentions"), storage_options=options).to_pyarrow_table(
         columns=["doc_id", "chunk_id", "start", "end", "text", "label", "ent_id"])
     chunks = DeltaTable(storage.delta_uri("chunks"), storage_options=options).to_pyarrow_table(
         columns=["chunk_id", "doc_id", "unit_id", "start", "text"])
-    scoped = DRIVER_STEPS.surface_forms(DRIVER_STEPS.keyed(written), chunks, by_document=by_document)
-    forms = [form for group in scoped.values() for form in group]
-    starters = opener_candidates(forms, language)
-    casing = DRIVER_STEPS.casing(
-        chunks, lowercase=starters | {f.text for f in forms if " " not in f.text}, capitalised=starters,
-        articled=article_candidates(forms, language), by_document=by_document,
-    )
-    openers = casing.sentence_openers(starters)
+    evidence = resolution_evidence(DRIVER_STEPS, written, chunks, language, by_document=by_document)
     table = AliasTable.from_mapping(dict(alias_table)) if alias_table else None
     out = []
-    for scope, group in sorted(scoped.items()):
+    for scope, group in sorted(evidence.scoped_forms.items()):
         resolution = resolve_traced(
-            group, language=language, alias_table=table, sentence_openers=openers.get(scope, set()), scope=scope,
-            article_usage=casing.usage.get(scope, {}), disabled_rules=disabled_rules,
+            group, language=language, alias_table=table, scope=scope, disabled_rules=disabled_rules,
+            **evidence.for_scope(scope),
         )
         found = trace_of(name, resolution)
         if found is not None:

@@ -9,43 +9,11 @@ import pyarrow as pa
 import sqlglot
 
 from graph.tables import COOCCURRENCES, ENTITIES, MENTION_ENTITIES
-from ingestion.stages.cooccurrences import PARAGRAPH_BREAK, TURNS_REACH
+from ingestion.stages.cooccurrences import cooccurrence_sql
 
 MIN_MENTIONS = 2
-_SHIFTS = ", ".join(f"({shift})" for shift in range(-TURNS_REACH, TURNS_REACH + 1))
-
-COOCCURRENCES_SQL = f"""
-WITH per_chunk AS (
-  SELECT chunk_id, doc_id, chunk_index, unit_id, start AS chunk_start, text,
-         array_length(string_split_regex(text, '{PARAGRAPH_BREAK}')) AS n
-  FROM chunks
-), numbered AS (
-  SELECT *, sum(n) OVER (PARTITION BY doc_id ORDER BY chunk_index ROWS UNBOUNDED PRECEDING) - n AS first_paragraph
-  FROM per_chunk
-), paragraphs AS (
-  SELECT DISTINCT m.chunk_id, m.entity_id, c.unit_id, CAST(c.first_paragraph + array_length(string_split_regex(
-           substring(c.text, 1, greatest(m.start - c.chunk_start, 0)), '{PARAGRAPH_BREAK}')) - 1 AS BIGINT) AS paragraph
-  FROM mention_entities AS m JOIN numbered AS c ON m.chunk_id = c.chunk_id
-), reached AS (
-  SELECT p.*, p.paragraph + s.shift AS near FROM paragraphs AS p CROSS JOIN (VALUES {_SHIFTS}) AS s(shift)
-), windows AS (
-  SELECT concat(a.unit_id, ':', CAST(least(a.paragraph, b.paragraph) AS VARCHAR), ':',
-                CAST(greatest(a.paragraph, b.paragraph) AS VARCHAR)) AS window_id,
-         CASE WHEN a.paragraph <= b.paragraph THEN a.chunk_id ELSE b.chunk_id END AS chunk_id,
-         least(a.entity_id, b.entity_id) AS src_id, greatest(a.entity_id, b.entity_id) AS dst_id
-  FROM paragraphs AS a JOIN reached AS b
-    ON a.unit_id = b.unit_id AND a.paragraph = b.near AND a.entity_id <> b.entity_id
-), grouped AS (
-  SELECT w.src_id, w.dst_id, count(DISTINCT w.window_id) AS "count",
-         array_sort(array_agg(DISTINCT w.chunk_id) FILTER (WHERE w.chunk_id IS NOT NULL)) AS chunk_ids,
-         array_sort(array_agg(DISTINCT c.unit_id) FILTER (WHERE c.unit_id IS NOT NULL)) AS unit_ids
-  FROM windows AS w JOIN chunks AS c ON w.chunk_id = c.chunk_id
-  GROUP BY w.src_id, w.dst_id
-)
-SELECT g.src_id, g.dst_id, g."count", g."count" / sqrt(s.mention_count * d.mention_count) AS weight,
-       g.chunk_ids, g.unit_ids, 'turns' AS "window"
-FROM grouped AS g JOIN entities AS s ON g.src_id = s.entity_id JOIN entities AS d ON g.dst_id = d.entity_id
-"""
+# The co-occurrence piece is the stage's own query since the stage was converted: the bench measures what ships.
+COOCCURRENCES_SQL = cooccurrence_sql("turns")
 
 ATTACH_SQL = """
 SELECT p.entity_id, m.mention_id, m.doc_id, m.chunk_id, m.sentence_id, m.start, m."end", m.text

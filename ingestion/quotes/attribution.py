@@ -34,6 +34,7 @@ from ingestion.names import (
     pronoun_gender,
     title_gender,
 )
+from ingestion.normalize import EN_TITLES, HU_TITLES
 from ingestion.quotes.detection import Quotation, paragraphs
 from ingestion.quotes.speech import (
     DESCRIPTION_STOPS,
@@ -164,9 +165,17 @@ def _sex(name: str, pronouns: list[int]) -> str:
 
 
 # Words of address between the comma and the name ("Yes, my dear Monsieur Pierre, …"): the name is still called.
-_ADDRESS_WORDS = re.compile(r"(?:\s+(?:my|dear|dearest|poor|good|old|mon|ma|cher|chère|monsieur|madame|mademoiselle|"
-                            r"sir|madam|mr\.?|mrs\.?|miss|uncle|aunt|cousin|brother|sister|prince|princess|count|"
-                            r"countess|kedves|édes|uram|bátyám|öcsém))+$", re.IGNORECASE)
+# Titles are the resolver's own (``ingestion.normalize``); the rest are words of endearment.
+_ADDRESS_WORDS = EN_TITLES | HU_TITLES | frozenset(
+    "my dear dearest poor good mon ma cher chère kedves édes bátyám öcsém".split())
+
+
+def _without_address_words(before: str) -> str:
+    """``before`` without the words of address that end it."""
+    words = before.split()  # only its last character and whether anything is left are read
+    while len(words) > 1 and words[-1].casefold().rstrip(".") in _ADDRESS_WORDS:
+        words.pop()
+    return " ".join(words)
 
 
 def _vocatives(text: str, quote: Quotation, names: _Names) -> tuple[Span, ...]:
@@ -178,7 +187,7 @@ def _vocatives(text: str, quote: Quotation, names: _Names) -> tuple[Span, ...]:
         start, end = names.spans[i]
         if start < quote.start:
             break
-        before = _ADDRESS_WORDS.sub("", text[quote.start : start].rstrip())
+        before = _without_address_words(text[quote.start : start].rstrip())
         after = text[end : quote.end].lstrip()[:1]
         after_comma = before[-1:] == ","
         opening = not before[1:] or before[-1] in ".!?;"

@@ -426,6 +426,39 @@ DRIVER_STEPS = _Steps(keyed_rows, surface_forms_local, casing_evidence_local, wr
 
 
 @dataclass(frozen=True)
+class ResolutionEvidence:
+    """What the resolver is given, per scope: the keyed mentions (in the engine's form), the surface forms, the
+    casing evidence and the sentence openers it gives."""
+
+    mentions: Any
+    scoped_forms: dict[str, list[SurfaceForm]]
+    casing: Casing
+    openers: dict[str, set[str]]
+
+    def for_scope(self, scope: str) -> dict[str, Any]:
+        """The resolver's evidence arguments for one scope (``resolve_entities``' ``sentence_openers`` and
+        ``article_usage``)."""
+        return {"sentence_openers": self.openers.get(scope, set()), "article_usage": self.casing.usage.get(scope, {})}
+
+
+def resolution_evidence(steps: _Steps, written: Any, chunks: Any, language: str, *,
+                        by_document: bool) -> ResolutionEvidence:
+    """The surface forms of the written mentions and the corpus's casing evidence about them, by either engine's
+    ``steps``: what the entities stage resolves, and what ``ingestion.explain`` resolves again."""
+    mentions = steps.keyed(written)
+    scoped_forms = steps.surface_forms(mentions, chunks, by_document=by_document)
+    forms = [form for group in scoped_forms.values() for form in group]
+    starters = opener_candidates(forms, language)
+    # The carrying's question (which one-word names are also words, ``_carriable``) is asked here too, of every
+    # one-word form: its names are among them, and one scan answers all three questions.
+    casing = steps.casing(
+        chunks, lowercase=starters | {f.text for f in forms if " " not in f.text}, capitalised=starters,
+        articled=article_candidates(forms, language), by_document=by_document,
+    )
+    return ResolutionEvidence(mentions, scoped_forms, casing, casing.sentence_openers(starters))
+
+
+@dataclass(frozen=True)
 class _Resolution:
     """What ``EntitiesStage._resolve`` found: the keyed mentions (in the engine's form), the surface forms and casing
     evidence per scope, the entities (all, and per scope), (scope, text, label) → entity id, and per entity the
@@ -663,17 +696,8 @@ class EntitiesStage(Stage):
         one resolution per scope (a document, its ids salted with its id; or the whole corpus)."""
         by_document = self.scope(ctx) == "document"
         language = ctx.domain.language
-        mentions = steps.keyed(written)
-        scoped_forms = steps.surface_forms(mentions, chunks, by_document=by_document)
-        forms = [form for group in scoped_forms.values() for form in group]
-        starters = opener_candidates(forms, language)
-        # The carrying's question (which one-word names are also words, ``_carriable``) is asked here too, of every
-        # one-word form: its names are among them, and one scan answers all three questions.
-        casing = steps.casing(
-            chunks, lowercase=starters | {f.text for f in forms if " " not in f.text}, capitalised=starters,
-            articled=article_candidates(forms, language), by_document=by_document,
-        )
-        openers = casing.sentence_openers(starters)
+        evidence = resolution_evidence(steps, written, chunks, language, by_document=by_document)
+        scoped_forms = evidence.scoped_forms
         table = AliasTable.from_mapping(ctx.domain.alias_table) if ctx.domain.alias_table else None
         # the documents resolved incrementally have no resolved mentions yet, so no entities to keep ids from (a
         # crashed run's are rewritten with the same ids: they hash the document's own names)
@@ -683,8 +707,7 @@ class EntitiesStage(Stage):
         mapping: dict[tuple[str, str, str], str] = {}
         for scope, group in sorted(scoped_forms.items()):
             entities, forms_to_ids = resolve_entities(
-                group, language=language, alias_table=table, sentence_openers=openers.get(scope, set()),
-                scope=scope, article_usage=casing.usage.get(scope, {}),
+                group, language=language, alias_table=table, scope=scope, **evidence.for_scope(scope),
                 disabled_rules=ctx.settings.ingestion.disabled_resolution_rules,
             )
             entities, forms_to_ids = carry_over_ids(entities, forms_to_ids, previous.get(scope, []))
@@ -692,11 +715,13 @@ class EntitiesStage(Stage):
             by_scope[scope] = entities
             mapping.update({(scope, text, label): entity_id for (text, label), entity_id in forms_to_ids.items()})
         logger.info(
-            "entities: %d surface forms resolved into %d entities%s", len(forms), len(resolved),
+            "entities: %d surface forms resolved into %d entities%s", sum(map(len, scoped_forms.values())),
+            len(resolved),
             f" ({len(scoped_forms)} documents resolved apart)" if by_document else "",
         )
         return _Resolution(
-            mentions=mentions, scoped_forms=scoped_forms, casing=casing, openers=openers, entities=resolved,
+            mentions=evidence.mentions, scoped_forms=scoped_forms, casing=evidence.casing, openers=evidence.openers,
+            entities=resolved,
             by_scope=by_scope, mapping=mapping, inflected=steps.written_aliases(written, mapping, by_document),
         )
 
