@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from tools.deadlines import GroupDeadlines
 from tools.errors import ToolError
 from tools.streaming import FinalCallback, OpenAIResponse
 
@@ -63,15 +64,23 @@ def _is_async(function: Callable[..., Any]) -> bool:
 
 
 async def call_tool_method(
-    fn: Callable[..., Any], *args: Any, timeout_s: float, threads: ToolThreads | None = None
+    fn: Callable[..., Any],
+    *args: Any,
+    timeout_s: float,
+    threads: ToolThreads | None = None,
+    deadlines: GroupDeadlines | None = None,
 ) -> Any:
     """Await ``fn(*args)`` if it is async, else run it on ``threads``; either way under ``timeout_s`` from its start.
+
+    ``deadlines``: the limits of the group this call was started with (an async method's start is its group's).
 
     Raises:
         TimeoutError: the method ran longer than ``timeout_s`` (a sync one keeps its thread; its result is dropped).
         ToolThreadsBusy: a sync method found no free thread within the pool's queue limit (it never started).
     """
     if _is_async(getattr(fn, "__func__", fn)):
+        if deadlines is not None:
+            return await deadlines.run(fn(*args), timeout_s)
         async with asyncio.timeout(timeout_s):
             return await fn(*args)
     threads = threads or _DEFAULT_THREADS

@@ -36,6 +36,7 @@ from tools.contracts import (
     ToolDependent,
 )
 from tools.coordination import PlanExecutor
+from tools.deadlines import GroupDeadlines
 from tools.documents import PromptAndContext, ResultKind, ToolExecutionResult
 from tools.errors import ToolError, ToolExecutionError, UnknownToolError
 from tools.ingestion import IngestionTool
@@ -319,8 +320,11 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         snapshot: ToolContexts | None = None,
         session: ClarificationSession | None = None,
         important_words: Sequence[str] | None = None,
+        deadlines: GroupDeadlines | None = None,
     ) -> ToolExecutionResult | None:
-        """Run one tool in the right mode; record its output; isolate its failure (logged, result None)."""
+        """Run one tool in the right mode; record its output; isolate its failure (logged, result None).
+
+        ``deadlines``: the time limits of the group the tool starts with (none: the tool's own timer)."""
         name = tool.get_name()
         prompt = request.user_prompt if prompt is None else prompt
         words = list(request.important_words if important_words is None else important_words)
@@ -353,7 +357,7 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 args = (*common, prior, emitter, callback)
             else:
                 fn, args = tool.execute_with_result, (*common, emitter, callback)
-            result = await call_tool_method(fn, *args, timeout_s=timeout, threads=self.threads)
+            result = await call_tool_method(fn, *args, timeout_s=timeout, threads=self.threads, deadlines=deadlines)
         except TimeoutError as exc:
             logger.error("tool %s exceeded its time limit of %.3gs; isolated", name, timeout)
             self._failures[f"{task_no}:{name}"] = ToolError(f"tool {name!r} timed out after {timeout:g}s",
@@ -522,10 +526,14 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
             # One snapshot per group: tools of a group run concurrently and must not see each other (R-PRIO-3).
             public_only = rank[1] == PRIORITY_MAX
             snapshot = self.snapshot(public_only=public_only)
-            runs = [self.run_tool(t, request, emitter, guard, snapshot=self.snapshot_for(t, snapshot,
-                                                                                       public_only=public_only))
+            deadlines = GroupDeadlines()
+            runs = [self.run_tool(t, request, emitter, guard, deadlines=deadlines,
+                                  snapshot=self.snapshot_for(t, snapshot, public_only=public_only))
                     for t in tools]
-            results = [await runs[0]] if len(runs) == 1 else await asyncio.gather(*runs)
+            try:
+                results = [await runs[0]] if len(runs) == 1 else await asyncio.gather(*runs)
+            finally:
+                deadlines.close()
             if guard.done:  # a tool answered the user itself through the final callback
                 emitter.complete()
                 return

@@ -1,0 +1,96 @@
+"""Time limits for tools started together: one timer per distinct limit, not one per tool.
+
+A priority group starts its tools in one loop iteration, so each tool's limit counted from its own start is the
+group's start plus that limit. ``asyncio.timeout`` would arm a timer per tool (a heap entry pushed and cancelled per
+call, about a quarter of the orchestrator's own time per request); here the tools sharing a limit share its timer.
+The semantics are ``asyncio.timeout``'s: on expiry the task is cancelled, and the cancellation leaves
+``GroupDeadlines.run`` as ``TimeoutError`` unless somebody else cancelled the task too (the request going away).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class _SharedTimer:
+    """One deadline and the tasks currently running under it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+        self._loop = loop
+        self.when = when
+        self._handle: asyncio.TimerHandle | None = None
+        self._inside: dict[asyncio.Task[object], int] = {}  # task -> its cancelling() count on entry
+        self._expired: set[asyncio.Task[object]] = set()
+
+    def enter(self, task: asyncio.Task[object]) -> None:
+        self._inside[task] = task.cancelling()
+        if self._loop.time() >= self.when:  # already past: expire on the next iteration, as asyncio.timeout does
+            self._loop.call_soon(self._expire, task)
+        elif self._handle is None:
+            self._handle = self._loop.call_at(self.when, self._fire)
+
+    def leave(self, task: asyncio.Task[object]) -> bool:
+        """Take ``task`` out; True when this timer cancelled it and nobody else did (the caller then times out)."""
+        cancelling = self._inside.pop(task, None)
+        if cancelling is None or task not in self._expired:
+            return False
+        self._expired.discard(task)
+        return task.uncancel() <= cancelling
+
+    def _fire(self) -> None:
+        self._handle = None
+        for task in list(self._inside):
+            self._expire(task)
+
+    def _expire(self, task: asyncio.Task[object]) -> None:
+        if task in self._inside and task not in self._expired and not task.done():
+            self._expired.add(task)
+            task.cancel()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
+class GroupDeadlines:
+    """The time limits of the tools of one group, counted from the moment the group starts.
+
+    Create it in the loop right before starting the group's tools; ``close()`` it when the group is done.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._start = self._loop.time()
+        self._timers: dict[float, _SharedTimer] = {}
+
+    async def run(self, awaitable: Awaitable[T], timeout_s: float) -> T:
+        """Await ``awaitable`` in the current task, cancelled ``timeout_s`` after the group's start.
+
+        Raises:
+            TimeoutError: the limit passed first (a cancellation of the task by anyone else stays a cancellation).
+        """
+        timer = self._timers.get(timeout_s)
+        if timer is None:
+            timer = self._timers[timeout_s] = _SharedTimer(self._loop, self._start + timeout_s)
+        task = asyncio.current_task()
+        if task is None:
+            raise RuntimeError("a tool time limit must be awaited inside a task")
+        timer.enter(task)
+        try:
+            return await awaitable
+        except asyncio.CancelledError as exc:
+            if timer.leave(task):
+                raise TimeoutError from exc
+            raise
+        finally:
+            timer.leave(task)  # nothing left to do when the branch above has left
+
+    def close(self) -> None:
+        """Disarm the timers (every tool of the group has finished)."""
+        for timer in self._timers.values():
+            timer.close()
