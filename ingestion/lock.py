@@ -8,11 +8,11 @@ holder) and is created atomically: the content is written to a private temp file
 
 A lock of this host whose process is gone is stale (the run was killed): it is taken over with a warning naming the
 old holder. A lock held by a live process, or by another host (whose processes we cannot see), makes the run wait up
-to ``wait_seconds`` and then fail with ``LakehouseBusyError`` naming the holder. The lakehouse lives on a local or
-shared POSIX file system as above, or in an S3 bucket, which has neither ``link`` nor ``rename``: there the lock is
-created with a conditional PUT (``If-None-Match: *``: exactly one run's create succeeds), a stale lock is taken over
-by replacing it with ``If-Match`` on the ETag just read (two runs cannot both take over the same stale lock), and it
-is released with a delete conditional on the ETag of our own lock (never a lock another run has taken over since).
+to ``wait_seconds`` and then fail with ``LakehouseBusyError`` naming the holder. Every write is one of the
+lakehouse's conditional writes, whatever the storage: the create is exclusive (a folder: the ``link`` above; S3:
+``If-None-Match: *``; HDFS: a rename without overwrite), so exactly one run's create succeeds; a stale lock is
+replaced only if it is still the version read (S3: ``If-Match`` on its ETag; a folder: moved aside, compared, and put
+back if another run got there first), so two runs cannot both take it over; and a run releases only its own lock.
 
 No run makes ``_lock.json`` anything but a regular file, so a symbolic link (dangling or not), a folder or a FIFO in
 its place is no lock: it is never read or written through (the link's target stays untouched) and the run fails at
@@ -28,7 +28,6 @@ import os
 import socket
 import stat
 import time
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -37,6 +36,7 @@ from pydantic import BaseModel, ValidationError
 
 from graph.errors import StorageError
 from graph.lakehouse import Lakehouse
+from graph.lakehouse.backend import content_tag
 from ingestion.errors import IngestionError, LakehouseError
 
 logger = logging.getLogger(__name__)
@@ -142,7 +142,8 @@ def _read_local(path: Path) -> tuple[str, str] | None:
     with os.fdopen(fd, "rb") as file:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # replaced by a folder or a FIFO since the check
             raise _not_a_lock(path, "is not a regular file")
-        return file.read().decode("utf-8"), ""
+        data = file.read()
+        return data.decode("utf-8"), content_tag(data)
 
 
 def _lstat_regular(path: Path) -> None:
@@ -288,29 +289,18 @@ class LakehouseLock:
 
     def _try_create(self) -> bool:
         """Create the lock file with our holder in one step; False when it exists."""
-        if not self.storage.is_local:
-            try:
-                tag = self.storage.create_text(LOCK_FILE, data=self.holder.model_dump_json(indent=2))
-            except StorageError as exc:
-                raise LakehouseError(str(exc), path=str(self.path)) from exc
-            self._tag = tag or ""
-            return tag is not None
-        temp = self.storage.path(f".{LOCK_FILE}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-        temp.write_text(self.holder.model_dump_json(indent=2), encoding="utf-8")
         try:
-            os.link(temp, self.path)  # atomic and exclusive, like O_CREAT|O_EXCL, but never half-written
-            return True
-        except FileExistsError:
-            return False
-        finally:
-            temp.unlink(missing_ok=True)
+            tag = self.storage.create_text(LOCK_FILE, data=self.holder.model_dump_json(indent=2))
+        except StorageError as exc:
+            raise LakehouseError(str(exc), path=str(self.path)) from exc
+        except OSError as exc:  # a folder that refuses the temp file or the link: name the lock, not the temp
+            raise LakehouseError(f"cannot create the lock file {self.path}: {exc}", path=str(self.path)) from exc
+        self._tag = tag or ""
+        return tag is not None
 
     def _take_over_stale(self, stale: LockHolder, tag: str) -> bool:
-        """Take over the stale lock: True when it is ours (S3, HDFS), False when the next attempt is to make it (a
-        folder's stale lock is moved aside, then created anew) or another run took it over first."""
-        if self.storage.is_local:
-            self._take_over(stale)
-            return False
+        """Take over the stale lock: True when it is ours, False when another run took it over (or released it)
+        since it was read."""
         return self._take_over_object(stale, tag)
 
     def _take_over_object(self, stale: LockHolder, tag: str) -> bool:
@@ -327,31 +317,6 @@ class LakehouseLock:
         )
         logger.info("lakehouse %s locked by %s", self.root, self.holder.describe())
         return True
-
-    def _take_over(self, stale: LockHolder) -> None:
-        """Move the stale lock aside; if another run took it over first, put back what we moved."""
-        aside = self.storage.path(f".{LOCK_FILE}.stale.{os.getpid()}.{uuid.uuid4().hex[:8]}")
-        try:
-            os.rename(self.path, aside)
-        except FileNotFoundError:
-            return  # someone else moved it first
-        try:
-            text = _read_local(aside)
-            moved = None if text is None else LockHolder.model_validate_json(text[0])
-        except (OSError, ValueError, LakehouseError):
-            moved = None
-        if moved != stale:
-            # Between our read and the rename another run took the stale lock over and made its own: restore it.
-            try:
-                os.link(aside, self.path, follow_symlinks=False)
-            except FileExistsError:
-                pass
-            aside.unlink(missing_ok=True)
-            return
-        aside.unlink(missing_ok=True)
-        logger.warning(
-            "lakehouse %s: took over the stale lock of %s: that process is gone", self.root, stale.describe()
-        )
 
     def _busy(self, holder: LockHolder | None, *, waited: float) -> LakehouseBusyError:
         after = f" after waiting {waited:.0f} s" if self.wait_seconds else ""

@@ -1,13 +1,14 @@
 """``LocalBackend``: a lakehouse root that is a folder of this machine's file system (or a mount).
 
-Small files as on any POSIX file system: temp file + fsync + ``rename`` for a write (``graph.files``); the lock's
-exclusive create is its own ``link(2)`` (``ingestion.lock``), so ``create`` and ``replace`` are refused here.
+Small files as on any POSIX file system: temp file + fsync + ``rename`` for a write (``graph.files``); an exclusive
+create is a temp file hard-linked to the name (``link(2)``), and a file's tag is the SHA-256 of its content.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import uuid
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from urllib.parse import quote
 
 from graph.errors import StorageError
 from graph.files import atomic_write_bytes
-from graph.lakehouse.backend import Parts
+from graph.lakehouse.backend import Parts, content_tag
 
 logger = logging.getLogger(__name__)
 
@@ -92,9 +93,9 @@ class LocalBackend:
         return None
 
     def read_tagged(self, parts: Parts) -> tuple[bytes, str] | None:
-        """The content, with an empty tag (a folder's conditional writes are the lock's ``link``)."""
+        """The content, with the SHA-256 of it as its tag (a file has no version of its own)."""
         data = self.read_bytes(parts)
-        return None if data is None else (data, "")
+        return None if data is None else (data, content_tag(data))
 
     def read_bytes(self, parts: Parts) -> bytes | None:
         """The file's content, or None."""
@@ -110,16 +111,51 @@ class LocalBackend:
         atomic_write_bytes(path, data)
 
     def create(self, parts: Parts, data: bytes) -> str | None:
-        """Refused: a folder's exclusive create is the lock's ``link(2)``."""
-        raise self._object_store_only("an exclusive create")
+        """Write a private temp file, then hard-link it to the name: ``link(2)`` fails when the name exists (even as
+        a dangling symbolic link), like ``O_CREAT|O_EXCL``, and a reader never sees half a file. The tag, or None."""
+        path = self.file(parts)
+        temp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        temp.write_bytes(data)
+        try:
+            os.link(temp, path)
+            return content_tag(data)
+        except FileExistsError:
+            return None
+        finally:
+            temp.unlink(missing_ok=True)
 
     def replace(self, parts: Parts, data: bytes, tag: str) -> str | None:
-        """Refused: see :meth:`create`."""
-        raise self._object_store_only("a conditional replace")
+        """Move the file aside, and create ``data`` in its place only if what was moved is still the version read
+        with ``tag``; otherwise put it back. None when another writer changed, removed or re-created it first."""
+        path = self.file(parts)
+        aside = path.with_name(f".{path.name}.aside.{os.getpid()}.{uuid.uuid4().hex[:8]}")
+        try:
+            os.rename(path, aside)
+        except FileNotFoundError:
+            return None  # someone else moved or removed it first
+        try:
+            moved = aside.read_bytes()
+        except OSError:
+            moved = None
+        if moved is None or content_tag(moved) != tag:
+            try:
+                os.link(aside, path, follow_symlinks=False)  # not the version read: put it back, unless replaced
+            except FileExistsError:
+                pass
+            aside.unlink(missing_ok=True)
+            return None
+        aside.unlink(missing_ok=True)
+        return self.create(parts, data)
 
     def delete(self, parts: Parts, tag: str | None) -> bool:
-        """Unlink the file (gone already is fine); the tag is not checked on a folder."""
-        self.file(parts).unlink(missing_ok=True)
+        """Unlink the file (gone already is fine); with ``tag``, only if it is still that version (checked just
+        before: a folder has no atomic compare-and-delete)."""
+        path = self.file(parts)
+        if tag is not None:
+            found = self.read_tagged(parts)
+            if found is not None and found[1] != tag:
+                return False
+        path.unlink(missing_ok=True)
         return True
 
     def is_file(self, parts: Parts) -> bool:
@@ -201,12 +237,6 @@ class LocalBackend:
             logger.info("removed %d empty folder(s) the Delta library made beside the lakehouse: %s", len(removed),
                         top)
         return removed
-
-    def _object_store_only(self, what: str) -> StorageError:
-        return StorageError(
-            f"{what} by tag is for an object store or HDFS; on the folder {self.path} the lock uses link(2)",
-            path=str(self.path),
-        )
 
 
 def _links_under(folder: str) -> Iterator[str]:

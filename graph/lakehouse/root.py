@@ -188,7 +188,7 @@ class Lakehouse:
 
     def read_tagged(self, *parts: str) -> tuple[str, str] | None:
         """The file's text and a tag to make a later replace or delete conditional on (S3: its ETag; HDFS: the
-        SHA-256 of its content; a folder: ""), or None."""
+        SHA-256 of its content; a folder: the same), or None."""
         found = self.backend.read_tagged(parts)
         return None if found is None else (found[0].decode("utf-8"), found[1])
 
@@ -207,16 +207,12 @@ class Lakehouse:
 
     def create_text(self, *parts: str, data: str) -> str | None:
         """Create the file only if it does not exist (S3: ``If-None-Match: *``; HDFS: a temp file renamed to the
-        name without overwrite); its tag, or None when it existed.
-
-        Raises:
-            StorageError: on a folder, where the lock's exclusive create is its own ``link`` (``ingestion.lock``).
-        """
+        name without overwrite; a folder: a temp file hard-linked to the name); its tag, or None when it existed."""
         return self.backend.create(parts, data.encode("utf-8"))
 
     def replace_text(self, *parts: str, data: str, tag: str) -> str | None:
         """Replace the file only if it is still the one read with ``tag``; the new tag, or None when another writer
-        changed or removed it first. Refused on a folder, as :meth:`create_text`."""
+        changed or removed it first."""
         return self.backend.replace(parts, data.encode("utf-8"), tag)
 
     def delete(self, *parts: str, tag: str | None = None) -> bool:

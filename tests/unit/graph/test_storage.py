@@ -100,16 +100,32 @@ def test_issue_16_an_unreachable_bucket_is_named(s3_bucket: tuple[str, S3Setting
         storage.check_writable()
 
 
-def test_issue_16_a_folder_keeps_its_atomic_writes_and_has_no_etag_writes(tmp_path: Path) -> None:
+def test_issue_16_a_folder_keeps_its_atomic_writes(tmp_path: Path) -> None:
     storage = Lakehouse.for_root(tmp_path / "lake")
     storage.write_text("_markers", "chunks", "_SUCCESS", data="{}")
     assert (tmp_path / "lake" / "_markers" / "chunks" / "_SUCCESS").read_text() == "{}"
     assert [p.name for p in (tmp_path / "lake" / "_markers" / "chunks").iterdir()] == ["_SUCCESS"]  # no temp left
     assert storage.list_dirs("_markers") == ["chunks"] and storage.is_dir("_markers")
-    with pytest.raises(StorageError, match="the lock uses link"):
-        storage.create_text("_lock.json", data="x")
     assert storage.delete("_markers", "chunks", "_SUCCESS")
     assert storage.read_text("_markers", "chunks", "_SUCCESS") is None
+
+
+def test_a_folder_has_the_object_stores_conditional_writes(tmp_path: Path) -> None:
+    storage = Lakehouse.for_root(tmp_path / "lake")
+    storage.check_writable()
+    first = storage.create_text("_lock.json", data="run A")
+    assert first is not None
+    assert storage.create_text("_lock.json", data="run B") is None  # link(2): exactly one create wins
+    assert storage.read_tagged("_lock.json") == ("run A", first)
+    taken = storage.replace_text("_lock.json", data="run C", tag=first)
+    assert taken is not None and storage.read_text("_lock.json") == "run C"
+    # a second take-over with the tag read before C's: refused, and C's lock is put back in place
+    assert storage.replace_text("_lock.json", data="run D", tag=first) is None
+    assert storage.read_text("_lock.json") == "run C"
+    assert not storage.delete("_lock.json", tag=first)
+    assert storage.delete("_lock.json", tag=taken) and storage.read_text("_lock.json") is None
+    assert storage.replace_text("_lock.json", data="run E", tag=taken) is None  # gone: nothing to replace
+    assert sorted(p.name for p in (tmp_path / "lake").iterdir()) == []  # no temp or aside file left
 
 
 @pytest.mark.s3
