@@ -375,6 +375,15 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         if callback.error is not None:
             self._isolate(task_no, name, callback.error, "reported an error through its final callback")
             return None
+        accepted = self._accept(tool, result, task_no)
+        if accepted is not None:
+            self._record(accepted, prompt, task_no)
+        return accepted
+
+    def _accept(self, tool: ChatbotTool, result: object, task_no: str) -> ToolExecutionResult | None:
+        """What a tool returned, as the result to record, or None (nothing, or a contract breach kept as its
+        failure)."""
+        name = tool.get_name()
         if result is None:
             return None
         if not isinstance(result, ToolExecutionResult):
@@ -391,7 +400,6 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 f"tool {name!r} returned a clarification question but is not a ClarifiableTool (R-TYPE-1)",
                 tool_name=name)
             return None
-        self._record(result, prompt, task_no)
         return result
 
     async def _execute_plan(
