@@ -317,159 +317,17 @@ class MentionsStage(Stage):
         return starter
 
     def _run_batches(self, ctx: RunContext, incremental: bool, started: float, stack: ExitStack) -> StageOutput:
-        lake, spark = ctx.lakehouse, ctx.spark
-        spec = ctx.domain.nlp
-        routing = ctx.domain.routing
-        fresh = not incremental
-        if fresh:
-            # The progress record is reset first: whatever a crash leaves after this, no old record of done chunks
-            # can stand beside new mentions. The first batch then overwrites the mentions table.
-            lake.write_arrow(DONE_ARROW.empty_table(), PROGRESS_TABLE, overwrite=True)
-            done_ids: set[str] = set()
-        else:
-            removed = sorted(lake.doc_ids(PROGRESS_TABLE) - lake.doc_ids("chunks"))
-            lake.delete_docs(self.name, removed)
-            lake.delete_docs(PROGRESS_TABLE, removed)
-            # Which chunks are left is decided in-process from two small columns, without a Spark job.
-            done_ids = set(lake.columns(PROGRESS_TABLE, ["chunk_id"]).column("chunk_id").to_pylist())
-
-        # One version of the chunks table for the listing and the texts: what is planned is what is read.
-        snapshot = lake.snapshot("chunks")
-        listing = snapshot.to_table(columns=CHUNKS.pick("chunk_id", "doc_id", "n_words", "unit_kind")).to_pydict()
-        doc_of = dict(zip(listing["chunk_id"], listing["doc_id"], strict=True))
-        # In the table's own order, so the texts, read in that order, arrive batch after batch. Front matter, tables
-        # of contents and back matter are no story: no NER there, so no entity starts in them.
-        pending = [
-            (cid, int(n))
-            for cid, n, kind in zip(listing["chunk_id"], listing["n_words"], listing["unit_kind"], strict=True)
-            if cid not in done_ids and kind not in NON_PROSE_UNIT_KINDS
-        ]
-        words_of = dict(pending)
-        if pending and not fresh:
-            # Mentions of chunks not recorded as done are left over from a crashed batch.
-            self._delete_chunks(ctx, [cid for cid, _ in pending])
-        # Each chunk goes through its document's language's pipeline (ingestion.routing), never another's.
-        language_of = self._chunk_languages(ctx, doc_of) if ctx.domain.detect_language else {}
-        plan, plan_languages = plan_language_batches(
-            pending, language_of, ctx.settings.ingestion.mentions_batch_words
-        )
-        batch_specs = [routing.spec_for(language) for language in plan_languages]
-        pending_languages = Counter(
-            language_of.get(doc_chunks[0], "") or spec.language for doc_chunks in _chunks_by_doc(pending, doc_of)
-        )
-        warn_rules_only(routing, pending_languages)
-        total_words = sum(n for _, n in pending)
-        # A few thousand words (a chapter added): NER in this process, as soon as the driver has the pipeline, rather
-        # than after the JVM and the workers' daemon have started — the same function over the same rows.
-        in_driver = total_words <= ctx.settings.ingestion.driver_max_ner_words
-        # More on a local master: processes the driver starts (ingestion.ner_pool), not Spark's workers.
-        processes = 0 if in_driver or not plan else driver_processes(ctx)
-        if in_driver or processes:  # the workers the run's start began are not needed: their job is not made
-            ctx.workers_not_needed.set()
-        ner_pool = ctx.ner_pool if processes else None
-        if processes and ner_pool is None:
-            ner_pool = NerPool(processes, list({s.key: s for s in batch_specs}.values()))
-        if ctx.ner_pool is not None and ner_pool is None:  # begun at the run's start, and not needed after all
-            ctx.ner_pool.close()
-        if ner_pool is not None:
-            stack.callback(ner_pool.close)
-        elif plan and not in_driver:
-            # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
-            # while the driver plans the first batch, not after it.
-            stack.callback(self._start_workers(ctx).join)
-        texts = batch_rows(snapshot, plan)
-
-        def run_ner(number: int, rows: pa.Table) -> _Batch:
-            """NER over one batch, its mentions brought to the driver (the cores' work; committing is not)."""
-            began = time.perf_counter()
-            transform = functools.partial(ner_batches, spec=batch_specs[number])
-            if in_driver or ner_pool is not None:
-                found = (ner_pool.mentions(rows, batch_specs[number], NER_COLUMNS) if ner_pool is not None
-                         else pd.concat(list(transform([rows.to_pandas()]))))
-                found = pd.concat([found, MENTION_ARROW.empty_table().to_pandas()])
-                mentions = pa.Table.from_pandas(found, schema=MENTION_ARROW, preserve_index=False)
-            else:
-                parallelism = max(spark.sparkContext.defaultParallelism, 1)  # asked here: it waits for Spark
-                source = spread(spark, rows, task_count(rows, parallelism))
-                # A batch's mentions are few (about one per 25 words) and bounded by ingestion.mentions_batch_words.
-                mentions = source.mapInPandas(transform, MENTION_SCHEMA).toArrow().cast(MENTION_ARROW)
-            logger.debug("mentions: batch %d NER done in %.2fs", number, time.perf_counter() - began)
-            return _Batch(number, plan[number], mentions)
-
-        def commit(item: _Batch) -> None:
-            """Mentions first, then the batch's chunks as done (the resume point); in-process, no core taken."""
-            began = time.perf_counter()
-            lake.write_arrow(item.mentions, self.name, overwrite=fresh and item.number == 0)
-            counted = pc.value_counts(item.mentions.column("chunk_id")).to_pylist()
-            per_chunk = {entry["values"]: entry["counts"] for entry in counted}
-            done = pa.table(
-                {
-                    "chunk_id": item.chunk_ids,
-                    "doc_id": [doc_of[cid] for cid in item.chunk_ids],
-                    "n_mentions": [per_chunk.get(cid, 0) for cid in item.chunk_ids],
-                    "n_words": [words_of[cid] for cid in item.chunk_ids],
-                },
-                schema=DONE_ARROW,
-            )
-            lake.write_arrow(done, PROGRESS_TABLE)
-            logger.debug("mentions: batch %d committed in %.2fs", item.number, time.perf_counter() - began)
-            ctx.progress.advance(self.name, sum(words_of[cid] for cid in item.chunk_ids))
-
-        ctx.progress.start(self.name, total_words, "words")
+        run = _MentionsRun(self, ctx, fresh=not incremental)
+        run.plan_work()
+        run.choose_engine(stack)
+        ctx.progress.start(self.name, run.total_words, "words")
         try:
-            committer = _Committer(commit)
-            # Two batches' jobs in flight: the next batch's tasks take each core as soon as the current batch's last
-            # task leaves it, instead of after the whole batch (and its read of the chunks) is done.
-            with ThreadPoolExecutor(max_workers=BATCHES_IN_FLIGHT, thread_name_prefix="mentions-ner") as pool:
-                try:
-                    # A batch's texts are read when it is submitted: the driver holds those of the batches in flight.
-                    running = [pool.submit(run_ner, n, next(texts)) for n in range(min(BATCHES_IN_FLIGHT, len(plan)))]
-                    for number in range(len(plan)):
-                        item = running.pop(0).result()
-                        following = number + BATCHES_IN_FLIGHT
-                        if following < len(plan):
-                            running.append(pool.submit(run_ner, following, next(texts)))
-                        committer.submit(item)
-                except BaseException:
-                    for future in running:
-                        future.cancel()
-                    raise
-                finally:
-                    # Every batch whose NER finished in order is committed before an error goes up: work a rerun
-                    # keeps.
-                    committer.close()
-            if fresh and not plan:
-                lake.write_arrow(MENTION_ARROW.empty_table(), self.name, overwrite=True)
+            run.pipeline()
+            if run.fresh and not run.plan:
+                ctx.lakehouse.write_arrow(MENTION_ARROW.empty_table(), self.name, overwrite=True)
         finally:
             ctx.progress.finish(self.name)
-        texts = lake.columns(self.name, ["text"]).column("text")
-        elapsed = time.perf_counter() - started
-        counts: dict[str, Any] = {
-            "mentions": len(texts),
-            "surface_forms": len(pc.unique(texts)),
-            "chunks_processed": len(pending),
-            "words_processed": total_words,
-        }
-        used = {plan_languages[n] or spec.language: batch_specs[n] for n in range(len(plan))}
-        spec_info = {
-            "model": spec.model or f"blank:{spec.language}",
-            "language": spec.language,
-            "models": {lang: s.model or f"blank:{s.language}" for lang, s in sorted(used.items())},
-            "patterns": len(spec.patterns),
-            "labels": list(spec.labels),
-        }
-        details = {
-            "words_per_second": round(total_words / elapsed, 1) if pending and elapsed else None,
-            "batches": len(plan),
-            "ner_in": ("driver" if in_driver else "processes" if processes else "workers") if plan else None,
-            "ner_processes": processes or None,
-            **spec_info,
-        }
-        return StageOutput(
-            counts=counts,
-            output_fingerprint=self.derived_fingerprint(ctx),
-            details=details,
-        )
+        return run.output(time.perf_counter() - started)
 
     @staticmethod
     def _chunk_languages(ctx: RunContext, doc_of: dict[str, str]) -> dict[str, str]:
@@ -502,3 +360,178 @@ def _chunks_by_doc(pending: list[tuple[str, int]], doc_of: dict[str, str]) -> li
     for cid, _ in pending:
         groups.setdefault(doc_of[cid], []).append(cid)
     return list(groups.values())
+
+
+class _MentionsRun:
+    """One run of the mentions stage: what is left to read, in which batches and where, and their commits."""
+
+    def __init__(self, stage: MentionsStage, ctx: RunContext, *, fresh: bool) -> None:
+        self.stage, self.ctx, self.fresh = stage, ctx, fresh
+        self.name = stage.name
+        self.spec = ctx.domain.nlp
+        self.in_driver = False
+        self.processes = 0
+        self.ner_pool: NerPool | None = None
+
+    def _done_chunks(self) -> set[str]:
+        """The chunks whose mentions are committed (none on a fresh run, whose progress record is reset first)."""
+        lake = self.ctx.lakehouse
+        if self.fresh:
+            # Whatever a crash leaves after this, no old record of done chunks can stand beside new mentions. The
+            # first batch then overwrites the mentions table.
+            lake.write_arrow(DONE_ARROW.empty_table(), PROGRESS_TABLE, overwrite=True)
+            return set()
+        removed = sorted(lake.doc_ids(PROGRESS_TABLE) - lake.doc_ids("chunks"))
+        lake.delete_docs(self.name, removed)
+        lake.delete_docs(PROGRESS_TABLE, removed)
+        # Which chunks are left is decided in-process from two small columns, without a Spark job.
+        return set(lake.columns(PROGRESS_TABLE, ["chunk_id"]).column("chunk_id").to_pylist())
+
+    def plan_work(self) -> None:
+        """The pending chunks, in batches of one language each, and the pipeline of each batch."""
+        ctx = self.ctx
+        done_ids = self._done_chunks()
+        # One version of the chunks table for the listing and the texts: what is planned is what is read.
+        self.snapshot = ctx.lakehouse.snapshot("chunks")
+        listing = self.snapshot.to_table(columns=CHUNKS.pick("chunk_id", "doc_id", "n_words", "unit_kind")).to_pydict()
+        self.doc_of = dict(zip(listing["chunk_id"], listing["doc_id"], strict=True))
+        # In the table's own order, so the texts, read in that order, arrive batch after batch. Front matter, tables
+        # of contents and back matter are no story: no NER there, so no entity starts in them.
+        self.pending = [
+            (cid, int(n))
+            for cid, n, kind in zip(listing["chunk_id"], listing["n_words"], listing["unit_kind"], strict=True)
+            if cid not in done_ids and kind not in NON_PROSE_UNIT_KINDS
+        ]
+        self.words_of = dict(self.pending)
+        if self.pending and not self.fresh:
+            # Mentions of chunks not recorded as done are left over from a crashed batch.
+            self.stage._delete_chunks(ctx, [cid for cid, _ in self.pending])
+        # Each chunk goes through its document's language's pipeline (ingestion.routing), never another's.
+        language_of = self.stage._chunk_languages(ctx, self.doc_of) if ctx.domain.detect_language else {}
+        self.plan, self.plan_languages = plan_language_batches(
+            self.pending, language_of, ctx.settings.ingestion.mentions_batch_words
+        )
+        self.batch_specs = [ctx.domain.routing.spec_for(language) for language in self.plan_languages]
+        pending_languages = Counter(
+            language_of.get(doc_chunks[0], "") or self.spec.language
+            for doc_chunks in _chunks_by_doc(self.pending, self.doc_of)
+        )
+        warn_rules_only(ctx.domain.routing, pending_languages)
+        self.total_words = sum(n for _, n in self.pending)
+
+    def choose_engine(self, stack: ExitStack) -> None:
+        """NER in this process, in processes the driver starts, or on Spark's workers; what is not needed is
+        stopped, what is started is closed with ``stack``."""
+        ctx = self.ctx
+        # A few thousand words (a chapter added): NER in this process, as soon as the driver has the pipeline, rather
+        # than after the JVM and the workers' daemon have started — the same function over the same rows.
+        self.in_driver = self.total_words <= ctx.settings.ingestion.driver_max_ner_words
+        # More on a local master: processes the driver starts (ingestion.ner_pool), not Spark's workers.
+        self.processes = 0 if self.in_driver or not self.plan else driver_processes(ctx)
+        if self.in_driver or self.processes:  # the workers the run's start began are not needed: their job is not made
+            ctx.workers_not_needed.set()
+        self.ner_pool = ctx.ner_pool if self.processes else None
+        if self.processes and self.ner_pool is None:
+            self.ner_pool = NerPool(self.processes, list({s.key: s for s in self.batch_specs}.values()))
+        if ctx.ner_pool is not None and self.ner_pool is None:  # begun at the run's start, and not needed after all
+            ctx.ner_pool.close()
+        if self.ner_pool is not None:
+            stack.callback(self.ner_pool.close)
+        elif self.plan and not self.in_driver:
+            # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)
+            # while the driver plans the first batch, not after it.
+            stack.callback(self.stage._start_workers(ctx).join)
+
+    def run_ner(self, number: int, rows: pa.Table) -> _Batch:
+        """NER over one batch, its mentions brought to the driver (the cores' work; committing is not)."""
+        began = time.perf_counter()
+        spec = self.batch_specs[number]
+        if self.ner_pool is not None:
+            found = self.ner_pool.mentions(rows, spec, NER_COLUMNS)
+        elif self.in_driver:
+            found = pd.concat(list(ner_batches([rows.to_pandas()], spec=spec)))
+        else:
+            spark = self.ctx.spark
+            parallelism = max(spark.sparkContext.defaultParallelism, 1)  # asked here: it waits for Spark
+            source = spread(spark, rows, task_count(rows, parallelism))
+            # A batch's mentions are few (about one per 25 words) and bounded by ingestion.mentions_batch_words.
+            transform = functools.partial(ner_batches, spec=spec)
+            mentions = source.mapInPandas(transform, MENTION_SCHEMA).toArrow().cast(MENTION_ARROW)
+            logger.debug("mentions: batch %d NER done in %.2fs", number, time.perf_counter() - began)
+            return _Batch(number, self.plan[number], mentions)
+        found = pd.concat([found, MENTION_ARROW.empty_table().to_pandas()])
+        mentions = pa.Table.from_pandas(found, schema=MENTION_ARROW, preserve_index=False)
+        logger.debug("mentions: batch %d NER done in %.2fs", number, time.perf_counter() - began)
+        return _Batch(number, self.plan[number], mentions)
+
+    def commit(self, item: _Batch) -> None:
+        """Mentions first, then the batch's chunks as done (the resume point); in-process, no core taken."""
+        began = time.perf_counter()
+        lake = self.ctx.lakehouse
+        lake.write_arrow(item.mentions, self.name, overwrite=self.fresh and item.number == 0)
+        counted = pc.value_counts(item.mentions.column("chunk_id")).to_pylist()
+        per_chunk = {entry["values"]: entry["counts"] for entry in counted}
+        done = pa.table(
+            {
+                "chunk_id": item.chunk_ids,
+                "doc_id": [self.doc_of[cid] for cid in item.chunk_ids],
+                "n_mentions": [per_chunk.get(cid, 0) for cid in item.chunk_ids],
+                "n_words": [self.words_of[cid] for cid in item.chunk_ids],
+            },
+            schema=DONE_ARROW,
+        )
+        lake.write_arrow(done, PROGRESS_TABLE)
+        logger.debug("mentions: batch %d committed in %.2fs", item.number, time.perf_counter() - began)
+        self.ctx.progress.advance(self.name, sum(self.words_of[cid] for cid in item.chunk_ids))
+
+    def pipeline(self) -> None:
+        """NER of the batches, two in flight, each committed in order as soon as it is done."""
+        texts = batch_rows(self.snapshot, self.plan)
+        committer = _Committer(self.commit)
+        # Two batches' jobs in flight: the next batch's tasks take each core as soon as the current batch's last task
+        # leaves it, instead of after the whole batch (and its read of the chunks) is done.
+        with ThreadPoolExecutor(max_workers=BATCHES_IN_FLIGHT, thread_name_prefix="mentions-ner") as pool:
+            running: list[Any] = []
+            try:
+                # A batch's texts are read when it is submitted: the driver holds those of the batches in flight.
+                running = [
+                    pool.submit(self.run_ner, n, next(texts)) for n in range(min(BATCHES_IN_FLIGHT, len(self.plan)))
+                ]
+                for number in range(len(self.plan)):
+                    item = running.pop(0).result()
+                    following = number + BATCHES_IN_FLIGHT
+                    if following < len(self.plan):
+                        running.append(pool.submit(self.run_ner, following, next(texts)))
+                    committer.submit(item)
+            except BaseException:
+                for future in running:
+                    future.cancel()
+                raise
+            finally:
+                # Every batch whose NER finished in order is committed before an error goes up: work a rerun keeps.
+                committer.close()
+
+    def output(self, elapsed: float) -> StageOutput:
+        """The stage's counts and details (the pipelines used, where NER ran, its speed)."""
+        texts = self.ctx.lakehouse.columns(self.name, ["text"]).column("text")
+        spec, plan = self.spec, self.plan
+        counts: dict[str, Any] = {
+            "mentions": len(texts),
+            "surface_forms": len(pc.unique(texts)),
+            "chunks_processed": len(self.pending),
+            "words_processed": self.total_words,
+        }
+        used = {self.plan_languages[n] or spec.language: self.batch_specs[n] for n in range(len(plan))}
+        where = "driver" if self.in_driver else "processes" if self.processes else "workers"
+        details = {
+            "words_per_second": round(self.total_words / elapsed, 1) if self.pending and elapsed else None,
+            "batches": len(plan),
+            "ner_in": where if plan else None,
+            "ner_processes": self.processes or None,
+            "model": spec.model or f"blank:{spec.language}",
+            "language": spec.language,
+            "models": {lang: s.model or f"blank:{s.language}" for lang, s in sorted(used.items())},
+            "patterns": len(spec.patterns),
+            "labels": list(spec.labels),
+        }
+        return StageOutput(counts=counts, output_fingerprint=self.stage.derived_fingerprint(self.ctx), details=details)
