@@ -65,6 +65,36 @@ def test_neo4j_load_twice_keeps_every_count(loaded_neo4j: Neo4jGraphStore, neo4j
     assert (after["CO_OCCURS_WITH"], after["MENTIONED_IN"], after["HAS_UNIT"], after["HAS_CHUNK"]) == (20, 37, 2, 8)
 
 
+def _speakers(settings: Neo4jSettings) -> dict[int, list[str]]:
+    """Who SAID each quotation (by its start), read around the store."""
+    auth = (settings.user, settings.password.get_secret_value())
+    with neo4j.GraphDatabase.driver(settings.uri, auth=auth) as driver:
+        rows, _, _ = driver.execute_query(
+            "MATCH (e:Entity)-[:SAID]->(q:Quote) RETURN q.start AS at, collect(e.entity_id) AS who",
+            database_=settings.database,
+        )
+    return {r["at"]: sorted(r["who"]) for r in rows}
+
+
+def test_neo4j_typed_relations_and_quotations_follow_a_changed_graph(
+    loaded_neo4j: Neo4jGraphStore, neo4j_settings: Neo4jSettings
+) -> None:
+    # small graph: 12 typed rows (ent_99's is not loaded); 6 quotations, 5 of a known speaker (not 400's, nor
+    # ent_99's at 200); addressees of the graph: ent_02, ent_03, ent_04, ent_04, ent_07 (ent_99 left out)
+    counts = _raw_counts(neo4j_settings)
+    assert (counts["RELATION_OF"], counts["Quote"], counts["IN_CHUNK"]) == (12, 6, 6)
+    assert (counts["SAID"], counts["ADDRESSED_TO"]) == (4, 5)
+    try:
+        loaded_neo4j.load(changed_graph())
+        counts = _raw_counts(neo4j_settings)
+        assert (counts["RELATION_OF"], counts["Quote"], counts["SAID"], counts["ADDRESSED_TO"]) == (10, 5, 4, 5)
+        # the quotation at 80 is now Natasha's: Nikolai's SAID link to it is gone, not kept beside the new one
+        assert _speakers(neo4j_settings)[80] == ["ent_03"]
+    finally:
+        loaded_neo4j.load(small_graph())
+    assert _speakers(neo4j_settings)[80] == ["ent_01"]
+
+
 def test_neo4j_wrong_password_names_uri_and_user(neo4j_settings: Neo4jSettings) -> None:
     wrong = neo4j_settings.model_copy(update={"password": SecretStr("definitely-not-the-password")})
     with pytest.raises(GraphAuthError) as caught:
@@ -235,7 +265,9 @@ def test_issue_12_a_small_graph_loads_in_one_transaction(
     monkeypatch.setattr(Neo4jGraphStore, "_write", no_batches)
     try:
         report = whole.load(changed_graph())
-        assert {k: v for k, v in report.removed.items() if v} == {"entities": 1, "relations": 1, "mentions": 2}
+        assert {k: v for k, v in report.removed.items() if v} == {
+            "entities": 1, "relations": 1, "mentions": 2, "typed_relations": 2, "quotes": 1
+        }
         counts = _raw_counts(neo4j_settings)
         assert (counts["Entity"], counts["CO_OCCURS_WITH"], counts["MENTIONED_IN"]) == (11, 19, 36)
     finally:
