@@ -6,6 +6,7 @@ import random
 import socket
 import threading
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import neo4j
@@ -19,6 +20,7 @@ from graph.settings import Neo4jSettings
 from graph.testing.contract import GraphStoreContract, all_answers
 from graph.testing.contract import comparable_answer as _answer
 from graph.testing.fixtures import changed_graph, random_graph, small_graph
+from tests.unit.tools.relations_book import book_graph
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.integration]
 
@@ -93,6 +95,33 @@ def test_neo4j_typed_relations_and_quotations_follow_a_changed_graph(
     finally:
         loaded_neo4j.load(small_graph())
     assert _speakers(neo4j_settings)[80] == ["ent_01"]
+
+
+def test_neo4j_answers_a_crafted_books_relations_and_quotations_as_the_embedded_store(
+    loaded_neo4j: Neo4jGraphStore,
+) -> None:
+    # every relation pattern of the crafted book (apposition, possessive, copula, marriage) and its quotations,
+    # made by the pipeline's own per-document code
+    book = book_graph()
+    embedded = EmbeddedGraphStore.from_graph(book)
+    ids = [e.entity_id for e in book.entities]
+    try:
+        loaded_neo4j.load(book)
+        for store in (embedded, loaded_neo4j):
+            assert {(k.source.entity_id, k.type) for k in store.relatives("natasha")} == {("countess", "parent")}
+            assert [q.text for q in store.find_quotations("are you cold")] == ["“Are you cold, Natasha?”"]
+        for a in ids:
+            for query, asked in (("relatives", {"entity_id": a}), ("quotations", {"speaker_id": a}),
+                                 ("quotations", {"addressee_id": a})):
+                on_neo4j = _answer(partial(getattr(loaded_neo4j, query), **asked))
+                assert on_neo4j == _answer(partial(getattr(embedded, query), **asked)), (query, asked)
+            for b in ids:
+                assert _answer(partial(loaded_neo4j.relations_between, a, b)) == _answer(
+                    partial(embedded.relations_between, a, b)
+                ), (a, b)
+        assert loaded_neo4j.stats().typed_relations == embedded.stats().typed_relations == len(book.typed_relations)
+    finally:
+        loaded_neo4j.load(small_graph())
 
 
 def test_neo4j_wrong_password_names_uri_and_user(neo4j_settings: Neo4jSettings) -> None:
