@@ -19,7 +19,14 @@ logger = logging.getLogger(__name__)
 Key = tuple[str, ...]
 #: The kinds of items a graph holds, in the order a load writes them (nodes before the relationships between them).
 KINDS: tuple[str, ...] = (
-    "documents", "units", "chunks", "entities", "relations", "typed_relations", "quotes", "mentions"
+    "documents",
+    "units",
+    "chunks",
+    "entities",
+    "relations",
+    "typed_relations",
+    "quotes",
+    "mentions",
 )
 
 
