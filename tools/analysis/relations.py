@@ -56,9 +56,15 @@ _RELATED_QUESTIONS = (
         re.I,
     ),
 )
+# "Who said “…”?": a verb of saying before the quoted words ("Who is “the little princess”?" asks something else)
+_SAYING = (
+    r"(?:say|says|said|tell|tells|told|ask|asks|asked|cry|cries|cried|shout|shouts|shouted|exclaim|exclaims|"
+    r"exclaimed|reply|replies|replied|whisper|whispers|whispered|write|writes|wrote|mondta|mondja|mondott|"
+    r"kiáltotta|kérdezte|felelte|írta)"
+)
 _SAID_QUESTION = re.compile(
-    r"^\W*(?:who|whom|ki)\b.*?(?:[\"“„«](?P<double>[^\"“”„«»]{3,})[\"”»]"
-    r"|(?<!\w)['‘](?P<single>.{3,}?)['’](?!\w))",
+    r"^\W*(?:who|whom|ki)\b[^\"“„«'‘]*?\b" + _SAYING + r"\b[^\"“„«'‘]*"
+    r"(?:[\"“„«](?P<double>[^\"“”„«»]{3,})[\"”»]|(?<!\w)['‘](?P<single>.{3,}?)['’](?!\w))",
     re.I | re.S,
 )
 _SAY_TO_QUESTION = re.compile(

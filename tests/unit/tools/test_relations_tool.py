@@ -90,6 +90,7 @@ def test_relations_tool_what_one_says_to_another(platform: ChatPlatform) -> None
         "Who said “the lighthouse”?",  # narration, not a quotation
         "What does Natasha say to Pierre?",  # no quotation of hers to him
         "Who is Natasha's closest companion?",  # not a kinship word
+        "Who is “cold, Natasha”?",  # quoted words, but no verb of saying: not a question about a quotation
     ],
 )
 def test_relations_tool_steps_aside_when_the_graph_has_no_answer(
