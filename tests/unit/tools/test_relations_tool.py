@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from graph.embedded import EmbeddedGraphStore
+from graph.model import ChunkNode, DocumentNode, EntityNode, GraphData, TypedRelationEdge, UnitNode
 from tests.unit.tools.relations_book import book_graph, services
 from tools.analysis.relations import answers_from_the_graph, read_question
 from tools.domains.egri_csillagok import TOOLS
@@ -100,3 +101,27 @@ def test_relations_tool_steps_aside_when_the_graph_has_no_answer(
     answer = ask(platform, question).content
     assert answer  # the usual path answers (the entity card, the passages, or "not found")
     assert not any(mark in answer for mark in ("'s mother:", "says it", " says to ", "The book names"))
+
+
+def test_relations_tool_reads_a_hungarian_kinship_question() -> None:
+    # hand-made: one relation and the sentence that states it, in a Hungarian book
+    text = "Éva, Gergely felesége, a várfalon állt."
+    graph = EmbeddedGraphStore.from_graph(
+        GraphData(
+            entities=[
+                EntityNode(entity_id="eva", canonical_name="Cecey Éva", label="PER", aliases=["Éva"]),
+                EntityNode(entity_id="gergely", canonical_name="Bornemissza Gergely", label="PER", aliases=["Gergely"]),
+            ],
+            documents=[DocumentNode(doc_id="d")],
+            units=[UnitNode(unit_id="u", doc_id="d", unit_index=0)],
+            chunks=[ChunkNode(chunk_id="c", doc_id="d", chunk_index=0, unit_id="u", start=0, end=len(text), text=text)],
+            typed_relations=[
+                TypedRelationEdge(
+                    src_id="eva", type="spouse", dst_id="gergely", chunk_ids=["c"], count=1, confidence=0.9
+                )
+            ],
+        )
+    )
+    answer = read_question(graph, "Ki Gergely felesége?", "hu")
+    assert answer is not None and answer.lines == ["Bornemissza Gergely felesége: Cecey Éva [1]"]
+    assert [(p.chunk_id, sentence) for p, sentence in answer.passages] == [("c", text)]
