@@ -42,7 +42,13 @@ MAX_LINES = 5  # relations between two people, or quotations, listed at most
 _KIN_QUESTIONS = (
     re.compile(r"^\W*(?:who|whom)\s+(?:is|was|are|were)\s+(?:the\s+)?(?P<name>.+?)['’]s?\s+(?P<kin>[\w-]+)\W*$", re.I),
     re.compile(r"^\W*(?:who|whom)\s+(?:is|was|are|were)\s+(?:the|a)\s+(?P<kin>[\w-]+)\s+of\s+(?P<name>.+?)\W*$", re.I),
-    re.compile(r"^\W*ki\s+(?:volt\s+|az\s+|a\s+)?(?P<name>.+?)\s+(?P<kin>\w+)(?:\s+volt)?\W*$", re.I),
+    re.compile(r"^\W*ki\s+(?:volt\s+|lesz\s+|lett\s+|az\s+|a\s+)?(?P<name>.+?)\s+(?P<kin>\w+)(?:\s+volt)?\W*$", re.I),
+)
+# "Who does X marry?", "Whom did X marry in the end?", "Who is X married to?": X's spouse, of either sex
+_MARRY_QUESTIONS = (
+    re.compile(r"^\W*(?:who|whom)\s+(?:does|did|will|would)\s+(?P<name>.+?)\s+(?:marry|wed)\b[^?]*\W*$", re.I),
+    re.compile(r"^\W*(?:who|whom)\s+(?:is|was)\s+(?P<name>.+?)\s+married\s+to\W*$", re.I),
+    re.compile(r"^\W*kihez\s+(?:megy|ment)\s+(?:férjhez\s+)?(?P<name>.+?)(?:\s+férjhez)?\W*$", re.I),
 )
 _RELATED_QUESTIONS = (
     re.compile(
@@ -92,6 +98,7 @@ LINES: dict[str, dict[str, str]] = {
         "says_to": "Amit {speaker} mond {addressee} felé:",
     },
 }
+SPOUSE = {"en": "spouse", "hu": "házastársa"}  # the word a marriage question asks for, as the answer names it
 _NOUNS = {
     "uncle_aunt": "uncle or aunt",
     "nephew_niece": "nephew or niece",
@@ -155,19 +162,27 @@ def _word_pattern(words: Sequence[str]) -> re.Pattern[str]:
     )
 
 
+def _names(graph: Any, entity: EntityRef) -> re.Pattern[str]:
+    node = graph.get_entity(entity.entity_id)
+    return _word_pattern([node.canonical_name, *node.aliases])
+
+
 def _evidence(kinship: Kinship, graph: Any, words: dict[str, Kin]) -> tuple[Passage, str, set[str]] | None:
     """The passage and sentence that state ``kinship``: a sentence naming its source beside a word of its type, with
-    the sexes those words say (``m``/``f``); None when no passage has such a sentence."""
+    the sexes those words say (``m``/``f``), else one naming both people ("Nicholas married Princess Mary"), which
+    says no sex; None when no passage has either."""
     of_type = {word: kin for word, kin in words.items() if kin.type == kinship.type}
-    source = graph.get_entity(kinship.source.entity_id)
-    names = _word_pattern([source.canonical_name, *source.aliases])
+    source, target = _names(graph, kinship.source), _names(graph, kinship.target)
     typed = _word_pattern(list(of_type)) if of_type else None
+    both: tuple[Passage, str, set[str]] | None = None
     for passage in kinship.passages:
         for sentence in _sentences(passage.text):
             found = typed.findall(sentence) if typed is not None else []
-            if found and names.search(sentence):
+            if found and source.search(sentence):
                 return passage, sentence, {of_type[w.casefold()].sex for w in found} - {""}
-    return None
+            if both is None and source.search(sentence) and target.search(sentence):
+                both = passage, sentence, set()
+    return both
 
 
 def _kin_answer(graph: Any, target: EntityRef, asked: str, kin: Kin, lang: str) -> GraphAnswer | None:
@@ -259,14 +274,15 @@ def read_question(graph: Any, prompt: str, lang: str, analyzer: Analyzer | None 
     if said:
         return _said_answer(graph, said.group("double") or said.group("single"), lang)
     words = kinship_words(lang)
-    for pattern in _KIN_QUESTIONS:
-        found = pattern.match(prompt)
-        if found is None or found.group("kin").casefold() not in words:
-            continue
-        target = _entity(graph, found.group("name"), analyzer)
-        if target is not None:
-            asked = found.group("kin").casefold()
-            return _kin_answer(graph, target, asked, words[asked], lang)
+    asked_for = [(p.match(prompt), "") for p in _KIN_QUESTIONS] + [
+        (p.match(prompt), "spouse") for p in _MARRY_QUESTIONS
+    ]
+    for found, fixed in asked_for:
+        asked = fixed or (found.group("kin").casefold() if found else "")
+        kin = Kin("spouse", "") if fixed else words.get(asked)
+        target = _entity(graph, found.group("name"), analyzer) if found and kin else None
+        if target is not None and kin is not None:
+            return _kin_answer(graph, target, asked if not fixed else SPOUSE.get(lang, fixed), kin, lang)
     for pattern in (*_RELATED_QUESTIONS, _SAY_TO_QUESTION):
         found = pattern.match(prompt)
         pair = [_entity(graph, found.group(side), analyzer) for side in "ab"] if found else []

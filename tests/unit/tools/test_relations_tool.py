@@ -67,6 +67,14 @@ def test_relations_tool_how_two_people_are_related_with_the_evidence(
     assert child is not None and child.lines[0].startswith("Ellen Pryor is Mr. Hale's daughter — “Mr. Hale came in")
 
 
+def test_relations_tool_whom_someone_marries(graph: EmbeddedGraphStore) -> None:
+    # "In the winter Nicholas married Princess Mary.": a spouse of either sex, the marriage sentence as evidence
+    for question in ("Who does Nicholas marry?", "Whom did Nicholas marry in the end?", "Who is Nicholas married to?"):
+        answer = read_question(graph, question, "en")
+        assert answer is not None and answer.lines == ["Nicholas Rostov's spouse: Princess Mary [1]"], question
+        assert [sentence for _, sentence in answer.passages] == ["In the winter Nicholas married Princess Mary."]
+
+
 def test_relations_tool_who_said_a_quotation(platform: ChatPlatform) -> None:
     response = ask(platform, "Who said “are you cold”?")
     assert response.content.splitlines()[0] == (
