@@ -157,6 +157,10 @@ def _sentences(text: str) -> list[str]:
 
 
 def _word_pattern(words: Sequence[str]) -> re.Pattern[str]:
+    """Any of ``words`` as a whole word, case aside (the longest first); nothing at all for no words."""
+    words = [word for word in words if word.strip()]
+    if not words:
+        return re.compile(r"(?!)")
     return re.compile(
         r"(?<!\w)(" + "|".join(map(re.escape, sorted(words, key=len, reverse=True))) + r")(?!\w)", re.IGNORECASE
     )
