@@ -26,11 +26,13 @@ from pydantic import TypeAdapter, ValidationError
 
 from graph.compact import CompactGraph
 from graph.files import atomic_open
-from graph.model import ChunkNode, DocumentNode, EntityNode, UnitNode
+from graph.model import ChunkNode, DocumentNode, EntityNode, QuoteNode, TypedRelationEdge, UnitNode
 
 logger = logging.getLogger(__name__)
 
-CACHE_FORMAT = 4  # 4: the identity stored and checked; 3: npz + JSON (2 was a pickle); bump on any change of shape
+# 5: typed relations and quotations; 4: the identity stored and checked; 3: npz + JSON (2 was a pickle);
+# bump on any change of shape
+CACHE_FORMAT = 5
 CACHE_PREFIX = "graph-"
 _PLAIN = "__plain_json__"  # the array holding the JSON document of the non-array fields
 _IDENTITY = "__identity_json__"  # the array holding the JSON of the lakehouse state the graph was read from
@@ -39,6 +41,8 @@ _MODELS: dict[str, TypeAdapter[Any]] = {
     "documents": TypeAdapter(list[DocumentNode]),
     "units": TypeAdapter(list[UnitNode]),
     "chunks": TypeAdapter(list[ChunkNode]),
+    "typed_relations": TypeAdapter(list[TypedRelationEdge]),
+    "quotes": TypeAdapter(list[QuoteNode]),
 }
 _TUPLES = {"search_keys"}  # lists of tuples: JSON gives lists back
 

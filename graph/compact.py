@@ -11,6 +11,7 @@ Layout (entity, chunk and unit indexes are positions in the id-sorted ``entities
   (``edge_chunk[edge_chunk_off[e]:edge_chunk_off[e + 1]]``)
 - adjacency: for entity ``i``, ``adj_nbr`` / ``adj_edge`` between ``adj_off[i]`` and ``adj_off[i + 1]``
 - mentions: grouped by entity (CSR on ``mention_off``), in book order (chunk index, then start)
+- typed relations and quotations: plain lists (hundreds to thousands of rows), sorted by key / in book order
 """
 
 from __future__ import annotations
@@ -22,7 +23,17 @@ import networkx as nx
 import numpy as np
 
 from graph import matching
-from graph.model import ChunkNode, CoOccurrence, DocumentNode, EntityNode, GraphData, Mention, UnitNode
+from graph.model import (
+    ChunkNode,
+    CoOccurrence,
+    DocumentNode,
+    EntityNode,
+    GraphData,
+    Mention,
+    QuoteNode,
+    TypedRelationEdge,
+    UnitNode,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +76,8 @@ class CompactGraph:
     mention_end: np.ndarray = field(default_factory=lambda: np.zeros(0, _I64))
     mention_text: list[str] = field(default_factory=list)
     mention_id: list[str] = field(default_factory=list)
+    typed_relations: list[TypedRelationEdge] = field(default_factory=list)
+    quotes: list[QuoteNode] = field(default_factory=list)
 
     @classmethod
     def build(cls, graph: GraphData) -> CompactGraph:
@@ -89,7 +102,14 @@ class CompactGraph:
             ),
             key=lambda m: m[:4],
         )
-        dropped = len(graph.relations) - len(edges) + len(graph.mentions) - len(mentions)
+        typed = sorted(
+            (r for r in graph.typed_relations if r.src_id in entity_index and r.dst_id in entity_index),
+            key=lambda r: (r.src_id, r.type, r.dst_id),
+        )
+        quotes = sorted((q for q in graph.quotes if q.chunk_id in chunk_index),
+                        key=lambda q: (q.doc_id, q.start, q.quote_id))
+        dropped = (len(graph.relations) - len(edges) + len(graph.mentions) - len(mentions)
+                   + len(graph.typed_relations) - len(typed) + len(graph.quotes) - len(quotes))
         if dropped:
             logger.warning("dropped %d edges or mentions whose entity or chunk is not in the graph", dropped)
         n = len(entities)
@@ -127,6 +147,8 @@ class CompactGraph:
             mention_end=np.array([m[3] for m in mentions], dtype=_I64),
             mention_text=[m[4] for m in mentions],
             mention_id=[m[5] for m in mentions],
+            typed_relations=typed,
+            quotes=quotes,
         )
 
     def edge_chunk_ids(self, edge: int) -> list[str]:
@@ -164,6 +186,7 @@ class CompactGraph:
         return GraphData(
             entities=list(self.entities), relations=relations, documents=list(self.documents),
             units=list(self.units), chunks=list(self.chunks), mentions=mentions,
+            typed_relations=list(self.typed_relations), quotes=list(self.quotes),
         )
 
     def to_networkx(self) -> nx.Graph:

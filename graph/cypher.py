@@ -16,8 +16,10 @@ import logging
 
 logger = logging.getLogger(__name__)
 
-ENTITY, DOCUMENT, UNIT, CHUNK = "Entity", "Document", "Unit", "Chunk"
+ENTITY, DOCUMENT, UNIT, CHUNK, QUOTE = "Entity", "Document", "Unit", "Chunk", "Quote"
 CO_OCCURS_WITH, MENTIONED_IN, HAS_UNIT, HAS_CHUNK = "CO_OCCURS_WITH", "MENTIONED_IN", "HAS_UNIT", "HAS_CHUNK"
+# (src)-[:RELATION_OF {type}]->(dst) reads "src is the TYPE of dst", as a ``relations`` row does
+RELATION_OF, SAID, ADDRESSED_TO, IN_CHUNK = "RELATION_OF", "SAID", "ADDRESSED_TO", "IN_CHUNK"
 MAX_HOPS_LIMIT = 10
 #: ``top_entities`` metric → Entity property, the only property names ever placed into ORDER BY.
 ORDER_PROPERTIES = {"pagerank": "pagerank", "degree": "degree", "mentions": "mention_count"}
@@ -30,6 +32,8 @@ SCHEMA: tuple[str, ...] = (
     f"CREATE INDEX entity_community IF NOT EXISTS FOR (e:{ENTITY}) ON (e.community)",
     f"CREATE INDEX entity_label IF NOT EXISTS FOR (e:{ENTITY}) ON (e.label)",
     f"CREATE INDEX entity_pagerank IF NOT EXISTS FOR (e:{ENTITY}) ON (e.pagerank)",
+    f"CREATE CONSTRAINT quote_id IF NOT EXISTS FOR (q:{QUOTE}) REQUIRE q.quote_id IS UNIQUE",
+    f"CREATE INDEX quote_speaker IF NOT EXISTS FOR (q:{QUOTE}) ON (q.speaker_id)",
 )
 #: Schema of earlier versions that is removed again. ``mentioned_in_id`` (a relationship index on
 #: ``MENTIONED_IN.mention_id``) served no query — MERGE of a mention finds it by expanding between its two bound end
@@ -55,6 +59,7 @@ MERGE_ENTITIES = (
 # Peace). The column order is fixed by the tuples below; ``graph.neo4j_store`` builds the rows from the same tuples.
 CO_OCCURRENCE_COLUMNS = ("src_id", "dst_id", "count", "weight", "chunk_ids", "unit_ids", "window")
 MENTION_COLUMNS = ("mention_id", "entity_id", "chunk_id", "start", "end", "text")
+TYPED_RELATION_COLUMNS = ("src_id", "type", "dst_id", "chunk_ids", "count", "confidence")
 
 
 def _at(columns: tuple[str, ...], name: str) -> str:
@@ -80,6 +85,29 @@ MERGE_MENTIONS = (
     f"SET {_set_from_row('m', _M, ('start', 'end', 'text'))} RETURN count(m) AS n"
 )
 
+_T = TYPED_RELATION_COLUMNS
+MERGE_TYPED_RELATIONS = (
+    f"UNWIND $rows AS row "
+    f"MATCH (a:{ENTITY} {{entity_id: {_at(_T, 'src_id')}}}) MATCH (b:{ENTITY} {{entity_id: {_at(_T, 'dst_id')}}}) "
+    f"MERGE (a)-[r:{RELATION_OF} {{type: {_at(_T, 'type')}}}]->(b) "
+    f"SET {_set_from_row('r', _T, ('chunk_ids', 'count', 'confidence'))} RETURN count(r) AS n"
+)
+# A quotation is a node (its text is long, and it has a speaker and addressees); its rows are maps with the
+# ``quotes`` columns plus ``search_text`` (``graph.ranking.quote_key``). One whose chunk is not loaded is skipped.
+MERGE_QUOTES = (
+    f"UNWIND $rows AS row MATCH (c:{CHUNK} {{chunk_id: row.chunk_id}}) "
+    f"MERGE (q:{QUOTE} {{quote_id: row.quote_id}}) SET q = row MERGE (q)-[:{IN_CHUNK}]->(c) RETURN count(q) AS n"
+)
+# rows: [quote_id, entity_id]
+MERGE_SAID = (
+    f"UNWIND $rows AS row MATCH (q:{QUOTE} {{quote_id: row[0]}}) MATCH (e:{ENTITY} {{entity_id: row[1]}}) "
+    f"MERGE (e)-[s:{SAID}]->(q) RETURN count(s) AS n"
+)
+MERGE_ADDRESSED_TO = (
+    f"UNWIND $rows AS row MATCH (q:{QUOTE} {{quote_id: row[0]}}) MATCH (e:{ENTITY} {{entity_id: row[1]}}) "
+    f"MERGE (q)-[a:{ADDRESSED_TO}]->(e) RETURN count(a) AS n"
+)
+
 # -- removing what a new graph no longer has: read every key, diff in Python, delete the difference by key --
 
 #: kind -> the statement returning the keys the server holds, one row per item, in the shape ``graph.sync`` uses.
@@ -89,6 +117,10 @@ KEYS: dict[str, str] = {
     "chunks": f"MATCH (c:{CHUNK}) RETURN [c.chunk_id] AS key",
     "entities": f"MATCH (e:{ENTITY}) RETURN [e.entity_id] AS key",
     "relations": f"MATCH (a:{ENTITY})-[:{CO_OCCURS_WITH}]->(b:{ENTITY}) RETURN [a.entity_id, b.entity_id] AS key",
+    "typed_relations": (
+        f"MATCH (a:{ENTITY})-[r:{RELATION_OF}]->(b:{ENTITY}) RETURN [a.entity_id, r.type, b.entity_id] AS key"
+    ),
+    "quotes": f"MATCH (q:{QUOTE}) RETURN [q.quote_id] AS key",
     # a mention is keyed by its whole identity: re-resolved to another entity it is another relationship
     "mentions": (
         f"MATCH (e:{ENTITY})-[m:{MENTIONED_IN}]->(c:{CHUNK}) RETURN [m.mention_id, e.entity_id, c.chunk_id] AS key"
@@ -102,6 +134,11 @@ DELETE_CO_OCCURRENCES = (
     f"UNWIND $rows AS row MATCH (:{ENTITY} {{entity_id: row[0]}})-[r:{CO_OCCURS_WITH}]->"
     f"(:{ENTITY} {{entity_id: row[1]}}) DELETE r RETURN count(r) AS n"
 )
+DELETE_TYPED_RELATIONS = (
+    f"UNWIND $rows AS row MATCH (:{ENTITY} {{entity_id: row[0]}})-[r:{RELATION_OF} {{type: row[1]}}]->"
+    f"(:{ENTITY} {{entity_id: row[2]}}) DELETE r RETURN count(r) AS n"
+)
+DELETE_QUOTES = f"UNWIND $rows AS row MATCH (q:{QUOTE} {{quote_id: row[0]}}) DETACH DELETE q RETURN count(q) AS n"
 DELETE_DOCUMENTS = f"UNWIND $rows AS row MATCH (d:{DOCUMENT} {{doc_id: row[0]}}) DETACH DELETE d RETURN count(d) AS n"
 DELETE_UNITS = f"UNWIND $rows AS row MATCH (u:{UNIT} {{unit_id: row[0]}}) DETACH DELETE u RETURN count(u) AS n"
 DELETE_CHUNKS = f"UNWIND $rows AS row MATCH (c:{CHUNK} {{chunk_id: row[0]}}) DETACH DELETE c RETURN count(c) AS n"
@@ -112,6 +149,8 @@ DELETE_ENTITIES = (
 DELETE: dict[str, str] = {
     "mentions": DELETE_MENTIONS,
     "relations": DELETE_CO_OCCURRENCES,
+    "typed_relations": DELETE_TYPED_RELATIONS,
+    "quotes": DELETE_QUOTES,
     "chunks": DELETE_CHUNKS,
     "units": DELETE_UNITS,
     "documents": DELETE_DOCUMENTS,
@@ -122,10 +161,16 @@ DELETE: dict[str, str] = {
 PRUNE_STRUCTURE: tuple[str, ...] = (
     f"MATCH (d:{DOCUMENT})-[h:{HAS_UNIT}]->(u:{UNIT}) WHERE d.doc_id <> u.doc_id DELETE h RETURN count(h) AS n",
     f"MATCH (u:{UNIT})-[h:{HAS_CHUNK}]->(c:{CHUNK}) WHERE u.unit_id <> c.unit_id DELETE h RETURN count(h) AS n",
+    # a quotation keeps its id when its speaker, addressees or chunk change: its properties say which links hold
+    f"MATCH (q:{QUOTE})-[i:{IN_CHUNK}]->(c:{CHUNK}) WHERE q.chunk_id <> c.chunk_id DELETE i RETURN count(i) AS n",
+    f"MATCH (e:{ENTITY})-[s:{SAID}]->(q:{QUOTE}) WHERE q.speaker_id IS NULL OR q.speaker_id <> e.entity_id "
+    "DELETE s RETURN count(s) AS n",
+    f"MATCH (q:{QUOTE})-[a:{ADDRESSED_TO}]->(e:{ENTITY}) WHERE NOT e.entity_id IN coalesce(q.addressee_ids, []) "
+    "DELETE a RETURN count(a) AS n",
 )
 
 CLEAR = (
-    f"MATCH (n) WHERE n:{ENTITY} OR n:{DOCUMENT} OR n:{UNIT} OR n:{CHUNK} "
+    f"MATCH (n) WHERE n:{ENTITY} OR n:{DOCUMENT} OR n:{UNIT} OR n:{CHUNK} OR n:{QUOTE} "
     "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
 )
 
@@ -181,7 +226,32 @@ STATS = (
     f"CALL () {{ MATCH (u:{UNIT}) RETURN count(u) AS units }} "
     f"CALL () {{ MATCH (c:{CHUNK}) RETURN count(c) AS chunks }} "
     f"CALL () {{ MATCH ()-[m:{MENTIONED_IN}]->() RETURN count(m) AS mentions }} "
-    "RETURN entities, relations, documents, units, chunks, mentions, communities"
+    f"CALL () {{ MATCH ()-[r:{RELATION_OF}]->() RETURN count(r) AS typed_relations }} "
+    f"CALL () {{ MATCH (q:{QUOTE}) RETURN count(q) AS quotations }} "
+    "RETURN entities, relations, documents, units, chunks, mentions, communities, typed_relations, quotations"
+)
+RELATIVES = (
+    f"MATCH (s:{ENTITY})-[r:{RELATION_OF}]->(:{ENTITY} {{entity_id: $id}}) WHERE $types IS NULL OR r.type IN $types "
+    "RETURN s.entity_id AS id, s.canonical_name AS name, s.label AS label, r.type AS type, r.count AS count, "
+    "r.confidence AS confidence, r.chunk_ids AS chunk_ids "
+    "ORDER BY confidence DESC, count DESC, type, id LIMIT $limit"
+)
+RELATIONS_BETWEEN = (
+    f"MATCH (:{ENTITY} {{entity_id: $a}})-[r:{RELATION_OF}]->(:{ENTITY} {{entity_id: $b}}) "
+    "RETURN r.type AS type, r.count AS count, r.confidence AS confidence, r.chunk_ids AS chunk_ids"
+)
+QUOTATIONS = (
+    f"MATCH (q:{QUOTE}) WHERE ($speaker IS NULL OR q.speaker_id = $speaker) "
+    "AND ($addressee IS NULL OR $addressee IN q.addressee_ids) "
+    "RETURN properties(q) AS q ORDER BY q.doc_id, q.start, q.quote_id LIMIT $limit"
+)
+FIND_QUOTATIONS = (
+    f"MATCH (q:{QUOTE}) WHERE q.search_text CONTAINS $needle "
+    "RETURN properties(q) AS q ORDER BY q.doc_id, q.start, q.quote_id LIMIT $limit"
+)
+ENTITY_REFS = (
+    f"UNWIND $ids AS eid MATCH (e:{ENTITY} {{entity_id: eid}}) "
+    "RETURN e.entity_id AS entity_id, e.canonical_name AS canonical_name, e.label AS label"
 )
 LABEL_COUNTS = f"MATCH (e:{ENTITY}) RETURN e.label AS label, count(*) AS n"
 

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import itertools
 import json
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +39,17 @@ from graph.cache import CACHE_FORMAT, cache_name, read_cache, write_cache
 from graph.compact import CompactGraph
 from graph.errors import EntityNotFoundError
 from graph.lakehouse import Lakehouse
-from graph.model import EntityNode, GraphData, lakehouse_identity
+from graph.model import EntityNode, GraphData, QuoteNode, TypedRelationEdge, lakehouse_identity
 from graph.results import (
     EntityMatch,
     EntityRef,
     GraphStats,
+    Kinship,
     LoadReport,
     Passage,
     PathHop,
     PathResult,
+    Quotation,
     Relation,
     Span,
     UnitRelations,
@@ -111,6 +114,7 @@ class EmbeddedGraphStore:
             matching.Searchable(e.entity_id, e.canonical_name, e.label, e.mention_count, keys)
             for e, keys in zip(graph.entities, graph.search_keys, strict=True)
         ]
+        self._quote_keys = [ranking.quote_key(q.text) for q in graph.quotes]
 
     # -- loading --
 
@@ -290,6 +294,63 @@ class EmbeddedGraphStore:
                          for u in graph.chunk_unit[chunks].tolist()]
         return ranking.build_timeline(mention_units, meetings, {u.unit_id: u for u in graph.units})
 
+    def _kinship(self, row: TypedRelationEdge) -> Kinship:
+        evidence = [c for c in row.chunk_ids[: ranking.EVIDENCE_PASSAGES] if c in self._chunk_index]
+        return Kinship(
+            source=self._ref(self._entity_index[row.src_id]), type=row.type,
+            target=self._ref(self._entity_index[row.dst_id]), count=row.count, confidence=row.confidence,
+            chunk_ids=row.chunk_ids, passages=[self._passage(self._chunk_index[c], []) for c in evidence],
+        )
+
+    def relatives(self, entity_id: str, *, types: Sequence[str] | None = None, limit: int = 20) -> list[Kinship]:
+        """Who is what to the entity, surest first."""
+        self._index(entity_id)
+        ranking.check_limit(limit)
+        asked = ranking.check_types(types)
+        rows = [r for r in self._graph.typed_relations if r.dst_id == entity_id and (asked is None or r.type in asked)]
+        return ranking.sort_kinships(self._kinship(row) for row in rows)[:limit]
+
+    def relations_between(self, a_id: str, b_id: str) -> list[Kinship]:
+        """What ``a`` is to ``b``, surest first."""
+        self._index(a_id)
+        self._index(b_id)
+        rows = [r for r in self._graph.typed_relations if r.src_id == a_id and r.dst_id == b_id]
+        return ranking.sort_kinships(self._kinship(row) for row in rows)
+
+    def _quotation(self, quote: QuoteNode) -> Quotation:
+        people = self._entity_index
+        return Quotation(
+            quote_id=quote.quote_id, doc_id=quote.doc_id, start=quote.start, end=quote.end, text=quote.text,
+            attribution=quote.attribution,
+            speaker=self._ref(people[quote.speaker_id]) if quote.speaker_id in people else None,
+            addressees=[self._ref(people[a]) for a in quote.addressee_ids if a in people],
+            passage=self._passage(self._chunk_index[quote.chunk_id], []),
+        )
+
+    def quotations(
+        self, *, speaker_id: str | None = None, addressee_id: str | None = None, limit: int = 20
+    ) -> list[Quotation]:
+        """The quotations said by and / or to someone, in book order (quotes are stored in book order)."""
+        for entity_id in (speaker_id, addressee_id):
+            if entity_id is not None:
+                self._index(entity_id)
+        ranking.check_limit(limit)
+        said = (
+            q for q in self._graph.quotes
+            if (speaker_id is None or q.speaker_id == speaker_id)
+            and (addressee_id is None or addressee_id in q.addressee_ids)
+        )
+        return [self._quotation(q) for q in itertools.islice(said, limit)]
+
+    def find_quotations(self, text: str, *, limit: int = 5) -> list[Quotation]:
+        """The quotations holding ``text``'s words in a row, in book order."""
+        ranking.check_limit(limit)
+        needle = ranking.quote_key(text)
+        if not needle.strip():
+            return []
+        found = (q for q, key in zip(self._graph.quotes, self._quote_keys, strict=True) if needle in key)
+        return [self._quotation(q) for q in itertools.islice(found, limit)]
+
     def stats(self) -> GraphStats:
         """Sizes of the loaded graph."""
         graph = self._graph
@@ -300,7 +361,8 @@ class EmbeddedGraphStore:
             entities=len(graph.entities), relations=len(graph.src), documents=len(graph.documents),
             units=len(graph.units), chunks=len(graph.chunks), mentions=len(graph.mention_id),
             communities=len({e.community for e in graph.entities if e.community >= 0}),
-            labels=dict(sorted(labels.items())),
+            labels=dict(sorted(labels.items())), typed_relations=len(graph.typed_relations),
+            quotations=len(graph.quotes),
         )
 
 
@@ -320,6 +382,8 @@ def _merge(old: GraphData, new: GraphData) -> GraphData:
         units=by(lambda u: u.unit_id, old.units, new.units),
         chunks=by(lambda c: c.chunk_id, old.chunks, new.chunks),
         mentions=by(lambda m: m.mention_id, old.mentions, new.mentions),
+        typed_relations=by(lambda r: (r.src_id, r.type, r.dst_id), old.typed_relations, new.typed_relations),
+        quotes=by(lambda q: q.quote_id, old.quotes, new.quotes),
     )
 
 

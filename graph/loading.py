@@ -18,7 +18,14 @@ from dataclasses import dataclass
 
 from graph.errors import GraphDataError, GraphLoadError, GraphStoreError
 from graph.lakehouse import Lakehouse
-from graph.model import LAKEHOUSE_TABLES, GraphData, missing_table_error, read_records, table_versions
+from graph.model import (
+    LAKEHOUSE_TABLES,
+    OPTIONAL_TABLES,
+    GraphData,
+    missing_table_error,
+    read_records,
+    table_versions,
+)
 from graph.published import PublishedRun
 from graph.results import GraphStats, LoadReport
 from graph.settings import Neo4jSettings
@@ -26,7 +33,7 @@ from graph.settings import Neo4jSettings
 logger = logging.getLogger(__name__)
 
 #: The counts a load leaves in the store, in the order the summary names them.
-COUNTED = ("entities", "relations", "documents", "units", "chunks", "mentions")
+COUNTED = ("entities", "relations", "documents", "units", "chunks", "mentions", "typed_relations", "quotations")
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,8 @@ def lakehouse_versions(root: Lakehouse, *, published: bool) -> dict[str, int]:
         try:
             versions[table] = DeltaTable(root.delta_uri(table), storage_options=root.storage_options).version()
         except TableNotFoundError as exc:
+            if table in OPTIONAL_TABLES:
+                continue
             raise missing_table_error(root, table, "not a Delta table") from exc
     return versions
 

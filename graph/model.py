@@ -9,6 +9,8 @@ Relationships in a store (fixed names, see ``graph.cypher``):
 - ``(Entity)-[:CO_OCCURS_WITH {count, weight, chunk_ids, unit_ids, window}]-(Entity)``, stored once, ``src_id < dst_id``
 - ``(Entity)-[:MENTIONED_IN {mention_id, start, end, text}]->(Chunk)``, one per resolved mention
 - ``(Document)-[:HAS_UNIT]->(Unit)-[:HAS_CHUNK]->(Chunk)``, the document structure (provenance)
+- ``(Entity)-[:RELATION_OF {type, count, confidence, chunk_ids}]->(Entity)``: "src is the TYPE of dst" (``relations``)
+- ``(Quote)-[:IN_CHUNK]->(Chunk)``, ``(Entity)-[:SAID]->(Quote)``, ``(Quote)-[:ADDRESSED_TO]->(Entity)``: ``quotes``
 """
 
 from __future__ import annotations
@@ -31,7 +33,17 @@ from graph.published import (
     published_text,
     read_published,
 )
-from graph.tables import CHUNKS, DOCUMENTS, GRAPH_EDGES, GRAPH_NODES, MENTION_ENTITIES, MENTION_OFFSETS, MENTIONS
+from graph.tables import (
+    CHUNKS,
+    DOCUMENTS,
+    GRAPH_EDGES,
+    GRAPH_NODES,
+    MENTION_ENTITIES,
+    MENTION_OFFSETS,
+    MENTIONS,
+    QUOTES,
+    RELATIONS,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +56,12 @@ LAKEHOUSE_TABLES: dict[str, list[str]] = {
     CHUNKS.name: list(CHUNKS.names),
     MENTION_ENTITIES.name: MENTION_ENTITIES.pick("mention_id", "entity_id", "doc_id", "chunk_id"),
     MENTIONS.name: MENTIONS.pick("mention_id", "start", "end", "text"),
+    RELATIONS.name: list(RELATIONS.names),
+    QUOTES.name: list(QUOTES.names),
 }
+#: Tables read when the lakehouse has them: a lakehouse built before the stages that write them serves the graph
+#: without typed relations and quotations.
+OPTIONAL_TABLES: frozenset[str] = frozenset({RELATIONS.name, QUOTES.name})
 #: Columns read when the table has them: ``mention_entities`` holds its mentions' offsets since the entities stage's
 #: version 6, and then ``mentions`` is not read at all (the carried mentions have no row there).
 OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {MENTION_ENTITIES.name: MENTION_OFFSETS}
@@ -129,12 +146,39 @@ class Mention(BaseModel):
     text: str = ""
 
 
+class TypedRelationEdge(BaseModel):
+    """A typed relation, "src is the TYPE of dst" (a ``relations`` row); ``count`` 0: inferred from two others."""
+
+    src_id: str
+    type: str
+    dst_id: str
+    chunk_ids: list[str] = Field(default_factory=list)
+    count: int = 0
+    confidence: float = 0.0
+
+
+class QuoteNode(BaseModel):
+    """A quotation (a ``quotes`` row): its offsets into the document, its text, who says it and to whom."""
+
+    quote_id: str
+    doc_id: str
+    chunk_id: str
+    start: int
+    end: int
+    text: str
+    speaker_id: str | None = None
+    addressee_ids: list[str] = Field(default_factory=list)
+    attribution: str = "none"
+
+
 _ENTITIES = TypeAdapter(list[EntityNode])
 _DOCUMENTS = TypeAdapter(list[DocumentNode])
 _UNITS = TypeAdapter(list[UnitNode])
 _CHUNKS = TypeAdapter(list[ChunkNode])
 _EDGES = TypeAdapter(list[CoOccurrence])
 _MENTIONS = TypeAdapter(list[Mention])
+_TYPED = TypeAdapter(list[TypedRelationEdge])
+_QUOTES = TypeAdapter(list[QuoteNode])
 
 
 class GraphData(BaseModel):
@@ -146,6 +190,8 @@ class GraphData(BaseModel):
     units: list[UnitNode] = Field(default_factory=list)
     chunks: list[ChunkNode] = Field(default_factory=list)
     mentions: list[Mention] = Field(default_factory=list)
+    typed_relations: list[TypedRelationEdge] = Field(default_factory=list)
+    quotes: list[QuoteNode] = Field(default_factory=list)
 
     @classmethod
     def from_records(
@@ -157,6 +203,8 @@ class GraphData(BaseModel):
         chunks: list[dict[str, Any]],
         mention_entities: list[dict[str, Any]],
         mentions: list[dict[str, Any]],
+        relations: list[dict[str, Any]] | None = None,
+        quotes: list[dict[str, Any]] | None = None,
     ) -> GraphData:
         """Build the graph from table rows (dicts keyed by the lakehouse column names)."""
         units: dict[str, dict[str, Any]] = {}
@@ -197,6 +245,9 @@ class GraphData(BaseModel):
             units=_UNITS.validate_python(sorted(units.values(), key=lambda u: (u["doc_id"], u["unit_index"]))),
             chunks=_CHUNKS.validate_python(chunks),
             mentions=_MENTIONS.validate_python(resolved),
+            typed_relations=_TYPED.validate_python(relations or []),
+            quotes=_QUOTES.validate_python([row | {"addressee_ids": row.get("addressee_ids") or []}
+                                            for row in quotes or []]),
         )
 
     @classmethod
@@ -209,6 +260,8 @@ class GraphData(BaseModel):
         chunks: pd.DataFrame,
         mention_entities: pd.DataFrame,
         mentions: pd.DataFrame,
+        relations: pd.DataFrame | None = None,
+        quotes: pd.DataFrame | None = None,
     ) -> GraphData:
         """Build the graph from pandas frames shaped like the lakehouse tables (used by tests and small tools)."""
         return cls.from_records(
@@ -218,6 +271,8 @@ class GraphData(BaseModel):
             chunks=_frame_records(chunks),
             mention_entities=_frame_records(mention_entities),
             mentions=_frame_records(mentions),
+            relations=None if relations is None else _frame_records(relations),
+            quotes=None if quotes is None else _frame_records(quotes),
         )
 
     @classmethod
@@ -226,7 +281,7 @@ class GraphData(BaseModel):
         return cls.from_records(
             nodes=records[GRAPH_NODES.name], edges=records[GRAPH_EDGES.name], documents=records[DOCUMENTS.name],
             chunks=records[CHUNKS.name], mention_entities=records[MENTION_ENTITIES.name],
-            mentions=records[MENTIONS.name],
+            mentions=records[MENTIONS.name], relations=records.get(RELATIONS.name), quotes=records.get(QUOTES.name),
         )
 
     @classmethod
@@ -270,10 +325,18 @@ def read_records(root: Lakehouse, manifest: PublishedRun | None) -> dict[str, li
     ``mentions`` is read only for a ``mention_entities`` table written before the entities stage's version 6,
     whose rows lack their offsets.
     """
+    from deltalake.exceptions import TableNotFoundError
+
     records: dict[str, list[dict[str, Any]]] = {}
     for table, columns in LAKEHOUSE_TABLES.items():
         if table == MENTIONS.name:
             continue
+        if table in OPTIONAL_TABLES:
+            try:
+                open_table(root, table, manifest)
+            except TableNotFoundError:
+                records[table] = []
+                continue
         records[table] = read_table(root, table, columns, manifest=manifest, optional=OPTIONAL_COLUMNS.get(table, ()))
     resolved = records[MENTION_ENTITIES.name]
     with_offsets = all(row.get("start") is not None for row in resolved)
@@ -337,6 +400,8 @@ def lakehouse_identity(root: Lakehouse) -> dict[str, Any]:
         try:
             delta = open_table(root, table, manifest)
         except TableNotFoundError as exc:
+            if table in OPTIONAL_TABLES:
+                continue
             raise missing_table_error(root, table, "not a Delta table") from exc
         tables[table] = [delta.version(), delta.metadata().id]
     return {"run": None if manifest is None else [manifest.run_id, manifest.finished_at], "tables": tables}

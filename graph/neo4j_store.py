@@ -31,15 +31,17 @@ from pydantic import BaseModel
 
 from graph import cypher, matching, ranking, sync
 from graph.errors import EntityNotFoundError, GraphAuthError, GraphStoreError, GraphUnavailableError
-from graph.model import EntityNode, GraphData, UnitNode
+from graph.model import EntityNode, GraphData, QuoteNode, UnitNode
 from graph.results import (
     EntityMatch,
     EntityRef,
     GraphStats,
+    Kinship,
     LoadReport,
     Passage,
     PathHop,
     PathResult,
+    Quotation,
     Relation,
     Span,
     UnitRelations,
@@ -57,6 +59,25 @@ _Step = tuple[str, str, Sequence[Any] | None]
 def _values(model: BaseModel, columns: Sequence[str]) -> list[Any]:
     """A list-shaped load row: the model's values in the column order of the statement (``graph.cypher``)."""
     return [getattr(model, column) for column in columns]
+
+
+def _typed_steps(graph: GraphData) -> list[_Step]:
+    """The load steps of the typed relations and the quotations: the relations between people the graph holds, the
+    quotation nodes (with their search key), then who said each and to whom — again only people the graph holds, as
+    ``graph.sync.graph_keys`` counts them."""
+    people = {e.entity_id for e in graph.entities}
+    typed = [
+        _values(r, cypher.TYPED_RELATION_COLUMNS) for r in graph.typed_relations if {r.src_id, r.dst_id} <= people
+    ]
+    nodes = [q.model_dump() | {"search_text": ranking.quote_key(q.text)} for q in graph.quotes]
+    said = [[q.quote_id, q.speaker_id] for q in graph.quotes if q.speaker_id in people]
+    addressed = [[q.quote_id, a] for q in graph.quotes for a in dict.fromkeys(q.addressee_ids) if a in people]
+    return [
+        ("typed relations", cypher.MERGE_TYPED_RELATIONS, typed),
+        ("quotations", cypher.MERGE_QUOTES, nodes),
+        ("speakers", cypher.MERGE_SAID, said),
+        ("addressees", cypher.MERGE_ADDRESSED_TO, addressed),
+    ]
 
 
 class Neo4jGraphStore:
@@ -204,6 +225,7 @@ class Neo4jGraphStore:
             ("chunks", cypher.MERGE_CHUNKS, [c.model_dump() for c in graph.chunks]),
             ("entities", cypher.MERGE_ENTITIES, entities),
             ("co-occurrences", cypher.MERGE_CO_OCCURRENCES, pairs),
+            *_typed_steps(graph),
             ("mentions", cypher.MERGE_MENTIONS, [_values(m, cypher.MENTION_COLUMNS) for m in graph.mentions]),
         ]
         removed = {kind: [list(key) for key in keys] for kind, keys in change.removed.items()}
@@ -213,7 +235,7 @@ class Neo4jGraphStore:
 
         # relationships before the nodes they hang on; DETACH DELETE of a node takes what is left on it anyway
         steps = [
-            *upserts, deletion("mentions"), deletion("relations"),
+            *upserts, deletion("mentions"), deletion("relations"), deletion("typed_relations"), deletion("quotes"),
             *[("prune moved structure", query, None) for query in cypher.PRUNE_STRUCTURE],
             deletion("chunks"), deletion("units"), deletion("documents"), deletion("entities"),
         ]
@@ -362,6 +384,71 @@ class Neo4jGraphStore:
             for r in self._read("read units", cypher.UNITS_BY_ID, ids=sorted(mention_units))
         }
         return ranking.build_timeline(mention_units, meetings, units)
+
+    def _kinships(self, rows: list[dict[str, Any]], source: dict[str, EntityRef], target: EntityRef) -> list[Kinship]:
+        """``Kinship`` answers from relation rows (``source``: each row's source by its ``id``), with passages."""
+        evidence = [c for r in rows for c in r["chunk_ids"][: ranking.EVIDENCE_PASSAGES]]
+        passages = {p.chunk_id: p for p in self._passages(sorted(set(evidence)))}
+        return ranking.sort_kinships(
+            Kinship(
+                source=source[r["id"]], type=r["type"], target=target, count=r["count"], confidence=r["confidence"],
+                chunk_ids=r["chunk_ids"],
+                passages=[passages[c] for c in r["chunk_ids"][: ranking.EVIDENCE_PASSAGES] if c in passages],
+            )
+            for r in rows
+        )
+
+    def relatives(self, entity_id: str, *, types: Sequence[str] | None = None, limit: int = 20) -> list[Kinship]:
+        """Who is what to the entity, surest first."""
+        target = self._ref(self.get_entity(entity_id))
+        ranking.check_limit(limit)
+        asked = ranking.check_types(types)
+        rows = self._read("list relatives", cypher.RELATIVES, id=entity_id,
+                          types=None if asked is None else sorted(asked), limit=limit)
+        sources = {r["id"]: EntityRef(entity_id=r["id"], canonical_name=r["name"], label=r["label"]) for r in rows}
+        return self._kinships(rows, sources, target)
+
+    def relations_between(self, a_id: str, b_id: str) -> list[Kinship]:
+        """What ``a`` is to ``b``, surest first."""
+        source, target = self._ref(self.get_entity(a_id)), self._ref(self.get_entity(b_id))
+        rows = [r | {"id": a_id} for r in self._read("relate two entities", cypher.RELATIONS_BETWEEN, a=a_id, b=b_id)]
+        return self._kinships(rows, {a_id: source}, target)
+
+    def _quotations(self, rows: list[dict[str, Any]]) -> list[Quotation]:
+        """``Quotation`` answers from ``Quote`` node properties: the people among the graph's entities, the passage."""
+        quotes = [QuoteNode.model_validate(r["q"]) for r in rows]
+        ids = sorted({i for q in quotes for i in [q.speaker_id, *q.addressee_ids] if i is not None})
+        people = {r["entity_id"]: EntityRef.model_validate(r)
+                  for r in (self._read("read entities", cypher.ENTITY_REFS, ids=ids) if ids else [])}
+        passages = {p.chunk_id: p for p in self._passages(sorted({q.chunk_id for q in quotes}))}
+        return ranking.sort_quotations(
+            Quotation(
+                quote_id=q.quote_id, doc_id=q.doc_id, start=q.start, end=q.end, text=q.text,
+                attribution=q.attribution, speaker=people.get(q.speaker_id or ""),
+                addressees=[people[a] for a in q.addressee_ids if a in people], passage=passages[q.chunk_id],
+            )
+            for q in quotes
+        )
+
+    def quotations(
+        self, *, speaker_id: str | None = None, addressee_id: str | None = None, limit: int = 20
+    ) -> list[Quotation]:
+        """The quotations said by and / or to someone, in book order."""
+        for entity_id in (speaker_id, addressee_id):
+            if entity_id is not None:
+                self.get_entity(entity_id)
+        ranking.check_limit(limit)
+        rows = self._read("list quotations", cypher.QUOTATIONS, speaker=speaker_id, addressee=addressee_id,
+                          limit=limit)
+        return self._quotations(rows)
+
+    def find_quotations(self, text: str, *, limit: int = 5) -> list[Quotation]:
+        """The quotations holding ``text``'s words in a row, in book order."""
+        ranking.check_limit(limit)
+        needle = ranking.quote_key(text)
+        if not needle.strip():
+            return []
+        return self._quotations(self._read("find quotations", cypher.FIND_QUOTATIONS, needle=needle, limit=limit))
 
     def stats(self) -> GraphStats:
         """Sizes of the loaded graph."""

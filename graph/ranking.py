@@ -9,6 +9,9 @@ Stores may fetch in any order (Cypher ``ORDER BY`` is used only to cut work); th
 - mentions: chunks in book order (doc id, chunk index), mentions inside a chunk by start offset
 - timeline: units in book order (doc id, unit index); co-occurring entities by count desc, entity id asc
 - path evidence: a hop's chunk ids as stored (sorted, i.e. book order); passages for the first ``EVIDENCE_PASSAGES``
+- typed relations: confidence desc, count desc, type, source id, target id; evidence passages as for a path hop
+- quotations: book order (doc id, start offset, quote id); a quotation matches a text when the text's normalised
+  words (``quote_key``) are a run of whole words of the quotation's
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 from graph.errors import GraphStoreError
+from graph.kinship import RELATION_TYPES
+from graph.matching import normalise
 from graph.model import EntityNode, UnitNode
-from graph.results import RelatedCount, Relation, UnitRelations
+from graph.results import Kinship, Quotation, RelatedCount, Relation, UnitRelations
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +55,37 @@ def check_max_hops(max_hops: int) -> int:
     if type(max_hops) is not int or not 1 <= max_hops <= MAX_HOPS:
         raise GraphStoreError(f"max_hops must be an int from 1 to {MAX_HOPS}, got {max_hops!r}")
     return max_hops
+
+
+def check_types(types: Iterable[str] | None) -> frozenset[str] | None:
+    """The relation types asked for (None: every type); an unknown one names the valid types."""
+    if types is None:
+        return None
+    asked = frozenset(types)
+    unknown = sorted(asked - RELATION_TYPES)
+    if unknown:
+        raise GraphStoreError(
+            f"unknown relation type(s) {', '.join(map(repr, unknown))}; valid: {', '.join(sorted(RELATION_TYPES))}"
+        )
+    return asked
+
+
+def sort_kinships(kinships: Iterable[Kinship]) -> list[Kinship]:
+    """Typed relations in answer order: the surest first."""
+    return sorted(
+        kinships, key=lambda k: (-k.confidence, -k.count, k.type, k.source.entity_id, k.target.entity_id)
+    )
+
+
+def sort_quotations(quotations: Iterable[Quotation]) -> list[Quotation]:
+    """Quotations in book order."""
+    return sorted(quotations, key=lambda q: (q.doc_id, q.start, q.quote_id))
+
+
+def quote_key(text: str) -> str:
+    """A text as quotations are searched by: its normalised words between single spaces, padded with one space on
+    each side so that ``needle in key`` matches whole words only (stored as ``Quote.search_text`` in Neo4j)."""
+    return f" {normalise(text)} "
 
 
 def sort_neighbours(relations: Iterable[Relation]) -> list[Relation]:

@@ -90,6 +90,34 @@ class PathResult(BaseModel):
     total_weight: float
 
 
+class Kinship(BaseModel):
+    """A typed relation: ``source`` is the ``type`` of ``target`` ("Ilya Rostov is the parent of Natasha"), how many
+    statements say so (0: inferred from two other relations), how sure they make it, and the passages saying it."""
+
+    source: EntityRef
+    type: str
+    target: EntityRef
+    count: int
+    confidence: float
+    chunk_ids: list[str] = Field(default_factory=list)
+    passages: list[Passage] = Field(default_factory=list)
+
+
+class Quotation(BaseModel):
+    """A quotation: its text with its marks, who says it and to whom (the people of the graph; None / empty when
+    unknown), how the speaker was found (``attribution``), and the passage it stands in."""
+
+    quote_id: str
+    doc_id: str
+    start: int
+    end: int
+    text: str
+    attribution: str
+    speaker: EntityRef | None = None
+    addressees: list[EntityRef] = Field(default_factory=list)
+    passage: Passage
+
+
 class RelatedCount(BaseModel):
     """An entity co-occurring with the timeline's entity in one unit, and in how many of the unit's chunks."""
 
@@ -121,6 +149,8 @@ class GraphStats(BaseModel):
     mentions: int
     communities: int
     labels: dict[str, int] = Field(default_factory=dict)
+    typed_relations: int = 0
+    quotations: int = 0
 
 
 class LoadReport(BaseModel):

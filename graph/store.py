@@ -15,10 +15,21 @@ Errors: an unknown entity id raises ``EntityNotFoundError``; an invalid argument
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Literal, Protocol, runtime_checkable
 
 from graph.model import EntityNode, GraphData
-from graph.results import EntityMatch, GraphStats, LoadReport, Passage, PathResult, Relation, UnitRelations
+from graph.results import (
+    EntityMatch,
+    GraphStats,
+    Kinship,
+    LoadReport,
+    Passage,
+    PathResult,
+    Quotation,
+    Relation,
+    UnitRelations,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +71,26 @@ class GraphReader(Protocol):
 
     def timeline(self, entity_id: str) -> list[UnitRelations]:
         """Unit by unit in book order where the entity appears: its mentions there and whom it meets there."""
+        ...
+
+    def relatives(self, entity_id: str, *, types: Sequence[str] | None = None, limit: int = 20) -> list[Kinship]:
+        """Who is what to the entity: the typed relations "S is the TYPE of entity" (of ``types`` only, when given;
+        an unknown type raises ``GraphStoreError`` naming the valid ones), surest first, with evidence passages."""
+        ...
+
+    def relations_between(self, a_id: str, b_id: str) -> list[Kinship]:
+        """What ``a`` is to ``b``: the typed relations "a is the TYPE of b", surest first, with evidence passages."""
+        ...
+
+    def quotations(
+        self, *, speaker_id: str | None = None, addressee_id: str | None = None, limit: int = 20
+    ) -> list[Quotation]:
+        """The first ``limit`` quotations in book order said by ``speaker_id`` and / or to ``addressee_id``."""
+        ...
+
+    def find_quotations(self, text: str, *, limit: int = 5) -> list[Quotation]:
+        """The first ``limit`` quotations in book order holding ``text``'s words in a row (case, accents and
+        punctuation aside: ``graph.ranking.quote_key``); none for a text without words."""
         ...
 
     def stats(self) -> GraphStats:

@@ -173,6 +173,12 @@ QUOTES = TableSpec("quotes", (
     ("quote_id", "string"), ("doc_id", "string"), ("chunk_id", "string"), ("start", "long"), ("end", "long"),
     ("text", "string"), ("speaker_id", "string"), ("addressee_ids", "array<string>"), ("attribution", "string"),
 ), unindexed=("text",))
+#: One row per typed relation between two people, read "src is the TYPE of dst" (types: ``graph.kinship``): the
+#: chunks that state it, how many statements (0: inferred from two other rows), and how sure they make it.
+RELATIONS = TableSpec("relations", (
+    ("src_id", "string"), ("type", "string"), ("dst_id", "string"), ("chunk_ids", "array<string>"),
+    ("count", "long"), ("confidence", "double"),
+))
 GRAPH_NODES = ENTITIES.extended(
     "graph_nodes", ("degree", "long"), ("weighted_degree", "double"), ("pagerank", "double"), ("community", "long")
 )
@@ -182,7 +188,7 @@ GRAPH_EDGES = COOCCURRENCES.renamed("graph_edges")
 TABLES: dict[str, TableSpec] = {
     spec.name: spec
     for spec in (
-        DOCUMENTS, REJECTS, CHUNKS, MENTIONS, MENTION_CHUNKS, ENTITIES, MENTION_ENTITIES, QUOTES, COOCCURRENCES,
-        GRAPH_NODES, GRAPH_EDGES,
+        DOCUMENTS, REJECTS, CHUNKS, MENTIONS, MENTION_CHUNKS, ENTITIES, MENTION_ENTITIES, QUOTES, RELATIONS,
+        COOCCURRENCES, GRAPH_NODES, GRAPH_EDGES,
     )
 }

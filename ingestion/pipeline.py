@@ -20,6 +20,7 @@ from ingestion.stages.index import IndexStage
 from ingestion.stages.mentions import MentionsStage
 from ingestion.stages.neo4j import Neo4jStage
 from ingestion.stages.quotes import QuotesStage
+from ingestion.stages.relations import RelationsStage
 from ingestion.startup import SparkStartup
 from tools.ingestion import STAGE_NAMES as CONTRACT_STAGE_NAMES
 from tools.ingestion import StageReport
@@ -33,6 +34,7 @@ STAGES: tuple[type[Stage], ...] = (
     MentionsStage,
     EntitiesStage,
     QuotesStage,
+    RelationsStage,
     CooccurrencesStage,
     GraphStage,
     Neo4jStage,

@@ -30,8 +30,8 @@ DEFAULT_TOOL = "ner_ingestion"  # the ingestion tool when ``ingestion.tool`` nam
 # The pipeline's stages in order: part of the contract, so callers (the REST API) can validate a request's stage list
 # without importing the batch side. ingestion.pipeline checks at import time that its stages match.
 STAGE_NAMES: tuple[str, ...] = (
-    "documents", "chunks", "index", "mentions", "entities", "quotes", "cooccurrences", "graph", "neo4j"
-)
+    "documents", "chunks", "index", "mentions", "entities", "quotes", "relations", "cooccurrences", "graph", "neo4j"
+)  # fmt: skip
 
 
 class IngestionRequest(BaseModel):

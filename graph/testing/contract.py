@@ -77,6 +77,16 @@ def all_answers(store: GraphReader) -> dict[str, Any]:
                 answers[f"top {by} {label} {limit}"] = comparable_answer(
                     partial(store.top_entities, by=by, label=label, limit=limit)
                 )
+    for a in ids:
+        answers[f"relatives {a}"] = comparable_answer(partial(store.relatives, a))
+        answers[f"parents {a}"] = comparable_answer(partial(store.relatives, a, types=["parent"], limit=1))
+        answers[f"quotations by {a}"] = comparable_answer(partial(store.quotations, speaker_id=a))
+        answers[f"quotations to {a}"] = comparable_answer(partial(store.quotations, addressee_id=a, limit=1))
+        for b in ids:
+            answers[f"between {a} {b}"] = comparable_answer(partial(store.relations_between, a, b))
+    for text in ("moscow", "At last", "MOSCOW, at last!", "las", "", "Katica", "home"):
+        answers[f"said {text!r}"] = comparable_answer(partial(store.find_quotations, text))
+    answers["quotations"] = comparable_answer(store.quotations)
     answers["stats"] = comparable_answer(store.stats)
     return answers
 
@@ -302,6 +312,83 @@ class PassageTests:
         assert [(u.unit_id, u.mention_count, u.cooccurring) for u in timeline] == [(UNITS[1], 1, [])]
 
 
+class TypedRelationTests:
+    def test_relatives_surest_first(self, graph_store: GraphStore) -> None:
+        # rows towards E3: E2 parent .84 (2), E4 spouse .70 (1), E5 engaged .70 (1), E1 sibling .50 (0, inferred);
+        # the two at .70 and one statement each go by type: "engaged" before "spouse"
+        kin = graph_store.relatives(E(3))
+        assert [(k.source.entity_id, k.type) for k in kin] == [(E(2), "parent"), (E(5), "engaged"),
+                                                                (E(4), "spouse"), (E(1), "sibling")]
+        assert all(k.target.entity_id == E(3) for k in kin)
+        assert (kin[0].count, kin[0].confidence, kin[0].chunk_ids) == (2, 0.84, [CHUNK_IDS[1]])
+        assert kin[0].source.canonical_name == "Ilya Rostov"
+        assert [p.chunk_id for p in kin[0].passages] == [CHUNK_IDS[1]]
+        assert kin[0].passages[0].text.startswith("Natasha Rostova laughed")
+        assert [k.type for k in graph_store.relatives(E(3), limit=2)] == ["parent", "engaged"]
+
+    def test_relatives_of_some_types_only(self, graph_store: GraphStore) -> None:
+        parents = graph_store.relatives(E(3), types=["parent"])
+        assert [(k.source.entity_id, k.count) for k in parents] == [(E(2), 2)]
+        # E7 is E6's child: E6's relatives are E7 as a child; the row of ent_99, no entity, was never loaded
+        assert [(k.source.entity_id, k.type) for k in graph_store.relatives(E(6))] == [(E(7), "child")]
+        assert graph_store.relatives(E(1), types=["friend"]) == []
+
+    def test_relatives_unknown_type_names_the_valid_ones(self, graph_store: GraphStore) -> None:
+        with pytest.raises(GraphStoreError, match="'aunt'.*grandparent"):
+            graph_store.relatives(E(3), types=["aunt"])
+
+    def test_relatives_unknown_id_raises(self, graph_store: GraphStore) -> None:
+        with pytest.raises(EntityNotFoundError):
+            graph_store.relatives("ent_99")
+
+    def test_relations_between_reads_src_is_the_type_of_dst(self, graph_store: GraphStore) -> None:
+        # E1 and E3 are siblings by inference only: no statement (count 0), the evidence of both rows it follows from
+        (sibling,) = graph_store.relations_between(E(1), E(3))
+        assert (sibling.type, sibling.count, sibling.confidence) == ("sibling", 0, 0.5)
+        assert [p.chunk_id for p in sibling.passages] == [CHUNK_IDS[0], CHUNK_IDS[1]]
+        assert [k.type for k in graph_store.relations_between(E(3), E(2))] == ["child"]
+        assert [k.type for k in graph_store.relations_between(E(2), E(3))] == ["parent"]
+        assert graph_store.relations_between(E(1), E(10)) == []
+
+
+class QuotationTests:
+    def test_quotations_by_a_speaker_in_book_order(self, graph_store: GraphStore) -> None:
+        said = graph_store.quotations(speaker_id=E(1))
+        assert [q.text for q in said] == ["“Moscow at last!”", "“You are laughing at me, Natasha.”"]
+        assert [[a.entity_id for a in q.addressees] for q in said] == [[E(2)], [E(3)]]
+        assert said[0].speaker is not None and said[0].speaker.canonical_name == "Nikolai Rostov"
+        assert [(q.passage.chunk_id, q.attribution) for q in said] == [(CHUNK_IDS[0], "explicit"),
+                                                                      (CHUNK_IDS[1], "implicit")]
+        assert (said[0].start, said[0].end) == (10, 10 + len("“Moscow at last!”"))
+        assert [q.start for q in graph_store.quotations(speaker_id=E(1), limit=1)] == [10]
+
+    def test_quotations_to_an_addressee_keep_only_people_of_the_graph(self, graph_store: GraphStore) -> None:
+        # at 130 Natasha to Pierre; at 200 ent_99 (no entity: no speaker) to Pierre and ent_99 (left out)
+        heard = graph_store.quotations(addressee_id=E(4))
+        assert [(q.start, q.speaker.entity_id if q.speaker else None) for q in heard] == [(130, E(3)), (200, None)]
+        assert [a.entity_id for a in heard[1].addressees] == [E(4)]
+        assert [q.start for q in graph_store.quotations(speaker_id=E(1), addressee_id=E(3))] == [80]
+
+    def test_quotations_all_in_book_order(self, graph_store: GraphStore) -> None:
+        assert [q.start for q in graph_store.quotations()] == [10, 80, 130, 200, 400, 600]
+
+    def test_quotations_unknown_speaker_raises(self, graph_store: GraphStore) -> None:
+        with pytest.raises(EntityNotFoundError):
+            graph_store.quotations(speaker_id="ent_99")
+
+    def test_find_quotations_by_whole_words_in_a_row(self, graph_store: GraphStore) -> None:
+        # normalised texts: "moscow at last" (10), "welcome to moscow pierre" (130), "at last" (200), ...
+        assert [q.start for q in graph_store.find_quotations("moscow")] == [10, 130]
+        assert [q.start for q in graph_store.find_quotations("MOSCOW, at last!")] == [10]
+        assert [q.start for q in graph_store.find_quotations("At last")] == [10, 200]
+        assert [q.start for q in graph_store.find_quotations("At last", limit=1)] == [10]
+        assert graph_store.find_quotations("las") == []  # a word cut short matches nothing
+        assert graph_store.find_quotations("“ !”") == []  # no words at all
+        (castle,) = graph_store.find_quotations("hold the castle")
+        assert castle.speaker is not None and castle.speaker.entity_id == E(6)
+        assert castle.passage.text.startswith("The Rostov Regiment and Kutuzov")
+
+
 class LifecycleTests:
     def test_stats_counts(self, graph_store: GraphStore) -> None:
         stats = graph_store.stats()
@@ -311,6 +398,8 @@ class LifecycleTests:
         )
         assert stats.communities == 3
         assert stats.labels == {"GPE": 3, "ORG": 1, "PERSON": 8}
+        # 13 typed rows less the one of ent_99, which is no entity; 6 quotations
+        assert (stats.typed_relations, stats.quotations) == (12, 6)
 
     def test_load_twice_changes_nothing(self, graph_store: GraphStore) -> None:
         before = graph_store.stats()
@@ -331,14 +420,22 @@ class WriterTests:
         try:
             report = graph_store.load(changed_graph())
             # gone: E12 with its one mention, the pair E6-E7, and the key (mention, E2, chunk 0) of the mention now
-            # resolved to E1 -- which is the one mention added
-            assert {k: v for k, v in report.removed.items() if v} == {"entities": 1, "relations": 1, "mentions": 2}
+            # resolved to E1 -- which is the one mention added; the two engagement rows; the quotation at 400
+            assert {k: v for k, v in report.removed.items() if v} == {
+                "entities": 1, "relations": 1, "mentions": 2, "typed_relations": 2, "quotes": 1
+            }
             assert {k: v for k, v in report.added.items() if v} == {"mentions": 1}
             stats = graph_store.stats()
             assert (stats.entities, stats.relations, stats.documents, stats.units, stats.chunks, stats.mentions) == (
                 11, 19, 1, 2, 8, 36
             )
             assert stats.labels == {"GPE": 2, "ORG": 1, "PERSON": 8}
+            assert (stats.typed_relations, stats.quotations) == (10, 5)
+            assert [k.type for k in graph_store.relatives(E(3))] == ["parent", "spouse", "sibling"]
+            # the quotation at 80 changed its speaker and addressee, keeping its id
+            assert [q.start for q in graph_store.quotations(speaker_id=E(1))] == [10]
+            assert [q.start for q in graph_store.quotations(speaker_id=E(3))] == [80, 130]
+            assert [q.start for q in graph_store.quotations(addressee_id=E(1))] == [80]
             with pytest.raises(EntityNotFoundError):
                 graph_store.get_entity(E(12))
             assert [r.target.entity_id for r in graph_store.neighbours(E(6))] == [E(9)]
@@ -368,7 +465,9 @@ class WriterTests:
         assert differing == [], f"{len(differing)} of {len(fresh)} answers differ, e.g. {differing[:5]}"
 
 
-class GraphReaderContract(FindEntityTests, EntityTests, RelationTests, PathTests, PassageTests):
+class GraphReaderContract(
+    FindEntityTests, EntityTests, RelationTests, PathTests, PassageTests, TypedRelationTests, QuotationTests
+):
     """Every query test; subclass it and provide a ``graph_store`` fixture loaded with ``small_graph()``."""
 
 

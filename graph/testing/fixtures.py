@@ -13,6 +13,9 @@ Entities (id: name [aliases], label, mentions):
   ent_04 Pierre Bezukhov [Pierre, Bezúkhov] PERSON 4            ent_10 Kutuzov [] PERSON 3
   ent_05 Andrei Bolkonsky [Prince Andrei] PERSON 3              ent_11 Rostov Regiment [] ORG 2
   ent_06 Dobó István [István] PERSON 2                          ent_12 Bogucharovo [] GPE 1 (no edges)
+
+Typed relations ("src is the TYPE of dst", each with its inverse) and quotations are written by hand too
+(``TYPED_RELATIONS``, ``QUOTES``); the quotations' texts are not spans of the chunks: only their chunk is used.
 """
 
 from __future__ import annotations
@@ -93,6 +96,27 @@ EDGES = [
 ]
 
 
+# src, type, dst, count, confidence, chunk indexes; ent_99 is in no table of entities, so its row is never loaded
+TYPED_RELATIONS = [
+    ("ent_02", "parent", "ent_01", 1, 0.6, [0]), ("ent_01", "child", "ent_02", 1, 0.6, [0]),
+    ("ent_02", "parent", "ent_03", 2, 0.84, [1]), ("ent_03", "child", "ent_02", 2, 0.84, [1]),
+    ("ent_01", "sibling", "ent_03", 0, 0.5, [0, 1]), ("ent_03", "sibling", "ent_01", 0, 0.5, [0, 1]),
+    ("ent_04", "spouse", "ent_03", 1, 0.7, [5]), ("ent_03", "spouse", "ent_04", 1, 0.7, [5]),
+    ("ent_05", "engaged", "ent_03", 1, 0.7, [3]), ("ent_03", "engaged", "ent_05", 1, 0.7, [3]),
+    ("ent_07", "child", "ent_06", 1, 0.6, [3, 7]), ("ent_06", "parent", "ent_07", 1, 0.6, [3, 7]),
+    ("ent_99", "friend", "ent_01", 1, 0.5, [4]),
+]
+# number, chunk index, start, text, speaker, addressees, attribution; ent_99 is no entity of the graph
+QUOTES = [
+    (1, 0, 10, "“Moscow at last!”", "ent_01", ["ent_02"], "explicit"),
+    (2, 1, 80, "“You are laughing at me, Natasha.”", "ent_01", ["ent_03"], "implicit"),
+    (3, 2, 130, "“Welcome to Moscow, Pierre.”", "ent_03", ["ent_04"], "explicit"),
+    (6, 3, 200, "“At last.”", "ent_99", ["ent_04", "ent_99"], "explicit"),
+    (4, 5, 400, "“Nikolai is coming home!”", None, [], "none"),
+    (5, 7, 600, "“Hold the castle, Katica!”", "ent_06", ["ent_07"], "anaphoric"),
+]
+
+
 def _layout() -> tuple[str, list[tuple[int, int]]]:
     """The document text (chunks joined by blank lines) and each chunk's (start, end) in it."""
     spans, parts, cursor = [], [], 0
@@ -158,9 +182,21 @@ def frames() -> dict[str, pd.DataFrame]:
         }
         for src, dst, count, weight, idx in EDGES
     ])
+    relations = pd.DataFrame([
+        {"src_id": src, "type": type_, "dst_id": dst, "chunk_ids": [CHUNK_IDS[i] for i in idx], "count": count,
+         "confidence": confidence}
+        for src, type_, dst, count, confidence, idx in TYPED_RELATIONS
+    ])
+    quotes = pd.DataFrame([
+        {"quote_id": f"{DOC}:q{start}", "doc_id": DOC, "chunk_id": CHUNK_IDS[chunk], "start": start,
+         "end": start + len(text), "text": text, "speaker_id": speaker, "addressee_ids": addressees,
+         "attribution": attribution}
+        for _, chunk, start, text, speaker, addressees, attribution in QUOTES
+    ])
     return {
         "graph_nodes": nodes, "graph_edges": edges, "documents": documents, "chunks": chunks,
-        "mentions": pd.DataFrame(mention_rows), "mention_entities": pd.DataFrame(resolved),
+        "mentions": pd.DataFrame(mention_rows), "mention_entities": pd.DataFrame(resolved), "relations": relations,
+        "quotes": quotes,
     }
 
 
@@ -170,13 +206,16 @@ def small_graph() -> GraphData:
     return GraphData.from_frames(
         nodes=tables["graph_nodes"], edges=tables["graph_edges"], documents=tables["documents"],
         chunks=tables["chunks"], mention_entities=tables["mention_entities"], mentions=tables["mentions"],
+        relations=tables["relations"], quotes=tables["quotes"],
     )
 
 
 def changed_graph() -> GraphData:
     """The small graph after its corpus changed, as a rerun of the pipeline would load it: Bogucharovo (ent_12) is
     gone with its one mention, so is the pair ent_06–ent_07, Andrei Bolkonsky (ent_05) is renamed "Andrei
-    Bolkonski", and the mention "Count Rostov" of chunk 0 is resolved to Nikolai Rostov (ent_01), not Ilya (ent_02)."""
+    Bolkonski", the mention "Count Rostov" of chunk 0 is resolved to Nikolai Rostov (ent_01), not Ilya (ent_02),
+    the engagement of ent_05 and ent_03 is no longer read (both rows go), the quotation at 400 is gone, and the one at
+    80 is now Natasha's (ent_03) to Nikolai (ent_01)."""
     graph = small_graph()
     moved = next(m for m in graph.mentions if m.chunk_id == CHUNK_IDS[0] and m.text == "Count Rostov")
     return graph.model_copy(update={
@@ -188,6 +227,11 @@ def changed_graph() -> GraphData:
         "mentions": [
             m.model_copy(update={"entity_id": "ent_01"}) if m is moved else m
             for m in graph.mentions if m.entity_id != "ent_12"
+        ],
+        "typed_relations": [r for r in graph.typed_relations if r.type != "engaged"],
+        "quotes": [
+            q.model_copy(update={"speaker_id": "ent_03", "addressee_ids": ["ent_01"]}) if q.start == 80 else q
+            for q in graph.quotes if q.start != 400
         ],
     })
 

@@ -3,9 +3,9 @@ read from sentence patterns over the text and its resolved person mentions, with
 
 from __future__ import annotations
 
+from graph.kinship import FAMILY_TYPES, INVERSE, RELATION_TYPES, ROMANCE_TYPES, kinship_words
 from ingestion.relations.extract import Relation, RelationMention, aggregate, extract_relations, relation_mentions
 from ingestion.relations.inference import infer
-from ingestion.relations.kinship import FAMILY_TYPES, INVERSE, RELATION_TYPES, ROMANCE_TYPES, kinship_words
 from ingestion.relations.sentences import PersonMention
 
 __all__ = [

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ingestion.relations.kinship import FORMS_OF_ADDRESS, INVERSE, KIN_TITLES, Kin, kinship_words
+from graph.kinship import FORMS_OF_ADDRESS, INVERSE, KIN_TITLES, Kin, kinship_words
 from ingestion.relations.patterns import (
     APPOSITION_CLOSES,
     CALLED_OUT,
@@ -188,14 +188,16 @@ def aggregate(statements: Iterable[RelationMention]) -> list[Relation]:
             grouped[(row.dst_id, inverse, row.src_id)].append((row, False))
     relations = []
     for (src_id, type_, dst_id), rows in sorted(grouped.items()):
-        distinct = {(row.start, row.end): row for row, _ in rows}
+        # offsets are per document: the chunk (which names its document) keeps two documents' statements apart
+        distinct = {(row.chunk_id, row.start, row.end): row for row, _ in rows}
         doubt = 1.0
         for row in distinct.values():
             doubt *= 1.0 - row.confidence
         relations.append(
             Relation(
                 src_id, type_, dst_id, len(distinct), tuple(sorted({row.chunk_id for row in distinct.values()})),
-                tuple(sorted(distinct)), round(1.0 - doubt, 4), any(stated for _, stated in rows),
+                tuple(sorted({(row.start, row.end) for row in distinct.values()})), round(1.0 - doubt, 4),
+                any(stated for _, stated in rows),
             )
         )  # fmt: skip
     return relations

@@ -10,8 +10,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
+from graph.kinship import FAMILY_TYPES, INVERSE
 from ingestion.relations.extract import Relation
-from ingestion.relations.kinship import FAMILY_TYPES, INVERSE
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from ingestion.relations.kinship import KIN_TITLES, PLURALS, kinship_words
+from graph.kinship import KIN_TITLES, PLURALS, kinship_words
 
 logger = logging.getLogger(__name__)
 

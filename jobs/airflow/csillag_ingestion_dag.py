@@ -41,7 +41,8 @@ VENV = Path(os.environ.get("CSILLAG_VENV", ROOT / ".venv"))
 PYTHON = str(VENV / "bin" / "python")
 # = ingestion.pipeline.STAGE_NAMES, run as a chain: index (after chunks) needs no Spark, and on two cores a parallel
 # branch would only take them from the NER of mentions.
-STAGES = ("documents", "chunks", "index", "mentions", "entities", "quotes", "cooccurrences", "graph", "neo4j")
+STAGES = ("documents", "chunks", "index", "mentions", "entities", "quotes", "relations", "cooccurrences", "graph",
+          "neo4j")
 INPUTS = [p for p in os.environ.get("CSILLAG_AIRFLOW_INPUTS", str(ROOT / "ingestion" / "samples" / "en")).split(
     os.pathsep) if p]
 LAKEHOUSE = os.environ.get("CSILLAG_AIRFLOW_LAKEHOUSE", str(ROOT / "lakehouse"))

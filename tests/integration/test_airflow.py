@@ -18,7 +18,8 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "airflow.sh"
 VENV = Path(os.environ.get("CSILLAG_AIRFLOW_VENV", ROOT / ".cache" / "airflow-venv"))
-STAGES = ["documents", "chunks", "index", "mentions", "entities", "quotes", "cooccurrences", "graph", "neo4j"]
+STAGES = ["documents", "chunks", "index", "mentions", "entities", "quotes", "relations", "cooccurrences", "graph",
+         "neo4j"]
 
 DAGBAG_PROBE = """
 import json, sys

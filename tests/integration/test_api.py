@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "ingestion" / "samples" / "en" / "harbour_notes.txt"
 KEY = "integration-key-9f2c"
 AUTH = {"X-API-Key": KEY}
-STAGES = ["documents", "chunks", "index", "mentions", "entities", "quotes", "cooccurrences", "graph"]
+STAGES = ["documents", "chunks", "index", "mentions", "entities", "quotes", "relations", "cooccurrences", "graph"]
 
 
 def server_env(tmp: Path) -> dict[str, str]:

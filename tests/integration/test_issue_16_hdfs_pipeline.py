@@ -29,8 +29,8 @@ from tools.ingestion import STAGE_NAMES
 
 pytestmark = [pytest.mark.hdfs, pytest.mark.spark, pytest.mark.integration]
 
-TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "quotes", "cooccurrences", "graph_nodes",
-          "graph_edges", "rejects")
+TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "quotes", "relations", "cooccurrences",
+          "graph_nodes", "graph_edges", "rejects")
 QUESTION = "Who is Margaret Hale's closest companion?"
 
 

@@ -36,8 +36,8 @@ from tools.ingestion import STAGE_NAMES
 
 pytestmark = [pytest.mark.s3, pytest.mark.spark, pytest.mark.integration]
 
-TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "quotes", "cooccurrences", "graph_nodes",
-          "graph_edges", "rejects")
+TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "quotes", "relations", "cooccurrences",
+          "graph_nodes", "graph_edges", "rejects")
 
 
 def _environment(s3: S3Settings) -> dict[str, str]:

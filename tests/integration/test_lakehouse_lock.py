@@ -24,8 +24,8 @@ from tests.unit.ingestion.tables import comparable, read
 
 pytestmark = [pytest.mark.spark, pytest.mark.integration]
 
-TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "quotes", "cooccurrences", "graph_nodes",
-          "graph_edges")
+TABLES = ("documents", "chunks", "mentions", "entities", "mention_entities", "quotes", "relations", "cooccurrences",
+          "graph_nodes", "graph_edges")
 
 
 def _start(lake: Path, run_id: str, out: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:

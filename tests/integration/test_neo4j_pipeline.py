@@ -38,7 +38,7 @@ pytestmark = [pytest.mark.neo4j, pytest.mark.integration, pytest.mark.spark]
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "Who is Margaret Hale's closest companion?"
-TABLES = ["graph_nodes", "graph_edges", "documents", "chunks", "mention_entities", "mentions"]
+TABLES = ["graph_nodes", "graph_edges", "documents", "chunks", "mention_entities", "mentions", "relations", "quotes"]
 
 
 def _env(settings: Neo4jSettings) -> dict[str, str]:
@@ -136,15 +136,19 @@ def test_issue_12_pipeline_loads_neo4j_with_the_embedded_stores_answers(run: Sim
         queries = [
             lambda s: s.find_entity("Margaret Hale"), lambda s: s.find_entity("margaret"), lambda s: s.stats(),
             lambda s: s.top_entities(by="pagerank", limit=10), lambda s: s.top_entities(by="mentions", limit=10),
+            lambda s: s.quotations(limit=500), lambda s: s.find_quotations("the"),
         ]
         for entity_id in top:
             queries += [
                 lambda s, e=entity_id: s.neighbours(e, limit=10), lambda s, e=entity_id: s.mentions(e, limit=5),
                 lambda s, e=entity_id: s.timeline(e), lambda s, e=entity_id: s.shortest_path(margaret.entity_id, e),
+                lambda s, e=entity_id: s.relatives(e), lambda s, e=entity_id: s.quotations(speaker_id=e),
+                lambda s, e=entity_id: s.quotations(addressee_id=e),
             ]
         for query in queries:
             assert comparable_answer(lambda q=query: q(neo)) == comparable_answer(lambda q=query: q(embedded))
         assert neo.neighbours(margaret.entity_id), "Margaret Hale meets someone in the samples"
+        assert neo.quotations(speaker_id=margaret.entity_id), "Margaret Hale speaks in the samples"
     finally:
         neo.close()
 

@@ -6,6 +6,7 @@ import random
 import socket
 import threading
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import neo4j
@@ -19,6 +20,7 @@ from graph.settings import Neo4jSettings
 from graph.testing.contract import GraphStoreContract, all_answers
 from graph.testing.contract import comparable_answer as _answer
 from graph.testing.fixtures import changed_graph, random_graph, small_graph
+from tests.unit.tools.relations_book import book_graph
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.integration]
 
@@ -63,6 +65,63 @@ def test_neo4j_load_twice_keeps_every_count(loaded_neo4j: Neo4jGraphStore, neo4j
     # 12 entities, 1 document, 2 units, 8 chunks; 20 co-occurrences, 37 mentions, 2 HAS_UNIT... 1 doc -> 2 units
     assert (after["Entity"], after["Document"], after["Unit"], after["Chunk"]) == (12, 1, 2, 8)
     assert (after["CO_OCCURS_WITH"], after["MENTIONED_IN"], after["HAS_UNIT"], after["HAS_CHUNK"]) == (20, 37, 2, 8)
+
+
+def _speakers(settings: Neo4jSettings) -> dict[int, list[str]]:
+    """Who SAID each quotation (by its start), read around the store."""
+    auth = (settings.user, settings.password.get_secret_value())
+    with neo4j.GraphDatabase.driver(settings.uri, auth=auth) as driver:
+        rows, _, _ = driver.execute_query(
+            "MATCH (e:Entity)-[:SAID]->(q:Quote) RETURN q.start AS at, collect(e.entity_id) AS who",
+            database_=settings.database,
+        )
+    return {r["at"]: sorted(r["who"]) for r in rows}
+
+
+def test_neo4j_typed_relations_and_quotations_follow_a_changed_graph(
+    loaded_neo4j: Neo4jGraphStore, neo4j_settings: Neo4jSettings
+) -> None:
+    # small graph: 12 typed rows (ent_99's is not loaded); 6 quotations, 5 of a known speaker (not 400's, nor
+    # ent_99's at 200); addressees of the graph: ent_02, ent_03, ent_04, ent_04, ent_07 (ent_99 left out)
+    counts = _raw_counts(neo4j_settings)
+    assert (counts["RELATION_OF"], counts["Quote"], counts["IN_CHUNK"]) == (12, 6, 6)
+    assert (counts["SAID"], counts["ADDRESSED_TO"]) == (4, 5)
+    try:
+        loaded_neo4j.load(changed_graph())
+        counts = _raw_counts(neo4j_settings)
+        assert (counts["RELATION_OF"], counts["Quote"], counts["SAID"], counts["ADDRESSED_TO"]) == (10, 5, 4, 5)
+        # the quotation at 80 is now Natasha's: Nikolai's SAID link to it is gone, not kept beside the new one
+        assert _speakers(neo4j_settings)[80] == ["ent_03"]
+    finally:
+        loaded_neo4j.load(small_graph())
+    assert _speakers(neo4j_settings)[80] == ["ent_01"]
+
+
+def test_neo4j_answers_a_crafted_books_relations_and_quotations_as_the_embedded_store(
+    loaded_neo4j: Neo4jGraphStore,
+) -> None:
+    # every relation pattern of the crafted book (apposition, possessive, copula, marriage) and its quotations,
+    # made by the pipeline's own per-document code
+    book = book_graph()
+    embedded = EmbeddedGraphStore.from_graph(book)
+    ids = [e.entity_id for e in book.entities]
+    try:
+        loaded_neo4j.load(book)
+        for store in (embedded, loaded_neo4j):
+            assert {(k.source.entity_id, k.type) for k in store.relatives("natasha")} == {("countess", "parent")}
+            assert [q.text for q in store.find_quotations("are you cold")] == ["“Are you cold, Natasha?”"]
+        for a in ids:
+            for query, asked in (("relatives", {"entity_id": a}), ("quotations", {"speaker_id": a}),
+                                 ("quotations", {"addressee_id": a})):
+                on_neo4j = _answer(partial(getattr(loaded_neo4j, query), **asked))
+                assert on_neo4j == _answer(partial(getattr(embedded, query), **asked)), (query, asked)
+            for b in ids:
+                assert _answer(partial(loaded_neo4j.relations_between, a, b)) == _answer(
+                    partial(embedded.relations_between, a, b)
+                ), (a, b)
+        assert loaded_neo4j.stats().typed_relations == embedded.stats().typed_relations == len(book.typed_relations)
+    finally:
+        loaded_neo4j.load(small_graph())
 
 
 def test_neo4j_wrong_password_names_uri_and_user(neo4j_settings: Neo4jSettings) -> None:
@@ -235,7 +294,9 @@ def test_issue_12_a_small_graph_loads_in_one_transaction(
     monkeypatch.setattr(Neo4jGraphStore, "_write", no_batches)
     try:
         report = whole.load(changed_graph())
-        assert {k: v for k, v in report.removed.items() if v} == {"entities": 1, "relations": 1, "mentions": 2}
+        assert {k: v for k, v in report.removed.items() if v} == {
+            "entities": 1, "relations": 1, "mentions": 2, "typed_relations": 2, "quotes": 1
+        }
         counts = _raw_counts(neo4j_settings)
         assert (counts["Entity"], counts["CO_OCCURS_WITH"], counts["MENTIONED_IN"]) == (11, 19, 36)
     finally:

@@ -73,6 +73,7 @@ def test_spark_submit_runs_the_pipeline_and_reports_json(local_run: SimpleNamesp
         "mentions",
         "entities",
         "quotes",
+        "relations",
         "cooccurrences",
         "graph",
         "neo4j",

@@ -29,6 +29,7 @@ from tools.analysis.common import cite, cut, find_names, window, with_sources
 from tools.analysis.entity import about_the_entity
 from tools.analysis.lexicon import EntityLexicon
 from tools.analysis.question import Kind, Question, analyse, asks_for_a_summary, split_question
+from tools.analysis.relations import answers_from_the_graph
 from tools.contracts import ContextConsumerTool, ToolContexts
 from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult, UniqueTextDocument
 from tools.llm.text import sentences
@@ -96,6 +97,8 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         if analyse(prompt, user_lang).kind in ANSWERED_ELSEWHERE or len(split_question(prompt, user_lang)) > 1:
             return False
         if asks_for_a_summary(prompt, user_lang, self.book_title()):
+            return False
+        if answers_from_the_graph(self.graph, prompt, self.answer_language(user_lang), self.analyzer):
             return False
         return not (about_the_entity(prompt, user_lang) and find_names(self.graph, prompt, self.analyzer))
 

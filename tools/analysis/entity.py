@@ -35,6 +35,7 @@ from tools.analysis.common import (
 )
 from tools.analysis.description import describe
 from tools.analysis.question import Kind, analyse
+from tools.analysis.relations import answers_from_the_graph
 from tools.clarification import ClarificationSession
 from tools.contracts import ClarifiableTool
 from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult, UniqueTextDocument
@@ -95,9 +96,16 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         """Suitable when the question is about an entity of the graph itself — who X is, X's companions, how X and
         Y are connected, X through the book — not when it only names X ("Who does X marry?" asks for someone else:
         the question-answering tool's)."""
-        if self.inactive or not about_the_entity(prompt, user_lang):
+        if self.inactive or not self._about_the_entity(prompt, user_lang):
             return False
         return bool(find_names(self.graph, prompt, self.analyzer))
+
+    def _about_the_entity(self, prompt: str, user_lang: str) -> bool:
+        """``about_the_entity``, unless the relations tool answers it from the typed relations ("How are X and Y
+        related?" is a question about two entities, and a kinship one)."""
+        return about_the_entity(prompt, user_lang) and not answers_from_the_graph(
+            self.graph, prompt, self.answer_language(user_lang), self.analyzer
+        )
 
     # -- the platform entry points ---------------------------------------------------------------------------
     def execute_with_result(
@@ -110,7 +118,7 @@ class AbstractEntityAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstrac
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
         """Resolve the names of the question; ask when one is ambiguous; otherwise answer."""
-        if self.inactive or not about_the_entity(user_prompt, user_lang):
+        if self.inactive or not self._about_the_entity(user_prompt, user_lang):
             return ToolExecutionResult.nothing(self.name)
         names = find_names(self.graph, user_prompt, self.analyzer)
         if not names:

@@ -25,6 +25,7 @@ from tools.analysis.entity import AbstractEntityAnalysisTool
 from tools.analysis.orchestrator import AbstractAnalysisOrchestrator
 from tools.analysis.page import AbstractPageAnalysisTool
 from tools.analysis.rag import AbstractRAGRetrievalTool
+from tools.analysis.relations import AbstractRelationsTool
 from tools.analysis.splitter import AbstractQuestionSplitter
 from tools.analysis.summary import AbstractSummaryTool
 from tools.contracts import ChatbotTool
@@ -118,6 +119,16 @@ class EgriCsillagokQuestionAnsweringTool(_DomainWiring, AbstractQuestionAnswerin
     )
 
 
+class EgriCsillagokRelationsTool(_DomainWiring, AbstractRelationsTool):
+    """Who is whose mother or wife, how two characters are related, who said a quotation, what one says to another."""
+
+    name = "relations"
+    instruction = (
+        "Answers who is someone's mother, father, wife or husband, how two characters are related, who said a "
+        "quotation and what one character says to another. Ki kinek a rokona, ki mondta."
+    )
+
+
 class EgriCsillagokQuestionSplitter(_DomainWiring, AbstractQuestionSplitter):
     """A question that asks two things, answered as two steps of one plan."""
 
@@ -158,13 +169,14 @@ class EgriCsillagokOrchestrator(AbstractAnalysisOrchestrator):
 
     name = "book_orchestrator"
     instruction = "Answers questions about the book with the character, chapter, summary and retrieval tools."
-    tool_names = ("characters", "question_parts", "question_answering", "chapters", "summary", "context_search",
-                  "rag_retrieval")
+    tool_names = ("characters", "relations", "question_parts", "question_answering", "chapters", "summary",
+                  "context_search", "rag_retrieval")
 
 
 TOOLS: list[type[ChatbotTool]] = [
     EgriCsillagokCharacterTool,
     EgriCsillagokQuestionAnsweringTool,
+    EgriCsillagokRelationsTool,
     EgriCsillagokQuestionSplitter,
     EgriCsillagokChapterTool,
     EgriCsillagokSummaryTool,

@@ -82,5 +82,9 @@ def test_issue_12_sync_diff_keys_mentions_by_their_entity_too() -> None:
     assert change.removed["relations"] == [("ent_06", "ent_07")]
     moved = [key for key in change.removed["mentions"] if key[1] == "ent_02"]
     assert len(moved) == 1 and (moved[0][0], "ent_01", moved[0][2]) in after["mentions"]
-    assert change.added == {"documents": 0, "units": 0, "chunks": 0, "entities": 0, "relations": 0, "mentions": 1}
+    assert change.added == {"documents": 0, "units": 0, "chunks": 0, "entities": 0, "relations": 0,
+                            "typed_relations": 0, "quotes": 0, "mentions": 1}
+    # the engagement rows (both ways) and the quotation at 400 are gone; the one at 80 keeps its key
+    assert change.removed["typed_relations"] == [("ent_03", "engaged", "ent_05"), ("ent_05", "engaged", "ent_03")]
+    assert change.removed["quotes"] == [("doc_test0000000000:q400",)]
     assert sync.diff(after, after).removed_counts() == dict.fromkeys(sync.KINDS, 0)

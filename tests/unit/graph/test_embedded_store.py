@@ -52,7 +52,26 @@ def test_embedded_from_settings_reads_the_lakehouse(tmp_path: Path) -> None:
     stats = store.stats()
     assert (stats.entities, stats.relations, stats.chunks, stats.mentions) == (12, 20, 8, 37)
     assert [r.target.entity_id for r in store.neighbours("ent_09")] == ["ent_06", "ent_07", "ent_10"]
-    assert len(list((tmp_path / "_cache").glob("graph-v4-*.npz"))) == 1
+    assert len(list((tmp_path / "_cache").glob("graph-v5-*.npz"))) == 1
+
+
+def test_embedded_from_settings_reads_typed_relations_and_quotations(tmp_path: Path) -> None:
+    _write_lakehouse(tmp_path)
+    store = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path), GraphSettings())
+    assert (store.stats().typed_relations, store.stats().quotations) == (12, 6)  # ent_99's row is no one's
+    assert [k.source.entity_id for k in store.relatives("ent_03", types=["parent"])] == ["ent_02"]
+    cached = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path), GraphSettings())
+    assert cached.quotations() == store.quotations() and cached.relatives("ent_03") == store.relatives("ent_03")
+
+
+def test_embedded_from_settings_reads_a_lakehouse_built_before_relations_and_quotes(tmp_path: Path) -> None:
+    for table, frame in frames().items():
+        if table not in ("relations", "quotes"):
+            write_deltalake(str(tmp_path / table), pa.Table.from_pandas(frame, preserve_index=False))
+    store = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path), GraphSettings())
+    stats = store.stats()
+    assert (stats.entities, stats.relations, stats.typed_relations, stats.quotations) == (12, 20, 0, 0)
+    assert store.relatives("ent_03") == [] and store.find_quotations("moscow") == []
 
 
 def test_embedded_from_settings_uses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,7 +190,7 @@ def test_issue_12_embedded_cache_never_unpickles(tmp_path: Path) -> None:
     _write_lakehouse(tmp_path)
     EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path))
     (cache_file,) = (tmp_path / "_cache").glob("graph-*")
-    assert cache_file.name.startswith("graph-v4-") and cache_file.suffix == ".npz"
+    assert cache_file.name.startswith("graph-v5-") and cache_file.suffix == ".npz"
     with np.load(cache_file, allow_pickle=False) as stored:  # plain arrays only: no object arrays inside
         assert all(stored[name].dtype != object for name in stored.files)
     # someone with write access to the lakehouse plants a pickle under the cache's name
@@ -227,7 +246,7 @@ def test_issue_16_embedded_store_on_a_bucket_caches_locally_or_in_the_cache_dir_
     _write_lakehouse(tmp_path / "local")
     expected = EmbeddedGraphStore.from_settings(Lakehouse.for_root(tmp_path / "local")).stats()
     assert EmbeddedGraphStore.from_settings(storage).stats() == expected
-    assert len(list((storage.local_cache_dir() / "_cache").glob("graph-v4-*.npz"))) == 1  # under $XDG_CACHE_HOME
+    assert len(list((storage.local_cache_dir() / "_cache").glob("graph-v5-*.npz"))) == 1  # under $XDG_CACHE_HOME
     assert not storage.is_dir("_cache")  # nothing written into the bucket
     assert EmbeddedGraphStore.from_settings(storage, GraphSettings(cache_dir=tmp_path / "mine")).stats() == expected
-    assert len(list((tmp_path / "mine").glob("graph-v4-*.npz"))) == 1
+    assert len(list((tmp_path / "mine").glob("graph-v5-*.npz"))) == 1

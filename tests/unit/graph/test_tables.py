@@ -15,7 +15,7 @@ from tools.retrieval.chunks import CHUNK_COLUMNS, Chunk
 def test_issue_12_every_lakehouse_table_is_defined_once() -> None:
     assert list(TABLES) == [
         "documents", "rejects", "chunks", "mentions", "mention_chunks", "entities", "mention_entities",
-        "quotes", "cooccurrences", "graph_nodes", "graph_edges",
+        "quotes", "relations", "cooccurrences", "graph_nodes", "graph_edges",
     ]
     assert GRAPH_EDGES.columns == TABLES["cooccurrences"].columns
     assert GRAPH_NODES.columns[: len(TABLES["entities"].columns)] == TABLES["entities"].columns

@@ -18,6 +18,7 @@ KEYS = {
     "entities": ["entity_id"],
     "mention_entities": ["mention_id"],
     "quotes": ["quote_id"],
+    "relations": ["src_id", "type", "dst_id"],
     "cooccurrences": ["src_id", "dst_id"],
     "graph_nodes": ["entity_id"],
     "graph_edges": ["src_id", "dst_id"],

@@ -25,11 +25,12 @@ from ingestion.stages.index import IndexStage
 from ingestion.stages.mentions import MentionsStage
 from ingestion.stages.neo4j import Neo4jStage
 from ingestion.stages.quotes import QuotesStage
+from ingestion.stages.relations import RelationsStage
 from settings.config import CsillagSettings
 
 ALL_STAGES = (
-    DocumentsStage, ChunksStage, IndexStage, MentionsStage, EntitiesStage, QuotesStage, CooccurrencesStage,
-    GraphStage, Neo4jStage,
+    DocumentsStage, ChunksStage, IndexStage, MentionsStage, EntitiesStage, QuotesStage, RelationsStage,
+    CooccurrencesStage, GraphStage, Neo4jStage,
 )
 
 # The fingerprints the code before this change (commit 30f0016, every stage writing its own
@@ -47,6 +48,8 @@ PINNED = {
     "neo4j": "0ff08742b936c03f9b7e34c7",
     # added after 30f0016 (version 1, no settings of its own): recorded when the stage was written
     "quotes": "54465906e8cc4ccfadbe98d7",
+    # added with the stage (version 1, no settings of its own): recorded when the stage was written
+    "relations": "611cd43b8d7ff21b06098c6c",
 }
 PINNED_ENTITIES_WITH_GOLD = "f2031fba77c44851f061669b"
 PINNED_CHUNKS_HUNGARIAN_HEADINGS = "2992562b49f1a269239f6cc8"

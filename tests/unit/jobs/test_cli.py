@@ -139,7 +139,7 @@ def test_cli_ingest_unknown_tool_and_stage_are_one_line_exit_2(tmp_path, capsys)
     assert main(["ingest", str(tmp_path), "--stages", "documents,parse"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["csillag: unknown stage 'parse'; valid stages: documents, chunks, index, mentions, "
-                   "entities, quotes, cooccurrences, graph, neo4j"]
+                   "entities, quotes, relations, cooccurrences, graph, neo4j"]
 
 
 @pytest.fixture
@@ -162,7 +162,7 @@ def test_cli_status_json_reports_markers_and_table_rows(small_lake):
     assert result.exit_code == 0
     report = json.loads(result.output)
     assert list(report["stages"]) == ["documents", "chunks", "index", "mentions", "entities", "quotes",
-                                      "cooccurrences", "graph", "neo4j"]
+                                      "relations", "cooccurrences", "graph", "neo4j"]
     assert report["stages"]["documents"]["run_id"] == "run-42"
     assert report["stages"]["documents"]["counts"] == {"documents": 2}
     assert report["stages"]["chunks"] is None
@@ -175,8 +175,8 @@ def test_cli_status_table(small_lake):
     lines = result.output.splitlines()
     assert lines[1].split() == ["documents", "done", "2026-11-30T10:00:00", "run-42", "documents=2"]
     assert lines[2].split() == ["chunks", "pending", "—", "—"]
-    assert "1/8 stages done (neo4j not used)" in lines
-    assert lines[9].split() == ["neo4j", "unused", "—", "—", "graph.store", "is", "'embedded'"]
+    assert "1/9 stages done (neo4j not used)" in lines
+    assert lines[10].split() == ["neo4j", "unused", "—", "—", "graph.store", "is", "'embedded'"]
     assert "  documents             2 rows" in lines
 
 
@@ -185,8 +185,8 @@ def test_issue_12_status_counts_the_neo4j_stage_only_when_neo4j_is_the_store(sma
     result = run("status", "--lakehouse", str(small_lake))
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert "1/9 stages done" in lines
-    assert lines[9].split() == ["neo4j", "pending", "—", "—"]
+    assert "1/10 stages done" in lines
+    assert lines[10].split() == ["neo4j", "pending", "—", "—"]
 
 
 def test_cli_status_missing_lakehouse_is_exit_2(tmp_path, capsys):

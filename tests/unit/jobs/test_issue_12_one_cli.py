@@ -20,7 +20,7 @@ from cli.base import EXIT_OK, EXIT_USAGE
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "ingestion" / "samples" / "en"
 CSILLAG = Path(sys.executable).parent / "csillag"
-VALID = "valid stages: documents, chunks, index, mentions, entities, quotes, cooccurrences, graph, neo4j"
+VALID = "valid stages: documents, chunks, index, mentions, entities, quotes, relations, cooccurrences, graph, neo4j"
 
 INGESTION_FLAGS = ["--config", "conf/csillag.toml", "--lakehouse", "out/l", "--master", "local[2]", "--tool", "t",
                    "--force", "--run-id", "r-1", "--wait", "2.5", "--json", "--result-file", "out/r.json", "--quiet",

@@ -14,7 +14,7 @@ def test_stage_job_unknown_stage_lists_valid_ones(capsys: pytest.CaptureFixture[
     assert stage.main(["nonsense", "some/input"]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert "unknown stage 'nonsense'" in err
-    assert "documents, chunks, index, mentions, entities, quotes, cooccurrences, graph" in err
+    assert "documents, chunks, index, mentions, entities, quotes, relations, cooccurrences, graph" in err
 
 
 def test_pipeline_job_unknown_stage_in_subset_fails_listing_valid_ones(tmp_path: Path) -> None:

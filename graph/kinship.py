@@ -3,6 +3,9 @@ the word says it, the sex of the person it describes ("daughter": a ``child``, a
 
 A relation row reads "src is the TYPE of dst": "Mary, the daughter of John" gives (Mary, ``child``, John), whose
 inverse (John, ``parent``, Mary) the aggregation adds (``INVERSE``). Symmetric types are their own inverse.
+
+In ``graph``, the bottom layer, because both sides read it: the ingestion side's relation patterns
+(``ingestion.relations``) and the chat side, which reads "Who is X's mother?" as a ``parent`` of X who is a woman.
 """
 
 from __future__ import annotations

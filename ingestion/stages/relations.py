@@ -1,0 +1,181 @@
+"""Stage ``relations``: the typed relations between the people of the corpus ("src is the TYPE of dst").
+
+After ``quotes``: each document's text (``documents.text``) goes through ``ingestion.relations`` with the document's
+resolved person mentions (``mention_entities`` rows of entities labelled as people, selected by ``PEOPLE_SQL``
+through the relational seam: DuckDB in process, Spark SQL at scale). The per-document extractor is pure Python and
+runs in the driver for a small corpus (``LakehouseTables.small_increment``) or in Spark's Python workers
+(``mapInPandas``) for a bigger one; either way it gives *statements* (one row per sentence that states a relation),
+few enough to be gathered in the driver (War and Peace: hundreds). There they are summed per (src, type, dst) with
+their inverses (``ingestion.relations.aggregate``), completed with the kinship they imply (``infer``) and written
+whole: a relation sums statements of every document, so one document's change reaches rows of others. The markers
+skip the stage when ``entities`` did not change; a rerun with nothing new does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from graph.kinship import KINSHIP_WORDS
+from graph.tables import DOCUMENTS, ENTITIES, MENTION_ENTITIES, RELATIONS, TableSpec
+from ingestion.relational import query_arrow, query_spark
+from ingestion.relations import PersonMention, RelationMention, aggregate, infer, relation_mentions
+from ingestion.stage import Stage, StageOutput
+from ingestion.stages.quotes import PERSON_LABELS
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pyspark.sql import DataFrame
+
+    from ingestion.context import RunContext
+
+logger = logging.getLogger(__name__)
+
+#: The resolved mentions of people, with their offsets: what the extractor reads as the names of a document.
+PEOPLE_SQL = f"""SELECT m.doc_id, m.chunk_id, m.start, m."end", m.entity_id
+FROM mention_entities AS m JOIN entities AS e ON m.entity_id = e.entity_id
+WHERE e.label IN ({", ".join(f"'{label}'" for label in PERSON_LABELS)})"""
+
+#: One row per statement of a relation (``ingestion.relations.RelationMention``) with its document: what the
+#: engines hand the driver, never a table of the lakehouse.
+STATEMENTS = TableSpec(
+    "relation_statements",
+    (
+        ("doc_id", "string"),
+        ("src_id", "string"),
+        ("type", "string"),
+        ("dst_id", "string"),
+        ("start", "long"),
+        ("end", "long"),
+        ("chunk_id", "string"),
+        ("pattern", "string"),
+        ("confidence", "double"),
+    ),
+)
+
+
+def document_statements(
+    doc_id: str, text: str, language: str | None, people: Iterable[tuple[int, int, str, str]]
+) -> list[dict[str, Any]]:
+    """The statements of relations in one document; ``people``: (start, end, entity_id, chunk_id) of its resolved
+    person mentions. A document in a language without kinship words (``graph.kinship``) states none."""
+    if language not in KINSHIP_WORDS:
+        return []
+    mentions = [PersonMention(start, end, entity_id, chunk_id) for start, end, entity_id, chunk_id in people]
+    return [
+        {"doc_id": doc_id, **{key: getattr(row, key) for key in STATEMENTS.names[1:]}}
+        for row in relation_mentions(text, mentions, language or "")
+    ]
+
+
+def relation_table(statements: pa.Table) -> pa.Table:
+    """The ``relations`` table from every document's statements: summed with their inverses, the kinship they imply
+    added (``aggregate``, ``infer``), sorted by (src, type, dst)."""
+    mentions = [
+        RelationMention(
+            row["src_id"],
+            row["type"],
+            row["dst_id"],
+            row["start"],
+            row["end"],
+            row["chunk_id"],
+            row["pattern"],
+            row["confidence"],
+        )
+        for row in statements.to_pylist()
+    ]
+    rows = [
+        {
+            "src_id": row.src_id,
+            "type": row.type,
+            "dst_id": row.dst_id,
+            "chunk_ids": list(row.chunk_ids),
+            "count": row.count,
+            "confidence": row.confidence,
+        }
+        for row in infer(aggregate(mentions))
+    ]
+    return pa.Table.from_pylist(rows, schema=RELATIONS.arrow_schema())
+
+
+def statement_rows(documents: pa.Table, mention_entities: pa.Table, entities: pa.Table) -> pa.Table:
+    """The statements of the driver's engine: ``documents`` doc_id, text, language; ``mention_entities`` doc_id,
+    chunk_id, entity_id, start, end; ``entities`` entity_id, label."""
+    people = query_arrow(PEOPLE_SQL, {"mention_entities": mention_entities, "entities": entities})
+    by_doc: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
+    for row in people.to_pylist():
+        by_doc[row["doc_id"]].append((row["start"], row["end"], row["entity_id"], row["chunk_id"]))
+    rows: list[dict[str, Any]] = []
+    for doc in documents.select(["doc_id", "text", "language"]).to_pylist():
+        rows.extend(document_statements(doc["doc_id"], doc["text"], doc["language"], by_doc.get(doc["doc_id"], ())))
+    return pa.Table.from_pylist(rows, schema=STATEMENTS.arrow_schema())
+
+
+def statement_frame(documents: DataFrame, mention_entities: DataFrame, entities: DataFrame) -> DataFrame:
+    """The statements of the Spark engine: ``PEOPLE_SQL`` by Spark SQL, one row per document with its people
+    gathered, then ``document_statements`` in ``mapInPandas``."""
+    from pyspark.sql import functions as F
+
+    people = (
+        query_spark(PEOPLE_SQL, {"mention_entities": mention_entities, "entities": entities})
+        .groupBy("doc_id")
+        .agg(F.collect_list(F.struct("start", "end", "entity_id", "chunk_id")).alias("people"))
+    )
+    gathered = documents.select("doc_id", "text", "language").join(people, "doc_id")
+    return gathered.mapInPandas(_statement_batches, STATEMENTS.ddl())
+
+
+def _statement_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """``document_statements`` over each document of each batch (``statement_frame``'s worker side)."""
+    import pandas as pd
+
+    for batch in batches:
+        rows: list[dict[str, Any]] = []
+        for doc_id, text, language, people in zip(
+            batch["doc_id"], batch["text"], batch["language"], batch["people"], strict=True
+        ):
+            named = [(p["start"], p["end"], p["entity_id"], p["chunk_id"]) for p in people]
+            rows.extend(document_statements(doc_id, text, language, named))
+        yield pd.DataFrame(rows, columns=list(STATEMENTS.names))
+
+
+class RelationsStage(Stage):
+    """Writes ``relations``."""
+
+    name = "relations"
+    version = 1
+    tables = (RELATIONS.name,)
+    # entities' output stands for its inputs too (documents), as for the quotes and cooccurrences stages
+    requires = ("entities",)
+
+    def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
+        """Every document's statements (in the driver or by Spark), summed and written whole."""
+        lake = ctx.lakehouse
+        documents = sorted(lake.doc_ids(DOCUMENTS.name))
+        if lake.small_increment(documents):
+            statements = statement_rows(
+                lake.snapshot(DOCUMENTS.name).to_table(columns=["doc_id", "text", "language"]),
+                lake.snapshot(MENTION_ENTITIES.name).to_table(
+                    columns=["doc_id", "chunk_id", "entity_id", "start", "end"]
+                ),
+                lake.snapshot(ENTITIES.name).to_table(columns=["entity_id", "label"]),
+            )
+            engine = "driver"
+        else:
+            frame = statement_frame(
+                lake.read(DOCUMENTS.name), lake.read(MENTION_ENTITIES.name), lake.read(ENTITIES.name)
+            )
+            gathered = [row.asDict() for row in frame.collect()]  # hundreds of rows for a novel
+            statements = pa.Table.from_pylist(gathered, schema=STATEMENTS.arrow_schema())
+            engine = "spark"
+        lake.write_arrow(relation_table(statements), RELATIONS.name, overwrite=True)
+        counts = {
+            "relations": lake.count(RELATIONS.name),
+            "statements": statements.num_rows,
+            "documents_read": len(documents),
+        }
+        return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"engine": engine})
