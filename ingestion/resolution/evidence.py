@@ -18,7 +18,6 @@ from ingestion.names import (
     MARRIED,
     common_given_name_sex,
     genders_compatible,
-    nickname_partners,
     noble_ranks,
     offices,
     pronoun_gender,
@@ -27,6 +26,7 @@ from ingestion.normalize import SURNAME_ENDINGS, WEAK_TITLES, match_key, surname
 from ingestion.resolution.forms import INTRODUCED, MIN_ANCHOR_SUPPORT, RANK_SHARE, Form, Group, name_like
 from ingestion.resolution.language import Language
 from ingestion.resolution.rules.forms import places
+from ingestion.resolution.rules.nicknames import spelled_partners, spelled_variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +188,11 @@ class Book:
         group's name: "Colonel Pyncheon" 28 times is a colonel's, whatever else the family is called."""
         return offices(title for title, n in self.nodes[self.root(index)].title_mass.items() if n >= INTRODUCED)
 
+    def variant(self, a: str, b: str) -> bool:
+        """Whether two casefolded given names are a name and one of its pet forms: the nickname table's pairs, and in
+        English their other spellings (``rules.nicknames``; the rule ``diminutive_spellings``)."""
+        return spelled_variant(a, b, self.language.code, self.on("diminutive_spellings"))
+
     def candidates(self, tokens: tuple[str, ...]) -> set[int]:
         """The people a name can belong to: those sharing a word with it, or whose given name is a variant of a
         one-word name (its nickname table partners; in Hungarian a pet form keeps the name's first two letters).
@@ -195,7 +200,7 @@ class Book:
         of 8× War and Peace took minutes the other way."""
         found = set().union(*(self.words.owners.get(word, set()) for word in tokens))
         if len(tokens) == 1:
-            for partner in nickname_partners(tokens[0]):
+            for partner in spelled_partners(tokens[0], self.language.code, self.on("diminutive_spellings")):
                 found |= self.words.by_given.get(partner, set())
             if self.language.shared_given_names:
                 found |= self.words.by_prefix.get(tokens[0][:2], set())

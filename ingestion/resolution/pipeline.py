@@ -19,7 +19,7 @@ from ingestion.normalize import clean_surface, is_title, match_key, split_titles
 from ingestion.resolution.evidence import Book, TraceStep, shared_surnames
 from ingestion.resolution.forms import Form, Group, ResolvedEntity, SurfaceForm, label_family, parse, strip_descriptions
 from ingestion.resolution.language import Language, language_of
-from ingestion.resolution.rules import apart, grouping, joins, naming, partial
+from ingestion.resolution.rules import apart, grouping, joins, naming, nicknames, partial
 from ingestion.resolution.rules import forms as form_rules
 
 
@@ -74,6 +74,9 @@ RULES: tuple[Rule, ...] = (
     Rule("elsewhere", "keep apart", apart.elsewhere),
     Rule("established", "keep apart", apart.established),
     Rule("shared_surnames", "keep apart", shared_surnames),
+    Rule("kin_titles_apart", "keep apart", apart.kin_titles_apart),
+    Rule("nickname_chains", "keep apart", apart.nickname_chains),
+    Rule("diminutive_spellings", "evidence", nicknames.diminutive_spellings),
     Rule("families", "label", naming.families),
     Rule("deities", "label", naming.deities),
 )

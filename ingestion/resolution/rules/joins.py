@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-from ingestion.names import FEMALE, UNMARRIED, genders_compatible, given_name_variant, specificity, title_gender
+from ingestion.names import FEMALE, UNMARRIED, genders_compatible, specificity, title_gender
 from ingestion.normalize import is_patronymic
 from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, FORM_STEM, MIN_ANCHOR_SUPPORT, NEAR
 from ingestion.resolution.rules.apart import (
     elsewhere,
     his_wifes_name,
+    kin_titles_apart,
     named_apart,
     rank_fits,
     ranks_apart,
@@ -30,7 +31,8 @@ def same_name_titles(book: Book) -> None:
     Keeps apart: namesakes of two sexes ("Monsieur X", "Mademoiselle X") and of conflicting ranks ("Emperor
     Alexander", "Prince Alexander"), which ``partial_names`` settles one by one; a rank a woman rarely held
     (``rank_fits``), a man's name inside his wife's (``his_wifes_name``), a surname of the other sex by its pronouns
-    (``surname_of_the_other_sex``). Evidence: the groups' name words and titles.
+    (``surname_of_the_other_sex``), a kin-titled name of several people's (``kin_titles_apart``). Evidence: the
+    groups' name words and titles.
     """
     same_name: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i in book.people:
@@ -52,6 +54,7 @@ def same_name_titles(book: Book) -> None:
                 and rank_fits(book, book.nodes[i].titles, book.groups[home].gender, book.nodes[home].titles)
                 and not his_wifes_name(book, i, home)
                 and not surname_of_the_other_sex(book, i, home)
+                and not kin_titles_apart(book, i, home)
             ):
                 book.union(i, home, "same_name_titles")
                 # one name, so its untitled mentions say it recurs: a full name said 20 times and once with a
@@ -97,7 +100,7 @@ def forms_of_one_given_name(book: Book, rarer: int, home: int) -> bool:
     rest_a, rest_b = set(a) - {first}, set(b) - {second}
     if not (rest_a <= rest_b or rest_b <= rest_a):
         return False
-    if given_name_variant(first, second, book.language.code):
+    if book.variant(first, second):
         return True
     shared = len(os.path.commonprefix([first, second]))
     return shared >= 3 and bool(sex_a) and bool(sex_b)

@@ -129,3 +129,15 @@ def test_surname_near_joins_a_surname_of_known_sex_said_in_one_homes_chapters() 
     assert partial.surname_near(book, name) and _texts(book, name.homes) == [("Sherlock Holmes",)]
     assert rules_of(resolve(forms), "Holmes") == ["surname_near"]
     assert not together(resolve(forms, off={"surname_near"}), "Holmes", "Sherlock Holmes")
+
+
+def test_named_apart_asks_only_when_two_homes_recur() -> None:
+    # "Skinny Philander", once, NER glue: no other bearer "Mr. Philander" must be told from
+    forms = people(("Mr. Philander", 97), ("Mr. Samuel T. Philander", 5), ("Samuel T. Philander", 3),
+                   ("Skinny Philander", 1), ("Skinny", 2))
+    assert together(resolve(forms), "Mr. Philander", "Mr. Samuel T. Philander", "Samuel T. Philander")
+    assert not together(resolve(forms), "Mr. Philander", "Skinny Philander")
+    # a brother who recurs keeps it asked ("Mr. Knightley" is not "Mr. John Knightley")
+    recurring = people(("Mr. Philander", 97), ("Mr. Samuel T. Philander", 5), ("Samuel T. Philander", 3),
+                       ("Tom Philander", 6), ("Mr. Tom Philander", 4))
+    assert not together(resolve(recurring), "Mr. Philander", "Samuel T. Philander")
