@@ -64,6 +64,7 @@ RULES: tuple[Rule, ...] = (
     Rule("dominant_surname", "partial_names step", partial.dominant_surname),
     Rule("surname_near", "partial_names step", partial.surname_near),
     Rule("titled_family_member", "join", joins.titled_family_member),
+    Rule("office_holder", "join", joins.office_holder),
     Rule("titled_surname_of_the_unnamed", "join", joins.titled_surname_of_the_unnamed),
     Rule("other_forms_of_given_names", "join", joins.other_forms_of_given_names),
     Rule("ranks_apart", "keep apart", apart.ranks_apart),
@@ -87,6 +88,7 @@ _JOINS = (
     ("given_name_forms", joins.given_name_forms),
     ("partial_names", partial.partial_names),
     ("titled_family_member", joins.titled_family_member),
+    ("office_holder", joins.office_holder),
     ("titled_surname_of_the_unnamed", joins.titled_surname_of_the_unnamed),
     ("other_forms_of_given_names", joins.other_forms_of_given_names),
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-from ingestion.names import FEMALE, UNMARRIED, genders_compatible, specificity, title_gender
+from ingestion.names import FEMALE, RANKS_BEFORE_SURNAME, UNMARRIED, genders_compatible, specificity, title_gender
 from ingestion.normalize import is_patronymic
 from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, FORM_STEM, MIN_ANCHOR_SUPPORT, NEAR
@@ -160,6 +160,48 @@ def _family_member(book: Book, index: int) -> int | None:
         or his_wifes_name(book, index, home)
         or (named_apart(book, index, home) and book.nodes[home].mass < node.mass)
     ):
+        return None
+    return home
+
+
+def office_holder(book: Book) -> None:
+    """Joins a surname under a rank or office ("Judge Pyncheon", "Captain Clayton") to the one person the book names
+    in full under that same rank or office ("Judge Jaffrey Pyncheon"), where the surname is a family's, said in the
+    plural ("the Pyncheons"), so that ``partial_names`` leaves it: the office says which member it is.
+
+    Keeps apart: two members under the office, a member of another sex by the name's pronouns, conflicting ranks
+    (``ranks_apart``).
+
+    Evidence: the ranks and offices before the surname (``names.RANKS_BEFORE_SURNAME``) and before the full names;
+    the surnames seen in the plural; the sexes.
+    """
+    for index in book.people:
+        home = _office_member(book, index)
+        if home is not None:
+            book.union(index, home, "office_holder")
+
+
+def _office_member(book: Book, index: int) -> int | None:
+    group, node = book.groups[index], book.nodes[index]
+    words = group.name_tokens
+    held = node.titles & RANKS_BEFORE_SURNAME
+    if (
+        len(words) != 1
+        or not held
+        or node.parent != index
+        or group.entry is not None
+        or words[0] not in book.words.shared_surnames
+    ):
+        return None
+    holders = {
+        book.root(i)
+        for i in book.words.owners[words[0]]
+        if len(book.groups[i].name_tokens) > 1 and book.surname_of(i) == words[0] and held <= book.nodes[i].titles
+    } - {index}
+    if len(holders) != 1:
+        return None
+    home = holders.pop()
+    if not compatible_sets(book.sexes(index), book.sexes(home)) or ranks_apart(book, index, home):
         return None
     return home
 

@@ -145,3 +145,17 @@ def test_nickname_chains_keeps_a_common_name_off_a_rare_variant_gathered_elsewhe
     assert together(resolved, "Joanna", "Jo", "Jo March")
     assert not together(resolved, "Hannah", "Jo")
     assert together(resolve(forms, off={"nickname_chains"}), "Hannah", "Jo")
+
+
+def test_his_wifes_name_reads_a_lone_given_names_sex_from_the_books_full_names() -> None:
+    # "John" is called out to as often as spoken of: its pronouns say nothing, its full name "John Brooke" does
+    forms = [
+        SurfaceForm("John", "PERSON", 150, he=54, she=30),
+        SurfaceForm("John Brooke", "PERSON", 5, he=2),
+        SurfaceForm("Mrs. John Brooke", "PERSON", 3, she=1),
+    ]
+    book = prepare(forms, language="en")
+    assert apart.his_wifes_name(book, index_of(book, "John"), index_of(book, "Mrs. John Brooke"))
+    assert together(resolve(forms), "John", "John Brooke")
+    assert not together(resolve(forms), "John", "Mrs. John Brooke")
+    assert together(resolve(forms, off={"his_wifes_name"}), "John", "Mrs. John Brooke")

@@ -114,3 +114,17 @@ def test_titled_family_member_keeps_apart_two_members_of_the_sex_a_vaguer_sex_an
     # the head of the family by the title alone, far more spoken of than the member named with it and his given name
     knightleys = people(("Knightleys", 6), ("Mr. Knightley", 500), ("Mr. John Knightley", 40), ("John Knightley", 5))
     assert not together(resolve(knightleys), "Mr. Knightley", "Mr. John Knightley")
+
+
+def test_office_holder_joins_a_familys_office_to_the_member_named_in_full_under_it() -> None:
+    forms = [SurfaceForm("Judge Pyncheon", "PERSON", 85, he=30), SurfaceForm("Jaffrey Pyncheon", "PERSON", 10, he=3),
+             SurfaceForm("Judge Jaffrey Pyncheon", "PERSON", 1), SurfaceForm("Colonel Pyncheon", "PERSON", 28, he=9),
+             SurfaceForm("Hepzibah Pyncheon", "PERSON", 20, she=8), SurfaceForm("Pyncheons", "PERSON", 5)]
+    resolved = resolve(forms)
+    assert together(resolved, "Judge Pyncheon", "Jaffrey Pyncheon", "Judge Jaffrey Pyncheon")
+    assert "office_holder" in rules_of(resolved, "Judge Pyncheon")
+    assert not together(resolved, "Colonel Pyncheon", "Jaffrey Pyncheon")  # no colonel named in full
+    assert not together(resolve(forms, off={"office_holder"}), "Judge Pyncheon", "Jaffrey Pyncheon")
+    # two members under the office: which one is not said
+    two = [*forms, SurfaceForm("Judge Gervayse Pyncheon", "PERSON", 3)]
+    assert not together(resolve(two), "Judge Pyncheon", "Jaffrey Pyncheon")
