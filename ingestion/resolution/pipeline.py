@@ -41,6 +41,7 @@ class Rule:
 # Every rule, in the order the resolver applies it; the keep-apart rules are asked by the joins, in any order.
 RULES: tuple[Rule, ...] = (
     Rule("not_a_name", "form", form_rules.not_a_name),
+    Rule("parents_by_role", "form", form_rules.parents_by_role),
     Rule("hungarian_suffixes", "form", form_rules.hungarian_suffixes),
     Rule("said_where_a_place_is", "label", form_rules.said_where_a_place_is),
     Rule("place_words", "label", form_rules.place_words),
@@ -224,6 +225,8 @@ def _parsed(
     parsed = [form for form in parsed if form.display]
     if "not_a_name" not in off:
         parsed = form_rules.not_a_name(parsed, language)
+    if "parents_by_role" not in off:
+        parsed = form_rules.parents_by_role(parsed, language)
     if language.case_suffixes and "hungarian_suffixes" not in off:
         form_rules.hungarian_suffixes(parsed, table)
     return parsed
