@@ -16,6 +16,7 @@ from ingestion.names import (
     FEMALE,
     MALE,
     MARRIED,
+    UNMARRIED,
     common_given_name_sex,
     genders_compatible,
     noble_ranks,
@@ -121,6 +122,8 @@ class Book:
         shared = shared_surnames(forms) if language.english_titles and "shared_surnames" not in disabled else set()
         words = _words(groups, nodes, people, forms, language)
         words.places, words.shared_surnames = seen_places, shared
+        if "unmarried_when_so_called" not in disabled:
+            unmarried_when_so_called(groups, nodes, people, words)
         return cls(groups, nodes, people, words, language, frozenset(disabled))
 
     def on(self, rule: str) -> bool:
@@ -205,6 +208,22 @@ class Book:
             if self.language.shared_given_names:
                 found |= self.words.by_prefix.get(tokens[0][:2], set())
         return found
+
+
+def unmarried_when_so_called(groups: list[Group], nodes: list[Node], people: list[int], words: Words) -> None:
+    """Reads a Miss before a given name ("Miss Nelly", "Miss Isabel") as a woman's title, not an unmarried woman's:
+    it says she was unmarried when so called, and a novel's girls marry ("Miss Meg" is "Mrs. Brooke" later) or are
+    called Mrs. by courtesy (the housekeeper "Miss Nelly", "Mrs. Dean"), so it does not keep her off a "Mrs." with her
+    surname. A Miss before a surname ("Miss Bennet", the eldest daughter) stays unmarried beside "Mrs. Bennet".
+
+    Evidence: the title (Miss) and the word's usual role over the recurring full names (``Words.given_names``). The
+    sex the book gives the given name itself keeps the Miss: a full name of that given name stays off "Mrs." with
+    its surname ("Miss Amy" is not her mother "Mrs. March" through "Amy March").
+    """
+    for i in people:
+        name = groups[i].name_tokens
+        if groups[i].gender == UNMARRIED and len(name) == 1 and name[0] in words.given_names:
+            nodes[i].genders = {FEMALE}
 
 
 def _texts(book: Book, members: list[int]) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ingestion.alias_table import AliasTable
 from ingestion.names import gender_of_titles
 from ingestion.normalize import clean_surface, is_title, match_key, split_titles
-from ingestion.resolution.evidence import Book, TraceStep, shared_surnames
+from ingestion.resolution.evidence import Book, TraceStep, shared_surnames, unmarried_when_so_called
 from ingestion.resolution.forms import Form, Group, ResolvedEntity, SurfaceForm, label_family, parse, strip_descriptions
 from ingestion.resolution.language import Language, language_of
 from ingestion.resolution.rules import apart, grouping, joins, naming, nicknames, partial
@@ -79,6 +79,7 @@ RULES: tuple[Rule, ...] = (
     Rule("kin_titles_apart", "keep apart", apart.kin_titles_apart),
     Rule("nickname_chains", "keep apart", apart.nickname_chains),
     Rule("diminutive_spellings", "evidence", nicknames.diminutive_spellings),
+    Rule("unmarried_when_so_called", "evidence", unmarried_when_so_called),
     Rule("families", "label", naming.families),
     Rule("deities", "label", naming.deities),
 )
