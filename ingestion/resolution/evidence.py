@@ -173,7 +173,9 @@ class Book:
             return genders | ({self.nodes[index].said_sex} - {""})
         # transliterated Russian
         by_form = surname_sex(words[-1 - self.given], self.words.last_words) if self.language.transliterated else ""
-        return genders | self.words.given_genders.get(words[self.given], set()) | ({by_form} - {""})
+        # a wife named by her husband's name ("Mrs. Bayham Badger") has his given name, whose sex is not hers
+        given = set() if self.husbands_name(index) else self.words.given_genders.get(words[self.given], set())
+        return genders | given | ({by_form} - {""})
 
     def usual_titles(self, index: int) -> set[str]:
         """The titles carried by ``RANK_SHARE`` or more of a group's mentions ("Emperor Alexander", 34 of 130): a rank

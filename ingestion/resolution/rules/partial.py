@@ -104,8 +104,10 @@ def fits(book: Book, index: int, other: int) -> str:
         # "Mr. Temple" is not "Charlotte Temple": a titled surname joins a full name only if that one is known to be
         # of the same sex (by a title of its own, of a name attached to it, or of its given name elsewhere in the
         # book: "Monsieur Pierre" makes "Pierre Bezukhov" a man). Of unknown sex it still makes the surname
-        # ambiguous ("maybe"): it just cannot receive it.
-        known = book.nodes[book.root(other)].genders | book.words.given_genders.get(full[given], set())
+        # ambiguous ("maybe"): it just cannot receive it. A wife named by her husband's name ("Mrs. Bayham Badger")
+        # has his given name, whose sex is not hers.
+        by_given = set() if book.husbands_name(other) else book.words.given_genders.get(full[given], set())
+        known = book.nodes[book.root(other)].genders | by_given
         if not group.gender:
             return "family"
         if not known:

@@ -141,3 +141,13 @@ def test_named_apart_asks_only_when_two_homes_recur() -> None:
     recurring = people(("Mr. Philander", 97), ("Mr. Samuel T. Philander", 5), ("Samuel T. Philander", 3),
                        ("Tom Philander", 6), ("Mr. Tom Philander", 4))
     assert not together(resolve(recurring), "Mr. Philander", "Samuel T. Philander")
+
+
+def test_a_wife_named_by_her_husbands_name_takes_her_titled_surname() -> None:
+    # "Mrs. Bayham Badger" has her husband's given name: its sex (a man's) is not hers
+    forms = [SurfaceForm("Mrs. Badger", "PERSON", 31, she=7), SurfaceForm("Mrs. Bayham Badger", "PERSON", 10, she=1),
+             SurfaceForm("Mr. Bayham Badger", "PERSON", 3, he=1), SurfaceForm("Mr. Badger", "PERSON", 27, he=5)]
+    resolved = resolve(forms)
+    assert together(resolved, "Mrs. Badger", "Mrs. Bayham Badger")
+    assert together(resolved, "Mr. Badger", "Mr. Bayham Badger")
+    assert not together(resolved, "Mrs. Badger", "Mr. Badger")
