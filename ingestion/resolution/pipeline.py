@@ -2,9 +2,11 @@
 
 The order: the rules on single forms (which are names, how each is keyed and labelled), the groups of one key (the
 alias table first), the joins (one name under titles of one sex, forms of one given name in a family, partial names
-with their narrowing steps, a titled surname of a family's one member of its sex, a titled surname of a person named
-without it, other forms of given names) — asking the rules that keep apart before each join — and last the names and
-labels of the entities. ``resolve_traced`` also returns, per entity, which rule joined which forms.
+with their narrowing steps, a titled surname of a family's one member of its sex, a family's office to the member
+named in full under it, a titled surname of a person named without it, other forms of given names) — asking the rules
+that keep apart before each join — and last the names and labels of the entities. Two readings of the evidence (the
+other spellings of diminutives, a Miss before a given name) shape what the joins see. ``resolve_traced`` also returns,
+per entity, which rule joined which forms.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The joining rules besides ``partial_names``: one name under titles of one sex, two forms of one given name in one
-family, a titled surname of a family's one member of its sex, a titled surname of a person named without it, and the
-pet and foreign forms of a given name. Each reads the ``Book``'s evidence and joins through ``Book.union``, which
-records it in the trace."""
+family, a titled surname of a family's one member of its sex, a family's office to the member named in full under
+it, a titled surname of a person named without it, and the pet and foreign forms of a given name. Each reads the
+``Book``'s evidence and joins through ``Book.union``, which records it in the trace."""
 
 from __future__ import annotations
 
