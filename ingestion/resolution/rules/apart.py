@@ -67,20 +67,22 @@ def surname_of_the_other_sex(book: Book, index: int, home: int) -> bool:
 
 
 def his_wifes_name(book: Book, index: int, home: int) -> bool:
-    """Keeps a man's name off the married woman named by it: "Mrs. Joe" is Joe's wife, "Mrs. John Dashwood" John
-    Dashwood's, "Madame St. Aubert" the wife of St. Aubert (he). English: a married woman takes her husband's
-    surname, and in the novels of the period his given name too.
+    """Keeps a man's name and the married woman named by it apart, either way round: "Mrs. Joe" is Joe's wife, "Mrs.
+    John Dashwood" John Dashwood's, "Mrs Theobald" is not Theobald Pontifex, "Madame St. Aubert" the wife of St.
+    Aubert (he). English: a married woman takes her husband's surname, and in the novels of the period his given
+    name too.
 
     Evidence: the home's title (Mrs.), the name's sex by the book's pronouns or its given name's titles; for a lone
     given name, the sex the book gives that given name (its full names, titles, pronouns: "John" of "John Brooke" is
     not "Mrs. John Brooke", though "John!" is called out by as many women as men).
     """
-    if not book.on("his_wifes_name") or not book.husbands_name(home) or book.husbands_name(index):
+    if not book.on("his_wifes_name") or book.husbands_name(home) == book.husbands_name(index):
         return False
-    words = book.groups[index].name_tokens
+    man = index if book.husbands_name(home) else home
+    words = book.groups[man].name_tokens
     given = len(words) == 1 and words[0] in book.words.given_names
     given_sexes = book.words.given_genders.get(words[0], set()) if given else set()
-    return MALE in book.sexes(index) | given_sexes
+    return MALE in book.sexes(man) | given_sexes
 
 
 def named_apart(book: Book, index: int, home: int) -> bool:

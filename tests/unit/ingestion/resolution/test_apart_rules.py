@@ -159,3 +159,13 @@ def test_his_wifes_name_reads_a_lone_given_names_sex_from_the_books_full_names()
     assert together(resolve(forms), "John", "John Brooke")
     assert not together(resolve(forms), "John", "Mrs. John Brooke")
     assert together(resolve(forms, off={"his_wifes_name"}), "John", "Mrs. John Brooke")
+
+
+def test_his_wifes_name_keeps_the_wife_named_by_him_off_the_man() -> None:
+    forms = [SurfaceForm("Theobald", "PERSON", 428, he=150), SurfaceForm("Theobald Pontifex", "PERSON", 3, he=1),
+             SurfaceForm("Mrs Theobald", "PERSON", 7, she=3), SurfaceForm("Christina", "PERSON", 190, she=70)]
+    book = prepare(forms, language="en")
+    assert apart.his_wifes_name(book, index_of(book, "Mrs Theobald"), index_of(book, "Theobald Pontifex"))
+    assert not together(resolve(forms), "Mrs Theobald", "Theobald")
+    assert together(resolve(forms), "Theobald", "Theobald Pontifex")
+    assert together(resolve(forms, off={"his_wifes_name"}), "Mrs Theobald", "Theobald")

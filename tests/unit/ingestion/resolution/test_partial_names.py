@@ -45,13 +45,19 @@ def test_usual_role_reads_a_word_in_the_role_recurring_full_names_give_it() -> N
 
 
 def test_usual_title_picks_the_home_bearing_the_names_title() -> None:
-    forms = people(("Mrs. Joe", 50), ("Mrs. Joe Gargery", 6), ("Joe", 40), ("Joe Gargery", 3))
+    forms = people(("Prince Andrew", 500), ("Prince Andrew Bolkonski", 10), ("Andrew Kaysarov", 5))
     book = prepare(forms, language="en")
-    name = partial.homes_of(book, index_of(book, "Mrs. Joe"))
-    assert partial.usual_title(book, name) and _texts(book, name.homes) == [("Mrs. Joe Gargery",)]
+    name = partial.homes_of(book, index_of(book, "Prince Andrew"))
+    assert partial.usual_title(book, name) and _texts(book, name.homes) == [("Prince Andrew Bolkonski",)]
     on = resolve(forms)
-    assert together(on, "Mrs. Joe", "Mrs. Joe Gargery") and "usual_title" in rules_of(on, "Mrs. Joe")
-    assert not together(resolve(forms, off={"usual_title"}), "Mrs. Joe", "Mrs. Joe Gargery")
+    assert together(on, "Prince Andrew", "Prince Andrew Bolkonski") and "usual_title" in rules_of(on, "Prince Andrew")
+    assert not together(resolve(forms, off={"usual_title"}), "Prince Andrew", "Prince Andrew Bolkonski")
+    # a wife named by her husband's name has his full name under her title, never his own (``his_wifes_name``)
+    wife = people(("Mrs. Joe", 50), ("Mrs. Joe Gargery", 6), ("Joe", 40), ("Joe Gargery", 3))
+    book = prepare(wife, language="en")
+    name = partial.homes_of(book, index_of(book, "Mrs. Joe"))
+    assert _texts(book, name.homes) == [("Mrs. Joe Gargery",)]
+    assert together(resolve(wife), "Mrs. Joe", "Mrs. Joe Gargery") and not together(resolve(wife), "Mrs. Joe", "Joe")
 
 
 def test_one_person_joins_a_given_name_with_its_surname_and_with_its_patronymic() -> None:
