@@ -16,9 +16,9 @@ from ingestion.names import (
     FEMALE,
     MALE,
     MARRIED,
+    UNMARRIED,
     common_given_name_sex,
     genders_compatible,
-    nickname_partners,
     noble_ranks,
     offices,
     pronoun_gender,
@@ -27,6 +27,7 @@ from ingestion.normalize import SURNAME_ENDINGS, WEAK_TITLES, match_key, surname
 from ingestion.resolution.forms import INTRODUCED, MIN_ANCHOR_SUPPORT, RANK_SHARE, Form, Group, name_like
 from ingestion.resolution.language import Language
 from ingestion.resolution.rules.forms import places
+from ingestion.resolution.rules.nicknames import spelled_partners, spelled_variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,8 @@ class Book:
         shared = shared_surnames(forms) if language.english_titles and "shared_surnames" not in disabled else set()
         words = _words(groups, nodes, people, forms, language)
         words.places, words.shared_surnames = seen_places, shared
+        if "unmarried_when_so_called" not in disabled:
+            unmarried_when_so_called(groups, nodes, people, words)
         return cls(groups, nodes, people, words, language, frozenset(disabled))
 
     def on(self, rule: str) -> bool:
@@ -170,7 +173,9 @@ class Book:
             return genders | ({self.nodes[index].said_sex} - {""})
         # transliterated Russian
         by_form = surname_sex(words[-1 - self.given], self.words.last_words) if self.language.transliterated else ""
-        return genders | self.words.given_genders.get(words[self.given], set()) | ({by_form} - {""})
+        # a wife named by her husband's name ("Mrs. Bayham Badger") has his given name, whose sex is not hers
+        given = set() if self.husbands_name(index) else self.words.given_genders.get(words[self.given], set())
+        return genders | given | ({by_form} - {""})
 
     def usual_titles(self, index: int) -> set[str]:
         """The titles carried by ``RANK_SHARE`` or more of a group's mentions ("Emperor Alexander", 34 of 130): a rank
@@ -188,6 +193,11 @@ class Book:
         group's name: "Colonel Pyncheon" 28 times is a colonel's, whatever else the family is called."""
         return offices(title for title, n in self.nodes[self.root(index)].title_mass.items() if n >= INTRODUCED)
 
+    def variant(self, a: str, b: str) -> bool:
+        """Whether two casefolded given names are a name and one of its pet forms: the nickname table's pairs, and in
+        English their other spellings (``rules.nicknames``; the rule ``diminutive_spellings``)."""
+        return spelled_variant(a, b, self.language.code, self.on("diminutive_spellings"))
+
     def candidates(self, tokens: tuple[str, ...]) -> set[int]:
         """The people a name can belong to: those sharing a word with it, or whose given name is a variant of a
         one-word name (its nickname table partners; in Hungarian a pet form keeps the name's first two letters).
@@ -195,11 +205,27 @@ class Book:
         of 8× War and Peace took minutes the other way."""
         found = set().union(*(self.words.owners.get(word, set()) for word in tokens))
         if len(tokens) == 1:
-            for partner in nickname_partners(tokens[0]):
+            for partner in spelled_partners(tokens[0], self.language.code, self.on("diminutive_spellings")):
                 found |= self.words.by_given.get(partner, set())
             if self.language.shared_given_names:
                 found |= self.words.by_prefix.get(tokens[0][:2], set())
         return found
+
+
+def unmarried_when_so_called(groups: list[Group], nodes: list[Node], people: list[int], words: Words) -> None:
+    """Reads a Miss before a given name ("Miss Nelly", "Miss Isabel") as a woman's title, not an unmarried woman's:
+    it says she was unmarried when so called, and a novel's girls marry ("Miss Meg" is "Mrs. Brooke" later) or are
+    called Mrs. by courtesy (the housekeeper "Miss Nelly", "Mrs. Dean"), so it does not keep her off a "Mrs." with her
+    surname. A Miss before a surname ("Miss Bennet", the eldest daughter) stays unmarried beside "Mrs. Bennet".
+
+    Evidence: the title (Miss) and the word's usual role over the recurring full names (``Words.given_names``). The
+    sex the book gives the given name itself keeps the Miss: a full name of that given name stays off "Mrs." with
+    its surname ("Miss Amy" is not her mother "Mrs. March" through "Amy March").
+    """
+    for i in people:
+        name = groups[i].name_tokens
+        if groups[i].gender == UNMARRIED and len(name) == 1 and name[0] in words.given_names:
+            nodes[i].genders = {FEMALE}
 
 
 def _texts(book: Book, members: list[int]) -> tuple[str, ...]:

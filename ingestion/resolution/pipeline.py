@@ -2,9 +2,11 @@
 
 The order: the rules on single forms (which are names, how each is keyed and labelled), the groups of one key (the
 alias table first), the joins (one name under titles of one sex, forms of one given name in a family, partial names
-with their narrowing steps, a titled surname of a family's one member of its sex, a titled surname of a person named
-without it, other forms of given names) — asking the rules that keep apart before each join — and last the names and
-labels of the entities. ``resolve_traced`` also returns, per entity, which rule joined which forms.
+with their narrowing steps, a titled surname of a family's one member of its sex, a family's office to the member
+named in full under it, a titled surname of a person named without it, other forms of given names) — asking the rules
+that keep apart before each join — and last the names and labels of the entities. Two readings of the evidence (the
+other spellings of diminutives, a Miss before a given name) shape what the joins see. ``resolve_traced`` also returns,
+per entity, which rule joined which forms.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from dataclasses import dataclass
 from ingestion.alias_table import AliasTable
 from ingestion.names import gender_of_titles
 from ingestion.normalize import clean_surface, is_title, match_key, split_titles
-from ingestion.resolution.evidence import Book, TraceStep, shared_surnames
+from ingestion.resolution.evidence import Book, TraceStep, shared_surnames, unmarried_when_so_called
 from ingestion.resolution.forms import Form, Group, ResolvedEntity, SurfaceForm, label_family, parse, strip_descriptions
 from ingestion.resolution.language import Language, language_of
-from ingestion.resolution.rules import apart, grouping, joins, naming, partial
+from ingestion.resolution.rules import apart, grouping, joins, naming, nicknames, partial
 from ingestion.resolution.rules import forms as form_rules
 
 
@@ -41,6 +43,7 @@ class Rule:
 # Every rule, in the order the resolver applies it; the keep-apart rules are asked by the joins, in any order.
 RULES: tuple[Rule, ...] = (
     Rule("not_a_name", "form", form_rules.not_a_name),
+    Rule("parents_by_role", "form", form_rules.parents_by_role),
     Rule("hungarian_suffixes", "form", form_rules.hungarian_suffixes),
     Rule("said_where_a_place_is", "label", form_rules.said_where_a_place_is),
     Rule("place_words", "label", form_rules.place_words),
@@ -64,6 +67,7 @@ RULES: tuple[Rule, ...] = (
     Rule("dominant_surname", "partial_names step", partial.dominant_surname),
     Rule("surname_near", "partial_names step", partial.surname_near),
     Rule("titled_family_member", "join", joins.titled_family_member),
+    Rule("office_holder", "join", joins.office_holder),
     Rule("titled_surname_of_the_unnamed", "join", joins.titled_surname_of_the_unnamed),
     Rule("other_forms_of_given_names", "join", joins.other_forms_of_given_names),
     Rule("ranks_apart", "keep apart", apart.ranks_apart),
@@ -74,6 +78,10 @@ RULES: tuple[Rule, ...] = (
     Rule("elsewhere", "keep apart", apart.elsewhere),
     Rule("established", "keep apart", apart.established),
     Rule("shared_surnames", "keep apart", shared_surnames),
+    Rule("kin_titles_apart", "keep apart", apart.kin_titles_apart),
+    Rule("nickname_chains", "keep apart", apart.nickname_chains),
+    Rule("diminutive_spellings", "evidence", nicknames.diminutive_spellings),
+    Rule("unmarried_when_so_called", "evidence", unmarried_when_so_called),
     Rule("families", "label", naming.families),
     Rule("deities", "label", naming.deities),
 )
@@ -84,6 +92,7 @@ _JOINS = (
     ("given_name_forms", joins.given_name_forms),
     ("partial_names", partial.partial_names),
     ("titled_family_member", joins.titled_family_member),
+    ("office_holder", joins.office_holder),
     ("titled_surname_of_the_unnamed", joins.titled_surname_of_the_unnamed),
     ("other_forms_of_given_names", joins.other_forms_of_given_names),
 )
@@ -219,6 +228,8 @@ def _parsed(
     parsed = [form for form in parsed if form.display]
     if "not_a_name" not in off:
         parsed = form_rules.not_a_name(parsed, language)
+    if "parents_by_role" not in off:
+        parsed = form_rules.parents_by_role(parsed, language)
     if language.case_suffixes and "hungarian_suffixes" not in off:
         form_rules.hungarian_suffixes(parsed, table)
     return parsed

@@ -484,7 +484,7 @@ class EntitiesStage(Stage):
 
     name = "entities"
     # A new version redoes the stage; what each version changed: docs/decisions/0002-stage-versions.md
-    version = 16
+    version = 17
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

@@ -28,14 +28,26 @@ def ranks_apart(book: Book, a: int, b: int) -> bool:
     return bool(offices_a and offices_b and offices_a.isdisjoint(offices_b))
 
 
+# Titles of kinship, given by the family's younger members ("Uncle George", "Aunt March", "Cousin Hepzibah"): they
+# say whose relative a person is, not a rank.
+KIN_TITLES = frozenset("uncle aunt cousin grandpa grandfather grandma grandmother granny".split())
+# Sexless titles of callings women held in the novels of the period.
+WOMENS_CALLINGS = frozenset({"nurse"})
+
+
 def rank_fits(book: Book, ranks: set[str], gender: str, home_titles: set[str]) -> bool:
     """Keeps a rank a woman rarely held in the novels of the period off a woman: "Captain Eldridge", "General Shaw"
     are not "Miss Eldridge" or "Mrs. Shaw", unless she is given it too; beside a man's title it is no objection
-    ("General Kutuzov", "Prince Kutuzov"). Returns whether the name with these sexless titles fits.
+    ("General Kutuzov", "Prince Kutuzov"). A kinship or a woman's calling is no such rank: "Aunt Fanny Minafer" is
+    "Miss Fanny Minafer". Returns whether the name with these titles fits.
 
-    Evidence: the titles of the name and of its home, the sex of the home.
+    Evidence: the sexless titles of the name bar kin titles and women's callings, the home's titles, its sex.
     """
-    return not book.on("rank_fits") or gender == MALE or ranks <= home_titles
+    if not book.on("rank_fits") or gender == MALE:
+        return True
+    # a kinship ("Aunt", "Cousin") or a woman's calling ("Nurse") is no rank; a title of a sex is settled by the sexes
+    held = {rank for rank in ranks if not title_gender(rank)} - KIN_TITLES - WOMENS_CALLINGS
+    return held <= home_titles
 
 
 def surname_of_the_other_sex(book: Book, index: int, home: int) -> bool:
@@ -55,18 +67,22 @@ def surname_of_the_other_sex(book: Book, index: int, home: int) -> bool:
 
 
 def his_wifes_name(book: Book, index: int, home: int) -> bool:
-    """Keeps a man's name off the married woman named by it: "Mrs. Joe" is Joe's wife, "Mrs. John Dashwood" John
-    Dashwood's, "Madame St. Aubert" the wife of St. Aubert (he). English: a married woman takes her husband's
-    surname, and in the novels of the period his given name too.
+    """Keeps a man's name and the married woman named by it apart, either way round: "Mrs. Joe" is Joe's wife, "Mrs.
+    John Dashwood" John Dashwood's, "Mrs Theobald" is not Theobald Pontifex, "Madame St. Aubert" the wife of St.
+    Aubert (he). English: a married woman takes her husband's surname, and in the novels of the period his given
+    name too.
 
-    Evidence: the home's title (Mrs.), the name's sex by the book's pronouns or its given name's titles.
+    Evidence: the home's title (Mrs.), the name's sex by the book's pronouns or its given name's titles; for a lone
+    given name, the sex the book gives that given name (its full names, titles, pronouns: "John" of "John Brooke" is
+    not "Mrs. John Brooke", though "John!" is called out by as many women as men).
     """
-    return (
-        book.on("his_wifes_name")
-        and book.husbands_name(home)
-        and not book.husbands_name(index)
-        and MALE in book.sexes(index)
-    )
+    if not book.on("his_wifes_name") or book.husbands_name(home) == book.husbands_name(index):
+        return False
+    man = index if book.husbands_name(home) else home
+    words = book.groups[man].name_tokens
+    given = len(words) == 1 and words[0] in book.words.given_names
+    given_sexes = book.words.given_genders.get(words[0], set()) if given else set()
+    return MALE in book.sexes(man) | given_sexes
 
 
 def named_apart(book: Book, index: int, home: int) -> bool:
@@ -121,3 +137,53 @@ def established(book: Book, home: int, beside: int) -> bool:
     if not book.surname_of(beside) or surname == book.surname_of(beside):
         return False
     return book.nodes[home].support >= MIN_ANCHOR_SUPPORT or book.words.lone_mentions[surname] >= MIN_ANCHOR_SUPPORT
+
+
+def nickname_chains(book: Book, index: int, other: int) -> bool:
+    """Keeps a one-word name off a one-word variant it is not the rarer of: the rare form joins the common one, never
+    the common one a rare form, nor a rare form gathered under another given name — "Hannah" (118 mentions), a form
+    of "Joanna", is not Jo March because "Joanna" (once, also a form of "Jo") joined Jo; "Pip" (332) does not go to
+    "Philip" (twice). A variant gathered under a home of its own given name weighs with that home ("Kaszi" joins
+    "Kász bég").
+
+    Evidence: the name's mentions against the variant's own, or its home's when that home is of the variant's given
+    name; ``DOMINANCE``.
+    """
+    if not book.on("nickname_chains"):
+        return False
+    root = book.root(other)
+    home = book.groups[root].name_tokens
+    own_home = root != other and bool(home) and home[book.given] == book.groups[other].name_tokens[0]
+    theirs = book.nodes[root].mass if own_home else book.groups[other].count
+    return DOMINANCE * book.nodes[index].mass > theirs
+
+
+def kin_titles_apart(book: Book, a: int, b: int) -> bool:
+    """Keeps a one-word name under a kin title apart from a form of that name without it when the book names several
+    people by that name in full: "Uncle George" is George Amberson ("Uncle George Amberson"), not his nephew George
+    Amberson Minafer, the "George" of most pages; "Aunt March" is an elder of the Marches named in full ("Jo March",
+    "Amy March"), not their mother "Mrs. March". Beside one bearer ("Aunt Carrol", "Mrs. Carrol"; "Cousin John",
+    "John Jarndyce") the kin title is one more way to say the name.
+
+    Evidence: the kin titles (``KIN_TITLES``) of the forms as written, on the one-word name and not on the other; the
+    full names holding that word in its role (given name or surname) with two other names or more; for a given
+    name, one of them given the kin title in full.
+    """
+    if not book.on("kin_titles_apart"):
+        return False
+    kin = {i: {t for form in book.groups[i].forms for t in form.titles} & KIN_TITLES for i in (a, b)}
+    titled = [i for i in (a, b) if kin[i]]
+    if len(titled) != 1 or len(book.groups[titled[0]].name_tokens) != 1:
+        return False
+    word = book.groups[titled[0]].name_tokens[0]
+    role = -1 - book.given if word in book.words.surnames else book.given
+    full = [
+        i
+        for i in book.words.owners.get(word, ())
+        if len(book.groups[i].name_tokens) > 1 and book.groups[i].name_tokens[role] == word
+    ]
+    if len({book.groups[i].name_tokens[-1 - role] for i in full}) < 2:
+        return False
+    return role != book.given or any(
+        kin[titled[0]] & {t for form in book.groups[i].forms for t in form.titles} for i in full
+    )

@@ -43,6 +43,31 @@ def not_a_name(forms: list[Form], language: Language) -> list[Form]:
     return [form for form in forms if not (form.text.islower() or addressed(form.tokens))]
 
 
+# Words for a parent as children say them ("Papa", "Ma"), and the two that are also titles ("Father Brown", "Mother
+# Hubbard") when said alone.
+PARENT_WORDS = frozenset("papa pa pappa mamma mama ma mum mummy mammy mommy daddy dad maman".split())
+PARENT_TITLES = frozenset({"mother", "father"})
+
+
+def parents_by_role(forms: list[Form], language: Language) -> list[Form]:
+    """Keeps out a word for a parent said as a name: "Papa", "Mamma", "Ma", "Mum", "Chere Mamma", "Mother" alone.
+    Every child of a book has one, so it names no one in particular (which parent is meant is the pronouns' and
+    the quotations' question, not the names'); a name after it ("Ma Joad", "Mother Hubbard") or a pet form of the
+    book's own ("Marmee") stays a name.
+
+    Evidence: the form's words: a parent word (``PARENT_WORDS``) last, after one word at most ("Dear Papa"), or a
+    parent title alone. English.
+    """
+    if not language.english_titles:
+        return forms
+    return [form for form in forms if not _a_parent(form.tokens)]
+
+
+def _a_parent(tokens: list[str]) -> bool:
+    words = [token.strip(".,!?") for token in tokens]
+    return (bool(words) and len(words) <= 2 and words[-1] in PARENT_WORDS) or words in ([w] for w in PARENT_TITLES)
+
+
 def hungarian_suffixes(forms: list[Form], table: AliasTable) -> None:
     """Keys a name said with a case suffix as the name: "Gergelynek", "Gergelyt" → "Gergely" (``hu_stem``).
 

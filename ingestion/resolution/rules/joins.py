@@ -1,20 +1,21 @@
 """The joining rules besides ``partial_names``: one name under titles of one sex, two forms of one given name in one
-family, a titled surname of a family's one member of its sex, a titled surname of a person named without it, and the
-pet and foreign forms of a given name. Each reads the ``Book``'s evidence and joins through ``Book.union``, which
-records it in the trace."""
+family, a titled surname of a family's one member of its sex, a family's office to the member named in full under
+it, a titled surname of a person named without it, and the pet and foreign forms of a given name. Each reads the
+``Book``'s evidence and joins through ``Book.union``, which records it in the trace."""
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
 
-from ingestion.names import FEMALE, UNMARRIED, genders_compatible, given_name_variant, specificity, title_gender
+from ingestion.names import FEMALE, RANKS_BEFORE_SURNAME, UNMARRIED, genders_compatible, specificity, title_gender
 from ingestion.normalize import is_patronymic
 from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, FORM_STEM, MIN_ANCHOR_SUPPORT, NEAR
 from ingestion.resolution.rules.apart import (
     elsewhere,
     his_wifes_name,
+    kin_titles_apart,
     named_apart,
     rank_fits,
     ranks_apart,
@@ -30,7 +31,8 @@ def same_name_titles(book: Book) -> None:
     Keeps apart: namesakes of two sexes ("Monsieur X", "Mademoiselle X") and of conflicting ranks ("Emperor
     Alexander", "Prince Alexander"), which ``partial_names`` settles one by one; a rank a woman rarely held
     (``rank_fits``), a man's name inside his wife's (``his_wifes_name``), a surname of the other sex by its pronouns
-    (``surname_of_the_other_sex``). Evidence: the groups' name words and titles.
+    (``surname_of_the_other_sex``), a kin-titled name of several people's (``kin_titles_apart``). Evidence: the
+    groups' name words and titles.
     """
     same_name: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i in book.people:
@@ -52,6 +54,7 @@ def same_name_titles(book: Book) -> None:
                 and rank_fits(book, book.nodes[i].titles, book.groups[home].gender, book.nodes[home].titles)
                 and not his_wifes_name(book, i, home)
                 and not surname_of_the_other_sex(book, i, home)
+                and not kin_titles_apart(book, i, home)
             ):
                 book.union(i, home, "same_name_titles")
                 # one name, so its untitled mentions say it recurs: a full name said 20 times and once with a
@@ -97,7 +100,7 @@ def forms_of_one_given_name(book: Book, rarer: int, home: int) -> bool:
     rest_a, rest_b = set(a) - {first}, set(b) - {second}
     if not (rest_a <= rest_b or rest_b <= rest_a):
         return False
-    if given_name_variant(first, second, book.language.code):
+    if book.variant(first, second):
         return True
     shared = len(os.path.commonprefix([first, second]))
     return shared >= 3 and bool(sex_a) and bool(sex_b)
@@ -157,6 +160,48 @@ def _family_member(book: Book, index: int) -> int | None:
         or his_wifes_name(book, index, home)
         or (named_apart(book, index, home) and book.nodes[home].mass < node.mass)
     ):
+        return None
+    return home
+
+
+def office_holder(book: Book) -> None:
+    """Joins a surname under a rank or office ("Judge Pyncheon", "Captain Clayton") to the one person the book names
+    in full under that same rank or office ("Judge Jaffrey Pyncheon"), where the surname is a family's, said in the
+    plural ("the Pyncheons"), so that ``partial_names`` leaves it: the office says which member it is.
+
+    Keeps apart: two members under the office, a member of another sex by the name's pronouns, conflicting ranks
+    (``ranks_apart``).
+
+    Evidence: the ranks and offices before the surname (``names.RANKS_BEFORE_SURNAME``) and before the full names;
+    the surnames seen in the plural; the sexes.
+    """
+    for index in book.people:
+        home = _office_member(book, index)
+        if home is not None:
+            book.union(index, home, "office_holder")
+
+
+def _office_member(book: Book, index: int) -> int | None:
+    group, node = book.groups[index], book.nodes[index]
+    words = group.name_tokens
+    held = node.titles & RANKS_BEFORE_SURNAME
+    if (
+        len(words) != 1
+        or not held
+        or node.parent != index
+        or group.entry is not None
+        or words[0] not in book.words.shared_surnames
+    ):
+        return None
+    holders = {
+        book.root(i)
+        for i in book.words.owners[words[0]]
+        if len(book.groups[i].name_tokens) > 1 and book.surname_of(i) == words[0] and held <= book.nodes[i].titles
+    } - {index}
+    if len(holders) != 1:
+        return None
+    home = holders.pop()
+    if not compatible_sets(book.sexes(index), book.sexes(home)) or ranks_apart(book, index, home):
         return None
     return home
 

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ingestion.names import RANKS_BEFORE_SURNAME, genders_compatible, given_name_variant, specificity
+from ingestion.names import RANKS_BEFORE_SURNAME, genders_compatible, specificity
 from ingestion.normalize import is_patronymic
 from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, INTRODUCED, MIN_ANCHOR_SUPPORT, NEAR
@@ -23,7 +23,9 @@ from ingestion.resolution.rules.apart import (
     elsewhere,
     established,
     his_wifes_name,
+    kin_titles_apart,
     named_apart,
+    nickname_chains,
     rank_fits,
     ranks_apart,
 )
@@ -79,11 +81,14 @@ def fits(book: Book, index: int, other: int) -> str:
     """How ``other`` can hold ``index``: "given" (the name, its given name, a nickname), "family", "maybe" (a full
     name that fits but whose sex is unknown) or "" (it cannot): the same name with a more specific title ("Andrew"
     in "Prince Andrew"), a part of a longer name in order, a nickname of its given name; never across sexes
-    ("Mademoiselle X" and "Monsieur X" stay two) nor ranks (``ranks_apart``)."""
+    ("Mademoiselle X" and "Monsieur X" stay two), ranks (``ranks_apart``) or kin titles (``kin_titles_apart``),
+    nor through a nickname's rarer variant (``nickname_chains``)."""
     group, home = book.groups[index], book.groups[other]
     part, full, given = group.name_tokens, home.name_tokens, book.given
     if other == index or not genders_compatible(group.gender, home.gender) or ranks_apart(book, index, other):
         return ""  # "Emperor Alexander" is not "Prince Alexander Golitsyn"
+    if kin_titles_apart(book, index, other):
+        return ""  # "Uncle George" is not the nephew "George Amberson Minafer"
     titles = book.nodes[index].titles
     if part == full:  # "Captain Eldridge" is not "Miss Eldridge": a title must not contradict the home's
         more_specific = specificity(home.gender) > specificity(group.gender)
@@ -99,8 +104,10 @@ def fits(book: Book, index: int, other: int) -> str:
         # "Mr. Temple" is not "Charlotte Temple": a titled surname joins a full name only if that one is known to be
         # of the same sex (by a title of its own, of a name attached to it, or of its given name elsewhere in the
         # book: "Monsieur Pierre" makes "Pierre Bezukhov" a man). Of unknown sex it still makes the surname
-        # ambiguous ("maybe"): it just cannot receive it.
-        known = book.nodes[book.root(other)].genders | book.words.given_genders.get(full[given], set())
+        # ambiguous ("maybe"): it just cannot receive it. A wife named by her husband's name ("Mrs. Bayham Badger")
+        # has his given name, whose sex is not hers.
+        by_given = set() if book.husbands_name(other) else book.words.given_genders.get(full[given], set())
+        known = book.nodes[book.root(other)].genders | by_given
         if not group.gender:
             return "family"
         if not known:
@@ -109,8 +116,10 @@ def fits(book: Book, index: int, other: int) -> str:
     # A nickname names the bearer of the full given name ("Tommy": Thomas Beresford). A lone name and a lone variant
     # are one person only when one of them is rare beside the other ("Josephine", twice, beside "Jo"); two names
     # both in common use are two people ("Mary" and "Aunt Polly").
-    if len(part) == 1 and given_name_variant(part[0], full[given], book.language.code) and credible(book, other, part):
+    if len(part) == 1 and book.variant(part[0], full[given]) and credible(book, other, part):
         mine, theirs = book.nodes[index].mass, book.nodes[book.root(other)].mass
+        if len(full) == 1 and nickname_chains(book, index, other):
+            return ""
         if len(full) > 1 or DOMINANCE * min(mine, theirs) <= max(mine, theirs):
             return "given"
     return ""
@@ -208,8 +217,12 @@ def _narrows(name: Partial, homes: list[int]) -> bool:
 
 
 def named_apart_homes(book: Book, name: Partial) -> bool:
-    """Drops the homes a titled surname is ``named_apart`` from, when it fits several as a surname only."""
+    """Drops the homes a titled surname is ``named_apart`` from, when it fits several as a surname only, two of them
+    recurring: a one-off full name glued by the NER ("Skinny Philander", once) is no other bearer that "Mr. Samuel T.
+    Philander" would have to be told from."""
     if len(name.homes) > 1 and name.lone and not any(name.kinds[other] == "given" for other in name.matches):
+        if sum(book.nodes[home].support >= MIN_ANCHOR_SUPPORT for home in name.homes) < 2:
+            return False
         return _narrows(name, [home for home in name.homes if not named_apart(book, name.index, home)])
     return False
 

@@ -96,3 +96,76 @@ def test_ranks_apart_keeps_two_kinds_of_office_each_said_again_and_again_apart()
     assert not apart.ranks_apart(book, judge, index_of(book, "Mr. Pyncheon"))  # a plain title holds no office
     off = prepare(forms, language="en", disabled_rules={"ranks_apart"})
     assert not apart.ranks_apart(off, index_of(off, "Colonel Pyncheon"), index_of(off, "Judge Pyncheon"))
+
+
+def test_rank_fits_lets_a_kin_title_fit_a_woman() -> None:
+    forms = people(("Aunt Fanny Minafer", 2), ("Miss Fanny Minafer", 6), ("Fanny Minafer", 15), ("Aunt Fanny", 47))
+    book = prepare(forms, language="en")
+    assert apart.rank_fits(book, {"aunt"}, "fu", {"miss"})  # a kinship, no rank
+    assert apart.rank_fits(book, {"cousin", "nurse"}, "f", set())
+    assert not apart.rank_fits(book, {"general"}, "fu", {"miss"})
+    assert together(resolve(forms), "Aunt Fanny Minafer", "Miss Fanny Minafer", "Aunt Fanny", "Fanny Minafer")
+
+
+def test_kin_titles_apart_keeps_an_uncle_off_his_namesake_nephew() -> None:
+    forms = people(("George", 700), ("Uncle George", 20), ("George Sharon", 30), ("Uncle George Sharon", 4),
+                   ("George Minafer", 10), ("Georgie Minafer", 7), ("Georgie", 150))
+    book = prepare(forms, language="en")
+    assert apart.kin_titles_apart(book, index_of(book, "George"), index_of(book, "Uncle George"))
+    assert not apart.kin_titles_apart(book, index_of(book, "George"), index_of(book, "George Minafer"))
+    resolved = resolve(forms)
+    assert together(resolved, "Uncle George", "George Sharon", "Uncle George Sharon")
+    assert together(resolved, "George", "George Minafer", "Georgie")
+    assert not together(resolved, "George", "Uncle George")
+    assert together(resolve(forms, off={"kin_titles_apart"}), "George", "Uncle George")
+
+
+def test_kin_titles_apart_keeps_an_aunt_off_a_family_named_in_full_and_only_there() -> None:
+    forms = people(("Aunt March", 69), ("Mrs. March", 140), ("Jo March", 3), ("Amy March", 2), ("Jo", 1300),
+                   ("Amy", 300), ("Aunt Carrol", 8), ("Mrs. Carrol", 7), ("John", 300), ("Cousin John", 40),
+                   ("John Jarndyce", 30))
+    book = prepare(forms, language="en")
+    assert apart.kin_titles_apart(book, index_of(book, "Aunt March"), index_of(book, "Mrs. March"))
+    assert apart.kin_titles_apart(book, index_of(book, "Aunt March"), index_of(book, "Jo March"))
+    resolved = resolve(forms)
+    assert not together(resolved, "Aunt March", "Mrs. March")
+    assert not together(resolved, "Aunt March", "Jo March")
+    # one bearer of the name: the kin title is one more way to say it
+    assert together(resolved, "Aunt Carrol", "Mrs. Carrol")
+    assert together(resolved, "Cousin John", "John", "John Jarndyce")
+    assert together(resolve(forms, off={"kin_titles_apart"}), "Aunt March", "Mrs. March")
+
+
+def test_nickname_chains_keeps_a_common_name_off_a_rare_variant_gathered_elsewhere() -> None:
+    forms = people(("Jo", 1300), ("Joanna", 1), ("Hannah", 118), ("Jo March", 3), ("Meg March", 3))
+    book = prepare(forms, language="en")
+    assert apart.nickname_chains(book, index_of(book, "Hannah"), index_of(book, "Joanna"))  # a form of both
+    assert not apart.nickname_chains(book, index_of(book, "Joanna"), index_of(book, "Jo"))
+    resolved = resolve(forms)
+    assert together(resolved, "Joanna", "Jo", "Jo March")
+    assert not together(resolved, "Hannah", "Jo")
+    assert together(resolve(forms, off={"nickname_chains"}), "Hannah", "Jo")
+
+
+def test_his_wifes_name_reads_a_lone_given_names_sex_from_the_books_full_names() -> None:
+    # "John" is called out to as often as spoken of: its pronouns say nothing, its full name "John Brooke" does
+    forms = [
+        SurfaceForm("John", "PERSON", 150, he=54, she=30),
+        SurfaceForm("John Brooke", "PERSON", 5, he=2),
+        SurfaceForm("Mrs. John Brooke", "PERSON", 3, she=1),
+    ]
+    book = prepare(forms, language="en")
+    assert apart.his_wifes_name(book, index_of(book, "John"), index_of(book, "Mrs. John Brooke"))
+    assert together(resolve(forms), "John", "John Brooke")
+    assert not together(resolve(forms), "John", "Mrs. John Brooke")
+    assert together(resolve(forms, off={"his_wifes_name"}), "John", "Mrs. John Brooke")
+
+
+def test_his_wifes_name_keeps_the_wife_named_by_him_off_the_man() -> None:
+    forms = [SurfaceForm("Theobald", "PERSON", 428, he=150), SurfaceForm("Theobald Pontifex", "PERSON", 3, he=1),
+             SurfaceForm("Mrs Theobald", "PERSON", 7, she=3), SurfaceForm("Christina", "PERSON", 190, she=70)]
+    book = prepare(forms, language="en")
+    assert apart.his_wifes_name(book, index_of(book, "Mrs Theobald"), index_of(book, "Theobald Pontifex"))
+    assert not together(resolve(forms), "Mrs Theobald", "Theobald")
+    assert together(resolve(forms), "Theobald", "Theobald Pontifex")
+    assert together(resolve(forms, off={"his_wifes_name"}), "Mrs Theobald", "Theobald")

@@ -149,3 +149,14 @@ def test_common_nouns_drop_or_relabel_a_word_mostly_said_after_an_article() -> N
     assert ("Frenchman", "PERSON") not in on.mapping and label_of(on, "Kremlin") == "GPE"
     off = resolve(forms, off={"common_nouns"}, article_usage=usage)
     assert label_of(off, "Frenchman") == label_of(off, "Kremlin") == "PERSON"
+
+
+def test_parents_by_role_keeps_out_words_for_a_parent_in_english_only() -> None:
+    texts = ("Papa", "Chere Mamma", "Ma", "Mum", "Mother", "Mother Hubbard", "Ma Joad", "Marmee", "Grandpa", "Pierre")
+    kept = [form.text for form in rules.parents_by_role([_form(text) for text in texts], EN)]
+    assert kept == ["Mother Hubbard", "Ma Joad", "Marmee", "Grandpa", "Pierre"]
+    hungarian = [_form("Mama", HU)]
+    assert rules.parents_by_role(hungarian, HU) == hungarian
+    forms = people(("Papa", 40), ("Mamma", 30), ("Pierre", 20))
+    assert {text for cluster in clusters(resolve(forms)) for text in cluster} == {"Pierre"}
+    assert together(resolve(forms, off={"parents_by_role"}), "Papa")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ingestion.resolution import SurfaceForm, prepare
 from ingestion.resolution.rules import joins
 
-from .crafted import joined, people, resolve, rules_of, together
+from .crafted import index_of, joined, people, resolve, rules_of, together
 
 
 def test_same_name_titles_joins_one_name_under_titles_of_one_sex() -> None:
@@ -114,3 +114,34 @@ def test_titled_family_member_keeps_apart_two_members_of_the_sex_a_vaguer_sex_an
     # the head of the family by the title alone, far more spoken of than the member named with it and his given name
     knightleys = people(("Knightleys", 6), ("Mr. Knightley", 500), ("Mr. John Knightley", 40), ("John Knightley", 5))
     assert not together(resolve(knightleys), "Mr. Knightley", "Mr. John Knightley")
+
+
+def test_office_holder_joins_a_familys_office_to_the_member_named_in_full_under_it() -> None:
+    forms = [SurfaceForm("Judge Pyncheon", "PERSON", 85, he=30), SurfaceForm("Jaffrey Pyncheon", "PERSON", 10, he=3),
+             SurfaceForm("Judge Jaffrey Pyncheon", "PERSON", 1), SurfaceForm("Colonel Pyncheon", "PERSON", 28, he=9),
+             SurfaceForm("Hepzibah Pyncheon", "PERSON", 20, she=8), SurfaceForm("Pyncheons", "PERSON", 5)]
+    resolved = resolve(forms)
+    assert together(resolved, "Judge Pyncheon", "Jaffrey Pyncheon", "Judge Jaffrey Pyncheon")
+    assert "office_holder" in rules_of(resolved, "Judge Pyncheon")
+    assert not together(resolved, "Colonel Pyncheon", "Jaffrey Pyncheon")  # no colonel named in full
+    assert not together(resolve(forms, off={"office_holder"}), "Judge Pyncheon", "Jaffrey Pyncheon")
+    # two members under the office: which one is not said
+    two = [*forms, SurfaceForm("Judge Gervayse Pyncheon", "PERSON", 3)]
+    assert not together(resolve(two), "Judge Pyncheon", "Jaffrey Pyncheon")
+
+
+def test_unmarried_when_so_called_lets_a_miss_by_given_name_take_her_mrs() -> None:
+    # the housekeeper: "Ellen Dean", "Nelly" to the family, "Miss Nelly" to the children, "Mrs. Dean" to the tenant
+    forms = [SurfaceForm("Ellen", "PERSON", 87, she=30), SurfaceForm("Ellen Dean", "PERSON", 6, she=3),
+             SurfaceForm("Nelly", "PERSON", 76, she=20), SurfaceForm("Miss Nelly", "PERSON", 10, she=3),
+             SurfaceForm("Nelly Dean", "PERSON", 4, she=2), SurfaceForm("Mrs. Dean", "PERSON", 36, she=9)]
+    book = prepare(forms, language="en")
+    assert book.nodes[index_of(book, "Miss Nelly")].genders == {"f"}  # a woman, married later or not
+    resolved = resolve(forms)
+    assert together(resolved, "Ellen", "Ellen Dean", "Nelly", "Miss Nelly", "Nelly Dean", "Mrs. Dean")
+    assert not together(resolve(forms, off={"unmarried_when_so_called"}), "Miss Nelly", "Mrs. Dean")
+    # a Miss before a surname is the unmarried daughter, not "Mrs. Bennet"
+    daughters = people(("Miss Bennet", 40), ("Mrs. Bennet", 90), ("Jane Bennet", 10), ("Jane", 200))
+    book = prepare(daughters, language="en")
+    assert book.nodes[index_of(book, "Miss Bennet")].genders == {"fu"}
+    assert not together(resolve(daughters), "Miss Bennet", "Mrs. Bennet")

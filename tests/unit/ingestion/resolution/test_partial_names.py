@@ -45,13 +45,19 @@ def test_usual_role_reads_a_word_in_the_role_recurring_full_names_give_it() -> N
 
 
 def test_usual_title_picks_the_home_bearing_the_names_title() -> None:
-    forms = people(("Mrs. Joe", 50), ("Mrs. Joe Gargery", 6), ("Joe", 40), ("Joe Gargery", 3))
+    forms = people(("Prince Andrew", 500), ("Prince Andrew Bolkonski", 10), ("Andrew Kaysarov", 5))
     book = prepare(forms, language="en")
-    name = partial.homes_of(book, index_of(book, "Mrs. Joe"))
-    assert partial.usual_title(book, name) and _texts(book, name.homes) == [("Mrs. Joe Gargery",)]
+    name = partial.homes_of(book, index_of(book, "Prince Andrew"))
+    assert partial.usual_title(book, name) and _texts(book, name.homes) == [("Prince Andrew Bolkonski",)]
     on = resolve(forms)
-    assert together(on, "Mrs. Joe", "Mrs. Joe Gargery") and "usual_title" in rules_of(on, "Mrs. Joe")
-    assert not together(resolve(forms, off={"usual_title"}), "Mrs. Joe", "Mrs. Joe Gargery")
+    assert together(on, "Prince Andrew", "Prince Andrew Bolkonski") and "usual_title" in rules_of(on, "Prince Andrew")
+    assert not together(resolve(forms, off={"usual_title"}), "Prince Andrew", "Prince Andrew Bolkonski")
+    # a wife named by her husband's name has his full name under her title, never his own (``his_wifes_name``)
+    wife = people(("Mrs. Joe", 50), ("Mrs. Joe Gargery", 6), ("Joe", 40), ("Joe Gargery", 3))
+    book = prepare(wife, language="en")
+    name = partial.homes_of(book, index_of(book, "Mrs. Joe"))
+    assert _texts(book, name.homes) == [("Mrs. Joe Gargery",)]
+    assert together(resolve(wife), "Mrs. Joe", "Mrs. Joe Gargery") and not together(resolve(wife), "Mrs. Joe", "Joe")
 
 
 def test_one_person_joins_a_given_name_with_its_surname_and_with_its_patronymic() -> None:
@@ -129,3 +135,25 @@ def test_surname_near_joins_a_surname_of_known_sex_said_in_one_homes_chapters() 
     assert partial.surname_near(book, name) and _texts(book, name.homes) == [("Sherlock Holmes",)]
     assert rules_of(resolve(forms), "Holmes") == ["surname_near"]
     assert not together(resolve(forms, off={"surname_near"}), "Holmes", "Sherlock Holmes")
+
+
+def test_named_apart_asks_only_when_two_homes_recur() -> None:
+    # "Skinny Philander", once, NER glue: no other bearer "Mr. Philander" must be told from
+    forms = people(("Mr. Philander", 97), ("Mr. Samuel T. Philander", 5), ("Samuel T. Philander", 3),
+                   ("Skinny Philander", 1), ("Skinny", 2))
+    assert together(resolve(forms), "Mr. Philander", "Mr. Samuel T. Philander", "Samuel T. Philander")
+    assert not together(resolve(forms), "Mr. Philander", "Skinny Philander")
+    # a brother who recurs keeps it asked ("Mr. Knightley" is not "Mr. John Knightley")
+    recurring = people(("Mr. Philander", 97), ("Mr. Samuel T. Philander", 5), ("Samuel T. Philander", 3),
+                       ("Tom Philander", 6), ("Mr. Tom Philander", 4))
+    assert not together(resolve(recurring), "Mr. Philander", "Samuel T. Philander")
+
+
+def test_a_wife_named_by_her_husbands_name_takes_her_titled_surname() -> None:
+    # "Mrs. Bayham Badger" has her husband's given name: its sex (a man's) is not hers
+    forms = [SurfaceForm("Mrs. Badger", "PERSON", 31, she=7), SurfaceForm("Mrs. Bayham Badger", "PERSON", 10, she=1),
+             SurfaceForm("Mr. Bayham Badger", "PERSON", 3, he=1), SurfaceForm("Mr. Badger", "PERSON", 27, he=5)]
+    resolved = resolve(forms)
+    assert together(resolved, "Mrs. Badger", "Mrs. Bayham Badger")
+    assert together(resolved, "Mr. Badger", "Mr. Bayham Badger")
+    assert not together(resolved, "Mrs. Badger", "Mr. Badger")
