@@ -64,7 +64,9 @@ LAKEHOUSE_TABLES: dict[str, list[str]] = {
 OPTIONAL_TABLES: frozenset[str] = frozenset({RELATIONS.name, QUOTES.name})
 #: Columns read when the table has them: ``mention_entities`` holds its mentions' offsets since the entities stage's
 #: version 6, and then ``mentions`` is not read at all (the carried mentions have no row there).
-OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {MENTION_ENTITIES.name: MENTION_OFFSETS}
+#: ``kind`` (the entities stage's version 17): the graph's mentions are the names; pronouns and descriptions
+#: (``kind`` pronoun, nominal) are left to the tables, so passages and counts stay those of names.
+OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {MENTION_ENTITIES.name: (*MENTION_OFFSETS, "kind")}
 
 
 class EntityNode(BaseModel):
@@ -217,6 +219,8 @@ class GraphData(BaseModel):
         offsets = {row["mention_id"]: row for row in mentions}
         resolved = []
         for row in mention_entities:
+            if row.get("kind") not in (None, "name"):
+                continue
             if row.get("start") is not None:  # the offsets in the row itself (entities stage version 6)
                 resolved.append(row | {"text": row.get("text") or ""})
                 continue

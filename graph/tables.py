@@ -158,8 +158,11 @@ ENTITIES = TableSpec("entities", (
 # ``mentions`` (``ingestion.carrying``); tables written before have only the first five columns.
 MENTION_ENTITIES = TableSpec("mention_entities", (
     ("entity_id", "string"), ("mention_id", "string"), ("doc_id", "string"), ("chunk_id", "string"),
-    ("sentence_id", "string"), ("start", "long"), ("end", "long"), ("text", "string"),
+    ("sentence_id", "string"), ("start", "long"), ("end", "long"), ("text", "string"), ("kind", "string"),
 ))
+#: ``mention_entities.kind``: a name (the entities stage's rows), a pronoun or a description of a person (the quotes
+#: stage's ``ingestion.coref`` rows).
+MENTION_KINDS: tuple[str, ...] = ("name", "pronoun", "nominal")
 #: The ``mention_entities`` columns that tables written before the entities stage's version 6 lack (their offsets
 #: are in ``mentions``): readers take them when present.
 MENTION_OFFSETS: tuple[str, ...] = ("start", "end", "text")

@@ -162,6 +162,11 @@ class IngestionSettings(BaseModel):
     # Where two entities count as together (ingestion/stages/cooccurrences.py; the default measured in
     # docs/quality.md): one sentence, one paragraph, one paragraph or two neighbouring ones, or one chunk.
     cooccurrence_window: Literal["sentence", "paragraph", "turns", "chunk"] = "turns"
+    cooccurrence_references: bool = Field(
+        default=False,
+        description="Whether the pronouns and descriptions linked to people (mention_entities rows of kind pronoun "
+        "and nominal, written by the quotes stage) count in co-occurrences; off: names only.",
+    )
     min_entity_mentions: int = Field(default=2, ge=1, description="Entities with fewer mentions are dropped.")
     disabled_resolution_rules: list[str] = Field(
         default_factory=list,

@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 
 from graph.tables import COOCCURRENCES
 from ingestion.lakehouse import one_of
+from ingestion.markers import fingerprint
 from ingestion.relational import query_arrow, query_spark
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
@@ -174,8 +175,29 @@ class CooccurrencesStage(Stage):
     requires = ("entities",)
 
     def config(self, ctx: RunContext) -> dict[str, Any]:
-        """The window."""
-        return {"window": ctx.settings.ingestion.cooccurrence_window}
+        """The window, and whether pronouns and descriptions count."""
+        return {
+            "window": ctx.settings.ingestion.cooccurrence_window,
+            "references": ctx.settings.ingestion.cooccurrence_references,
+        }
+
+    def input_fingerprint(self, ctx: RunContext) -> str:
+        """The entities stage's output; with pronouns and descriptions counted, the quotes stage's too (it writes
+        them), and then a changed document recounts every pair."""
+        upstream = super().input_fingerprint(ctx)
+        if not ctx.settings.ingestion.cooccurrence_references:
+            return upstream
+        marker = ctx.lakehouse.markers.read("quotes")
+        return fingerprint([upstream, marker.output_fingerprint if marker else None])
+
+    def _mentions(self, ctx: RunContext) -> DataFrame:
+        """``mention_entities`` as Spark reads it: its names, or every row when pronouns and descriptions count."""
+        from pyspark.sql import functions as F
+
+        frame = ctx.lakehouse.read("mention_entities")
+        if ctx.settings.ingestion.cooccurrence_references:
+            return frame
+        return frame.where(F.col("kind") == "name")
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Recompute the pairs from the resolved mentions — or, when the entities stage only resolved and removed
@@ -190,9 +212,7 @@ class CooccurrencesStage(Stage):
             if lake.small_increment(everything):  # a small corpus: as for a few new documents below
                 lake.write_arrow(self._pairs_in_driver(ctx, everything), self.name, overwrite=True)
             else:
-                pairs = cooccurrence_pairs(
-                    lake.read("mention_entities"), lake.read("chunks"), lake.read("entities"), window
-                )
+                pairs = cooccurrence_pairs(self._mentions(ctx), lake.read("chunks"), lake.read("entities"), window)
                 lake.overwrite(pairs, self.name)
             return StageOutput(
                 counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx)
@@ -218,7 +238,7 @@ class CooccurrencesStage(Stage):
             if pairs.num_rows:
                 lake.write_arrow(pairs, self.name)
         elif resolved:
-            mention_entities = lake.read("mention_entities").where(F.col("doc_id").isin(resolved))
+            mention_entities = self._mentions(ctx).where(F.col("doc_id").isin(resolved))
             chunks = lake.read("chunks").where(F.col("doc_id").isin(resolved))
             lake.append(cooccurrence_pairs(mention_entities, chunks, lake.read("entities"), window), self.name)
         logger.info("cooccurrences: pairs of %d documents counted, of %d removed", len(resolved), len(removed))
@@ -228,9 +248,11 @@ class CooccurrencesStage(Stage):
         """The pairs of these documents (``cooccurrence_rows``), their rows read with delta-rs."""
         lake, window = ctx.lakehouse, ctx.settings.ingestion.cooccurrence_window
         paragraphs = window in ("paragraph", "turns")
+        only = one_of("doc_id", documents)
+        if not ctx.settings.ingestion.cooccurrence_references:
+            only = only & (pc.field("kind") == "name")
         mention_entities = lake.snapshot("mention_entities").to_table(
-            columns=["entity_id", "chunk_id", "sentence_id", *(["start"] if paragraphs else [])],
-            filter=one_of("doc_id", documents),
+            columns=["entity_id", "chunk_id", "sentence_id", *(["start"] if paragraphs else [])], filter=only
         )
         chunks = lake.snapshot("chunks").to_table(
             columns=["chunk_id", "doc_id", "chunk_index", "unit_id", "start", *(["text"] if paragraphs else [])],

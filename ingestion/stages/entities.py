@@ -240,7 +240,7 @@ def carry_batches(
                 rows.append((
                     found.entity_id, f"{chunk_id}:p{found.start}", doc_id, chunk_id,
                     f"{chunk_id}:s{sentence}" if sentence is not None else f"{chunk_id}:p{found.start}",
-                    chunk_start + found.start, chunk_start + found.end, found.text,
+                    chunk_start + found.start, chunk_start + found.end, found.text, "name",
                 ))
         yield pd.DataFrame(rows, columns=list(MENTION_ENTITIES.names))
 
@@ -272,7 +272,7 @@ def attach_entities(mentions: DataFrame, mapping: DataFrame) -> DataFrame:
     joined = mentions.join(mapping, keys, "inner")
     if "written" in joined.columns:  # keyed mentions (``keyed_mentions``): the table keeps the text as written
         joined = joined.withColumn("text", F.col("written"))
-    return conform(joined, MENTION_ENTITIES)
+    return conform(joined.withColumn("kind", F.lit("name")), MENTION_ENTITIES)
 
 
 def entity_table(entities: DataFrame, mention_entities: DataFrame, chunks: DataFrame, min_mentions: int) -> DataFrame:
@@ -337,6 +337,7 @@ def attach_rows(mentions: pa.Table, mapping: dict[tuple[str, str, str], str], by
     columns = {name: joined.column(name) for name in ("entity_id", "mention_id", "doc_id", "chunk_id",
                                                       "sentence_id", "start", "end")}
     columns["text"] = joined.column("written")
+    columns["kind"] = pa.repeat("name", joined.num_rows)
     return pa.table(columns).cast(MENTION_ENTITIES.arrow_schema())
 
 

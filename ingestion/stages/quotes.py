@@ -30,12 +30,14 @@ from ingestion.lakehouse import one_of
 from ingestion.quotes import attribute, find_quotations
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import documents_changed
+from ingestion.stages.references import REFERENCE_KINDS, delete_references, reference_rows, references_frame
 
 if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame
 
     from ingestion.context import RunContext
+    from ingestion.lakehouse import LakehouseTables
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +83,7 @@ def document_quotes(
 def quote_rows(documents: pa.Table, chunks: pa.Table, mention_entities: pa.Table, entities: pa.Table) -> pa.Table:
     """The ``quotes`` table of the driver's engine, from the columns ``quotes_frame`` reads: ``documents`` doc_id,
     text; ``chunks`` doc_id, chunk_id, start, unit_kind; ``mention_entities`` doc_id, entity_id, start, end;
-    ``entities`` entity_id, label."""
+    ``entities`` entity_id, label; a ``mention_entities`` with a ``kind`` column gives its names only."""
     import pyarrow.compute as pc
 
     non_prose = pc.is_in(chunks.column("unit_kind"), pa.array(sorted(NON_PROSE_UNIT_KINDS)))
@@ -90,6 +92,8 @@ def quote_rows(documents: pa.Table, chunks: pa.Table, mention_entities: pa.Table
         by_doc_chunks[row["doc_id"]].append((row["start"], row["chunk_id"]))
     people_ids = entities.filter(pc.is_in(entities.column("label"), pa.array(PERSON_LABELS))).column("entity_id")
     people = mention_entities.filter(pc.is_in(mention_entities.column("entity_id"), people_ids))
+    if "kind" in people.column_names:  # a table of the entities stage's version 17 or later: names only
+        people = people.filter(pc.equal(people.column("kind"), "name"))
     by_doc_people: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     for row in people.to_pylist():
         by_doc_people[row["doc_id"]].append((row["start"], row["end"], row["entity_id"]))
@@ -107,6 +111,8 @@ def quotes_frame(
     from pyspark.sql import functions as F
 
     people_ids = entities.where(F.col("label").isin(list(PERSON_LABELS))).select("entity_id")
+    if "kind" in mention_entities.columns:  # a table of the entities stage's version 17 or later: names only
+        mention_entities = mention_entities.where(F.col("kind") == "name")
     people = (
         mention_entities.join(people_ids, "entity_id")
         .groupBy("doc_id")
@@ -137,38 +143,55 @@ def _quote_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
 
 
 class QuotesStage(Stage):
-    """Writes ``quotes``."""
+    """Writes ``quotes``, and the pronoun and description rows of ``mention_entities`` (``ingestion.stages.references``:
+    they need the quotations' speakers)."""
 
     name = "quotes"
-    version = 2
+    version = 3
     tables = (QUOTES.name,)
     # entities' output stands for its inputs too (chunks, and so documents): as for the cooccurrences stage
     requires = ("entities",)
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Every document's quotations — or, when the entities stage only resolved and removed some documents in
-        document scope since these rows were made (``documents_changed``), only those documents' quotations."""
+        """Every document's quotations and references — or, when the entities stage only resolved and removed some
+        documents in document scope since these rows were made (``documents_changed``), only those documents'."""
         lake = ctx.lakehouse
         changed = documents_changed(ctx, self.previous) if incremental else None
         if changed is None:
             todo = sorted(lake.doc_ids(DOCUMENTS.name))
+            delete_references(lake, None)
             engine = self._write(ctx, todo, everything=True)
         else:
             todo, removed = changed
             lake.delete_where(QUOTES.name, "doc_id", sorted({*todo, *removed}))
+            delete_references(lake, sorted({*todo, *removed}))
             engine = self._write(ctx, todo, everything=False)
             logger.info("quotes: quotations of %d documents found, of %d removed", len(todo), len(removed))
-        counts = {"quotes": lake.count(QUOTES.name), "documents_read": len(todo)}
+        counts = {
+            "quotes": lake.count(QUOTES.name),
+            "references": _count_references(lake),
+            "documents_read": len(todo),
+        }
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"engine": engine})
 
     def _write(self, ctx: RunContext, documents: list[str], *, everything: bool) -> str:
-        """Write the quotations of ``documents`` (all of them, replacing the table, when ``everything``): in the
-        driver when they are few (``LakehouseTables.small_increment``), else by Spark; returns which."""
+        """Write the quotations of ``documents`` (all of them, replacing the table, when ``everything``), then their
+        references: in the driver when they are few (``LakehouseTables.small_increment``), else by Spark; returns
+        which."""
         lake = ctx.lakehouse
         if lake.small_increment(documents):
-            rows = self._rows_in_driver(ctx, None if everything else documents)
+            only = None if everything else one_of("doc_id", documents)
+            rows = self._rows_in_driver(ctx, only)
             if everything or rows.num_rows:
                 lake.write_arrow(rows, QUOTES.name, overwrite=everything)
+            references = reference_rows(
+                *self._driver_inputs(ctx, only, ["language"], ["sentence_id", "kind"]),
+                lake.snapshot(QUOTES.name).to_table(
+                    columns=["doc_id", "start", "end", "speaker_id", "addressee_ids"], filter=only
+                ),
+            )
+            if references.num_rows:
+                lake.write_arrow(references, MENTION_ENTITIES.name)
             return "driver"
         from pyspark.sql import functions as F
 
@@ -176,22 +199,38 @@ class QuotesStage(Stage):
             frame = lake.read(table)
             return frame if everything else frame.where(F.col("doc_id").isin(documents))
 
-        frame = quotes_frame(
-            read(DOCUMENTS.name), read(CHUNKS.name), read(MENTION_ENTITIES.name), lake.read(ENTITIES.name)
-        )
+        inputs = (read(DOCUMENTS.name), read(CHUNKS.name), read(MENTION_ENTITIES.name), lake.read(ENTITIES.name))
+        frame = quotes_frame(*inputs)
         if everything:
             lake.overwrite(frame, QUOTES.name)
         else:
             lake.append(frame, QUOTES.name)
+        lake.append(references_frame(*inputs, read(QUOTES.name)), MENTION_ENTITIES.name)
         return "spark"
 
-    def _rows_in_driver(self, ctx: RunContext, documents: list[str] | None) -> pa.Table:
-        """``quote_rows`` over the tables read with delta-rs: of ``documents``, or of all with None."""
+    def _rows_in_driver(self, ctx: RunContext, only: Any) -> pa.Table:
+        """``quote_rows`` over the tables read with delta-rs, of the documents ``only`` keeps (all with None)."""
+        return quote_rows(*self._driver_inputs(ctx, only, [], ["kind"]))
+
+    def _driver_inputs(
+        self, ctx: RunContext, only: Any, document_columns: list[str], mention_columns: list[str]
+    ) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
+        """documents, chunks, mention_entities and entities read with delta-rs, with the columns both readers need
+        and the extra ones named."""
         lake = ctx.lakehouse
-        only = one_of("doc_id", documents) if documents is not None else None
-        return quote_rows(
-            lake.snapshot(DOCUMENTS.name).to_table(columns=["doc_id", "text"], filter=only),
+        return (
+            lake.snapshot(DOCUMENTS.name).to_table(columns=["doc_id", "text", *document_columns], filter=only),
             lake.snapshot(CHUNKS.name).to_table(columns=["doc_id", "chunk_id", "start", "unit_kind"], filter=only),
-            lake.snapshot(MENTION_ENTITIES.name).to_table(columns=["doc_id", "entity_id", "start", "end"], filter=only),
+            lake.snapshot(MENTION_ENTITIES.name).to_table(
+                columns=["doc_id", "entity_id", "start", "end", *mention_columns], filter=only
+            ),
             lake.snapshot(ENTITIES.name).to_table(columns=["entity_id", "label"]),
         )
+
+
+def _count_references(lake: LakehouseTables) -> int:
+    """The pronoun and description rows of ``mention_entities``."""
+    import pyarrow.compute as pc
+
+    kinds = lake.columns(MENTION_ENTITIES.name, ["kind"]).column("kind")
+    return int(pc.sum(pc.is_in(kinds, pa.array(REFERENCE_KINDS))).as_py() or 0)

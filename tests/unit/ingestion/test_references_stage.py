@@ -1,0 +1,84 @@
+"""The pronoun and description rows the quotes stage adds to ``mention_entities``, on a crafted document, by both
+engines: the same rows, written from reading the text; a Hungarian document and the document's non-name rows are
+not read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from graph.tables import QUOTES
+from ingestion.stages.quotes import document_quotes
+from ingestion.stages.references import document_references, reference_rows, references_frame
+
+PARAGRAPHS = (
+    "Pierre met Natasha at the gate.",
+    "“I am cold,” said Natasha.",
+    "He gave her his coat.",
+)
+TEXT = "\n\n".join(PARAGRAPHS)
+HU_TEXT = "Pierre látta Natasát. He?"
+CHUNKS = [("d", "d:c0", 0, "chapter"), ("h", "h:c0", 0, "chapter")]
+ENTITIES = {"pierre": "PERSON", "natasha": "PER", "gate": "FAC"}
+# doc, entity, start, end, sentence id, kind: the names, and a row of kind pronoun left by an earlier run
+MENTIONS = [
+    ("d", "pierre", 0, 6, "d:c0:s0", "name"),
+    ("d", "natasha", 11, 18, "d:c0:s0", "name"),
+    ("d", "natasha", TEXT.index("Natasha."), TEXT.index("Natasha.") + 7, "d:c0:s1", "name"),
+    ("d", "natasha", TEXT.index("He "), TEXT.index("He ") + 2, "d:c0:s2", "pronoun"),
+    ("h", "pierre", 0, 6, "h:c0:s0", "name"),
+]
+
+
+def _expected() -> list[dict[str, Any]]:
+    """From reading: "I" is Natasha, who says the quotation; "He" and "his" are Pierre, the only man; "her" is
+    Natasha. The last sentence names no one: its sentence id is made from its chunk and start."""
+    last = TEXT.index("He gave")
+    rows = []
+    for word, at, entity, sentence in (
+        ("I", TEXT.index("I am"), "natasha", "d:c0:s1"),
+        ("He", last, "pierre", f"d:c0:t{last}"),
+        ("her", TEXT.index("her "), "natasha", f"d:c0:t{last}"),
+        ("his", TEXT.index("his "), "pierre", f"d:c0:t{last}"),
+    ):
+        rows.append({
+            "entity_id": entity, "mention_id": f"d:r{at}", "doc_id": "d", "chunk_id": "d:c0",
+            "sentence_id": sentence, "start": at, "end": at + len(word), "text": word, "kind": "pronoun",
+        })
+    return rows
+
+
+def _quotes() -> list[dict[str, Any]]:
+    people = [(s, e, entity) for doc, entity, s, e, _, kind in MENTIONS if doc == "d" and kind == "name"]
+    return document_quotes("d", TEXT, [(0, "d:c0")], people)
+
+
+def test_references_document_rows() -> None:
+    people = [(s, e, entity, sid) for doc, entity, s, e, sid, kind in MENTIONS if doc == "d" and kind == "name"]
+    quotes = [(q["start"], q["end"], q["speaker_id"], q["addressee_ids"]) for q in _quotes()]
+    assert _quotes()[0]["speaker_id"] == "natasha"
+    assert document_references("d", TEXT, [(0, "d:c0")], people, quotes) == _expected()
+
+
+def _arrow_inputs() -> tuple[pa.Table, ...]:
+    documents = pa.table({"doc_id": ["d", "h"], "text": [TEXT, HU_TEXT], "language": ["en", "hu"]})
+    chunks = pa.table({name: [c[i] for c in CHUNKS] for i, name in enumerate(("doc_id", "chunk_id", "start",
+                                                                               "unit_kind"))})
+    mention_entities = pa.table({name: [m[i] for m in MENTIONS] for i, name in enumerate(
+        ("doc_id", "entity_id", "start", "end", "sentence_id", "kind"))})
+    entities = pa.table({"entity_id": list(ENTITIES), "label": list(ENTITIES.values())})
+    quotes = pa.Table.from_pylist(_quotes(), schema=QUOTES.arrow_schema())
+    return documents, chunks, mention_entities, entities, quotes
+
+
+def test_references_driver_engine_rows() -> None:
+    rows = reference_rows(*_arrow_inputs()).to_pylist()
+    assert sorted(rows, key=lambda row: row["start"]) == _expected()
+
+
+def test_references_spark_engine_equals_the_driver(spark: Any) -> None:
+    frames = [spark.createDataFrame(table.to_pandas()) for table in _arrow_inputs()[:4]]
+    quotes = spark.createDataFrame(_quotes(), QUOTES.ddl())
+    rows = [row.asDict() for row in references_frame(*frames, quotes).collect()]
+    assert sorted(rows, key=lambda row: row["start"]) == _expected()
