@@ -69,8 +69,9 @@ PINNED_ENTITIES_OUTPUT = "d582164c23e25ca5bf306259"
 # then 12 (issue 14: a wife named by her husband's name) then 13 (issue 14: two men's ranks of nobility)
 # then 14 (issue 14: ships) then 15 (a titled surname of a family joins its one member of the title's sex) then 16
 # (places by their head nouns and over a lone title, religious formulas as oaths) then 17 (kin titles keep
-# namesakes apart, nicknames not through a rare variant, diminutives spelled two ways),
-# cooccurrences 2 (issue 14: the `turns` window), mentions 2 (issue 14: the NER key holds the pipeline's version,
+# namesakes apart, nicknames not through a rare variant, diminutives spelled two ways) then 18 (mention_entities.kind),
+# cooccurrences 2 (issue 14: the `turns` window; its config names whether pronouns count since the setting
+# ingestion.cooccurrence_references), mentions 2 (issue 14: the NER key holds the pipeline's version,
 # for en_litbank 1.1.0), graph 3 (issue 16: communities per connected component; it was 2 at 30f0016) and index 2
 # (issue 16: the BM25 file holds numpy arrays, index format 2) then 3 (issue 16: the analyser's key, PyStemmer's
 # stems). Their old pins above must no longer match; the new
@@ -81,10 +82,11 @@ CHANGED = {
     "chunks": "e8f8e7f21dda06bd94a67d07",
     "mentions": "6a4b814801a7e73bb1204474",
     "entities": "25a86bae1bc57a1cc008f943",
-    "cooccurrences": "71b0e90e6e6b71f0b7d47846",
+    "cooccurrences": "10cb7ce3e0847714cf5d4fda",
     "graph": "021d8fef25a4142b3d2ed954",
     "index": "ba5378ce03385d379cb82e40",
-    "quotes": "cd78d5471c78a2b4233ace42",  # version 2: a name after words of address ("my dear Pierre,") is called
+    # version 2: a name after words of address ("my dear Pierre,") is called; 3: pronouns and descriptions written
+    "quotes": "04ead6f38250063a49a361fe",
 }
 # The documents stage's version-2 fingerprint (English or Hungarian detected by stopwords), from a0cd7fe.
 DOCUMENTS_V2 = "99fd50768885ae7d9cb9be85"

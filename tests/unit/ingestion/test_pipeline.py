@@ -111,6 +111,27 @@ def test_quotes_are_spans_of_their_documents_spoken_by_entities_of_the_run(sampl
     assert set(quotes.speaker_id.dropna()) <= set(read(sample_run.lake, "entities").entity_id)
 
 
+def test_references_are_pronouns_and_descriptions_of_people_named_in_their_documents(
+    sample_run: SimpleNamespace,
+) -> None:
+    links = read(sample_run.lake, "mention_entities")
+    texts = read(sample_run.lake, "documents").set_index("doc_id").text
+    labels = read(sample_run.lake, "entities").set_index("entity_id").label
+    references = links[links.kind != "name"]
+    assert set(links.kind) <= {"name", "pronoun", "nominal"}
+    assert (references.kind == "pronoun").sum() > 0
+    assert all(texts[row.doc_id][row.start : row.end] == row.text for row in references.itertuples())
+    assert set(references[references.kind == "pronoun"].text.str.casefold()) <= {
+        "he", "him", "his", "himself", "she", "her", "hers", "herself",
+        "i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself",
+    }
+    assert set(labels[references.entity_id]) <= {"PERSON", "PER"}
+    named = set(zip(links[links.kind == "name"].doc_id, links[links.kind == "name"].entity_id, strict=True))
+    assert set(zip(references.doc_id, references.entity_id, strict=True)) <= named  # a person of the same document
+    counts = {report.stage: report.counts for report in sample_run.first.stages}
+    assert counts["quotes"]["references"] == len(references)
+
+
 def test_documents_are_normalised_and_content_addressed(sample_run: SimpleNamespace) -> None:
     import hashlib
 
@@ -179,6 +200,7 @@ def test_mentions_spark_equals_plain_spacy(sample_run: SimpleNamespace) -> None:
 def test_entities_counts_agree_with_their_mentions(sample_run: SimpleNamespace) -> None:
     entities = read(sample_run.lake, "entities").set_index("entity_id")
     links = read(sample_run.lake, "mention_entities")
+    links = links[links.kind == "name"]  # the entities stage's rows; pronouns are the quotes stage's
     mentions = read(sample_run.lake, "mentions").set_index("mention_id")
     per_entity = Counter(links.entity_id)
     assert set(per_entity) == set(entities.index)
@@ -205,6 +227,7 @@ def test_entities_counts_agree_with_their_mentions(sample_run: SimpleNamespace) 
 
 def test_cooccurrences_match_an_independent_recount(sample_run: SimpleNamespace) -> None:
     links = read(sample_run.lake, "mention_entities")
+    links = links[links.kind == "name"]  # ingestion.cooccurrence_references is off by default
     entities = read(sample_run.lake, "entities").set_index("entity_id")
     pairs = read(sample_run.lake, "cooccurrences")
     assert set(pairs.window) == {"turns"}  # the default (issue 14): a paragraph or two neighbouring ones
