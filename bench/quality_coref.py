@@ -85,9 +85,10 @@ def score_book(book: Book, names_mode: str, entities_mode: str, errors: list[str
     gold_at = {(s - base, e - base): entity for s, e, entity, _ in book.mentions}
     named_chains = {entity for _, _, entity, kind in book.mentions if kind == "PROP"}
     chain_of_entity: dict[str, Counter[str]] = defaultdict(Counter)
-    for m in people:
-        if (m.start, m.end) in gold_at:
-            chain_of_entity[m.entity_id][gold_at[(m.start, m.end)]] += 1
+    for m in people:  # a NER span need not have a gold mention's exact offsets: the one it overlaps most
+        chain = gold_at.get((m.start, m.end)) or _overlapping(book, m.start + base, m.end + base)
+        if chain:
+            chain_of_entity[m.entity_id][chain] += 1
     counts: Counter[str] = Counter()
     linked = {(r.start, r.end): r for r in links}
     for s, e, entity, kind in book.mentions:
@@ -115,6 +116,16 @@ def score_book(book: Book, names_mode: str, entities_mode: str, errors: list[str
         counts[f"made:{group}"] += 1
         counts[f"made_right:{group}"] += _chain(chain_of_entity, link.entity_id) == gold
     return counts
+
+
+def _overlapping(book: Book, start: int, end: int) -> str | None:
+    """The chain of the gold person mention overlapping ``[start, end)`` most, or None."""
+    best, chain = 0, None
+    for s, e, entity, _ in book.mentions:
+        overlap = min(e, end) - max(s, start)
+        if overlap > best:
+            best, chain = overlap, entity
+    return chain
 
 
 def _chain(chain_of_entity: dict[str, Counter[str]], entity_id: str) -> str | None:

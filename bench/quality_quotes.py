@@ -1,6 +1,7 @@
 """Quality of quotation detection and speaker attribution on LitBank's quotations layer (75 books).
 
     .venv/bin/python bench/quality_quotes.py [--litbank ../shared/data/litbank] [--names gold|ner] [--tune] [--errors N]
+                                             [--coref]
 
 LitBank annotates every quotation of each book's first ~2,000 tokens with its speaker (an entity of the book's
 coreference layer). Its texts are tokenised, one sentence per line, without paragraphs; the whole books in
@@ -20,6 +21,8 @@ quotations are found and attributed on the original prose, paragraphs and all, a
 - A "he" or "she" left as the speaker (no name found for it) is never right: it is in the speaker's chain by
   construction. A description or "I" (the narrator) no name was found for can be right but gives the pipeline no
   entity; the figure "right and a name" counts only name spans.
+- ``--coref``: a speaker given as "he"/"she" is the entity ``ingestion.coref`` links the pronoun to, as in the
+  quotes stage (the names grouped by csillag's resolver; the speaker span is that entity's latest name).
 - Character names given to attribution: ``gold`` the coreference layer's proper-name mentions of people (as with a
   perfect character list); ``ner`` csillag's English NER (ingestion/models/en_litbank, trained on these 75 books:
   seen text, so an optimistic figure for it).
@@ -37,14 +40,17 @@ import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ingestion.coref.speakers import pronoun_speakers  # noqa: E402
 from ingestion.quotes import Attribution, attribute, find_quotations  # noqa: E402
 from ingestion.quotes import attribution as attribution_module  # noqa: E402
+from ingestion.relations.sentences import PersonMention  # noqa: E402
+from ingestion.resolution import SurfaceForm, resolve_entities  # noqa: E402
 
 FOLDS = 5
 # The attribution's parameters and the values ``--tune`` tries (the shipped ones among them).
@@ -53,6 +59,8 @@ SHIPPED = {name: getattr(attribution_module, name) for name in GRID}
 # A third-person pronoun left as the speaker names no one: never right, though it is in the speaker's chain.
 UNRESOLVED = frozenset({"he", "she", "ő"})
 KINDS = ("explicit", "anaphoric", "implicit", "none")
+# --coref: "he said" given to the entity its pronoun is linked to, as the quotes stage does.
+COREF = False
 
 
 @dataclass
@@ -168,6 +176,26 @@ def speaker_entity(book: Book, span: tuple[int, int] | None) -> str | None:
     return best[2] if best else None
 
 
+def with_pronoun_speakers(
+    text: str, attributed: list[Attribution], names: Sequence[tuple[int, int]]
+) -> list[Attribution]:
+    """The attributions with "he said"/"she said" given to the entity the pronoun is linked to, as the quotes stage
+    does (``ingestion.coref.pronoun_speakers``): the names grouped into entities by csillag's resolver, and the
+    speaker span the entity's latest name before the quotation."""
+    counts = Counter(text[s:e] for s, e in names)
+    _, mapping = resolve_entities([SurfaceForm(t, "PERSON", n) for t, n in counts.items()], language="en")
+    people = [PersonMention(s, e, mapping[(text[s:e], "PERSON")]) for s, e in sorted(set(names))
+              if (text[s:e], "PERSON") in mapping]
+    entity_at = {(m.start, m.end): m.entity_id for m in people}
+    out = list(attributed)
+    for index, entity in pronoun_speakers(text, attributed, people, entity_at).items():
+        quote = attributed[index].quote
+        spans = [(m.start, m.end) for m in people if m.entity_id == entity]
+        before = [span for span in spans if span[0] < quote.start]
+        out[index] = replace(attributed[index], speaker=(before or spans)[-1 if before else 0])
+    return out
+
+
 def score_book(book: Book, names_mode: str, errors: list[str]) -> Counter[str]:
     """Counts for one book: detection tp/fp/fn/exact, speakers right by kind."""
     text, base = region(book)
@@ -176,11 +204,10 @@ def score_book(book: Book, names_mode: str, errors: list[str]) -> Counter[str]:
         if names_mode == "gold"
         else ner_names(text)
     )
-    found = [
-        a
-        for a in attribute(text, find_quotations(text), sorted(set(names)))
-        if a.quote.start + base < book.end and a.quote.end + base > book.start
-    ]
+    attributed = attribute(text, find_quotations(text), sorted(set(names)))
+    if COREF:
+        attributed = with_pronoun_speakers(text, attributed, names)
+    found = [a for a in attributed if a.quote.start + base < book.end and a.quote.end + base > book.start]
     name_set = set(names)
     counts: Counter[str] = Counter()
     matched = match_quotes([(s - base, e - base, sp) for s, e, sp in book.quotes], found)
@@ -234,7 +261,10 @@ def main() -> int:
     parser.add_argument("--names", choices=("gold", "ner"), default="gold")
     parser.add_argument("--tune", action="store_true", help="5-fold choice of the attribution's parameters")
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong attributions")
+    parser.add_argument("--coref", action="store_true", help="pronoun speakers from ingestion.coref, as the stage")
     args = parser.parse_args()
+    global COREF
+    COREF = args.coref
     logging.basicConfig(level=logging.WARNING)
     if not (args.litbank / "quotations").is_dir():
         print(f"LitBank quotations not found under {args.litbank}: nothing to measure", file=sys.stderr)

@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, NON_PROSE_UNIT_KINDS, QUOTES
+from ingestion.coref.speakers import pronoun_speakers
 from ingestion.lakehouse import one_of
 from ingestion.quotes import attribute, find_quotations
+from ingestion.relations.sentences import PersonMention
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import documents_changed
 from ingestion.stages.references import REFERENCE_KINDS, delete_references, reference_rows, references_frame
@@ -52,18 +54,23 @@ def document_quotes(
 
     ``chunks``: (start, chunk_id) of the document's prose chunks; ``people``: (start, end, entity_id) of its resolved
     person mentions, offsets into ``text``. A quotation is in the chunk where it starts; one starting outside every
-    prose chunk is left out.
+    prose chunk is left out. A speaker given as "he"/"she" is the entity the pronoun is linked to
+    (``ingestion.coref.pronoun_speakers``) when it is linked.
     """
     ordered = sorted(chunks)
     starts = [start for start, _ in ordered]
     entity_at = {(start, end): entity_id for start, end, entity_id in people}
+    found_all = attribute(text, find_quotations(text), sorted(entity_at))
+    mentions = [PersonMention(start, end, entity_id) for (start, end), entity_id in sorted(entity_at.items())]
+    by_pronoun = pronoun_speakers(text, found_all, mentions, entity_at)
     rows = []
-    for found in attribute(text, find_quotations(text), sorted(entity_at)):
+    for index, found in enumerate(found_all):
         quote = found.quote
         at = bisect.bisect_right(starts, quote.start) - 1
         if at < 0:
             continue
         addressees = [entity_at[span] for span in found.addressees if span in entity_at]
+        speaker = by_pronoun.get(index) or (entity_at.get(found.speaker) if found.speaker else None)
         rows.append(
             {
                 "quote_id": f"{doc_id}:q{quote.start}",
@@ -72,7 +79,7 @@ def document_quotes(
                 "start": quote.start,
                 "end": quote.end,
                 "text": text[quote.start : quote.end],
-                "speaker_id": entity_at.get(found.speaker) if found.speaker else None,
+                "speaker_id": speaker,
                 "addressee_ids": list(dict.fromkeys(addressees)),
                 "attribution": found.kind,
             }

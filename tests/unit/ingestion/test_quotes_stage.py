@@ -99,3 +99,32 @@ def test_quotes_spark_engine_equals_the_expected_rows(spark: Any) -> None:
     entities = spark.createDataFrame(list(ENTITIES.items()), "entity_id string, label string")
     rows = [row.asDict() for row in quotes_frame(documents, chunks, mention_entities, entities).collect()]
     assert sorted(rows, key=lambda row: row["start"]) == _expected()
+
+
+def test_quotes_he_said_is_the_entity_the_pronoun_is_linked_to() -> None:
+    """"He was angry" continues Tom, the subject before it, and "he said" continues that "He": the speaker is Tom,
+    not John, the latest man named (what the attribution alone would say)."""
+    text = "Tom looked at John. He was angry.\n\n“Go away,” he said."
+    people = [(0, 3, "tom"), (14, 18, "john")]
+    rows = document_quotes("d", text, [(0, "c0")], people)
+    assert [(row["text"], row["speaker_id"], row["attribution"]) for row in rows] == [
+        ("“Go away,”", "tom", "anaphoric")
+    ]
+
+
+def test_quotes_read_only_the_names_of_mention_entities() -> None:
+    """A pronoun row of ``mention_entities`` (``kind`` pronoun) is no name: "she" in the text is not a speaker's
+    name, so the quotation stays Natasha's."""
+    documents = pa.table({"doc_id": ["d"], "text": [TEXT]})
+    chunks = pa.table({"doc_id": ["d"] * 2, "chunk_id": ["c1", "c2"], "start": [len(TITLE), len(TITLE + PART_ONE)],
+                       "unit_kind": ["chapter", "chapter"]})
+    she = TEXT.index("she said")
+    rows = [(s, e, entity, "name") for s, e, entity in MENTIONS] + [(she, she + 3, "pierre", "pronoun")]
+    mention_entities = pa.table({"doc_id": ["d"] * len(rows), "entity_id": [r[2] for r in rows],
+                                 "start": [r[0] for r in rows], "end": [r[1] for r in rows],
+                                 "kind": [r[3] for r in rows]})
+    entities = pa.table({"entity_id": list(ENTITIES), "label": list(ENTITIES.values())})
+    found = quote_rows(documents, chunks, mention_entities, entities).to_pylist()
+    assert [row["speaker_id"] for row in sorted(found, key=lambda row: row["start"])] == [
+        row["speaker_id"] for row in _expected()
+    ]
