@@ -2,6 +2,7 @@
 written by reading the books, and its rows printed with their evidence for judging by reading.
 
     .venv/bin/python bench/quality_relations.py [--books SUBSTR …] [--rows FILE] [--judged FILE] [--json FILE]
+                                                [--coref]
 
 1. Lakehouses built before (read only, no NER run): ``/tmp/csillag-people/<book>`` or ``/tmp/csillag-qa/<book>``
    (bench/quality_people.py and bench/quality_qa.py build them); the ``documents`` text and the PERSON mentions of
@@ -43,6 +44,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from people_scoring import GoldPeople, form_key, load_gold  # noqa: E402
 
+from ingestion.coref import Speech, resolve_references  # noqa: E402
+from ingestion.quotes import attribute, find_quotations  # noqa: E402
 from ingestion.relations import (  # noqa: E402
     FAMILY_TYPES,
     INVERSE,
@@ -61,6 +64,7 @@ RELATIONS = ROOT / "tests" / "data" / "gold_relations"
 BOOKS = tuple(sorted({path.stem for path in PEOPLE.glob("*.json")} | {path.stem for path in RELATIONS.glob("*.json")}))
 # Books built there without a list: read for the precision by reading, which needs more rows than the listed give.
 UNLISTED = ("1661_the_adventures_of_sherlock_holmes",)
+COREF = False  # --coref: "his"/"her" linked beyond their sentence by ingestion.coref
 FAMILY_KEYS = {"parents": "child", "children": "parent", "siblings": "sibling", "spouses": "spouse"}
 SCORED = FAMILY_TYPES | ROMANCE_TYPES
 
@@ -142,11 +146,22 @@ def sentence_of(text: str, spans: list[tuple[int, int]], starts: list[int], star
     return " ".join(text[first:last].split())
 
 
+def pronoun_links(text: str, mentions: list[PersonMention]) -> dict[int, str]:
+    """Start of each pronoun -> the entity ``ingestion.coref`` links it to, with the quotations' speakers."""
+    entity_at = {(m.start, m.end): m.entity_id for m in mentions}
+    speeches = [
+        Speech(a.quote.start, a.quote.end, entity_at.get(a.speaker) if a.speaker else None,
+               tuple(entity_at[span] for span in a.addressees if span in entity_at))
+        for a in attribute(text, find_quotations(text), sorted(entity_at))
+    ]
+    return {r.start: r.entity_id for r in resolve_references(text, mentions, speeches) if r.kind == "pronoun"}
+
+
 def score_book(book: str, rows_out: list[list[str]]) -> dict[str, Any]:
     """Extract one book's relations and score them; append its stated statements to ``rows_out``."""
     text, language, mentions, names = load_book(lakehouse(book))  # type: ignore[arg-type]
     gold, gold_rows = gold_for(book)
-    statements = relation_mentions(text, mentions, language)
+    statements = relation_mentions(text, mentions, language, pronoun_links(text, mentions) if COREF else None)
     relations = aggregate(statements)
     inferred = [r for r in infer(relations) if r.inferred]
     character = characters_of(text, mentions, gold)
@@ -210,7 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=Path, default=Path("/tmp/relations_rows.tsv"), help="statements to judge")
     parser.add_argument("--judged", type=Path, default=RELATIONS / "judged_rows.tsv", help="judged statements")
     parser.add_argument("--json", type=Path, help="write the results here too")
+    parser.add_argument("--coref", action="store_true", help="his/her linked beyond their sentence (ingestion.coref)")
     args = parser.parse_args(argv)
+    global COREF
+    COREF = args.coref
     books = [
         book for book in BOOKS + UNLISTED if any(part in book for part in args.books) and lakehouse(book) is not None
     ]

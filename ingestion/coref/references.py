@@ -44,6 +44,7 @@ THIRD_PERSON = {
     "she": FEMALE, "her": FEMALE, "hers": FEMALE, "herself": FEMALE,
 }
 POSSESSIVES = frozenset({"his", "her", "hers"})
+_APPOSITION = re.compile(r"\s*,\s*")
 REFLEXIVES = frozenset({"himself", "herself"})
 FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
 SECOND_PERSON = frozenset({"you", "your", "yours", "yourself"})
@@ -85,6 +86,7 @@ class _Seen:
     paragraph: int
     quoted: bool
     possessive: bool = False
+    end: int = 0
 
 
 def resolve_references(
@@ -162,7 +164,7 @@ class _Context:
         word = self.text[start:end].casefold()
         possessive = word in POSSESSIVES or self.text.startswith(("'s", "’s"), end) or word.endswith(("'s", "’s"))
         return _Seen(start, entity_id, self.sentence(start), self.paragraph(start), self.speech(start) is not None,
-                     possessive)
+                     possessive, end)
 
     def sentence(self, offset: int) -> int:
         return bisect.bisect_right(self.sentence_starts, offset) - 1
@@ -184,6 +186,8 @@ class _Context:
             entity = speech.speaker_id if word in FIRST_PERSON else _only(speech.addressee_ids)
             return Reference(match.start(), match.end(), entity, PRONOUN) if entity else None
         avoid: set[str | None] = {speech.speaker_id, *speech.addressee_ids} if speech is not None else set()
+        if word in POSSESSIVES and seen and _APPOSITION.fullmatch(self.text, seen[-1].end, match.start()):
+            avoid.add(seen[-1].entity_id)  # "Ellen, her daughter": the apposition is someone else's kin
         entity = self.antecedent(match.start(), THIRD_PERSON[word], seen, avoid, nearest=word in REFLEXIVES)
         return Reference(match.start(), match.end(), entity, PRONOUN) if entity else None
 

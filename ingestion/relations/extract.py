@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from graph.kinship import FORMS_OF_ADDRESS, INVERSE, KIN_TITLES, Kin, kinship_words
 from ingestion.relations.patterns import (
@@ -104,12 +104,16 @@ class _Document:
     speakers: Speakers
     words: dict[str, Kin]
     forms_of_address: frozenset[str]
+    # "his"/"her" linked beyond their sentence (``ingestion.coref``): document offset -> entity
+    pronouns: Mapping[int, str] = field(default_factory=dict)
 
 
 def _dst(sentence: Sentence, match: re.Match[str], src: int, document: _Document) -> str | None:
     groups = match.groupdict()
     if groups.get("pron"):
-        return _antecedent(sentence, match.start("pron"), src, document.sexes, match.group("pron"))
+        found = _antecedent(sentence, match.start("pron"), src, document.sexes, match.group("pron"))
+        linked = document.pronouns.get(sentence.offsets[match.start("pron")])
+        return found or (linked if linked != sentence.mentions[src].entity_id else None)
     if groups.get("my"):
         return document.speakers.speaker_at(sentence.offsets[match.start("my")])
     return sentence.mentions[int(match.group("dst"))].entity_id
@@ -156,17 +160,21 @@ def _statements(
         )
 
 
-def relation_mentions(text: str, mentions: Sequence[PersonMention], language: str = "en") -> list[RelationMention]:
+def relation_mentions(
+    text: str, mentions: Sequence[PersonMention], language: str = "en", pronouns: Mapping[int, str] | None = None
+) -> list[RelationMention]:
     """Every statement of a relation between two of ``mentions`` (a document's resolved person mentions) in
     ``text``, in text order. A statement in a conditional, wishing or negated clause, one whose pronoun could point
     to two people, one that relates a person to itself, and one whose kinship word is of the other sex than its
-    person, give nothing."""
+    person, give nothing. ``pronouns`` (start of a "his"/"her" in ``text`` -> entity: ``ingestion.coref``'s links)
+    answers a pronoun its own sentence leaves open."""
     patterns = patterns_for(language)
     document = _Document(
         person_sexes(text, mentions, language),
         paragraph_speakers(text, mentions),
         kinship_words(language),
         FORMS_OF_ADDRESS[language],
+        dict(pronouns or {}),
     )
     found: list[RelationMention] = []
     for sentence in sentences_with_people(text, mentions, KIN_TITLES[language]):

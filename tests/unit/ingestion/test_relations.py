@@ -195,3 +195,17 @@ def test_relations_inference_never_overrides_a_stated_tie() -> None:
     text = "Anna, the daughter of Mary, sang. Anna, the mother of Kitty, sang. Kitty, the daughter of Mary, sang."
     rows = infer(extract_relations(text, people(text, {"Anna": "anna", "Mary": "mary", "Kitty": "kitty"})))
     assert not [row for row in rows if row.inferred and {row.src_id, row.dst_id} == {"anna", "kitty"}]
+
+
+def test_relations_a_pronoun_linked_beyond_its_sentence() -> None:
+    """"her" names no one in its own sentence (Ellen is the apposition's person): alone, no row; with the pronoun
+    links of ``ingestion.coref`` it is Mrs. Pryor, the woman of the sentence before."""
+    from ingestion.coref import resolve_references
+
+    text = "Mrs. Pryor kept the lighthouse. Ellen Pryor, her daughter, trimmed the lamp."
+    mentions = people(text, {"Mrs. Pryor": "mother", "Ellen Pryor": "ellen"})
+    links = {r.start: r.entity_id for r in resolve_references(text, mentions)}
+    assert links == {text.index("her "): "mother"}
+    assert relation_mentions(text, mentions) == []
+    found = {(row.src_id, row.type, row.dst_id) for row in relation_mentions(text, mentions, "en", links)}
+    assert found == {("ellen", "child", "mother")}
