@@ -20,8 +20,8 @@ def spark_types(df: Any) -> list[tuple[str, str]]:
 
 def test_issue_12_conform_orders_and_casts_to_the_table(spark: Any) -> None:
     computed = spark.createDataFrame(
-        [("s1", 2, "e1", "m1", "c1", "d1", "Anna", 7, 3)], "sentence_id string, n int, entity_id string, "
-        "mention_id string, chunk_id string, doc_id string, text string, end int, start int",
+        [("s1", 2, "e1", "m1", "c1", "d1", "Anna", 7, 3, "name")], "sentence_id string, n int, entity_id string, "
+        "mention_id string, chunk_id string, doc_id string, text string, end int, start int, kind string",
     )
     spec = TableSpec("t", (("mention_id", "string"), ("n", "long"), ("entity_id", "string")))
     out = conform(computed, spec)
