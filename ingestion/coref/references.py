@@ -6,12 +6,13 @@ model, no list of a book's characters). English only: the pronoun words are a la
 - *Inside a quotation* "I/me/my/mine/myself" is its speaker and "you/your/yours/yourself" its addressee when it
   calls exactly one person; a third-person pronoun there is never the speaker or the addressee.
 - *Third person* (he/him/his/himself, she/her/hers/herself): the candidates are the names and the pronouns already
-  linked of the same sex (``ingestion.relations.sexes``: titles, then the pronouns after the name's mentions, then
-  the given name) within ``SENTENCE_REACH`` sentences back, none across more than ``PARAGRAPH_REACH`` paragraph
-  breaks. The current sentence is searched first, then each sentence before it; in a sentence the first fitting
-  mention wins (its subject, most often: "Tom met John and he …"), a reflexive takes the nearest. A narrator's
-  pronoun skips names said inside quotations when one outside fits. A person of unknown sex fits only when no one
-  of a known sex does. No candidate: no link.
+  linked whose sex fits or is unknown (``ingestion.relations.sexes``: titles, then the pronouns after the name's
+  mentions, then the given name; an entity still unknown after a first reading takes the sex its linked pronouns
+  clearly say, and the text is read again: ``PASSES``) within ``SENTENCE_REACH`` sentences back, none across more
+  than ``PARAGRAPH_REACH`` paragraph breaks. The latest sentence holding one wins, and in it the first mention that
+  is not a possessive (its subject, most often: "Tom met John and he …"); a reflexive takes the nearest. A
+  possessive right after a name and a comma is not that name's ("Ellen, her daughter"). A narrator's pronoun skips
+  names said inside quotations when one outside fits. No candidate: no link.
 - *Descriptions*: "the count", "the old colonel" — a lowercase word after "the" (and an adjective) that is a
   capitalised word of a recent name ("Count Rostov") links to the latest name holding it.
 """
@@ -35,10 +36,11 @@ logger = logging.getLogger(__name__)
 __all__ = ["NOMINAL", "PRONOUN", "Reference", "Speech", "resolve_references"]
 
 PRONOUN, NOMINAL = "pronoun", "nominal"
-# How far back a third-person pronoun looks: sentences, and paragraph breaks crossed.
+# How far back a third-person pronoun looks: sentences, and paragraph breaks crossed (chosen 5-fold on LitBank's
+# coreference, bench/quality_coref.py --tune: four folds of five chose no paragraph limit, 100 in effect).
 SENTENCE_REACH = 15
 PARAGRAPH_REACH = 100
-PASSES = 2
+PASSES = 2  # readings of the text: the second with the sexes the first one's links taught
 THIRD_PERSON = {
     "he": MALE, "him": MALE, "his": MALE, "himself": MALE,
     "she": FEMALE, "her": FEMALE, "hers": FEMALE, "herself": FEMALE,
