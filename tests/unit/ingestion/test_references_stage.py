@@ -4,9 +4,11 @@ not read."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 from graph.tables import QUOTES
 from ingestion.stages.quotes import document_quotes
@@ -82,3 +84,31 @@ def test_references_spark_engine_equals_the_driver(spark: Any) -> None:
     quotes = spark.createDataFrame(_quotes(), QUOTES.ddl())
     rows = [row.asDict() for row in references_frame(*frames, quotes).collect()]
     assert sorted(rows, key=lambda row: row["start"]) == _expected()
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["delta-rs", "spark"])
+def test_references_deleted_by_document_or_all_names_kept(spark: Any, tmp_path: Path, in_process: bool) -> None:
+    """What makes the quotes stage's rows idempotent: a rerun first deletes the references it will write again — of
+    some documents, or all — and never a name."""
+    from deltalake import DeltaTable
+
+    from graph.lakehouse import Lakehouse
+    from graph.tables import MENTION_ENTITIES
+    from ingestion.lakehouse import LakehouseTables
+    from ingestion.stages.references import delete_references
+
+    lake = LakehouseTables(Lakehouse.for_root(tmp_path), spark, driver_max_delete_bytes=10**9 if in_process else 0)
+    rows = [
+        {"entity_id": "e", "mention_id": f"{doc}:{kind}", "doc_id": doc, "chunk_id": f"{doc}:c0",
+         "sentence_id": f"{doc}:c0:s0", "start": 0, "end": 2, "text": "He", "kind": kind}
+        for doc in ("a", "b") for kind in ("name", "pronoun", "nominal")
+    ]
+    lake.write_arrow(pa.Table.from_pylist(rows, schema=MENTION_ENTITIES.arrow_schema()), MENTION_ENTITIES.name)
+
+    def left() -> list[str]:
+        return sorted(DeltaTable(str(tmp_path / MENTION_ENTITIES.name)).to_pandas().mention_id)
+
+    delete_references(lake, ["a"])
+    assert left() == ["a:name", "b:name", "b:nominal", "b:pronoun"]
+    delete_references(lake, None)
+    assert left() == ["a:name", "b:name"]
