@@ -532,6 +532,38 @@ def test_r_ing_2_changed_setting_redoes_only_affected_stages(
     assert [s.status for s in forced.stages] == ["succeeded"] * 9 + ["skipped"]  # neo4j: the embedded store
 
 
+def test_cooccurrence_references_setting_counts_pronouns_too(
+    ingest: Any, make_settings: Any, tmp_path: Path, pipeline_run: Any
+) -> None:
+    """With ``ingestion.cooccurrence_references`` on, only the co-occurrences (and the graph) are redone, and in the
+    ``sentence`` window a pair meets in every sentence where a name or a pronoun of each stands — recounted here from
+    ``mention_entities`` of every kind; off, from its names."""
+    corpus = pipeline_run("harbour_notes.txt").corpus
+    window = {"cooccurrence_window": "sentence"}
+    ingest([corpus], settings=make_settings(ingestion=window))
+    names_only = {(r.src_id, r.dst_id): r.count for r in read(tmp_path / "lake", "cooccurrences").itertuples()}
+    changed = ingest([corpus], settings=make_settings(ingestion={**window, "cooccurrence_references": True}))
+    assert {s.stage for s in changed.stages if s.status == "succeeded"} == {"cooccurrences", "graph"}
+    links = read(tmp_path / "lake", "mention_entities")
+    kept = set(read(tmp_path / "lake", "entities").entity_id)
+
+    def recount(rows: Any) -> dict[tuple[str, str], int]:
+        by_sentence: dict[str, set[str]] = {}
+        for row in rows.itertuples():
+            if row.entity_id in kept:
+                by_sentence.setdefault(row.sentence_id, set()).add(row.entity_id)
+        pairs: Counter[tuple[str, str]] = Counter()
+        for entities in by_sentence.values():
+            pairs.update((a, b) for a in entities for b in entities if a < b)
+        return dict(pairs)
+
+    assert (links.kind != "name").any()
+    assert names_only == recount(links[links.kind == "name"])
+    with_references = {(r.src_id, r.dst_id): r.count for r in read(tmp_path / "lake", "cooccurrences").itertuples()}
+    assert with_references == recount(links)
+    assert with_references != names_only
+
+
 def test_incremental_add_processes_only_new_documents_and_equals_fresh_run(
     ingest: Any, tmp_path: Path, pipeline_run: Any, pipeline_runs: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
