@@ -152,7 +152,7 @@ def _reference_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame
                 text,
                 [(c["start"], c["chunk_id"]) for c in chunks],
                 [(p["start"], p["end"], p["entity_id"], p["sentence_id"]) for p in people],
-                [(q["start"], q["end"], q["speaker_id"], list(q["addressee_ids"]))
+                [(q["start"], q["end"], q["speaker_id"], [] if q["addressee_ids"] is None else list(q["addressee_ids"]))
                  for q in ([] if quotes is None else quotes)],
             ))
         yield pd.DataFrame(rows, columns=list(MENTION_ENTITIES.names))
