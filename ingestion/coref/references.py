@@ -12,7 +12,8 @@ model, no list of a book's characters). English only: the pronoun words are a la
   than ``PARAGRAPH_REACH`` paragraph breaks. The latest sentence holding one wins, and in it the first mention that
   is not a possessive (its subject, most often: "Tom met John and he …"); a reflexive takes the nearest. A
   possessive right after a name and a comma is not that name's ("Ellen, her daughter"). A narrator's pronoun skips
-  names said inside quotations when one outside fits. No candidate: no link.
+  names said inside quotations when one outside fits, and a pronoun inside a quotation those of the narration when
+  one said in a quotation fits. No candidate: no link.
 - *Descriptions*: "the count", "the old colonel" — a lowercase word after "the" (and an adjective) that is a
   capitalised word of a recent name ("Count Rostov") links to the latest name holding it.
 """
@@ -202,8 +203,9 @@ class _Context:
         fitting = [m for m in _window(seen, sentence) if m.entity_id not in avoid and paragraph - m.paragraph
                    <= PARAGRAPH_REACH]
         pool = [m for m in fitting if self.sexes.get(m.entity_id, "") in (sex, "")]
-        if narrated and any(not m.quoted for m in pool):
-            pool = [m for m in pool if not m.quoted]
+        # each register first: a narrator's pronoun the names of the narration, a speaker's those said in speech
+        if any(m.quoted == (not narrated) for m in pool):
+            pool = [m for m in pool if m.quoted == (not narrated)]
         return _pick(pool, nearest) if pool else None
 
     def description(self, match: re.Match[str], seen: Sequence[_Seen]) -> Reference | None:

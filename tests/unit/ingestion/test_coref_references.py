@@ -118,3 +118,16 @@ def test_coref_description_is_the_latest_name_carrying_its_word() -> None:
 
 def test_coref_no_people_no_references() -> None:
     assert resolve_references("He said she would come.", []) == []
+
+
+def test_coref_pronoun_inside_a_quotation_prefers_a_person_said_in_speech() -> None:
+    """Andrew, named in the narration just before, is there and nods; "He is late" speaks of Boris, whom the speech
+    named: a pronoun inside a quotation looks first among the names said in quotations."""
+    text = "“I wrote to Boris,” said Pierre. Andrew nodded.\n\n“He is late,” said Pierre."
+    first, second = text.index("“I"), text.index("“He")
+    speeches = (
+        Speech(first, text.index("”") + 1, "pierre"),
+        Speech(second, text.index("”", second) + 1, "pierre"),
+    )
+    links = _links(text, {"Boris": "boris", "Pierre": "pierre", "Andrew": "andrew"}, speeches)
+    assert links == [("I", "pierre", PRONOUN), ("He", "boris", PRONOUN)]
