@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from graph.kinship import KINSHIP_WORDS
 from graph.tables import DOCUMENTS, ENTITIES, MENTION_ENTITIES, RELATIONS, TableSpec
@@ -153,22 +154,25 @@ class RelationsStage(Stage):
     requires = ("entities",)
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Every document's statements (in the driver or by Spark), summed and written whole."""
+        """Every document's statements (in the driver or by Spark), summed and written whole. The people are the
+        names of ``mention_entities``: a pronoun taken beyond its sentence makes statements about half of which are
+        wrong (docs/decisions/0020), so the quotes stage's pronoun rows are not read."""
         lake = ctx.lakehouse
         documents = sorted(lake.doc_ids(DOCUMENTS.name))
         if lake.small_increment(documents):
             statements = statement_rows(
                 lake.snapshot(DOCUMENTS.name).to_table(columns=["doc_id", "text", "language"]),
                 lake.snapshot(MENTION_ENTITIES.name).to_table(
-                    columns=["doc_id", "chunk_id", "entity_id", "start", "end"]
+                    columns=["doc_id", "chunk_id", "entity_id", "start", "end"], filter=pc.field("kind") == "name"
                 ),
                 lake.snapshot(ENTITIES.name).to_table(columns=["entity_id", "label"]),
             )
             engine = "driver"
         else:
-            frame = statement_frame(
-                lake.read(DOCUMENTS.name), lake.read(MENTION_ENTITIES.name), lake.read(ENTITIES.name)
-            )
+            from pyspark.sql import functions as F
+
+            names = lake.read(MENTION_ENTITIES.name).where(F.col("kind") == "name")
+            frame = statement_frame(lake.read(DOCUMENTS.name), names, lake.read(ENTITIES.name))
             gathered = [row.asDict() for row in frame.collect()]  # hundreds of rows for a novel
             statements = pa.Table.from_pylist(gathered, schema=STATEMENTS.arrow_schema())
             engine = "spark"
