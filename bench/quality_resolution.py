@@ -50,7 +50,7 @@ import pyarrow as pa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ingestion.casing import casing_evidence_local  # noqa: E402
+from ingestion.casing import casing_evidence  # noqa: E402
 from ingestion.evidence import form_tallies  # noqa: E402
 from ingestion.names import (  # noqa: E402
     PRONOUN_CLAUSE,
@@ -294,7 +294,7 @@ def litbank_clustering(books: list[dict[str, Any]]) -> dict[str, Any]:
         _, mapping = resolve_entities(forms, language="en")
         with_pronouns = {key: mapping.get((texts[key].most_common(1)[0][0], "PERSON"), key) for key in by_key}
         starters = opener_candidates(forms, "en")
-        casing = casing_evidence_local(
+        casing = casing_evidence(
             pa.table({"doc_id": [""], "text": [book["text"]]}), lowercase=starters, capitalised=starters,
             articled=article_candidates(forms, "en"), by_document=False,
         )

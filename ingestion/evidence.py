@@ -13,7 +13,7 @@ forms saved.
 The totals are reused only when they are those of a subset of today's documents, made from chunks and mentions of
 the same settings (the chunks and mentions stages' config fingerprints), by the same patterns and the same code
 (``EVIDENCE_VERSION``); a removed document (sets are not subtracted) or anything else makes the run count everything
-again. The answers are equal to ``surface_forms_local`` and ``casing_evidence_local`` over all the documents: they
+again. The answers are equal to ``surface_forms_local`` and ``casing_evidence`` over all the documents: they
 are built on the same tallies (``form_tallies`` here, ``ingestion.casing.casing_facts``).
 """
 
@@ -150,7 +150,7 @@ class CorpusEvidence:
     def of(cls, doc_ids: Iterable[str], keyed: pa.Table, chunks: pa.Table) -> CorpusEvidence:
         """Count the evidence of these documents' keyed mentions (``keyed_rows``) and chunks."""
         forms = form_tallies(keyed, chunks, by_document=False).get("", FormTally())
-        casing = casing_facts(chunks, CASING_PATTERNS, by_document=False).get("", CasingFacts())
+        casing = casing_facts(chunks, by_document=False).get("", CasingFacts())
         return cls(set(doc_ids), forms, casing)
 
     def add(self, other: CorpusEvidence) -> None:
@@ -171,7 +171,7 @@ class CorpusEvidence:
     def casing_evidence(self, _chunks: Any = None, *, lowercase: Collection[str] = (),
                         capitalised: Collection[str] = (), articled: Collection[str] = (),
                         by_document: bool = False) -> Casing:
-        """``casing_evidence_local``'s answer over the counted documents (the entities stage's step signature)."""
+        """``casing_evidence``'s answer over the counted documents (the entities stage's step signature)."""
         if by_document:
             raise ValueError("corpus evidence answers for the corpus scope only")
         asked = asked_words(lowercase, capitalised, articled)

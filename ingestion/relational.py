@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -23,6 +23,28 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 logger = logging.getLogger(__name__)
+
+
+def query(sql: str, tables: Mapping[str, Any]) -> Any:
+    """The rows of ``sql`` (DuckDB's dialect) over ``tables`` by the engine the tables say: Arrow tables alone, DuckDB
+    in process (``query_arrow``: an Arrow table); any DataFrame among them, Spark SQL (``query_spark``: a DataFrame),
+    the Arrow tables given beside it (a few rows made in the driver) turned into DataFrames by the JVM.
+    """
+    frames = [table for table in tables.values() if not isinstance(table, pa.Table)]
+    if not frames:
+        return query_arrow(sql, tables)
+    spark = frames[0].sparkSession
+    return query_spark(sql, {
+        name: spark.createDataFrame(table) if isinstance(table, pa.Table) else table for name, table in tables.items()
+    })
+
+
+def query_rows(sql: str, tables: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``query``'s rows collected to the driver, as dicts (a struct as a dict too)."""
+    result = query(sql, tables)
+    if isinstance(result, pa.Table):
+        return result.to_pylist()
+    return [row.asDict(recursive=True) for row in result.collect()]
 
 
 def query_arrow(sql: str, tables: Mapping[str, pa.Table]) -> pa.Table:

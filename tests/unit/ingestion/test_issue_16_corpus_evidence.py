@@ -2,7 +2,7 @@
 incremental corpus-scope run adds the new documents' to the last run's instead of reading every chunk again.
 
 Pure Python over crafted Arrow rows: the kept-and-extended evidence must answer exactly as the driver's passes over
-all the documents at once (``surface_forms_local``, ``casing_evidence_local``), which the entities stage used before.
+all the documents at once (``surface_forms_local``, ``casing_evidence``), which the entities stage used before.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from ingestion.casing import casing_evidence_local
+from ingestion.casing import casing_evidence
 from ingestion.evidence import CorpusEvidence
 from ingestion.stages.entities import keyed_rows, surface_forms_local
 
@@ -78,7 +78,7 @@ def test_issue_16_corpus_evidence_extended_by_a_document_answers_as_the_pass_ove
     asked = {"lowercase": {"Meanwhile", "Rose", "Will", "Natasha"}, "capitalised": {"Meanwhile", "Rose", "Natasha"},
              "articled": {"Cossack", "Rose", "Natasha"}}
     casing = grown.casing_evidence(**asked)
-    alone = casing_evidence_local(chunks, by_document=False, **asked)
+    alone = casing_evidence(chunks, by_document=False, **asked)
     assert casing == alone
     # what the answers are, read from the texts: "Meanwhile" only opens sentences, "Rose" is capitalised inside
     # one too; "Rose" stands capitalised four times, once after "The"
