@@ -94,8 +94,8 @@ class FormTally:
 
 def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> dict[str, FormTally]:
     """Per scope (the document id when ``by_document``, else ``""``), the tally of the keyed mentions
-    (``keyed_rows``: doc_id, chunk_id, start, end, text, label) over their ``chunks`` (chunk_id, unit_id, start, text).
-    A mention of no chunk given is left out, as the Spark join leaves it."""
+    (``keyed_mentions``: doc_id, chunk_id, start, end, text, label) over their ``chunks`` (chunk_id, unit_id, start,
+    text). A mention of no chunk given is left out, as the Spark join leaves it."""
     import regex
 
     where = {
@@ -148,7 +148,7 @@ class CorpusEvidence:
 
     @classmethod
     def of(cls, doc_ids: Iterable[str], keyed: pa.Table, chunks: pa.Table) -> CorpusEvidence:
-        """Count the evidence of these documents' keyed mentions (``keyed_rows``) and chunks."""
+        """Count the evidence of these documents' keyed mentions (``keyed_mentions``) and chunks."""
         forms = form_tallies(keyed, chunks, by_document=False).get("", FormTally())
         casing = casing_facts(chunks, by_document=False).get("", CasingFacts())
         return cls(set(doc_ids), forms, casing)
