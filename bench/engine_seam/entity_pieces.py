@@ -52,6 +52,7 @@ def pieces(lake: Path) -> dict[str, Callable[[], Any]]:
     if twins:
         return {
             "keyed": lambda: entities.keyed_rows(mentions),
+            "surface_forms": lambda: entities.surface_forms_local(keyed, chunks, by_document=False),
             "written_aliases": lambda: entities.written_aliases_local(mentions, mapping, False),
             "attach": lambda: entities.attach_rows(keyed, mapping, False),
             "carried": lambda: entities.carried_rows(chunks, mentions, aliases, False),
@@ -61,6 +62,7 @@ def pieces(lake: Path) -> dict[str, Callable[[], Any]]:
         }
     return {
         "keyed": lambda: entities.keyed_mentions(mentions),
+        "surface_forms": lambda: entities.surface_forms_by(keyed, chunks, by_document=False),
         "written_aliases": lambda: entities.written_aliases(mentions, mapping, False),
         "attach": lambda: entities.attach_entities(keyed, mapping, False),
         "carried": lambda: entities.carried_mentions(chunks, mentions, aliases, False),
@@ -71,11 +73,13 @@ def pieces(lake: Path) -> dict[str, Callable[[], Any]]:
 
 
 def size(result: Any) -> int:
-    """Rows of a table, entries of a dict, or words of a ``Casing``'s article usage."""
+    """Rows of a table, entries of a dict (forms of a dict of them), or words of a ``Casing``'s article usage."""
     if hasattr(result, "num_rows"):
         return int(result.num_rows)
     if hasattr(result, "usage"):
         return sum(map(len, result.usage.values()))
+    if isinstance(result, dict) and all(isinstance(group, list) for group in result.values()):
+        return sum(map(len, result.values()))
     return len(result)
 
 

@@ -10,12 +10,11 @@ document's entities depend on it alone — its forms, and the casing evidence of
 article usage, words written in lowercase) — so an incremental run resolves only the documents that are new and
 deletes the removed ones' rows, and records which in its marker for the cooccurrences stage.
 
-The joins are SQL (``keyed_mentions``, ``written_aliases``, ``attach_sql``, ``prose_sql``, ``entity_table_sql``; the
-casing pass's ``ingestion.casing.casing_sql``), run by the engine ``compute`` picks once (``ingestion.relational``): a
-few documents (``LakehouseTables.small_increment``: a novel, or an increment's new ones) in process by DuckDB over
-Arrow rows, both tables committed with delta-rs, no Spark job; more by Spark SQL. The surface forms' counts are still
-written twice (``surface_forms_by`` in Spark, ``ingestion.evidence.form_tallies`` in process): their context
-patterns use word boundaries, which RE2 reads in ASCII only and Java and the ``regex`` package in Unicode.
+The joins and tallies are SQL (``keyed_mentions``, ``written_aliases``, ``attach_sql``, ``prose_sql``,
+``entity_table_sql``; the surface forms' ``ingestion.evidence.form_tally_sql`` and the casing pass's
+``ingestion.casing.casing_sql``), run by the engine ``compute`` picks once (``ingestion.relational``): a few documents
+(``LakehouseTables.small_increment``: a novel, or an increment's new ones) in process by DuckDB over Arrow rows, both
+tables committed with delta-rs, no Spark job; more by Spark SQL.
 
 With ``ner.gold_list`` set, the stage scores the ``entities`` table it wrote against that gold list (pairwise
 precision/recall, ``ingestion.resolution_eval``), logs one line and reports the score as ``details["gold"]`` of its
@@ -41,9 +40,8 @@ from graph.tables import ENTITIES, MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
 from ingestion.carrying import Carrier, carriable_aliases, one_word_aliases, sentence_of
 from ingestion.casing import Casing, casing_evidence
 from ingestion.entity_ids import carry_over_ids
-from ingestion.evidence import CONTEXT_PATTERNS, CorpusEvidence, code_key, form_tallies
+from ingestion.evidence import CorpusEvidence, code_key, form_tallies
 from ingestion.markers import fingerprint
-from ingestion.names import CONTEXT_WINDOW, PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW
 from ingestion.relational import Engine, columns, engine_for, map_batches, query, query_rows
 from ingestion.resolution import (
     AliasTable,
@@ -59,7 +57,6 @@ from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
     from ingestion.context import RunContext
 
@@ -109,7 +106,7 @@ def _with(aliases: list[str], more: Iterable[str]) -> list[str]:
     return aliases + [text for text in more if text not in seen]
 
 
-def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[SurfaceForm]:
+def surface_forms(mentions: Any, chunks: Any = None) -> list[SurfaceForm]:
     """Distinct (text, label) forms with their mention counts and first offsets, collected to the driver.
 
     With ``chunks``, also the "he" and "she" pronouns in the ``PRONOUN_WINDOW`` characters after each mention (up to
@@ -121,75 +118,23 @@ def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[
     return surface_forms_by(mentions, chunks, by_document=False)[""]
 
 
-def surface_forms_by(
-    mentions: DataFrame, chunks: DataFrame | None = None, *, by_document: bool
-) -> dict[str, list[SurfaceForm]]:
-    """``surface_forms`` per resolution scope: per document id when ``by_document``, else all under ``""``."""
-    from pyspark.sql import functions as F
+COUNTED_SQL = """SELECT {scope} AS scope, text, label, count(*) AS n, min(start) AS first FROM mentions
+GROUP BY {scope}, text, label"""
 
-    keys = ["doc_id", "text", "label"] if by_document else ["text", "label"]
+
+def surface_forms_by(mentions: Any, chunks: Any = None, *, by_document: bool) -> dict[str, list[SurfaceForm]]:
+    """``surface_forms`` per resolution scope: per document id when ``by_document``, else all under ``""``; the keyed
+    mentions and chunks as Arrow rows or DataFrames (``evidence.form_tallies``)."""
     out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
-    if chunks is None:
-        for r in mentions.groupBy(*keys).agg(F.count("*").alias("n"), F.min("start").alias("first")).collect():
-            out.setdefault(r.doc_id if by_document else "", []).append(
-                SurfaceForm(text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first))
-            )
+    if chunks is not None:
+        out.update((scope, tally.surface_forms())
+                   for scope, tally in form_tallies(mentions, chunks, by_document=by_document).items())
         return out
-    located = mentions.join(
-        chunks.select(
-            "chunk_id", "unit_id", F.col("start").alias("chunk_start"), F.col("text").alias("chunk_text")
-        ),
-        "chunk_id",
-    )
-    window = F.expr(f"substring(chunk_text, end - chunk_start + 1, {PRONOUN_WINDOW})")
-    after = F.regexp_extract(window, PRONOUN_CLAUSE, 0)  # to the sentence's end
-    before = F.expr(f"substring(chunk_text, greatest(1, start - chunk_start - {CONTEXT_WINDOW - 1}), "
-                    f"least({CONTEXT_WINDOW}, greatest(0, start - chunk_start)))")
-    following = F.expr(f"substring(chunk_text, end - chunk_start + 1, {CONTEXT_WINDOW})")
-    written = F.expr("substring(chunk_text, greatest(0, start - chunk_start) + 1, greatest(0, end - greatest(start, "
-                     "chunk_start)))")
-    locative, possessive, possessive_after, spoken_before, spoken_after, oath_before, oath_after, vessel_before = (
-        CONTEXT_PATTERNS
-    )
-    said_where = before.rlike(locative) & ~written.rlike(possessive) & ~following.rlike(possessive_after)
-    said_by = before.rlike(spoken_before) | following.rlike(spoken_after)
-    sworn_by = before.rlike(oath_before) | following.rlike(oath_after)
-    after_a_vessel = before.rlike(vessel_before)
-    # per form and unit first, then per form: the units (chapters) a form is said in come with its counts
-    per_unit = located.groupBy(*keys, "unit_id").agg(
-        F.count("*").alias("n"), F.min("start").alias("first"),
-        # F.lit: no SQL string escapes to undo in the pattern
-        *[F.sum(F.regexp_count(after, F.lit(pattern))).alias(sex) for sex, pattern in PRONOUN_PATTERNS.items()],
-        F.sum(said_where.cast("int")).alias("located"), F.sum(said_by.cast("int")).alias("spoken"),
-        F.sum(sworn_by.cast("int")).alias("sworn"), F.sum(after_a_vessel.cast("int")).alias("vessel"),
-    )
-    rows = per_unit.groupBy(*keys).agg(
-        F.sum("n").alias("n"), F.min("first").alias("first"),
-        *[F.sum(sex).alias(sex) for sex in PRONOUN_PATTERNS],
-        F.sum("located").alias("located"), F.sum("spoken").alias("spoken"), F.sum("sworn").alias("sworn"),
-        F.sum("vessel").alias("vessel"), F.collect_list(F.struct("unit_id", "n")).alias("units"),
-    ).collect()
-    for r in rows:
-        out.setdefault(r.doc_id if by_document else "", []).append(
-            SurfaceForm(
-                text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first),
-                he=int(r["he"] or 0), she=int(r["she"] or 0),
-                units=tuple(sorted((u.unit_id, int(u.n)) for u in r.units)),
-                located=int(r["located"] or 0), spoken=int(r["spoken"] or 0), sworn=int(r["sworn"] or 0),
-                vessel=int(r["vessel"] or 0),
-            )
+    sql = COUNTED_SQL.format(scope="doc_id" if by_document else "''")
+    for r in query_rows(sql, {"mentions": mentions}):
+        out.setdefault(r["scope"], []).append(
+            SurfaceForm(text=r["text"], label=r["label"], count=int(r["n"]), first_pos=int(r["first"]))
         )
-    return out
-
-
-def surface_forms_local(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> dict[str, list[SurfaceForm]]:
-    """``surface_forms_by`` (with chunks) in the driver, over Arrow rows: the same forms, for the few documents of a
-    ``small_increment``. ``mentions``: keyed (``keyed_mentions``) doc_id, chunk_id, start, end, text, label;
-    ``chunks``: chunk_id, unit_id, start, text."""
-    tallies = form_tallies(mentions, chunks, by_document=by_document)
-    out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
-    for scope, tally in tallies.items():
-        out[scope] = tally.surface_forms()
     return out
 
 
@@ -332,8 +277,8 @@ def _entities_rows(resolved: list[ResolvedEntity], inflected: dict[str, list[str
 
 @dataclass(frozen=True)
 class _Steps:
-    """One engine's transforms of the resolution (``EntitiesStage._resolve``): Spark's over DataFrames, or their
-    driver twins over Arrow rows — the same answers."""
+    """The transforms of the resolution (``EntitiesStage._resolve``), over Arrow rows or DataFrames alike: the
+    stage's own (``STEPS``), or in process in corpus scope the kept corpus evidence's answers (``CorpusEvidence``)."""
 
     keyed: Callable[[Any], Any]
     surface_forms: Callable[..., dict[str, list[SurfaceForm]]]
@@ -341,8 +286,7 @@ class _Steps:
     written_aliases: Callable[[Any, dict[tuple[str, str, str], str], bool], dict[str, list[str]]]
 
 
-SPARK_STEPS = _Steps(keyed_mentions, surface_forms_by, casing_evidence, written_aliases)
-DRIVER_STEPS = _Steps(keyed_mentions, surface_forms_local, casing_evidence, written_aliases)
+STEPS = _Steps(keyed_mentions, surface_forms_by, casing_evidence, written_aliases)
 
 
 @dataclass(frozen=True)
@@ -468,7 +412,7 @@ class EntitiesStage(Stage):
         documents = scope_docs if engine.in_process else todo
         written = engine.read("mentions", MENTION_COLUMNS, documents)
         chunks = engine.read("chunks", CHUNK_COLUMNS, documents)
-        steps, evidence, evidence_kept, key = (DRIVER_STEPS if engine.in_process else SPARK_STEPS), None, 0, None
+        steps, evidence, evidence_kept, key = STEPS, None, 0, None
         if engine.in_process and not by_document:
             # the corpus's forms and casing facts: those of the last run's documents kept, the new ones' added
             key = self._evidence_key(ctx)

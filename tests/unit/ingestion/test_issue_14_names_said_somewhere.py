@@ -13,7 +13,7 @@ import pytest
 from ingestion.evidence import form_tallies
 from ingestion.names import a_vessel, said_somewhere
 from ingestion.resolution import SurfaceForm, resolve_entities
-from ingestion.stages.entities import keyed_mentions, surface_forms_by, surface_forms_local
+from ingestion.stages.entities import keyed_mentions, surface_forms_by
 
 TEXT = (
     "The emperors met in Tilsit. Boris went to Tilsit with the prince, and he was at Tilsit for a week. "
@@ -204,7 +204,7 @@ def test_issue_14_sparks_count_of_where_mentions_stand_is_the_drivers(
     keyed = keyed_mentions(mentions)
     theirs = surface_forms_by(spark.createDataFrame(keyed.drop(["written"]).to_pandas()),
                               spark.createDataFrame(chunks.to_pandas()), by_document=False)
-    ours = surface_forms_local(keyed, chunks, by_document=False)
+    ours = surface_forms_by(keyed, chunks, by_document=False)
     assert sorted(theirs[""], key=lambda f: f.text) == sorted(ours[""], key=lambda f: f.text)
 
 

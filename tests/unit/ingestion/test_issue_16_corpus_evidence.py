@@ -2,7 +2,7 @@
 incremental corpus-scope run adds the new documents' to the last run's instead of reading every chunk again.
 
 Pure Python over crafted Arrow rows: the kept-and-extended evidence must answer exactly as the driver's passes over
-all the documents at once (``surface_forms_local``, ``casing_evidence``), which the entities stage used before.
+all the documents at once (``surface_forms_by``, ``casing_evidence``), which the entities stage used before.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from ingestion.casing import casing_evidence
 from ingestion.evidence import CorpusEvidence
-from ingestion.stages.entities import keyed_mentions, surface_forms_local
+from ingestion.stages.entities import keyed_mentions, surface_forms_by
 
 TEXTS = {
     "a": ["Meanwhile Pierre rode up. A Cossack saw him; meanwhile the Cossack slept. Will you go?",
@@ -67,7 +67,7 @@ def test_issue_16_corpus_evidence_extended_by_a_document_answers_as_the_pass_ove
     assert grown.to_json() == whole.to_json()
     assert grown.doc_ids == {"a", "b"}
 
-    expected = surface_forms_local(keyed_mentions(mentions), chunks, by_document=False)
+    expected = surface_forms_by(keyed_mentions(mentions), chunks, by_document=False)
     assert _forms(grown.surface_forms()) == _forms(expected)
     pierre = next(f for f in grown.surface_forms()[""] if f.text == "Pierre")
     # the sums, read from the texts: three mentions in three units; up to each one's sentence end, "he" after the
