@@ -50,7 +50,7 @@ import pyarrow as pa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ingestion.casing import casing_evidence_local  # noqa: E402
+from ingestion.casing import casing_evidence  # noqa: E402
 from ingestion.evidence import form_tallies  # noqa: E402
 from ingestion.names import (  # noqa: E402
     PRONOUN_CLAUSE,
@@ -69,7 +69,7 @@ from ingestion.resolution import (  # noqa: E402
     resolve_entities,
 )
 from ingestion.resolution_eval import GoldEntity, alias_key, load_gold, score_details  # noqa: E402
-from ingestion.stages.entities import keyed_rows  # noqa: E402
+from ingestion.stages.entities import keyed_mentions  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 LITBANK = SHARED / "data" / "litbank" / "coref" / "tsv"
@@ -148,7 +148,7 @@ def wp_forms(lake: Path) -> list[SurfaceForm]:
     mentions = DeltaTable(str(lake / "mentions")).to_pyarrow_table(
         columns=["doc_id", "chunk_id", "start", "end", "text", "label", "ent_id"])
     chunks = DeltaTable(str(lake / "chunks")).to_pyarrow_table(columns=["chunk_id", "unit_id", "start", "text"])
-    return form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
+    return form_tallies(keyed_mentions(mentions), chunks, by_document=False)[""].surface_forms()
 
 
 def resolve_kept(forms: list[SurfaceForm], table: AliasTable | None) -> list[ResolvedEntity]:
@@ -294,7 +294,7 @@ def litbank_clustering(books: list[dict[str, Any]]) -> dict[str, Any]:
         _, mapping = resolve_entities(forms, language="en")
         with_pronouns = {key: mapping.get((texts[key].most_common(1)[0][0], "PERSON"), key) for key in by_key}
         starters = opener_candidates(forms, "en")
-        casing = casing_evidence_local(
+        casing = casing_evidence(
             pa.table({"doc_id": [""], "text": [book["text"]]}), lowercase=starters, capitalised=starters,
             articled=article_candidates(forms, "en"), by_document=False,
         )
@@ -348,7 +348,7 @@ def litbank_places() -> dict[str, Any]:
             continue
         chunks = pa.table({"chunk_id": ["c"], "unit_id": ["u"], "start": [0],
                            "text": [ann.with_suffix(".txt").read_text(encoding="utf-8")]})
-        for form in form_tallies(keyed_rows(pa.table(rows)), chunks, by_document=False)[""].surface_forms():
+        for form in form_tallies(keyed_mentions(pa.table(rows)), chunks, by_document=False)[""].surface_forms():
             names[form.label] += 1
             if said_somewhere(form.located, form.spoken, form.count):
                 fired[form.label].append(f"{ann.stem.removesuffix('_brat')}: {form.text} ({form.located} of "

@@ -3,73 +3,80 @@
 A word the corpus writes in lowercase somewhere and never capitalises inside a sentence is capitalised only because
 a sentence starts with it (a sentence opener, glued onto a name by the NER); a word written after "a", "an" or "the"
 is used as a common noun; a one-word name also written in lowercase is a common word too. The entities stage asks
-these questions of the chunks' text — one Spark pass answers all three (``casing_evidence``), per document in
-document scope.
+these questions of the chunks' text — one query answers all three (``casing_evidence``, run by DuckDB or Spark SQL),
+per document in document scope.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
-from ingestion.names import ARTICLED_WORD
+from ingestion.relational import query_rows
 
-if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
-
-
-# A capitalised word after a letter, digit, comma or semicolon and one space or line break: inside a sentence,
-# where only names are capitalised. (After a full stop, a dash or a blank line a sentence may start.)
-MID_SENTENCE_CAPITAL = r"(?<=[\p{L}\p{M}\p{N},;][ \t\r\n])\p{Lu}[\p{L}\p{M}]*"
-LOWERCASE_WORD = r"(?<![\p{L}\p{M}\p{N}])\p{Ll}[\p{L}\p{M}]*"
+# The patterns are read alike by RE2 (DuckDB, in process) and Java (Spark SQL), so neither looks behind a match (RE2
+# cannot): a match takes the characters its word must follow with it, and the query keeps the word.
+# A word in lowercase, not after a letter, mark or digit: each run of those is matched whole but for a word in
+# lowercase at its start, and only the matches in lowercase are kept. (A lowercase word in a match's group, after the
+# character before it, costs RE2 four times the time.)
+LOWERCASE_WORD = r"\p{Ll}[\p{L}\p{M}]*|[\p{L}\p{M}\p{N}]+"
+CAPITAL_WORD = r"\p{Lu}[\p{L}\p{M}]*"
+# Capitalised words after a letter, digit, comma or semicolon and one space or line break: inside a sentence, where
+# only names are capitalised. (After a full stop, a dash or a blank line a sentence may start.) A run of them is one
+# match, as the letter a word follows may be the end of the word before it ("Anna Mikhaylovna Drubetskaya").
+MID_SENTENCE_CAPITALS = rf"[\p{{L}}\p{{M}}\p{{N}},;][ \t\r\n]{CAPITAL_WORD}(?:[ \t\r\n]{CAPITAL_WORD})*"
+# A capitalised word with the article before it when there is one. A person's name seldom takes an article; a common
+# noun, a rank or a group does ("the Frenchman", "a Cossack", "the Kremlin"). English only: Hungarian puts "a"/"az"
+# before names in speech. The article starts a word: the character before it is no word's (RE2's \b knows ASCII only).
+ARTICLED_WORD = rf"(?:(?:^|[^\p{{L}}\p{{Mn}}\p{{Nd}}_])(?:[Aa]|[Aa]n|[Tt]he|THE)[ \t\r\n]+)?{CAPITAL_WORD}"
 # The three questions by kind: words written in lowercase, capitalised inside a sentence, capitalised (after an
-# article or not). Java's regexes (the Spark pass) and the ``regex`` package (the driver's) read them alike.
-CASING_PATTERNS = {"lower": LOWERCASE_WORD, "capital": MID_SENTENCE_CAPITAL, "articled": ARTICLED_WORD}
+# article or not).
+CASING_PATTERNS = {"lower": LOWERCASE_WORD, "capital": MID_SENTENCE_CAPITALS, "articled": ARTICLED_WORD}
 
 
-def sentence_openers(chunks: DataFrame, candidates: set[str]) -> set[str]:
+def sentence_openers(chunks: Any, candidates: set[str]) -> set[str]:
     """The ``candidates`` the corpus writes in lowercase somewhere and never capitalises inside a sentence.
 
     Such a word is capitalised only because a sentence starts with it, so a name span beginning with it was glued
     on by the NER ("Ránézett Gergely": *ránézett* is "looked at him"; "Meanwhile Pierre"). A real name word is
-    capitalised inside sentences too, even one that is also a common word ("Fekete Bálint", "Rose"). One Spark
-    pass over the chunks; only the candidates (first words of multi-word names) are counted.
+    capitalised inside sentences too, even one that is also a common word ("Fekete Bálint", "Rose"). One pass over
+    the chunks; only the candidates (first words of multi-word names) are counted.
     """
     return scoped_sentence_openers(chunks, candidates, by_document=False).get("", set())
 
 
-def scoped_sentence_openers(chunks: DataFrame, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
+def scoped_sentence_openers(chunks: Any, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
     """``sentence_openers`` per resolution scope: per document id when ``by_document`` (each document's casing
     alone, so that adding a book never changes another's people), else the corpus's under ``""``."""
     casing = casing_evidence(chunks, lowercase=candidates, capitalised=candidates, by_document=by_document)
     return casing.sentence_openers(candidates)
 
 
-def article_usage(chunks: DataFrame, candidates: set[str]) -> dict[str, tuple[int, int]]:
+def article_usage(chunks: Any, candidates: set[str]) -> dict[str, tuple[int, int]]:
     """How the corpus writes each capitalised ``candidate``: (occurrences, occurrences just after "a", "an" or
     "the") — "the Cossack", "a Frenchman": a common noun's use, not a name's (``resolve_entities``'s
     ``article_usage``). Every
     occurrence counts, not only the NER's mentions: a model that tags a word seldom still sees it everywhere. One
-    Spark pass over the chunks; only the candidates are counted."""
+    pass over the chunks; only the candidates are counted."""
     return scoped_article_usage(chunks, candidates, by_document=False).get("", {})
 
 
 def scoped_article_usage(
-    chunks: DataFrame, candidates: set[str], *, by_document: bool
+    chunks: Any, candidates: set[str], *, by_document: bool
 ) -> dict[str, dict[str, tuple[int, int]]]:
     """``article_usage`` per resolution scope (per document id when ``by_document``, else under ``""``)."""
     return casing_evidence(chunks, articled=candidates, by_document=by_document).usage
 
 
-def written_lowercase(chunks: DataFrame, candidates: set[str]) -> set[str]:
-    """The ``candidates`` the corpus also writes in lowercase ("Will" where "will" occurs): one Spark pass."""
+def written_lowercase(chunks: Any, candidates: set[str]) -> set[str]:
+    """The ``candidates`` the corpus also writes in lowercase ("Will" where "will" occurs): one pass over the chunks."""
     return scoped_written_lowercase(chunks, candidates, by_document=False).get("", set())
 
 
-def scoped_written_lowercase(chunks: DataFrame, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
+def scoped_written_lowercase(chunks: Any, candidates: set[str], *, by_document: bool) -> dict[str, set[str]]:
     """``written_lowercase`` per resolution scope (per document id when ``by_document``, else under ``""``)."""
     return casing_evidence(chunks, lowercase=candidates, by_document=by_document).written_lowercase(candidates)
 
@@ -99,61 +106,55 @@ class Casing:
 
 
 def casing_evidence(
-    chunks: DataFrame,
+    chunks: Any,
     *,
     lowercase: Collection[str] = (),
     capitalised: Collection[str] = (),
     articled: Collection[str] = (),
     by_document: bool,
 ) -> Casing:
-    """One Spark pass over the chunks for the casing the resolution and the carrying ask about, per scope: which of
-    the ``lowercase`` words the text also writes in lowercase, which of the ``capitalised`` ones it capitalises
-    inside a sentence (``MID_SENTENCE_CAPITAL``), and how often each ``articled`` word stands, and stands after an
-    article (``ARTICLED_WORD``). One scan instead of one per question: each was a job over every chunk's text."""
-    from pyspark.sql import functions as F
-
-    asked = asked_words(lowercase, capitalised, articled)
-    kinds = sorted(asked)
-    if not kinds:
-        return Casing()
-    keys = ["doc_id"] if by_document else []
-    wanted = chunks.sparkSession.createDataFrame(
-        pa.table({
-            "kind": pa.array([kind for kind in kinds for _ in sorted(asked[kind])], pa.string()),
-            "word": pa.array([word for kind in kinds for word in sorted(asked[kind])], pa.string()),
-        })
-    )
-    matches = F.concat(*[_tagged(kind, CASING_PATTERNS[kind]) for kind in kinds])
-    found = chunks.select(*keys, F.inline(matches))
-    # an articled match is the word with the article before it, if any
-    word = F.when(F.col("kind") == "articled", F.regexp_extract("m", r"(\S+)$", 1)).otherwise(F.col("m"))
-    words = found.select(*keys, "kind", word.alias("word"), (F.col("m") != word).alias("articled"))
-    counted = words.join(F.broadcast(wanted), ["kind", "word"], "left_semi").groupBy(*keys, "kind", "word").agg(
-        F.count("*").alias("n"), F.sum(F.col("articled").cast("int")).alias("articled")
-    )
-    return casing_of(
-        ((row.doc_id if by_document else "", row.kind, row.word, int(row.n), int(row.articled or 0))
-         for row in counted.collect()),
-        lowercase,
-    )
-
-
-def casing_evidence_local(
-    chunks: pa.Table,
-    *,
-    lowercase: Collection[str] = (),
-    capitalised: Collection[str] = (),
-    articled: Collection[str] = (),
-    by_document: bool,
-) -> Casing:
-    """``casing_evidence`` in the driver, over the chunks' Arrow rows (doc_id, text): the same answers, for the few
-    documents of a ``small_increment``. The patterns are the same text, read by the ``regex`` package, which knows
-    the Unicode classes (``\\p{Lu}``) Java's regexes do."""
+    """One pass over the chunks (doc_id, text: Arrow rows in process, a DataFrame for Spark) for the casing the
+    resolution and the carrying ask about, per scope: which of the ``lowercase`` words the text also writes in
+    lowercase, which of the ``capitalised`` ones it capitalises inside a sentence (``MID_SENTENCE_CAPITALS``), and how
+    often each ``articled`` word stands, and stands after an article (``ARTICLED_WORD``). One scan instead of one per
+    question: each was a job over every chunk's text."""
     asked = asked_words(lowercase, capitalised, articled)
     if not asked:
         return Casing()
-    facts = casing_facts(chunks, sorted(asked), by_document=by_document, articled=asked.get("articled", set()))
-    return casing_of([row for scope, found in facts.items() for row in found.rows(scope, asked)], lowercase)
+    kinds = sorted(asked)
+    wanted = pa.table({
+        "kind": pa.array([kind for kind in kinds for _ in sorted(asked[kind])], pa.string()),
+        "word": pa.array([word for kind in kinds for word in sorted(asked[kind])], pa.string()),
+    })
+    rows = query_rows(casing_sql(kinds, by_document=by_document, asked=True), {"chunks": chunks, "asked": wanted})
+    return casing_of(((r["scope"], r["kind"], r["word"], r["n"], r["articled"]) for r in rows), lowercase)
+
+
+def casing_sql(kinds: Collection[str], *, by_document: bool, asked: bool) -> str:
+    """The query (DuckDB's dialect) of the pattern ``kinds``' matches in the table ``chunks`` (doc_id, text): a row
+    (scope, kind, word, n occurrences, articled: occurrences after an article) per word found, the scope being the
+    document id when ``by_document``, else ``''``; with ``asked``, only the (kind, word) rows of the table ``asked``.
+    """
+    scope = "doc_id" if by_document else "''"
+    found = {
+        "lower": f"regexp_extract_all(text, '{LOWERCASE_WORD}')",
+        "capital": f"""flatten(list_transform(regexp_extract_all(text, '{MID_SENTENCE_CAPITALS}'),
+                     lambda run: regexp_extract_all(substring(run, 3), '{CAPITAL_WORD}')))""",
+        "articled": f"regexp_extract_all(text, '{ARTICLED_WORD}')",
+    }
+    matched = " UNION ALL ".join(
+        f"SELECT {scope} AS scope, '{kind}' AS kind, unnest({found[kind]}) AS m FROM chunks" for kind in sorted(kinds)
+    )
+    only_asked = "JOIN asked AS a ON w.kind = a.kind AND w.word = a.word" if asked else ""
+    # an articled match is the word with the article before it, if any: its last word
+    return f"""WITH matched AS ({matched}), words AS (
+  SELECT scope, kind, m, CASE WHEN kind = 'articled' THEN regexp_extract(m, '(\\S+)$', 1) ELSE m END AS word
+  FROM matched WHERE kind <> 'lower' OR regexp_matches(m, '^\\p{{Ll}}')
+)
+SELECT w.scope, w.kind, w.word, count(*) AS n,
+       CAST(sum(CASE WHEN w.m <> w.word THEN 1 ELSE 0 END) AS BIGINT) AS articled
+FROM words AS w {only_asked}
+GROUP BY w.scope, w.kind, w.word"""
 
 
 def asked_words(
@@ -193,35 +194,16 @@ class CasingFacts:
         return rows
 
 
-def casing_facts(
-    chunks: pa.Table, kinds: Collection[str], *, by_document: bool, articled: Collection[str] | None = None
-) -> dict[str, CasingFacts]:
-    """Per scope (the document id when ``by_document``, else ``""``), the facts of the chunks' text (doc_id, text)
-    for the pattern ``kinds``; the articled tally kept for the words in ``articled`` (every capitalised word when
-    None). The patterns are the Spark pass's text, read by the ``regex`` package, which knows the Unicode classes
-    (``\\p{Lu}``) Java's regexes do."""
-    import regex
-
-    compiled = {kind: regex.compile(CASING_PATTERNS[kind]) for kind in kinds}
+def casing_facts(chunks: pa.Table, *, by_document: bool) -> dict[str, CasingFacts]:
+    """Per scope (the document id when ``by_document``, else ``""``), the facts of the chunks' text (doc_id, text):
+    every word of each ``CASING_PATTERNS`` kind, and every capitalised word's articled tally (``casing_sql``)."""
     out: dict[str, CasingFacts] = {}
-    # ``findall`` and sets work in C: a Python step per match (half a million lowercase words in a long novel) was
-    # most of this pass. Only articled words are counted one by one.
-    for doc_id, text in zip(chunks.column("doc_id").to_pylist(), chunks.column("text").to_pylist(), strict=True):
-        if text is None:
-            continue
-        facts = out.setdefault(doc_id if by_document else "", CasingFacts())
-        for kind, pattern in compiled.items():
-            matches = pattern.findall(text)
-            if kind != "articled":
-                facts.seen.setdefault(kind, set()).update(matches)
-                continue
-            for m in matches:
-                # the word, with the article before it if any: the match's last word (Java's (\S+)$ in Spark)
-                word = m.rsplit(None, 1)[-1]
-                if articled is None or word in articled:
-                    counts = facts.articled.setdefault(word, [0, 0])
-                    counts[0] += 1
-                    counts[1] += m != word
+    for r in query_rows(casing_sql(CASING_PATTERNS, by_document=by_document, asked=False), {"chunks": chunks}):
+        facts = out.setdefault(r["scope"], CasingFacts())
+        if r["kind"] == "articled":
+            facts.articled[r["word"]] = [r["n"], r["articled"]]
+        else:
+            facts.seen.setdefault(r["kind"], set()).add(r["word"])
     return out
 
 
@@ -239,13 +221,3 @@ def casing_of(counted: Iterable[tuple[str, str, str, int, int]], lowercase: Coll
     for scope, words_found in lowered.items():
         casing.lowercase[scope] = {w for w in lowercase if w.lower() in words_found}
     return casing
-
-
-def _tagged(kind: str, pattern: str) -> Any:
-    """The chunk text's matches of ``pattern`` as (kind, m) structs."""
-    from pyspark.sql import functions as F
-
-    return F.transform(
-        F.regexp_extract_all("text", F.lit(pattern), F.lit(0)),
-        lambda m: F.struct(F.lit(kind).alias("kind"), m.alias("m")),
-    )

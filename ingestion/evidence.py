@@ -13,12 +13,13 @@ forms saved.
 The totals are reused only when they are those of a subset of today's documents, made from chunks and mentions of
 the same settings (the chunks and mentions stages' config fingerprints), by the same patterns and the same code
 (``EVIDENCE_VERSION``); a removed document (sets are not subtracted) or anything else makes the run count everything
-again. The answers are equal to ``surface_forms_local`` and ``casing_evidence_local`` over all the documents: they
+again. The answers are equal to ``surface_forms_by`` and ``casing_evidence`` over all the documents: they
 are built on the same tallies (``form_tallies`` here, ``ingestion.casing.casing_facts``).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from ingestion.names import (
     SPOKEN_BEFORE,
     VESSEL_BEFORE,
 )
+from ingestion.relational import query_rows
 from ingestion.resolution import SurfaceForm
 
 # Bumped when what a document's evidence holds changes in a way the patterns in ``code_key`` do not show.
@@ -83,7 +85,7 @@ class FormTally:
             mine[8] += vessel
 
     def surface_forms(self) -> list[SurfaceForm]:
-        """The forms, as ``surface_forms_local`` makes them."""
+        """The forms, as ``surface_forms_by`` makes them."""
         return [
             SurfaceForm(text=text, label=label, count=n, first_pos=first, he=he, she=she,
                         units=tuple(sorted(units.items())), located=located, spoken=spoken, sworn=sworn,
@@ -92,49 +94,103 @@ class FormTally:
         ]
 
 
-def form_tallies(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> dict[str, FormTally]:
-    """Per scope (the document id when ``by_document``, else ``""``), the tally of the keyed mentions
-    (``keyed_rows``: doc_id, chunk_id, start, end, text, label) over their ``chunks`` (chunk_id, unit_id, start, text).
-    A mention of no chunk given is left out, as the Spark join leaves it."""
-    import regex
+# What the regex package's \w (so its \b) and \s match, as classes RE2 and Java read alike: their own \w and \s, and
+# RE2's \b, know ASCII only. The same on every character the engines' Unicode tables all assign (a character assigned
+# since may be unknown to an engine's older tables): test_surface_forms_query.
+WORD_CHARS = (r"\p{L}\p{M}\p{Nd}\p{Nl}\p{Pc}\x{200C}\x{200D}\x{24B6}-\x{24E9}\x{1F130}-\x{1F149}\x{1F150}-\x{1F169}"
+              r"\x{1F170}-\x{1F189}")
+SPACE_CHARS = r"\x{9}-\x{D}\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}"
 
-    where = {
-        chunk_id: (unit_id, start, text)
-        for chunk_id, unit_id, start, text in zip(*(chunks.column(c).to_pylist() for c in (
-            "chunk_id", "unit_id", "start", "text")), strict=True)
-    }
-    clause = regex.compile(PRONOUN_CLAUSE)
-    patterns = {sex: regex.compile(pattern) for sex, pattern in PRONOUN_PATTERNS.items()}
-    # the patterns before a mention end at it ("$"): searched from the end (``regex.REVERSE``), a miss is found at once
-    # instead of after trying every start in the window; those after it start there ("^"): ``match``
+
+TALLIED = ("located", "spoken", "sworn", "vessel")  # where the mentions stand, in FormTally's order after the units
+
+
+def portable(pattern: str) -> str:
+    """``pattern`` (as the regex package reads it) for a search by RE2 or Java: ``\\w`` and ``\\s`` written as
+    ``WORD_CHARS`` and ``SPACE_CHARS``, and ``\\b`` — which neither can say as the regex package means it — as the
+    character before a word's start (or the text's start) or after a word's end (or the text's end). A search finds a
+    match where the regex package finds one."""
+
+    def boundary(found: re.Match[str]) -> str:
+        following = pattern[found.end():found.end() + 1]
+        if following == "(" or following.isalpha():
+            return f"(?:^|[^{WORD_CHARS}])"
+        return f"(?:$|[^{WORD_CHARS}])"
+
+    written = re.sub(r"\\b", boundary, pattern)
+    return written.replace(r"\w", f"[{WORD_CHARS}]").replace(r"\s", f"[{SPACE_CHARS}]")
+
+
+def pronoun_words(pattern: str) -> list[str]:
+    """The words of a ``PRONOUN_PATTERNS`` pattern, ``(?i)\\b(he|him|…)\\b``: a match is a word (a run of word
+    characters) that is one of them, whatever its case."""
+    found = re.fullmatch(r"\(\?i\)\\b\(([a-z|]+)\)\\b", pattern)
+    if found is None:
+        raise ValueError(f"a pronoun pattern must read (?i)\\b(word|word…)\\b, not {pattern!r}")
+    return found.group(1).split("|")
+
+
+def _literal(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def form_tally_sql(by_document: bool) -> str:
+    """The query of the tally rows of the keyed mentions (table ``mentions``: doc_id, chunk_id, start, end, text,
+    label) over their chunks (table ``chunks``: chunk_id, unit_id, start, text): one row per scope, form and unit with
+    n mentions, the first offset, the pronouns after them (``he``, ``she``) and how many stand where a place does
+    (``located``), beside a speech verb (``spoken``), in an oath (``sworn``), after a vessel's kind (``vessel``). A
+    mention of no chunk given is left out."""
     locative, possessive, possessive_after, spoken_before, spoken_after, oath_before, oath_after, vessel_before = (
-        regex.compile(p, regex.REVERSE if p.endswith("$") else 0) for p in CONTEXT_PATTERNS
+        _literal(portable(p)) for p in CONTEXT_PATTERNS
     )
+    pronouns = ",\n         ".join(
+        f"array_length(list_filter(regexp_extract_all(lower(after), '[{WORD_CHARS}]+'), lambda w: w IN "
+        f"({', '.join(_literal(w) for w in pronoun_words(pattern))}))) AS {sex}"
+        for sex, pattern in PRONOUN_PATTERNS.items()
+    )
+    scope = "m.doc_id" if by_document else "''"
+    return f"""WITH located AS (
+  SELECT {scope} AS scope, m.text, m.label, m.start, c.unit_id,
+         regexp_extract(substring(c.text, m."end" - c.start + 1, {PRONOUN_WINDOW}), {_literal(PRONOUN_CLAUSE)})
+           AS after,
+         substring(c.text, greatest(1, m.start - c.start - {CONTEXT_WINDOW - 1}),
+                   least({CONTEXT_WINDOW}, greatest(0, m.start - c.start))) AS before,
+         substring(c.text, m."end" - c.start + 1, {CONTEXT_WINDOW}) AS following,
+         substring(c.text, greatest(0, m.start - c.start) + 1, greatest(0, m."end" - greatest(m.start, c.start)))
+           AS written
+  FROM mentions AS m JOIN chunks AS c ON m.chunk_id = c.chunk_id
+), marked AS (
+  SELECT *, {pronouns},
+         regexp_matches(before, {locative}) AND NOT regexp_matches(written, {possessive})
+           AND NOT regexp_matches(following, {possessive_after}) AS is_located,
+         regexp_matches(before, {spoken_before}) OR regexp_matches(following, {spoken_after}) AS is_spoken,
+         regexp_matches(before, {oath_before}) OR regexp_matches(following, {oath_after}) AS is_sworn,
+         regexp_matches(before, {vessel_before}) AS is_vessel
+  FROM located
+)
+SELECT scope, text, label, unit_id, count(*) AS n, min(start) AS first, CAST(sum(he) AS BIGINT) AS he,
+       CAST(sum(she) AS BIGINT) AS she,
+       {", ".join(f"CAST(sum(CASE WHEN is_{kind} THEN 1 ELSE 0 END) AS BIGINT) AS {kind}" for kind in TALLIED)}
+FROM marked GROUP BY scope, text, label, unit_id
+ORDER BY scope, text, label, unit_id"""
+
+
+def form_tallies(mentions: Any, chunks: Any, *, by_document: bool) -> dict[str, FormTally]:
+    """Per scope (the document id when ``by_document``, else ``""``), the tally of the keyed mentions
+    (``keyed_mentions``: doc_id, chunk_id, start, end, text, label) over their ``chunks`` (chunk_id, unit_id, start,
+    text), Arrow rows or DataFrames: ``form_tally_sql``'s rows, added up per form."""
     out: dict[str, FormTally] = {}
-    columns = ("doc_id", "chunk_id", "start", "end", "text", "label")
-    for doc_id, chunk_id, start, end, text, label in zip(*(mentions.column(c).to_pylist() for c in columns),
-                                                         strict=True):
-        if chunk_id not in where:
-            continue
-        unit_id, chunk_start, chunk_text = where[chunk_id]
-        offset = end - chunk_start
-        after = clause.match(chunk_text[offset:offset + PRONOUN_WINDOW]).group(0)  # to the sentence's end
-        at = start - chunk_start
-        before = chunk_text[max(0, at - CONTEXT_WINDOW):max(0, at)]
-        tally = out.setdefault(doc_id if by_document else "", FormTally()).rows
-        entry = tally.setdefault((text, label), [0, start, 0, 0, Counter(), 0, 0, 0, 0])
-        entry[0] += 1
-        entry[1] = min(entry[1], start)
-        entry[2] += sum(1 for _ in patterns["he"].finditer(after))
-        entry[3] += sum(1 for _ in patterns["she"].finditer(after))
-        entry[4][unit_id] += 1
-        following = chunk_text[offset:offset + CONTEXT_WINDOW]
-        if locative.search(before):
-            owner = possessive.search(chunk_text[max(0, at):offset]) or possessive_after.match(following)
-            entry[5] += not owner
-        entry[6] += bool(spoken_before.search(before) or spoken_after.match(following))
-        entry[7] += bool(oath_before.search(before) or oath_after.match(following))
-        entry[8] += bool(vessel_before.search(before))
+    for r in query_rows(form_tally_sql(by_document), {"mentions": mentions, "chunks": chunks}):
+        tally = out.setdefault(r["scope"], FormTally()).rows
+        entry = tally.setdefault((r["text"], r["label"]), [0, r["first"], 0, 0, Counter(), 0, 0, 0, 0])
+        entry[0] += r["n"]
+        entry[1] = min(entry[1], r["first"])
+        entry[2] += r["he"] or 0
+        entry[3] += r["she"] or 0
+        entry[4][r["unit_id"]] += r["n"]
+        for index, kind in enumerate(TALLIED, start=5):
+            entry[index] += r[kind] or 0
     return out
 
 
@@ -148,9 +204,9 @@ class CorpusEvidence:
 
     @classmethod
     def of(cls, doc_ids: Iterable[str], keyed: pa.Table, chunks: pa.Table) -> CorpusEvidence:
-        """Count the evidence of these documents' keyed mentions (``keyed_rows``) and chunks."""
+        """Count the evidence of these documents' keyed mentions (``keyed_mentions``) and chunks."""
         forms = form_tallies(keyed, chunks, by_document=False).get("", FormTally())
-        casing = casing_facts(chunks, CASING_PATTERNS, by_document=False).get("", CasingFacts())
+        casing = casing_facts(chunks, by_document=False).get("", CasingFacts())
         return cls(set(doc_ids), forms, casing)
 
     def add(self, other: CorpusEvidence) -> None:
@@ -163,7 +219,7 @@ class CorpusEvidence:
 
     def surface_forms(self, _mentions: Any = None, _chunks: Any = None, *, by_document: bool = False
                       ) -> dict[str, list[SurfaceForm]]:
-        """``surface_forms_local``'s answer over the counted documents (the entities stage's step signature)."""
+        """``surface_forms_by``'s answer over the counted documents (the entities stage's step signature)."""
         if by_document:
             raise ValueError("corpus evidence answers for the corpus scope only")
         return {"": self.forms.surface_forms()}
@@ -171,7 +227,7 @@ class CorpusEvidence:
     def casing_evidence(self, _chunks: Any = None, *, lowercase: Collection[str] = (),
                         capitalised: Collection[str] = (), articled: Collection[str] = (),
                         by_document: bool = False) -> Casing:
-        """``casing_evidence_local``'s answer over the counted documents (the entities stage's step signature)."""
+        """``casing_evidence``'s answer over the counted documents (the entities stage's step signature)."""
         if by_document:
             raise ValueError("corpus evidence answers for the corpus scope only")
         asked = asked_words(lowercase, capitalised, articled)

@@ -36,14 +36,14 @@ def explain_name(
     from its mentions (see the module's docstring); empty when it names none."""
     from deltalake import DeltaTable
 
-    from ingestion.stages.entities import DRIVER_STEPS, resolution_evidence
+    from ingestion.stages.entities import STEPS, resolution_evidence
 
     options = storage.storage_options
     written = DeltaTable(storage.delta_uri("mentions"), storage_options=options).to_pyarrow_table(
         columns=["doc_id", "chunk_id", "start", "end", "text", "label", "ent_id"])
     chunks = DeltaTable(storage.delta_uri("chunks"), storage_options=options).to_pyarrow_table(
         columns=["chunk_id", "doc_id", "unit_id", "start", "text"])
-    evidence = resolution_evidence(DRIVER_STEPS, written, chunks, language, by_document=by_document)
+    evidence = resolution_evidence(STEPS, written, chunks, language, by_document=by_document)
     table = AliasTable.from_mapping(dict(alias_table)) if alias_table else None
     out = []
     for scope, group in sorted(evidence.scoped_forms.items()):

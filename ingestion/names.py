@@ -198,11 +198,6 @@ PRONOUN_WORDS = frozenset(
 )
 MIN_PRONOUNS = 3  # fewer say nothing
 PRONOUN_MARGIN = 2  # one sex's pronouns must outnumber the other's this many times
-# A capitalised word with the article before it when there is one (a Java regex: the entities stage's Spark pass).
-# A person's name seldom takes an article; a common noun, a rank or a group does ("the Frenchman", "a Cossack",
-# "the Kremlin"). English only: Hungarian puts "a"/"az" before names in speech.
-ARTICLED_WORD = r"(?:\b(?:[Aa]|[Aa]n|[Tt]he|THE)[ \t\r\n]+)?\p{Lu}[\p{L}\p{M}]*"
-
 
 # Where a name stands says what it names. "in Tilsit", "near Fili", "went to Olmutz", "was at Otradnoe": the name is a
 # place, which a statistical NER labels a person when the name is foreign to it; "said Natasha", "Natasha replied":

@@ -13,16 +13,63 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 if TYPE_CHECKING:
     import duckdb
+    import pandas as pd
     from pyspark.sql import DataFrame
 
+    from graph.tables import TableSpec
+    from ingestion.lakehouse import LakehouseTables
+
 logger = logging.getLogger(__name__)
+
+
+def query(sql: str, tables: Mapping[str, Any]) -> Any:
+    """The rows of ``sql`` (DuckDB's dialect) over ``tables`` by the engine the tables say: Arrow tables alone, DuckDB
+    in process (``query_arrow``: an Arrow table); any DataFrame among them, Spark SQL (``query_spark``: a DataFrame),
+    the Arrow tables given beside it (a few rows made in the driver) turned into DataFrames by the JVM.
+    """
+    frames = [table for table in tables.values() if not isinstance(table, pa.Table)]
+    if not frames:
+        return query_arrow(sql, tables)
+    spark = frames[0].sparkSession
+    return query_spark(sql, {
+        name: spark.createDataFrame(table) if isinstance(table, pa.Table) else table for name, table in tables.items()
+    })
+
+
+def columns(rows: Any) -> list[str]:
+    """The column names of Arrow rows or of a DataFrame."""
+    return list(rows.column_names if isinstance(rows, pa.Table) else rows.columns)
+
+
+def query_rows(sql: str, tables: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``query``'s rows collected to the driver, as dicts (a struct as a dict too)."""
+    result = query(sql, tables)
+    if isinstance(result, pa.Table):
+        return result.to_pylist()
+    return [row.asDict(recursive=True) for row in result.collect()]
+
+
+def map_batches(
+    rows: Any, transform: Callable[[Iterable[pd.DataFrame]], Iterator[pd.DataFrame]], spec: TableSpec
+) -> Any:
+    """Per-row Python over ``rows`` by their engine: ``transform`` (pandas batches in, batches of the table ``spec``'s
+    columns out) over one batch in process (Arrow rows in and out), or in Spark's Python workers (``mapInPandas``)."""
+    if not isinstance(rows, pa.Table):
+        return rows.mapInPandas(transform, spec.ddl())
+    import pandas as pd
+
+    found = [frame for frame in transform([rows.to_pandas()]) if len(frame)]
+    if not found:
+        return spec.arrow_schema().empty_table()
+    return pa.Table.from_pandas(pd.concat(found, ignore_index=True), schema=spec.arrow_schema(), preserve_index=False)
 
 
 def query_arrow(sql: str, tables: Mapping[str, pa.Table]) -> pa.Table:
@@ -69,3 +116,92 @@ def spark_dialect(sql: str) -> str:
     if len(statements) != 1:
         raise ValueError(f"expected one SQL statement, got {len(statements)}: {sql[:200]!r}")
     return statements[0]
+
+
+class InProcess:
+    """The engine of a small corpus or increment: a lakehouse's tables read and committed in this process with
+    delta-rs, as Arrow rows, and queried by DuckDB — no Spark job."""
+
+    in_process = True
+
+    def __init__(self, lake: LakehouseTables) -> None:
+        self.lake = lake
+
+    def read(
+        self, table: str, columns: list[str], documents: list[str] | None, equal: Mapping[str, str] | None = None
+    ) -> pa.Table:
+        """The table's ``columns``, of these ``documents`` (None: all), where each column of ``equal`` has its value."""
+        from ingestion.lakehouse import one_of
+
+        keep = None if documents is None else one_of("doc_id", documents)
+        for column, value in (equal or {}).items():
+            keep = (pc.field(column) == value) if keep is None else keep & (pc.field(column) == value)
+        return self.lake.snapshot(table).to_table(columns=columns, filter=keep)
+
+    def write(self, rows: pa.Table, table: str, *, overwrite: bool = False) -> None:
+        """Commit ``rows`` to the table, replacing its rows or added to them (no empty commit when none)."""
+        if overwrite or rows.num_rows:
+            self.lake.write_arrow(rows, table, overwrite=overwrite)
+
+    def cache(self, rows: pa.Table) -> pa.Table:
+        """Rows read more than once: Arrow rows are in memory already."""
+        return rows
+
+    def release(self, *rows: pa.Table | None) -> None:
+        """Done with cached rows: nothing to free."""
+
+    def count(self, rows: pa.Table) -> int:
+        """How many rows."""
+        return rows.num_rows
+
+
+class OnSpark:
+    """The engine of anything bigger: a lakehouse's tables read and written by Spark as DataFrames, queried by Spark
+    SQL."""
+
+    in_process = False
+
+    def __init__(self, lake: LakehouseTables) -> None:
+        self.lake = lake
+
+    def read(
+        self, table: str, columns: list[str], documents: list[str] | None, equal: Mapping[str, str] | None = None
+    ) -> DataFrame:
+        """The table's ``columns``, of these ``documents`` (None: all), where each column of ``equal`` has its value."""
+        from pyspark.sql import functions as F
+
+        frame = self.lake.read(table)
+        if documents is not None:
+            frame = frame.where(F.col("doc_id").isin(documents))
+        for column, value in (equal or {}).items():
+            frame = frame.where(F.col(column) == value)
+        return frame.select(*columns)
+
+    def write(self, rows: DataFrame, table: str, *, overwrite: bool = False) -> None:
+        """Write ``rows`` to the table in one Delta commit, replacing its rows or added to them."""
+        if overwrite:
+            self.lake.overwrite(rows, table)
+        else:
+            self.lake.append(rows, table)
+
+    def cache(self, rows: DataFrame) -> DataFrame:
+        """Rows read more than once, persisted: each read would otherwise compute them again."""
+        return rows.persist()
+
+    def release(self, *rows: DataFrame | None) -> None:
+        """Unpersist cached rows."""
+        for frame in rows:
+            if frame is not None:
+                frame.unpersist()
+
+    def count(self, rows: DataFrame) -> int:
+        """How many rows (a job; from the cache when persisted)."""
+        return int(rows.count())
+
+
+Engine = InProcess | OnSpark
+
+
+def engine_for(lake: LakehouseTables, in_process: bool) -> Engine:
+    """The engine a stage runs by: ``in_process`` for a small corpus or increment (``small_increment``), else Spark."""
+    return InProcess(lake) if in_process else OnSpark(lake)

@@ -4,7 +4,9 @@ transforms over DataFrames (collected to Arrow here, where the stages write them
 The figures of docs/decisions/0012 were taken before the co-occurrence stage became one query (its twins as at
 6a3fcf0): since, ``cooccurrence_rows`` and ``cooccurrence_pairs`` run that query on DuckDB and on Spark SQL, so the
 ``driver`` and ``spark`` co-occurrence variants measure the converted stage (``git checkout 6a3fcf0 --
-ingestion/stages/cooccurrences.py`` for the twins)."""
+ingestion/stages/cooccurrences.py`` for the twins). Likewise the entities tail since it became queries: its
+``driver`` and ``spark`` variants run ``attach_sql`` and ``entity_table_sql`` on DuckDB and on Spark SQL (the twins:
+``git checkout 7efd772 -- ingestion/stages/entities.py``)."""
 
 from __future__ import annotations
 
@@ -15,14 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ingestion.stages.cooccurrences import cooccurrence_pairs, cooccurrence_rows
-from ingestion.stages.entities import (
-    attach_entities,
-    attach_rows,
-    entity_table,
-    entity_table_rows,
-    keyed_mentions,
-    keyed_rows,
-)
+from ingestion.stages.entities import attach_entities, entity_table, keyed_mentions
 
 WINDOW = "turns"
 MIN_MENTIONS = 2
@@ -44,20 +39,24 @@ def cooc_spark(spark: Any, paths: dict[str, Path]) -> pa.Table:
     return cooccurrence_pairs(read["mention_entities"], read["chunks"], read["entities"], WINDOW).toArrow()
 
 
-def tail_driver(paths: dict[str, Path]) -> tuple[pa.Table, pa.Table]:
-    """``keyed_rows`` → ``attach_rows`` → ``entity_table_rows``: (mention_entities, entities)."""
+def _resolved(paths: dict[str, Path]) -> dict[tuple[str, str, str], str]:
+    """The resolved forms, as the stage holds them: (scope, text, label) → entity id."""
     mapping = pq.read_table(paths["mapping"]).to_pydict()
-    resolved = dict(zip(zip([""] * len(mapping["text"]), mapping["text"], mapping["label"], strict=True),
-                        mapping["entity_id"], strict=True))
-    mention_entities = attach_rows(keyed_rows(pq.read_table(paths["mentions"])), resolved, False)
+    return dict(zip(zip([""] * len(mapping["text"]), mapping["text"], mapping["label"], strict=True),
+                    mapping["entity_id"], strict=True))
+
+
+def tail_driver(paths: dict[str, Path]) -> tuple[pa.Table, pa.Table]:
+    """``keyed_mentions`` → ``attach_entities`` → ``entity_table`` in process: (mention_entities, entities)."""
+    mention_entities = attach_entities(keyed_mentions(pq.read_table(paths["mentions"])), _resolved(paths), False)
     chunks = pq.read_table(paths["chunks"], columns=["chunk_id", "chunk_index", "unit_id"])
-    entities = entity_table_rows(pq.read_table(paths["resolved"]), mention_entities, chunks, MIN_MENTIONS)
+    entities = entity_table(pq.read_table(paths["resolved"]), mention_entities, chunks, MIN_MENTIONS)
     return mention_entities, entities
 
 
 def tail_spark(spark: Any, paths: dict[str, Path]) -> tuple[pa.Table, pa.Table]:
     """``keyed_mentions`` → ``attach_entities`` → ``entity_table`` in Spark, both tables collected."""
     read = {name: spark.read.parquet(str(path)) for name, path in paths.items()}
-    mention_entities = attach_entities(keyed_mentions(read["mentions"]), read["mapping"])
+    mention_entities = attach_entities(keyed_mentions(read["mentions"]), _resolved(paths), False)
     entities = entity_table(read["resolved"], mention_entities, read["chunks"], MIN_MENTIONS)
     return mention_entities.toArrow(), entities.toArrow()

@@ -16,8 +16,9 @@ A pair co-occurs once per *window* in which both are mentioned; the window is th
 always come together whatever their frequency, so a minor character met only beside the hero gets a strong edge
 and the hero does not get a strong edge to everyone. The measured choice of the default is in docs/quality.md.
 
-The counting is one query (``cooccurrence_sql``), run in process by DuckDB for a small corpus or increment
-(``LakehouseTables.small_increment``: ``cooccurrence_rows``) and by Spark SQL for a bigger one (``cooccurrence_pairs``).
+The counting is one query (``cooccurrence_sql``, ``cooccurrence_pairs``), run by the engine the stage picks
+(``ingestion.relational.engine_for``): in process by DuckDB for a small corpus or increment
+(``LakehouseTables.small_increment``), by Spark SQL for a bigger one.
 
 Recomputed whole, except after an entities run in document scope that only resolved new documents and removed
 others (its marker's ``details["documents"]``): a pair's entities are then one document's, so only those documents'
@@ -34,15 +35,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graph.tables import COOCCURRENCES
-from ingestion.lakehouse import one_of
 from ingestion.markers import fingerprint
-from ingestion.relational import query_arrow, query_spark
+from ingestion.relational import Engine, columns, engine_for, query
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import documents_changed
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
     from ingestion.context import RunContext
 
@@ -130,27 +129,27 @@ def _shared_paragraphs(window: str, offsets_in_mentions: bool) -> str:
 
 
 def cooccurrence_pairs(
-    mention_entities: DataFrame, chunks: DataFrame, entities: DataFrame, window: str, mentions: DataFrame | None = None
-) -> DataFrame:
-    """``cooccurrence_sql`` run by Spark: (mention_entities, chunks, entities[, mentions]) → one row per pair.
+    mention_entities: Any, chunks: Any, entities: Any, window: str, mentions: Any | None = None
+) -> Any:
+    """``cooccurrence_sql`` run by the engine of the tables (DataFrames: Spark SQL; Arrow rows: DuckDB):
+    (mention_entities, chunks, entities[, mentions]) → one row per pair.
 
     ``mentions`` (their offsets) is needed by the paragraph windows only, and only for a ``mention_entities``
     table written before the entities stage's version 6 (which holds the offsets itself).
     """
-    in_mentions = window in ("paragraph", "turns") and "start" not in mention_entities.columns
+    in_mentions = window in ("paragraph", "turns") and "start" not in columns(mention_entities)
     tables = {"mention_entities": mention_entities, "chunks": chunks, "entities": entities}
     if in_mentions:
         if mentions is None:
             raise ValueError(f"the {window!r} window needs the mentions table (their offsets)")
         tables["mentions"] = mentions
-    return conform(query_spark(cooccurrence_sql(window, in_mentions), tables), COOCCURRENCES)
+    return conform(query(cooccurrence_sql(window, in_mentions), tables), COOCCURRENCES)
 
 
 def cooccurrence_rows(
     mention_entities: pa.Table, chunks: pa.Table, mention_counts: Mapping[str, int], window: str
 ) -> pa.Table:
-    """``cooccurrence_sql`` run in process, over Arrow tables: the same rows as ``cooccurrence_pairs``, sorted by
-    pair, for the few documents of a ``small_increment``.
+    """``cooccurrence_pairs`` in process, over Arrow rows, sorted by pair, the entities given as their mention counts.
 
     ``mention_entities``: entity_id, chunk_id, sentence_id and (paragraph windows) start; ``chunks``: chunk_id, doc_id,
     chunk_index, unit_id, start and (paragraph windows) text; ``mention_counts``: the ``entities`` table's
@@ -160,10 +159,8 @@ def cooccurrence_rows(
         {"entity_id": list(mention_counts), "mention_count": list(mention_counts.values())},
         schema=pa.schema([("entity_id", pa.string()), ("mention_count", pa.int64())]),
     )
-    tables = {"mention_entities": mention_entities, "chunks": chunks, "entities": entities}
-    pairs = query_arrow(cooccurrence_sql(window), tables)
-    schema = COOCCURRENCES.arrow_schema()
-    return pairs.select(schema.names).cast(schema).sort_by([("src_id", "ascending"), ("dst_id", "ascending")])
+    pairs = cooccurrence_pairs(mention_entities, chunks, entities, window)
+    return pairs.sort_by([("src_id", "ascending"), ("dst_id", "ascending")])
 
 
 class CooccurrencesStage(Stage):
@@ -190,30 +187,20 @@ class CooccurrencesStage(Stage):
         marker = ctx.lakehouse.markers.read("quotes")
         return fingerprint([upstream, marker.output_fingerprint if marker else None])
 
-    def _mentions(self, ctx: RunContext) -> DataFrame:
-        """``mention_entities`` as Spark reads it: its names, or every row when pronouns and descriptions count."""
-        from pyspark.sql import functions as F
-
-        frame = ctx.lakehouse.read("mention_entities")
-        if ctx.settings.ingestion.cooccurrence_references:
-            return frame
-        return frame.where(F.col("kind") == "name")
-
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Recompute the pairs from the resolved mentions — or, when the entities stage only resolved and removed
-        some documents in document scope since these pairs were counted, only those documents' pairs."""
+        some documents in document scope since these pairs were counted, only those documents' pairs. A few
+        documents (``LakehouseTables.small_increment``) are counted and committed in process, more by Spark."""
         from pyspark.sql import functions as F
 
         lake = ctx.lakehouse
-        window = ctx.settings.ingestion.cooccurrence_window
         changed = self._changed_documents(ctx) if incremental else None
         if changed is None:
             everything = sorted(lake.doc_ids("mention_entities"))
-            if lake.small_increment(everything):  # a small corpus: as for a few new documents below
-                lake.write_arrow(self._pairs_in_driver(ctx, everything), self.name, overwrite=True)
-            else:
-                pairs = cooccurrence_pairs(self._mentions(ctx), lake.read("chunks"), lake.read("entities"), window)
-                lake.overwrite(pairs, self.name)
+            engine = engine_for(lake, lake.small_increment(everything))
+            # in process only the documents with resolved mentions are read; Spark reads the tables whole
+            pairs = self._pairs(ctx, engine, everything if engine.in_process else None)
+            engine.write(pairs, self.name, overwrite=True)
             return StageOutput(
                 counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx)
             )
@@ -231,39 +218,30 @@ class CooccurrencesStage(Stage):
         elif redo:
             document = F.regexp_extract(F.element_at("chunk_ids", 1), r"^(.*):c[0-9]+$", 1)
             lake.delete_matching(self.name, document.isin(redo))
-        if resolved and lake.small_increment(resolved):
-            # a few documents: their pairs counted and committed in the driver — no scan of the whole tables' files,
-            # no Spark job
-            pairs = self._pairs_in_driver(ctx, resolved)
-            if pairs.num_rows:
-                lake.write_arrow(pairs, self.name)
-        elif resolved:
-            mention_entities = self._mentions(ctx).where(F.col("doc_id").isin(resolved))
-            chunks = lake.read("chunks").where(F.col("doc_id").isin(resolved))
-            lake.append(cooccurrence_pairs(mention_entities, chunks, lake.read("entities"), window), self.name)
+        if resolved:
+            # only these documents' rows are read: a few of them are counted in process, without a scan of the whole
+            # tables' files or a Spark job
+            engine = engine_for(lake, lake.small_increment(resolved))
+            engine.write(self._pairs(ctx, engine, resolved), self.name)
         logger.info("cooccurrences: pairs of %d documents counted, of %d removed", len(resolved), len(removed))
         return StageOutput(counts={"pairs": lake.count(self.name)}, output_fingerprint=self.derived_fingerprint(ctx))
 
-    def _pairs_in_driver(self, ctx: RunContext, documents: list[str]) -> pa.Table:
-        """The pairs of these documents (``cooccurrence_rows``), their rows read with delta-rs."""
-        lake, window = ctx.lakehouse, ctx.settings.ingestion.cooccurrence_window
+    def _pairs(self, ctx: RunContext, engine: Engine, documents: list[str] | None) -> Any:
+        """The pairs of these documents (None: all), their rows read by the ``engine`` (``cooccurrence_pairs``)."""
+        window = ctx.settings.ingestion.cooccurrence_window
         paragraphs = window in ("paragraph", "turns")
-        only = one_of("doc_id", documents)
-        if not ctx.settings.ingestion.cooccurrence_references:
-            only = only & (pc.field("kind") == "name")
-        mention_entities = lake.snapshot("mention_entities").to_table(
-            columns=["entity_id", "chunk_id", "sentence_id", *(["start"] if paragraphs else [])], filter=only
-        )
-        chunks = lake.snapshot("chunks").to_table(
-            columns=["chunk_id", "doc_id", "chunk_index", "unit_id", "start", *(["text"] if paragraphs else [])],
-            filter=one_of("doc_id", documents),
-        )
-        ids = sorted(set(mention_entities.column("entity_id").to_pylist()))
-        counts = lake.snapshot("entities").to_table(
-            columns=["entity_id", "mention_count"], filter=one_of("entity_id", ids)
-        ).to_pydict()
-        mention_counts = dict(zip(counts["entity_id"], counts["mention_count"], strict=True))
-        return cooccurrence_rows(mention_entities, chunks, mention_counts, window)
+        # a mention_entities table written before the entities stage's version 6 holds no offsets: the mentions do
+        in_mentions = paragraphs and "start" not in ctx.lakehouse.snapshot("mention_entities").schema.names
+        offsets = ["start"] if paragraphs and not in_mentions else ["mention_id"] if in_mentions else []
+        # pronouns and descriptions of people (kind pronoun | nominal) count only when the setting says so
+        names_only = None if ctx.settings.ingestion.cooccurrence_references else {"kind": "name"}
+        mention_entities = engine.read("mention_entities", ["entity_id", "chunk_id", "sentence_id", *offsets],
+                                       documents, names_only)
+        chunks = engine.read("chunks", ["chunk_id", "doc_id", "chunk_index", "unit_id", "start",
+                                        *(["text"] if paragraphs else [])], documents)
+        entities = engine.read("entities", ["entity_id", "mention_count"], None)
+        mentions = engine.read("mentions", ["mention_id", "start"], documents) if in_mentions else None
+        return cooccurrence_pairs(mention_entities, chunks, entities, window, mentions)
 
     def _changed_documents(self, ctx: RunContext) -> tuple[list[str], list[str]] | None:
         """(resolved, removed) documents when the pairs on disk need only those updated, else None (recount all):

@@ -34,7 +34,9 @@ from ingestion.records import (
     read_file,
     read_jsonl_segment,
 )
+from ingestion.relational import Engine, engine_for, map_batches, query, query_rows
 from ingestion.scan import InputSource, Scan, ScanReject, listing_fingerprint, resolve_roots, scan_inputs
+from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import RejectedDocument, check_document, content_id, count_words, decode_document, strip_gutenberg
 
@@ -55,8 +57,8 @@ _PREPARED_EXTRA: tuple[Column, ...] = (
     ("reject_reason", "string"), ("reject_detail", "string"), ("input", "string"), ("line", "long"),
     ("record_id", "string"), ("rank_key", "string"),
 )
-PREPARED_COLUMNS = [*DOCUMENTS.names, *(name for name, _ in _PREPARED_EXTRA)]
-PREPARED_SCHEMA = ddl(DOCUMENTS.columns + _PREPARED_EXTRA)
+PREPARED = DOCUMENTS.extended("prepared", *_PREPARED_EXTRA)
+PREPARED_COLUMNS = list(PREPARED.names)
 # What a rename or a metadata fix changes in place: the content (doc_id) and everything derived from it stay.
 DESCRIPTIVE_COLUMNS = tuple(DOCUMENTS.pick("source", "title", "metadata"))
 
@@ -298,41 +300,47 @@ def _table_rows(spark: SparkSession, source: InputSource) -> DataFrame | tuple[A
     )
 
 
-def reject_duplicate_ids(prepared: DataFrame) -> DataFrame:
-    """The first record of an id within one input (lowest line) stands; every later one is a ``duplicate_id``.
+def reject_duplicate_ids(prepared: Any) -> Any:
+    """The first record of an id within one input (lowest line) stands; every later one is a ``duplicate_id``
+    (``DUPLICATE_IDS_SQL``, over Arrow rows or a DataFrame).
 
     A later JSONL record's source becomes ``<file>:<line>``, a later table row's ``<table>#<id> (copy N)`` (a table
     has no line numbers; N counts the copies in text-hash order), so that no two outcomes share a source.
     """
-    from pyspark.sql import functions as F
-    from pyspark.sql.window import Window
+    return query(DUPLICATE_IDS_SQL, {"prepared": prepared})
 
-    keyed = F.col("record_id").isNotNull()
-    order = Window.partitionBy("source", "record_id").orderBy("rank_key")
-    later = keyed & (F.row_number().over(order) > 1)
-    first_line = F.first("line").over(order)
-    detail = F.when(
-        F.col("line").isNotNull(),
-        F.concat(F.lit("line "), F.col("line").cast("string"), F.lit(": id '"), F.col("record_id"),
-                 F.lit("' repeats line "), first_line.cast("string"), F.lit("; the first is kept")),
-    ).otherwise(
-        F.concat(F.lit("id '"), F.col("record_id"), F.lit("' occurs more than once in the table; one row is kept"))
-    )
-    by_line = F.concat(F.col("input"), F.lit(":"), F.col("line").cast("string"))
-    by_copy = F.concat(F.col("source"), F.lit(" (copy "), F.row_number().over(order).cast("string"), F.lit(")"))
-    return (
-        prepared.withColumn("_later", later)
-        .withColumn("reject_detail", F.when(F.col("_later"), detail).otherwise(F.col("reject_detail")))
-        .withColumn("reject_reason", F.when(F.col("_later"), F.lit("duplicate_id")).otherwise(F.col("reject_reason")))
-        .withColumn("doc_id", F.when(F.col("_later"), F.lit(None)).otherwise(F.col("doc_id")))
-        .withColumn(
-            "source",
-            F.when(F.col("_later") & F.col("line").isNotNull(), by_line)
-            .when(F.col("_later"), by_copy)
-            .otherwise(F.col("source")),
-        )
-        .drop("_later")
-    )
+
+_RANK = "OVER (PARTITION BY source, record_id ORDER BY rank_key NULLS FIRST)"
+_LATER_DETAIL = """CASE WHEN line IS NOT NULL
+    THEN concat('line ', CAST(line AS VARCHAR), ': id ''', record_id, ''' repeats line ',
+                CAST(first_line AS VARCHAR), '; the first is kept')
+    ELSE concat('id ''', record_id, ''' occurs more than once in the table; one row is kept') END"""
+_LATER = {
+    "doc_id": "NULL",
+    "source": "CASE WHEN line IS NOT NULL THEN concat(input, ':', CAST(line AS VARCHAR)) "
+              "ELSE concat(source, ' (copy ', CAST(_copy AS VARCHAR), ')') END",
+    "reject_reason": "'duplicate_id'",
+    "reject_detail": _LATER_DETAIL,
+}
+_COLUMNS = ", ".join(
+    f"CASE WHEN _later THEN {_LATER[column]} ELSE {column} END AS {column}" if column in _LATER else column
+    for column in PREPARED_COLUMNS
+)
+DUPLICATE_IDS_SQL = f"""WITH ranked AS (
+  SELECT *, record_id IS NOT NULL AND row_number() {_RANK} > 1 AS _later, row_number() {_RANK} AS _copy,
+         first_value(line) {_RANK} AS first_line
+  FROM prepared
+)
+SELECT {_COLUMNS} FROM ranked"""
+
+
+def first_documents_sql(only_added: bool) -> str:
+    """The query of the ``documents`` rows of the table ``prepared``: each content under its first name (the least
+    source) and not a reject; with ``only_added``, only the doc_ids of the table ``added``."""
+    added = " AND doc_id IN (SELECT doc_id FROM added)" if only_added else ""
+    return f"""SELECT {", ".join(DOCUMENTS.names)} FROM (
+  SELECT *, row_number() OVER (PARTITION BY doc_id ORDER BY source) AS _rank FROM prepared WHERE reject_reason IS NULL
+) AS ranked WHERE _rank = 1{added}"""
 
 
 def prepare_in_driver(
@@ -366,11 +374,6 @@ def _recorded(state: dict[str, Any], stats: dict[str, tuple[int, int]]) -> dict[
         if isinstance(entry, list) and len(entry) == 3 and stats.get(path) == (entry[0], entry[1]):
             known[path] = entry[2]
     return known
-
-
-def _without_nan(row: dict[str, Any]) -> dict[str, Any]:
-    """A pandas row with NaN (a missing number or string) as None, as a Spark Row has it."""
-    return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
 
 
 def file_stats(scan: Scan) -> dict[str, tuple[int, int]]:
@@ -413,6 +416,19 @@ def _duplicate_texts(
         for row in read_ok
         if row.get("record_id") is not None and described[row["doc_id"]][0] != row["source"]
     ]
+
+
+def _first_names(read_ok: dict[str, dict[str, Any]], known: dict[str, str]) -> dict[str, tuple[Any, ...]]:
+    """doc_id → the description (``_descriptive``) of its first name: the same content under several names is one
+    document, kept under the first source (sorted) among the inputs read now (``read_ok``, by source) and the files
+    known unchanged (``known``: path → doc_id; a plain file's title is its name's stem, as ``read_raw`` gives it, and
+    it has no metadata)."""
+    described: dict[str, tuple[Any, ...]] = {}
+    for source, doc_id in sorted([(r["source"], r["doc_id"]) for r in read_ok.values()] + list(known.items())):
+        if doc_id not in described:
+            row = read_ok.get(source)
+            described[doc_id] = _descriptive(row) if row is not None else (source, Path(source).stem, ())
+    return described
 
 
 def _descriptive(row: Any) -> tuple[Any, ...]:
@@ -476,9 +492,6 @@ class DocumentsStage(Stage):
         and modification time are as they were then (make's rule; the ``_STATE`` it left names them): a library grows
         by a few books at a time, and reading and hashing all of it again was most of this stage's time.
         """
-        from pyspark.sql import functions as F
-        from pyspark.sql.window import Window
-
         ing = ctx.settings.ingestion
         roots = self.roots(ctx)
         scan = scan_inputs(ctx.inputs, roots)
@@ -498,65 +511,24 @@ class DocumentsStage(Stage):
         stats = file_stats(scan)
         known = self._unchanged(ctx, stats, existing) if incremental else {}
         to_read = without_files(scan, set(known))
-        local = prepare_in_driver(to_read, stats, transform, ctx.settings.ingestion.driver_max_chars)
-        prepared = None
-        if local is None:
-            raw = read_raw(ctx.spark, to_read, max_bytes, worker_roots)
-            prepared = reject_duplicate_ids(raw.mapInPandas(transform, PREPARED_SCHEMA)).persist()
+        engine, prepared = self._prepared(ctx, to_read, stats, transform, worker_roots)
         try:
             # The outcome of every input, without the texts.
             outcome_columns = ["source", "title", "metadata", "doc_id", "n_chars", "reject_reason", "reject_detail",
                                "record_id"]
-            if prepared is not None:
-                outcomes = [row.asDict() for row in prepared.select(*outcome_columns).collect()]
-            else:
-                outcomes = [_without_nan(row) for row in local[outcome_columns].to_dict("records")]
+            outcomes = query_rows(f"SELECT {', '.join(outcome_columns)} FROM prepared", {"prepared": prepared})
             reject_rows = [
                 {"source": r["source"], "doc_id": r["doc_id"] or "", "stage": self.name, "reason": r["reject_reason"],
                  "detail": r["reject_detail"]} for r in outcomes if r["reject_reason"] is not None
             ]
             read_ok = {r["source"]: r for r in outcomes if r["reject_reason"] is None}
-            # The same content under several names is one document; the first name (sorted) is kept, among the
-            # files read now and those known unchanged alike (a plain file's title is its name's stem, as read_raw
-            # gives it, and it has no metadata).
-            described: dict[str, tuple[Any, ...]] = {}
-            for source, doc_id in sorted(
-                [(r["source"], r["doc_id"]) for r in read_ok.values()] + list(known.items())
-            ):
-                if doc_id not in described:
-                    row = read_ok.get(source)
-                    described[doc_id] = _descriptive(row) if row is not None else (source, Path(source).stem, ())
+            described = _first_names(read_ok, known)
             reject_rows = sorted([*reject_rows, *_duplicate_texts(read_ok.values(), described, self.name)],
                                  key=lambda row: (row["source"], row["detail"] or ""))
             current = set(described)
             added, removed = sorted(current - set(existing)), sorted(set(existing) - current)
             updated = sorted(d for d in current & set(existing) if described[d] != existing[d])
-            if local is not None:
-                # Read in the driver: the first name of each content, its row committed by delta-rs.
-                kept = local[local["reject_reason"].isna()].sort_values("source", kind="mergesort")
-                kept = kept.drop_duplicates("doc_id")
-                if incremental:
-                    kept = kept[kept["doc_id"].isin(added)]
-                    ctx.lakehouse.delete_docs("documents", removed)
-                rows = pa.Table.from_pandas(kept[list(DOCUMENTS.names)], schema=DOCUMENTS.arrow_schema(),
-                                            preserve_index=False)
-                if not incremental or rows.num_rows:
-                    ctx.lakehouse.write_arrow(rows, "documents", overwrite=not incremental)
-            else:
-                assert prepared is not None
-                first = Window.partitionBy("doc_id").orderBy("source")
-                docs = (
-                    prepared.where(F.col("reject_reason").isNull())
-                    .withColumn("_rank", F.row_number().over(first))
-                    .where("_rank = 1")
-                    .select(*DOCUMENTS.names)
-                )
-                if not incremental:
-                    ctx.lakehouse.overwrite(docs, "documents")
-                else:
-                    ctx.lakehouse.delete_docs("documents", removed)
-                    if added:
-                        ctx.lakehouse.append(docs.where(F.col("doc_id").isin(added)), "documents")
+            self._write_documents(ctx, engine, prepared, added if incremental else None, removed)
             if incremental:
                 if updated:
                     self._update_descriptions(ctx, [(d, *described[d]) for d in updated])
@@ -565,8 +537,7 @@ class DocumentsStage(Stage):
                 pa.Table.from_pylist(reject_rows, schema=REJECTS.arrow_schema()), REJECTS.name, overwrite=True
             )
         finally:
-            if prepared is not None:
-                prepared.unpersist()
+            engine.release(prepared)
         # Every file that is (or repeats) a document, with its size and time: what the next run need not read.
         files = dict(known)
         files.update((source, row["doc_id"]) for source, row in read_ok.items() if source in stats)
@@ -593,6 +564,38 @@ class DocumentsStage(Stage):
             details={"rejects": [{k: r[k] for k in ("source", "reason", "detail")} for r in reject_rows],
                      "unchanged_files": len(known)},
         )
+
+    @staticmethod
+    def _prepared(
+        ctx: RunContext, to_read: Scan, stats: dict[str, tuple[int, int]],
+        transform: Callable[[Iterable[pd.DataFrame]], Iterator[pd.DataFrame]], roots: tuple[str, ...] | None,
+    ) -> tuple[Engine, Any]:
+        """The engine picked for this run and the ``PREPARED`` rows of the inputs to read, cached by it: a few plain
+        files read in the driver (``prepare_in_driver``), anything else by Spark's workers."""
+        local = prepare_in_driver(to_read, stats, transform, ctx.settings.ingestion.driver_max_chars)
+        engine = engine_for(ctx.lakehouse, local is not None)
+        if local is not None:
+            prepared = pa.Table.from_pandas(local[PREPARED_COLUMNS], schema=PREPARED.arrow_schema(),
+                                            preserve_index=False)
+        else:
+            max_bytes = ctx.settings.ingestion.max_document_bytes
+            prepared = map_batches(read_raw(ctx.spark, to_read, max_bytes, roots), transform, PREPARED)
+        return engine, engine.cache(reject_duplicate_ids(prepared))
+
+    @staticmethod
+    def _write_documents(
+        ctx: RunContext, engine: Engine, prepared: Any, added: list[str] | None, removed: list[str]
+    ) -> None:
+        """Commit the first name of each content read (``first_documents_sql``): every one, replacing the table
+        (``added`` None), else those ``added``, the ``removed`` ones deleted."""
+        if added is None:
+            rows = query(first_documents_sql(False), {"prepared": prepared})
+            engine.write(conform(rows, DOCUMENTS), DOCUMENTS.name, overwrite=True)
+            return
+        ctx.lakehouse.delete_docs(DOCUMENTS.name, removed)
+        if added:
+            tables = {"prepared": prepared, "added": pa.table({"doc_id": pa.array(added, pa.string())})}
+            engine.write(conform(query(first_documents_sql(True), tables), DOCUMENTS), DOCUMENTS.name)
 
     def _unchanged(
         self, ctx: RunContext, stats: dict[str, tuple[int, int]], existing: dict[str, tuple[Any, ...]]

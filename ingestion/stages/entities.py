@@ -1,8 +1,8 @@
 """Stage 5, ``entities``: canonical entities from the mentions, and each mention's entity.
 
-Spark aggregates the mentions into distinct (surface text, label) forms with counts — a few thousand rows even for a
+The mentions are aggregated into distinct (surface text, label) forms with counts — a few thousand rows even for a
 long novel — and the driver resolves them (``ingestion.resolution``: the domain's alias table first, then
-normalisation and alias merging). The resolved mapping is joined back onto the mentions in Spark. Entity ids hash the
+normalisation and alias merging). The resolved mapping is joined back onto the mentions. Entity ids hash the
 canonical key, so a rerun or an unrelated new document leaves existing ids as they are; and an entity whose canonical
 name a new document changes keeps the id it had in the previous table (``ingestion.entity_ids``). In corpus scope
 always recomputed whole: a new mention can change how names merge. In document scope (``ingestion.entity_scope``) a
@@ -10,9 +10,11 @@ document's entities depend on it alone — its forms, and the casing evidence of
 article usage, words written in lowercase) — so an incremental run resolves only the documents that are new and
 deletes the removed ones' rows, and records which in its marker for the cooccurrences stage.
 
-A few documents (``LakehouseTables.small_increment``: a novel, or an increment's new ones) take no Spark job at all:
-each transform below has its driver twin over Arrow rows (``*_local``, ``*_rows``), the same rows, and both tables are
-committed with delta-rs (``_compute_in_driver``).
+The joins and tallies are SQL (``keyed_mentions``, ``written_aliases``, ``attach_sql``, ``prose_sql``,
+``entity_table_sql``; the surface forms' ``ingestion.evidence.form_tally_sql`` and the casing pass's
+``ingestion.casing.casing_sql``), run by the engine ``compute`` picks once (``ingestion.relational``): a few documents
+(``LakehouseTables.small_increment``: a novel, or an increment's new ones) in process by DuckDB over Arrow rows, both
+tables committed with delta-rs, no Spark job; more by Spark SQL.
 
 With ``ner.gold_list`` set, the stage scores the ``entities`` table it wrote against that gold list (pairwise
 precision/recall, ``ingestion.resolution_eval``), logs one line and reports the score as ``details["gold"]`` of its
@@ -30,23 +32,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from graph.tables import ENTITIES, MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
 from ingestion.carrying import Carrier, carriable_aliases, one_word_aliases, sentence_of
-from ingestion.casing import (
-    Casing,
-    casing_evidence,
-    casing_evidence_local,
-)
+from ingestion.casing import Casing, casing_evidence
 from ingestion.entity_ids import carry_over_ids
-from ingestion.evidence import CONTEXT_PATTERNS, CorpusEvidence, code_key, form_tallies
-from ingestion.lakehouse import one_of
+from ingestion.evidence import CorpusEvidence, code_key, form_tallies
 from ingestion.markers import fingerprint
-from ingestion.names import CONTEXT_WINDOW, PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW
+from ingestion.relational import Engine, columns, engine_for, map_batches, query, query_rows
 from ingestion.resolution import (
     AliasTable,
     ResolvedEntity,
@@ -61,49 +57,36 @@ from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
     from ingestion.context import RunContext
 
 logger = logging.getLogger(__name__)
 
 
-def keyed_mentions(mentions: DataFrame) -> DataFrame:
-    """Mentions with ``text`` replaced by their ``ent_id`` where they have one: the EntityRuler pattern's canonical
-    name, or the base form the NER pipeline gave an inflected name ("Dobónak" → "Dobó"), so entities are
-    keyed and named by the nominative; the text as written is kept in ``written``. Offsets are untouched."""
-    from pyspark.sql import functions as F
+INFLECTED_SQL = """SELECT DISTINCT doc_id, text, ent_id, label FROM mentions
+WHERE coalesce(ent_id, '') <> '' AND ent_id <> text"""
 
-    return mentions.withColumn("written", F.col("text")).withColumn(
-        "text", F.when(F.coalesce(F.col("ent_id"), F.lit("")) != "", F.col("ent_id")).otherwise(F.col("text"))
-    )
+
+def keyed_mentions(mentions: Any) -> Any:
+    """Mentions (Arrow rows, or a DataFrame) with ``text`` replaced by their ``ent_id`` where they have one: the
+    EntityRuler pattern's canonical name, or the base form the NER pipeline gave an inflected name ("Dobónak" →
+    "Dobó"), so entities are keyed and named by the nominative; the text as written is kept in ``written``. Offsets
+    are untouched."""
+    kept = ", ".join(f'"{name}"' for name in columns(mentions) if name != "text")
+    keyed = "CASE WHEN coalesce(ent_id, '') <> '' THEN ent_id ELSE text END AS text"
+    return query(f"SELECT {kept}, {keyed}, text AS written FROM mentions", {"mentions": mentions})
 
 
 def written_aliases(
-    mentions: DataFrame, mapping: dict[tuple[str, str, str], str], by_document: bool = False
+    mentions: Any, mapping: dict[tuple[str, str, str], str], by_document: bool = False
 ) -> dict[str, list[str]]:
-    """entity id → the texts as written ("Dobónak") of mentions keyed by another form, so aliases keep them.
+    """entity id → the texts as written ("Dobónak") of mentions (as written, not keyed) keyed by another form, so
+    aliases keep them.
 
     ``mapping``: (scope, keyed text, label) → entity id, the scope being the document id when ``by_document``.
     """
-    from pyspark.sql import functions as F
-
-    rows = (
-        mentions.where((F.coalesce(F.col("ent_id"), F.lit("")) != "") & (F.col("ent_id") != F.col("text")))
-        .select("doc_id", "text", "ent_id", "label")
-        .distinct()
-        .collect()
-    )
-    return _inflected(((row.doc_id, row.text, row.ent_id, row.label) for row in rows), mapping, by_document)
-
-
-def written_aliases_local(
-    mentions: pa.Table, mapping: dict[tuple[str, str, str], str], by_document: bool = False
-) -> dict[str, list[str]]:
-    """``written_aliases`` over the mentions' Arrow rows (as written, not keyed)."""
-    columns = ("doc_id", "text", "ent_id", "label")
-    rows = zip(*(mentions.column(c).to_pylist() for c in columns), strict=True)
-    return _inflected(((d, t, e, label) for d, t, e, label in rows if e and e != t), mapping, by_document)
+    rows = query_rows(INFLECTED_SQL, {"mentions": mentions})
+    return _inflected(((r["doc_id"], r["text"], r["ent_id"], r["label"]) for r in rows), mapping, by_document)
 
 
 def _inflected(
@@ -123,7 +106,7 @@ def _with(aliases: list[str], more: Iterable[str]) -> list[str]:
     return aliases + [text for text in more if text not in seen]
 
 
-def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[SurfaceForm]:
+def surface_forms(mentions: Any, chunks: Any = None) -> list[SurfaceForm]:
     """Distinct (text, label) forms with their mention counts and first offsets, collected to the driver.
 
     With ``chunks``, also the "he" and "she" pronouns in the ``PRONOUN_WINDOW`` characters after each mention (up to
@@ -135,85 +118,24 @@ def surface_forms(mentions: DataFrame, chunks: DataFrame | None = None) -> list[
     return surface_forms_by(mentions, chunks, by_document=False)[""]
 
 
-def surface_forms_by(
-    mentions: DataFrame, chunks: DataFrame | None = None, *, by_document: bool
-) -> dict[str, list[SurfaceForm]]:
-    """``surface_forms`` per resolution scope: per document id when ``by_document``, else all under ``""``."""
-    from pyspark.sql import functions as F
+COUNTED_SQL = """SELECT {scope} AS scope, text, label, count(*) AS n, min(start) AS first FROM mentions
+GROUP BY {scope}, text, label"""
 
-    keys = ["doc_id", "text", "label"] if by_document else ["text", "label"]
+
+def surface_forms_by(mentions: Any, chunks: Any = None, *, by_document: bool) -> dict[str, list[SurfaceForm]]:
+    """``surface_forms`` per resolution scope: per document id when ``by_document``, else all under ``""``; the keyed
+    mentions and chunks as Arrow rows or DataFrames (``evidence.form_tallies``)."""
     out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
-    if chunks is None:
-        for r in mentions.groupBy(*keys).agg(F.count("*").alias("n"), F.min("start").alias("first")).collect():
-            out.setdefault(r.doc_id if by_document else "", []).append(
-                SurfaceForm(text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first))
-            )
+    if chunks is not None:
+        out.update((scope, tally.surface_forms())
+                   for scope, tally in form_tallies(mentions, chunks, by_document=by_document).items())
         return out
-    located = mentions.join(
-        chunks.select(
-            "chunk_id", "unit_id", F.col("start").alias("chunk_start"), F.col("text").alias("chunk_text")
-        ),
-        "chunk_id",
-    )
-    window = F.expr(f"substring(chunk_text, end - chunk_start + 1, {PRONOUN_WINDOW})")
-    after = F.regexp_extract(window, PRONOUN_CLAUSE, 0)  # to the sentence's end
-    before = F.expr(f"substring(chunk_text, greatest(1, start - chunk_start - {CONTEXT_WINDOW - 1}), "
-                    f"least({CONTEXT_WINDOW}, greatest(0, start - chunk_start)))")
-    following = F.expr(f"substring(chunk_text, end - chunk_start + 1, {CONTEXT_WINDOW})")
-    written = F.expr("substring(chunk_text, greatest(0, start - chunk_start) + 1, greatest(0, end - greatest(start, "
-                     "chunk_start)))")
-    locative, possessive, possessive_after, spoken_before, spoken_after, oath_before, oath_after, vessel_before = (
-        CONTEXT_PATTERNS
-    )
-    said_where = before.rlike(locative) & ~written.rlike(possessive) & ~following.rlike(possessive_after)
-    said_by = before.rlike(spoken_before) | following.rlike(spoken_after)
-    sworn_by = before.rlike(oath_before) | following.rlike(oath_after)
-    after_a_vessel = before.rlike(vessel_before)
-    # per form and unit first, then per form: the units (chapters) a form is said in come with its counts
-    per_unit = located.groupBy(*keys, "unit_id").agg(
-        F.count("*").alias("n"), F.min("start").alias("first"),
-        # F.lit: no SQL string escapes to undo in the pattern
-        *[F.sum(F.regexp_count(after, F.lit(pattern))).alias(sex) for sex, pattern in PRONOUN_PATTERNS.items()],
-        F.sum(said_where.cast("int")).alias("located"), F.sum(said_by.cast("int")).alias("spoken"),
-        F.sum(sworn_by.cast("int")).alias("sworn"), F.sum(after_a_vessel.cast("int")).alias("vessel"),
-    )
-    rows = per_unit.groupBy(*keys).agg(
-        F.sum("n").alias("n"), F.min("first").alias("first"),
-        *[F.sum(sex).alias(sex) for sex in PRONOUN_PATTERNS],
-        F.sum("located").alias("located"), F.sum("spoken").alias("spoken"), F.sum("sworn").alias("sworn"),
-        F.sum("vessel").alias("vessel"), F.collect_list(F.struct("unit_id", "n")).alias("units"),
-    ).collect()
-    for r in rows:
-        out.setdefault(r.doc_id if by_document else "", []).append(
-            SurfaceForm(
-                text=r.text, label=r.label, count=int(r.n), first_pos=int(r.first),
-                he=int(r["he"] or 0), she=int(r["she"] or 0),
-                units=tuple(sorted((u.unit_id, int(u.n)) for u in r.units)),
-                located=int(r["located"] or 0), spoken=int(r["spoken"] or 0), sworn=int(r["sworn"] or 0),
-                vessel=int(r["vessel"] or 0),
-            )
+    sql = COUNTED_SQL.format(scope="doc_id" if by_document else "''")
+    for r in query_rows(sql, {"mentions": mentions}):
+        out.setdefault(r["scope"], []).append(
+            SurfaceForm(text=r["text"], label=r["label"], count=int(r["n"]), first_pos=int(r["first"]))
         )
     return out
-
-
-def surface_forms_local(mentions: pa.Table, chunks: pa.Table, *, by_document: bool) -> dict[str, list[SurfaceForm]]:
-    """``surface_forms_by`` (with chunks) in the driver, over Arrow rows: the same forms, for the few documents of a
-    ``small_increment``. ``mentions``: keyed (``keyed_rows``) doc_id, chunk_id, start, end, text, label;
-    ``chunks``: chunk_id, unit_id, start, text."""
-    tallies = form_tallies(mentions, chunks, by_document=by_document)
-    out: dict[str, list[SurfaceForm]] = {} if by_document else {"": []}
-    for scope, tally in tallies.items():
-        out[scope] = tally.surface_forms()
-    return out
-
-
-def keyed_rows(mentions: pa.Table) -> pa.Table:
-    """``keyed_mentions`` over Arrow rows: ``text`` replaced by a non-empty ``ent_id``, the text as written in
-    ``written``."""
-    keyed = pc.if_else(pc.fill_null(pc.not_equal(mentions.column("ent_id"), ""), False), mentions.column("ent_id"),
-                       mentions.column("text"))
-    written = mentions.append_column("written", mentions.column("text"))
-    return written.set_column(written.column_names.index("text"), "text", keyed)
 
 
 def carry_batches(
@@ -245,60 +167,87 @@ def carry_batches(
         yield pd.DataFrame(rows, columns=list(MENTION_ENTITIES.names))
 
 
-def carried_mentions(
-    chunks: DataFrame, mentions: DataFrame, aliases: dict[str, dict[str, str]], by_document: bool
-) -> DataFrame:
-    """``mention_entities`` rows of the carried mentions: every prose chunk scanned once in the Python workers."""
-    from pyspark.sql import functions as F
-
-    spans = mentions.groupBy("chunk_id").agg(
-        F.collect_list(F.array(F.col("start"), F.col("end"), F.col("sentence_index").cast("long"))).alias("spans")
-    )
-    prose = chunks.where(~F.col("unit_kind").isin(*sorted(NON_PROSE_UNIT_KINDS))).select(
-        "doc_id", "chunk_id", "start", "text"
-    )
+def carried_mentions(chunks: Any, mentions: Any, aliases: dict[str, dict[str, str]], by_document: bool) -> Any:
+    """``mention_entities`` rows of the carried mentions: every prose chunk with its NER spans (``prose_sql``) scanned
+    once by ``carry_batches`` — in process, or in Spark's Python workers."""
+    prose = query(prose_sql(), {"chunks": chunks, "mentions": mentions})
     transform = functools.partial(carry_batches, aliases=aliases, by_document=by_document)
-    return prose.join(spans, "chunk_id", "left").select("doc_id", "chunk_id", "start", "text", "spans").mapInPandas(
-        transform, MENTION_ENTITIES.ddl()
+    return map_batches(prose, transform, MENTION_ENTITIES)
+
+
+def prose_sql() -> str:
+    """The query of the prose chunks (doc_id, chunk_id, start, text) of the table ``chunks`` with the [start, end,
+    sentence index] of their NER mentions (table ``mentions``) as ``spans``, sorted; null for a chunk without one. A
+    chunk of no kind is left out with the non-prose ones."""
+    kinds = ", ".join(f"'{kind}'" for kind in sorted(NON_PROSE_UNIT_KINDS))
+    return f"""SELECT c.doc_id, c.chunk_id, c.start, c.text, s.spans
+FROM chunks AS c LEFT JOIN (
+  SELECT chunk_id, list_sort(list([start, "end", CAST(sentence_index AS BIGINT)])) AS spans
+  FROM mentions GROUP BY chunk_id
+) AS s ON c.chunk_id = s.chunk_id
+WHERE c.unit_kind NOT IN ({kinds})"""
+
+
+def attach_sql(by_document: bool) -> str:
+    """The query of ``mention_entities``' rows: every keyed mention (table ``keyed``, ``keyed_mentions``) whose form
+    is in the table ``forms`` (text, label, entity_id; and doc_id when ``by_document``), with its entity and its
+    text as written."""
+    same_document = " AND m.doc_id = f.doc_id" if by_document else ""
+    return f"""SELECT f.entity_id, m.mention_id, m.doc_id, m.chunk_id, m.sentence_id, m.start, m."end",
+       m.written AS text, 'name' AS kind
+FROM keyed AS m JOIN forms AS f ON m.text = f.text AND m.label = f.label{same_document}"""
+
+
+def attach_entities(keyed: Any, mapping: dict[tuple[str, str, str], str], by_document: bool) -> Any:
+    """``mention_entities``: every keyed mention whose form was resolved, with its entity (``attach_sql``);
+    ``mapping``: (scope, keyed text, label) → entity id, the scope being the document id when ``by_document``."""
+    forms = _mapping_table(mapping, by_document)
+    return conform(query(attach_sql(by_document), {"keyed": keyed, "forms": forms}), MENTION_ENTITIES)
+
+
+# A mention's place, in order: (document, chunk index, chunk, unit), a null before any value.
+_PLACE = ("doc_id", "chunk_index", "chunk_id", "unit_id")
+
+
+def entity_table_sql(min_mentions: int) -> str:
+    """The query of the ``entities`` rows: each entity of the table ``entities`` with its mentions (table
+    ``mention_entities``) in the table ``chunks`` — their count, documents, and the chunk and unit of the first and
+    the last — if it has at least ``min_mentions``. A mention of no chunk given counts for nobody."""
+    first = ", ".join(f"{column} NULLS FIRST" for column in _PLACE)
+    last = ", ".join(f"{column} DESC NULLS LAST" for column in _PLACE)
+    ends = ",\n         ".join(
+        f"max(CASE WHEN {rank} = 1 THEN {column}_id END) AS {end}_{column}_id"
+        for column in ("chunk", "unit") for end, rank in (("first", "up"), ("last", "down"))
     )
+    return f"""WITH located AS (
+  SELECT m.entity_id, m.doc_id, c.chunk_index, c.chunk_id, c.unit_id
+  FROM mention_entities AS m JOIN chunks AS c ON m.chunk_id = c.chunk_id
+), ranked AS (
+  SELECT *, row_number() OVER (PARTITION BY entity_id ORDER BY {first}) AS up,
+         row_number() OVER (PARTITION BY entity_id ORDER BY {last}) AS down
+  FROM located
+), stats AS (
+  SELECT entity_id, count(*) AS mention_count, count(DISTINCT doc_id) AS doc_count,
+         {ends}
+  FROM ranked GROUP BY entity_id
+)
+SELECT e.*, s.mention_count, s.doc_count, s.first_chunk_id, s.last_chunk_id, s.first_unit_id, s.last_unit_id
+FROM entities AS e JOIN stats AS s ON e.entity_id = s.entity_id
+WHERE s.mention_count >= {int(min_mentions)}"""
 
 
-def attach_entities(mentions: DataFrame, mapping: DataFrame) -> DataFrame:
-    """``mention_entities``: every mention whose form was resolved, with its entity (per document when ``mapping``
-    has a ``doc_id`` column: ``ingestion.entity_scope = "document"``)."""
-    from pyspark.sql import functions as F
-
-    keys = ["doc_id", "text", "label"] if "doc_id" in mapping.columns else ["text", "label"]
-    joined = mentions.join(mapping, keys, "inner")
-    if "written" in joined.columns:  # keyed mentions (``keyed_mentions``): the table keeps the text as written
-        joined = joined.withColumn("text", F.col("written"))
-    return conform(joined.withColumn("kind", F.lit("name")), MENTION_ENTITIES)
+def entity_table(entities: Any, mention_entities: Any, chunks: Any, min_mentions: int) -> Any:
+    """``entities`` (entity_id, canonical_name, label, aliases) with counts and first/last appearance
+    (``entity_table_sql``), keeping those with at least ``min_mentions`` mentions."""
+    tables = {"entities": entities, "mention_entities": mention_entities, "chunks": chunks}
+    return conform(query(entity_table_sql(min_mentions), tables), ENTITIES)
 
 
-def entity_table(entities: DataFrame, mention_entities: DataFrame, chunks: DataFrame, min_mentions: int) -> DataFrame:
-    """``entities`` with counts and first/last appearance, keeping those with at least ``min_mentions`` mentions."""
-    from pyspark.sql import functions as F
-
-    located = mention_entities.join(chunks.select("chunk_id", "unit_id", "chunk_index"), "chunk_id")
-    order = F.struct("doc_id", "chunk_index", "chunk_id", "unit_id")
-    stats = located.groupBy("entity_id").agg(
-        F.count("*").alias("mention_count"),
-        F.countDistinct("doc_id").alias("doc_count"),
-        F.min(order).alias("first"),
-        F.max(order).alias("last"),
-    )
-    kept = (
-        entities.join(stats, "entity_id")
-        .where(F.col("mention_count") >= min_mentions)
-        .select(
-            "*",
-            F.col("first.chunk_id").alias("first_chunk_id"),
-            F.col("last.chunk_id").alias("last_chunk_id"),
-            F.col("first.unit_id").alias("first_unit_id"),
-            F.col("last.unit_id").alias("last_unit_id"),
-        )
-    )
-    return conform(kept, ENTITIES)
+UNION_SQL = "SELECT * FROM attached UNION ALL SELECT * FROM carried"
+KEPT_SQL = "SELECT * FROM mention_entities WHERE entity_id IN (SELECT entity_id FROM entities)"
+MENTION_COLUMNS = ["mention_id", "doc_id", "chunk_id", "sentence_index", "sentence_id", "start", "end", "text", "label",
+                   "ent_id"]
+CHUNK_COLUMNS = ["chunk_id", "doc_id", "chunk_index", "unit_id", "unit_kind", "start", "text"]
 
 
 def _mapping_table(mapping: dict[tuple[str, str, str], str], by_document: bool) -> pa.Table:
@@ -326,95 +275,10 @@ def _entities_rows(resolved: list[ResolvedEntity], inflected: dict[str, list[str
     })
 
 
-def attach_rows(mentions: pa.Table, mapping: dict[tuple[str, str, str], str], by_document: bool) -> pa.Table:
-    """``attach_entities`` over keyed Arrow rows (``keyed_rows``): every mention whose form was resolved, with its
-    entity and its text as written — one hash join in Arrow (a Python step per mention took ~1.2 s for the 170,000
-    mentions of 8× War and Peace)."""
-    keys = ["doc_id", "text", "label"] if by_document else ["text", "label"]
-    picked = mentions.select(["mention_id", "doc_id", "chunk_id", "sentence_id", "start", "end", "text", "label",
-                              "written"])
-    joined = picked.join(_mapping_table(mapping, by_document), keys=keys, join_type="inner")
-    columns = {name: joined.column(name) for name in ("entity_id", "mention_id", "doc_id", "chunk_id",
-                                                      "sentence_id", "start", "end")}
-    columns["text"] = joined.column("written")
-    columns["kind"] = pa.repeat("name", joined.num_rows)
-    return pa.table(columns).cast(MENTION_ENTITIES.arrow_schema())
-
-
-def carried_rows(
-    chunks: pa.Table, mentions: pa.Table, aliases: dict[str, dict[str, str]], by_document: bool
-) -> pa.Table:
-    """``carried_mentions`` in the driver: the same ``carry_batches`` over the prose chunks with their NER spans."""
-    spans: dict[str, list[list[int]]] = {}
-    for chunk_id, start, end, sentence in zip(
-        *(mentions.column(c).to_pylist() for c in ("chunk_id", "start", "end", "sentence_index")), strict=True
-    ):
-        spans.setdefault(chunk_id, []).append([start, end, sentence])
-    prose = [
-        (doc_id, chunk_id, start, text, spans.get(chunk_id))
-        for doc_id, chunk_id, start, text, kind in zip(
-            *(chunks.column(c).to_pylist() for c in ("doc_id", "chunk_id", "start", "text", "unit_kind")), strict=True
-        )
-        # as Spark's filter: a chunk of no kind is left out with the non-prose ones
-        if kind is not None and kind not in NON_PROSE_UNIT_KINDS
-    ]
-    batch = pd.DataFrame(prose, columns=["doc_id", "chunk_id", "start", "text", "spans"])
-    found = [frame for frame in carry_batches([batch], aliases=aliases, by_document=by_document) if len(frame)]
-    if not found:
-        return MENTION_ENTITIES.arrow_schema().empty_table()
-    return pa.Table.from_pandas(pd.concat(found, ignore_index=True), schema=MENTION_ENTITIES.arrow_schema(),
-                                preserve_index=False)
-
-
-def entity_table_rows(
-    entities: pa.Table, mention_entities: pa.Table, chunks: pa.Table, min_mentions: int
-) -> pa.Table:
-    """``entity_table`` over Arrow rows: the entities with their counts and first/last appearance, those with at
-    least ``min_mentions`` mentions. In Arrow: the mentions joined to their chunks (a mention of no chunk given is
-    dropped, as by Spark's join), counted per entity, and sorted by entity and place — (doc_id, chunk_index,
-    chunk_id, unit_id), a null before any value as in Spark's ``min``/``max`` of a struct — so each entity's first
-    and last rows are its appearance's ends."""
-    located = mention_entities.select(["entity_id", "doc_id", "chunk_id"]).join(
-        chunks.select(["chunk_id", "chunk_index", "unit_id"]), keys="chunk_id", join_type="inner"
-    )
-    stats = located.group_by("entity_id").aggregate([("entity_id", "count"), ("doc_id", "count_distinct")])
-    grouped = stats.column("entity_id").to_pylist()
-    count = dict(zip(grouped, stats.column("entity_id_count").to_pylist(), strict=True))
-    documents = dict(zip(grouped, stats.column("doc_id_count_distinct").to_pylist(), strict=True))
-    order = [("entity_id", "ascending"), ("doc_id", "ascending"), ("chunk_index", "ascending"),
-             ("chunk_id", "ascending"), ("unit_id", "ascending")]
-    ranked = located.sort_by(order, null_placement="at_start") if located.num_rows else located
-    ids = ranked.column("entity_id").to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.zeros(0, dtype=np.int64)
-    ends = np.r_[starts[1:], len(ids)] - 1 if len(ids) else starts
-    first, last = (_places(ranked.take(rows)) for rows in (starts, ends))
-    rows: dict[str, list[Any]] = {name: [] for name in ENTITIES.names}
-    for entity_id, canonical, label, aliases in zip(
-        *(entities.column(c).to_pylist() for c in ("entity_id", "canonical_name", "label", "aliases")), strict=True
-    ):
-        if count.get(entity_id, 0) < max(min_mentions, 1):
-            continue
-        values = (entity_id, canonical, label, aliases, count[entity_id], documents[entity_id],
-                  first[entity_id][0], last[entity_id][0], first[entity_id][1], last[entity_id][1])
-        for name, value in zip(ENTITIES.names, values, strict=True):
-            rows[name].append(value)
-    return pa.table(rows, schema=ENTITIES.arrow_schema())
-
-
-def _places(rows: pa.Table) -> dict[str, tuple[Any, Any]]:
-    """entity id → (chunk id, unit id) of these rows (one per entity)."""
-    return {
-        entity_id: (chunk_id, unit_id)
-        for entity_id, chunk_id, unit_id in zip(
-            *(rows.column(c).to_pylist() for c in ("entity_id", "chunk_id", "unit_id")), strict=True
-        )
-    }
-
-
 @dataclass(frozen=True)
 class _Steps:
-    """One engine's transforms of the resolution (``EntitiesStage._resolve``): Spark's over DataFrames, or their
-    driver twins over Arrow rows — the same answers."""
+    """The transforms of the resolution (``EntitiesStage._resolve``), over Arrow rows or DataFrames alike: the
+    stage's own (``STEPS``), or in process in corpus scope the kept corpus evidence's answers (``CorpusEvidence``)."""
 
     keyed: Callable[[Any], Any]
     surface_forms: Callable[..., dict[str, list[SurfaceForm]]]
@@ -422,8 +286,7 @@ class _Steps:
     written_aliases: Callable[[Any, dict[tuple[str, str, str], str], bool], dict[str, list[str]]]
 
 
-SPARK_STEPS = _Steps(keyed_mentions, surface_forms_by, casing_evidence, written_aliases)
-DRIVER_STEPS = _Steps(keyed_rows, surface_forms_local, casing_evidence_local, written_aliases_local)
+STEPS = _Steps(keyed_mentions, surface_forms_by, casing_evidence, written_aliases)
 
 
 @dataclass(frozen=True)
@@ -524,16 +387,15 @@ class EntitiesStage(Stage):
         return fingerprint([self.input_fingerprint(ctx), self.versioned_fingerprint(self._table_config(ctx))])
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Resolve in the driver, join back in Spark, write both tables.
+        """Resolve in the driver, join back by the engine picked here, write both tables.
 
         Corpus scope: always everything, overwritten — a new mention anywhere can change how names merge. Document
         scope, incremental: only the documents that are new since the tables were written are resolved, and the
         removed ones are deleted (``_documents_to_redo``); a document's entities depend on that document alone.
-        A few documents (``LakehouseTables.small_increment``: a novel, or the new ones of an incremental run) are done
-        in the driver from start to end (``_compute_in_driver``): the same tables, without a Spark job.
+        A few documents (``LakehouseTables.small_increment``: a novel, or the new ones of an incremental run) are
+        read, joined and committed in process (DuckDB, delta-rs; a novel: ~1-3 s against ~11-14 s of Spark jobs),
+        anything bigger by Spark: the same queries, the same tables.
         """
-        from pyspark.sql import functions as F
-
         lake = ctx.lakehouse
         by_document = self.scope(ctx) == "document"
         todo: list[str] | None = None  # None: every document
@@ -545,102 +407,32 @@ class EntitiesStage(Stage):
                 lake.delete_docs(MENTION_ENTITIES.name, removed)
                 return self._output(ctx, [], removed, carried=0, forms=0)
         scope_docs = todo if todo is not None else sorted(lake.doc_ids("mentions"))
-        if lake.small_increment(scope_docs):
-            return self._compute_in_driver(ctx, todo, removed, scope_docs)
-        spark = ctx.spark  # asked for only here: the driver's path needs no session
-        written, chunks = lake.read("mentions"), lake.read("chunks")
-        if todo is not None:
-            written = written.where(F.col("doc_id").isin(todo))
-            chunks = chunks.where(F.col("doc_id").isin(todo))
-        r = self._resolve(ctx, SPARK_STEPS, written, chunks, todo)
-        mentions, mapping, inflected, resolved = r.mentions, r.mapping, r.inflected, r.entities
-        # From Arrow: the JVM builds these without a Python job (rows as tuples would start a Python daemon and
-        # workers only to convert them).
-        mapping_df = spark.createDataFrame(_mapping_table(mapping, by_document))
-        entities_df = spark.createDataFrame(_entities_rows(resolved, inflected))
-        # Persisted: the entities' statistics and the mention_entities write both read it, and each would otherwise
+        engine = engine_for(lake, lake.small_increment(scope_docs))
+        # in process the documents with mentions, which the corpus evidence kept between runs is the sum of
+        documents = scope_docs if engine.in_process else todo
+        written = engine.read("mentions", MENTION_COLUMNS, documents)
+        chunks = engine.read("chunks", CHUNK_COLUMNS, documents)
+        steps, evidence, evidence_kept, key = STEPS, None, 0, None
+        if engine.in_process and not by_document:
+            # the corpus's forms and casing facts: those of the last run's documents kept, the new ones' added
+            key = self._evidence_key(ctx)
+            evidence, evidence_kept = self._corpus_evidence(ctx, key, written, chunks, scope_docs)
+            steps = dataclasses.replace(steps, surface_forms=evidence.surface_forms, casing=evidence.casing_evidence)
+        r = self._resolve(ctx, steps, written, chunks, todo)
+        # Cached: the entities' statistics and the mention_entities write both read it, and each would otherwise
         # redo the read of mentions and its join to the forms.
-        attached = attach_entities(mentions, mapping_df).persist()
-        mention_entities = attached
-        carriable = self._carriable(ctx, r, SPARK_STEPS, chunks)
-        carried = None
-        if carriable:
-            carried = carried_mentions(chunks, written, carriable, by_document).persist()
-            mention_entities = mention_entities.unionByName(carried)
-        # Persisted: its ids are the entities kept, which the mention_entities below are filtered by (reading the
+        attached = engine.cache(attach_entities(r.mentions, r.mapping, by_document))
+        carriable = self._carriable(ctx, r, steps, chunks)
+        carried = engine.cache(carried_mentions(chunks, written, carriable, by_document)) if carriable else None
+        mentions = attached if carried is None else query(UNION_SQL, {"attached": attached, "carried": carried})
+        # Cached: its ids are the entities kept, which the mention_entities below are filtered by (reading the
         # table just written back would be one more scan and Delta snapshot)
         min_mentions = ctx.settings.ingestion.min_entity_mentions
-        table_df = entity_table(entities_df, mention_entities, chunks, min_mentions).persist()
-        if todo is None:
-            lake.overwrite(table_df, ENTITIES.name)
-        else:
-            self._forget_entities(ctx, [e.entity_id for e in resolved], removed)
-            lake.append(table_df, ENTITIES.name)
-        kept = table_df.select("entity_id")
-        kept_mentions = conform(mention_entities.join(kept, "entity_id", "left_semi"), MENTION_ENTITIES)
-        if todo is None:
-            lake.overwrite(kept_mentions, MENTION_ENTITIES.name)
-        else:
-            # last: a document's rows here say it is resolved (``_documents_to_redo``), so a crash before this
-            # commit has it resolved again, its entities above replaced rather than duplicated
-            lake.delete_docs(MENTION_ENTITIES.name, sorted({*todo, *removed}))
-            lake.append(kept_mentions, MENTION_ENTITIES.name)
-        n_carried = 0
-        if carried is not None:
-            n_carried = carried.count()  # from the cache the writes filled
-            carried.unpersist()
-        attached.unpersist()
-        table_df.unpersist()
-        return self._output(ctx, todo, removed, carried=n_carried, forms=r.n_forms)
-
-    def _compute_in_driver(
-        self, ctx: RunContext, todo: list[str] | None, removed: list[str], documents: list[str]
-    ) -> StageOutput:
-        """``compute`` for a few documents, in the driver: their rows read with delta-rs, the same steps over Arrow
-        (``surface_forms_local``, ``casing_evidence_local``, ``carried_rows``, ``entity_table_rows``), both tables
-        committed with delta-rs. A novel: ~1-3 s, against ~11-14 s of Spark jobs."""
-        lake = ctx.lakehouse
-        by_document = self.scope(ctx) == "document"
-        written = lake.snapshot("mentions").to_table(
-            columns=["mention_id", "doc_id", "chunk_id", "sentence_index", "sentence_id", "start", "end", "text",
-                     "label", "ent_id"],
-            filter=one_of("doc_id", documents),
-        )
-        chunks = lake.snapshot("chunks").to_table(
-            columns=["chunk_id", "doc_id", "chunk_index", "unit_id", "unit_kind", "start", "text"],
-            filter=one_of("doc_id", documents),
-        )
-        steps, evidence, evidence_kept = DRIVER_STEPS, None, 0
-        key = None if by_document else self._evidence_key(ctx)
-        if not by_document:
-            # the corpus's forms and casing facts: those of the last run's documents kept, the new ones' added
-            evidence, evidence_kept = self._corpus_evidence(ctx, key, written, chunks, documents)
-            steps = dataclasses.replace(DRIVER_STEPS, surface_forms=evidence.surface_forms,
-                                        casing=evidence.casing_evidence)
-        r = self._resolve(ctx, steps, written, chunks, todo)
-        resolved = r.entities
-        mention_entities = attach_rows(r.mentions, r.mapping, by_document)
-        carriable = self._carriable(ctx, r, steps, chunks)
-        n_carried = 0
-        if carriable:
-            carried = carried_rows(chunks, written, carriable, by_document)
-            n_carried = carried.num_rows
-            mention_entities = pa.concat_tables([mention_entities, carried])
-        min_mentions = ctx.settings.ingestion.min_entity_mentions
-        table = entity_table_rows(_entities_rows(resolved, r.inflected), mention_entities, chunks, min_mentions)
-        kept = pc.is_in(mention_entities.column("entity_id"), value_set=table.column("entity_id"))
-        kept_mentions = mention_entities.filter(kept)
-        if todo is None:
-            lake.write_arrow(table, ENTITIES.name, overwrite=True)
-            lake.write_arrow(kept_mentions, MENTION_ENTITIES.name, overwrite=True)
-        else:
-            self._forget_entities(ctx, [e.entity_id for e in resolved], removed)
-            if table.num_rows:
-                lake.write_arrow(table, ENTITIES.name)
-            # last, as in ``compute``: a document's rows here say it is resolved
-            lake.delete_docs(MENTION_ENTITIES.name, sorted({*todo, *removed}))
-            if kept_mentions.num_rows:
-                lake.write_arrow(kept_mentions, MENTION_ENTITIES.name)
+        table = engine.cache(entity_table(_entities_rows(r.entities, r.inflected), mentions, chunks, min_mentions))
+        kept = conform(query(KEPT_SQL, {"mention_entities": mentions, "entities": table}), MENTION_ENTITIES)
+        self._write(ctx, engine, table, kept, todo, removed, [e.entity_id for e in r.entities])
+        n_carried = engine.count(carried) if carried is not None else 0  # from the cache the writes filled
+        engine.release(attached, carried, table)
         output = self._output(ctx, todo, removed, carried=n_carried, forms=r.n_forms)
         if evidence is not None and key is not None:
             # before the marker, so trusted only with it (``read_state``); a crash here costs the next run a recount
@@ -649,6 +441,23 @@ class EntitiesStage(Stage):
                 "documents_kept": evidence_kept, "documents_counted": len(evidence.doc_ids) - evidence_kept,
             }
         return output
+
+    def _write(
+        self, ctx: RunContext, engine: Engine, table: Any, kept: Any, todo: list[str] | None, removed: list[str],
+        new_ids: list[str],
+    ) -> None:
+        """Commit the ``entities`` rows (``table``) and the ``mention_entities`` rows (``kept``): overwritten for
+        every document (``todo`` None), else those of ``todo`` and ``removed`` replaced."""
+        if todo is None:
+            engine.write(table, ENTITIES.name, overwrite=True)
+            engine.write(kept, MENTION_ENTITIES.name, overwrite=True)
+            return
+        self._forget_entities(ctx, new_ids, removed)
+        engine.write(table, ENTITIES.name)
+        # last: a document's rows here say it is resolved (``_documents_to_redo``), so a crash before this commit
+        # has it resolved again, its entities above replaced rather than duplicated
+        ctx.lakehouse.delete_docs(MENTION_ENTITIES.name, sorted({*todo, *removed}))
+        engine.write(kept, MENTION_ENTITIES.name)
 
     def _evidence_key(self, ctx: RunContext) -> str | None:
         """What the corpus evidence was counted from and with: the chunks' and mentions' settings (their markers'
@@ -678,12 +487,12 @@ class EntitiesStage(Stage):
                         len(kept.doc_ids - set(documents)))
             kept = None
         if kept is None:
-            return CorpusEvidence.of(documents, keyed_rows(written), chunks), 0
+            return CorpusEvidence.of(documents, keyed_mentions(written), chunks), 0
         new = sorted(set(documents) - kept.doc_ids)
         if new:
             ids = pa.array(new, pa.string())
             kept.add(CorpusEvidence.of(
-                new, keyed_rows(written.filter(pc.is_in(written.column("doc_id"), value_set=ids))),
+                new, keyed_mentions(written.filter(pc.is_in(written.column("doc_id"), value_set=ids))),
                 chunks.filter(pc.is_in(chunks.column("doc_id"), value_set=ids)),
             ))
         logger.info("entities: corpus evidence of %d documents kept, of %d counted", len(documents) - len(new),

@@ -2,7 +2,7 @@
 
 The metrics are computed by ``graph.metrics`` in the driver: the edge list of a novel is tens of thousands of rows,
 read and written in the driver too (delta-rs). ``graph.metrics`` states the size up to which that holds; beyond it,
-``spark_degrees`` gives degree and weighted degree in Spark and PageRank/communities are left empty rather than
+``degree_nodes`` gives degree and weighted degree in Spark and PageRank/communities are left empty rather than
 exhausting the driver. An incremental run hands the metrics the tables it wrote last time: the components of the
 graph that did not change keep their communities instead of running Louvain again (``graph.communities``).
 """
@@ -10,16 +10,16 @@ graph that did not change keep their communities instead of running Louvain agai
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graph.tables import GRAPH_EDGES, GRAPH_NODES
+from ingestion.relational import query
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
-    from pyspark.sql import DataFrame
 
     from graph.communities import PreviousGraph
     from ingestion.context import RunContext
@@ -32,23 +32,22 @@ logger = logging.getLogger(__name__)
 MAX_DRIVER_EDGES = 1_000_000
 
 
-def spark_degrees(entities: DataFrame, edges: DataFrame) -> DataFrame:
-    """``graph_nodes`` with degree and weighted degree in Spark, for graphs too large for the driver; pagerank and
-    community left null."""
-    from pyspark.sql import functions as F
+# Degree and weighted degree (the edges' counts, as the driver's metrics weigh them); pagerank and community null.
+DEGREES_SQL = """WITH ends AS (
+  SELECT src_id AS entity_id, "count" AS weight FROM edges UNION ALL SELECT dst_id, "count" FROM edges
+), degrees AS (
+  SELECT entity_id, count(*) AS degree, sum(weight) AS weighted_degree FROM ends GROUP BY entity_id
+)
+SELECT e.*, coalesce(d.degree, 0) AS degree, coalesce(d.weighted_degree, 0) AS weighted_degree,
+       CAST(NULL AS DOUBLE) AS pagerank, CAST(NULL AS BIGINT) AS community
+FROM entities AS e LEFT JOIN degrees AS d ON e.entity_id = d.entity_id"""
 
-    ends = edges.select(F.col("src_id").alias("entity_id"), F.col("count").alias("weight")).unionByName(
-        edges.select(F.col("dst_id").alias("entity_id"), F.col("count").alias("weight"))
-    )
-    degrees = ends.groupBy("entity_id").agg(F.count("*").alias("degree"), F.sum("weight").alias("weighted_degree"))
-    nodes = (
-        entities.join(degrees, "entity_id", "left")
-        .fillna({"degree": 0, "weighted_degree": 0.0})
-        .withColumn("pagerank", F.lit(None).cast("double"))
-        .withColumn("community", F.lit(None).cast("long"))
-    )
+
+def degree_nodes(entities: Any, edges: Any) -> Any:
+    """``graph_nodes`` with degree and weighted degree only (``DEGREES_SQL``), for graphs too large for the driver's
+    metrics: Spark DataFrames in, one out (Arrow rows in process alike)."""
     # The sum of the long counts is a long; the table's weighted_degree is a double, as the driver path writes it.
-    return conform(nodes, GRAPH_NODES)
+    return conform(query(DEGREES_SQL, {"entities": entities, "edges": edges}), GRAPH_NODES)
 
 
 class GraphStage(Stage):
@@ -89,7 +88,7 @@ class GraphStage(Stage):
         else:
             logger.warning("graph: %d edges exceed %d; PageRank and communities skipped", n_edges, MAX_DRIVER_EDGES)
             edges_df = lake.read("cooccurrences")
-            lake.overwrite(spark_degrees(lake.read("entities"), edges_df), GRAPH_NODES.name)
+            lake.overwrite(degree_nodes(lake.read("entities"), edges_df), GRAPH_NODES.name)
             lake.overwrite(conform(edges_df, GRAPH_EDGES), GRAPH_EDGES.name)
             path = "spark"
         counts = {"nodes": lake.count(GRAPH_NODES.name), "edges": n_edges}

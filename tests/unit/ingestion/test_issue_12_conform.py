@@ -41,7 +41,7 @@ def test_issue_12_conform_names_the_missing_columns(spark: Any) -> None:
 def test_issue_12_spark_degrees_writes_graph_nodes_types(spark: Any) -> None:
     # The path for graphs too large for the driver summed long counts into a long weighted_degree, while the table
     # (and the driver path) holds a double.
-    from ingestion.stages.graph import spark_degrees
+    from ingestion.stages.graph import degree_nodes
 
     entities = spark.createDataFrame(
         [
@@ -52,7 +52,7 @@ def test_issue_12_spark_degrees_writes_graph_nodes_types(spark: Any) -> None:
         ENTITIES.ddl(),
     )
     edges = spark.createDataFrame([("a", "b", 4, 0.5, ["c1"], ["u1"], "sentence")], COOCCURRENCES.ddl())
-    nodes = spark_degrees(entities, edges)
+    nodes = degree_nodes(entities, edges)
     assert [name for name, _ in spark_types(nodes)] == list(GRAPH_NODES.names)
     assert dict(spark_types(nodes))["weighted_degree"] == "double"
     rows = {r.entity_id: (r.degree, r.weighted_degree, r.pagerank, r.community) for r in nodes.collect()}

@@ -13,7 +13,7 @@ import pytest
 from ingestion.evidence import form_tallies
 from ingestion.names import a_vessel, said_somewhere
 from ingestion.resolution import SurfaceForm, resolve_entities
-from ingestion.stages.entities import keyed_rows, surface_forms_by, surface_forms_local
+from ingestion.stages.entities import keyed_mentions, surface_forms_by
 
 TEXT = (
     "The emperors met in Tilsit. Boris went to Tilsit with the prince, and he was at Tilsit for a week. "
@@ -44,7 +44,7 @@ def _counts(forms: list[SurfaceForm]) -> dict[str, tuple[int, int, int]]:
 
 def test_issue_14_where_each_mention_stands_is_counted_by_hand() -> None:
     mentions, chunks = _tables(offset=1000)
-    forms = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
+    forms = form_tallies(keyed_mentions(mentions), chunks, by_document=False)[""].surface_forms()
     assert _counts(forms) == {
         # "in Tilsit", "went to Tilsit", "was at Tilsit" say where; the fourth, "Tilsit, said the count", reads as a
         # speech tag and counts as one — a tally of contexts, not a parse
@@ -88,7 +88,7 @@ def test_issue_14_a_name_said_where_a_place_is_is_a_place_whatever_its_labels() 
                                   "came from Tilsit", "was at Tilsit", "remained at Tilsit", "the battle at Tilsit"])
 def test_issue_14_what_says_a_name_is_somewhere(text: str) -> None:
     mentions, chunks = _tables(f"It was so {text} that year.", ("Tilsit",))
-    (form,) = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
+    (form,) = form_tallies(keyed_mentions(mentions), chunks, by_document=False)[""].surface_forms()
     assert form.located == 1
 
 
@@ -102,7 +102,7 @@ OATHS = (
 def _tally(text: str, names: tuple[str, ...], field: str) -> dict[str, tuple[int, int]]:
     """Each name's mentions in ``text`` and how many of them the tally counts under ``field``."""
     mentions, chunks = _tables(text, names)
-    forms = form_tallies(keyed_rows(mentions), chunks, by_document=False)[""].surface_forms()
+    forms = form_tallies(keyed_mentions(mentions), chunks, by_document=False)[""].surface_forms()
     return {form.text: (form.count, getattr(form, field)) for form in forms}
 
 
@@ -201,10 +201,10 @@ def test_issue_14_sparks_count_of_where_mentions_stand_is_the_drivers(
     spark: Any, text: str, names: tuple[str, ...], offset: int
 ) -> None:
     mentions, chunks = _tables(text, names, offset)
-    keyed = keyed_rows(mentions)
+    keyed = keyed_mentions(mentions)
     theirs = surface_forms_by(spark.createDataFrame(keyed.drop(["written"]).to_pandas()),
                               spark.createDataFrame(chunks.to_pandas()), by_document=False)
-    ours = surface_forms_local(keyed, chunks, by_document=False)
+    ours = surface_forms_by(keyed, chunks, by_document=False)
     assert sorted(theirs[""], key=lambda f: f.text) == sorted(ours[""], key=lambda f: f.text)
 
 

@@ -2,7 +2,7 @@
 incremental corpus-scope run adds the new documents' to the last run's instead of reading every chunk again.
 
 Pure Python over crafted Arrow rows: the kept-and-extended evidence must answer exactly as the driver's passes over
-all the documents at once (``surface_forms_local``, ``casing_evidence_local``), which the entities stage used before.
+all the documents at once (``surface_forms_by``, ``casing_evidence``), which the entities stage used before.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from ingestion.casing import casing_evidence_local
+from ingestion.casing import casing_evidence
 from ingestion.evidence import CorpusEvidence
-from ingestion.stages.entities import keyed_rows, surface_forms_local
+from ingestion.stages.entities import keyed_mentions, surface_forms_by
 
 TEXTS = {
     "a": ["Meanwhile Pierre rode up. A Cossack saw him; meanwhile the Cossack slept. Will you go?",
@@ -50,7 +50,7 @@ def _tables() -> tuple[pa.Table, pa.Table]:
 def _of(documents: list[str], mentions: pa.Table, chunks: pa.Table) -> CorpusEvidence:
     ids = pa.array(documents, pa.string())
     return CorpusEvidence.of(
-        documents, keyed_rows(mentions.filter(pc.is_in(mentions.column("doc_id"), value_set=ids))),
+        documents, keyed_mentions(mentions.filter(pc.is_in(mentions.column("doc_id"), value_set=ids))),
         chunks.filter(pc.is_in(chunks.column("doc_id"), value_set=ids)),
     )
 
@@ -67,7 +67,7 @@ def test_issue_16_corpus_evidence_extended_by_a_document_answers_as_the_pass_ove
     assert grown.to_json() == whole.to_json()
     assert grown.doc_ids == {"a", "b"}
 
-    expected = surface_forms_local(keyed_rows(mentions), chunks, by_document=False)
+    expected = surface_forms_by(keyed_mentions(mentions), chunks, by_document=False)
     assert _forms(grown.surface_forms()) == _forms(expected)
     pierre = next(f for f in grown.surface_forms()[""] if f.text == "Pierre")
     # the sums, read from the texts: three mentions in three units; up to each one's sentence end, "he" after the
@@ -78,7 +78,7 @@ def test_issue_16_corpus_evidence_extended_by_a_document_answers_as_the_pass_ove
     asked = {"lowercase": {"Meanwhile", "Rose", "Will", "Natasha"}, "capitalised": {"Meanwhile", "Rose", "Natasha"},
              "articled": {"Cossack", "Rose", "Natasha"}}
     casing = grown.casing_evidence(**asked)
-    alone = casing_evidence_local(chunks, by_document=False, **asked)
+    alone = casing_evidence(chunks, by_document=False, **asked)
     assert casing == alone
     # what the answers are, read from the texts: "Meanwhile" only opens sentences, "Rose" is capitalised inside
     # one too; "Rose" stands capitalised four times, once after "The"
