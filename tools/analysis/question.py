@@ -39,7 +39,7 @@ class Kind(enum.Enum):
 
 # The answer's type: a span (SPAN_TYPES: the name, place, time or number is the answer) or what the answering
 # sentence says it with (a reason, a manner).
-SPAN_TYPES = ("person", "place", "time", "number")
+SPAN_TYPES = ("person", "place", "time", "number", "age", "duration")
 ANSWER_TYPE: dict[Kind, str] = {
     Kind.PERSON: "person", Kind.RELATION: "person", Kind.QUOTATION: "person", Kind.PLACE: "place",
     Kind.TIME: "time", Kind.COUNT: "number", Kind.REASON: "reason", Kind.MANNER: "manner",
@@ -240,10 +240,26 @@ def asks_for_a_summary(text: str, language: str, title: str = "") -> bool:
     return bool(named and title) and named in {t.strip().casefold() for t in title.split("·")}
 
 
+# "How old …?" / "At what age …?" is answered by an age ("nine years old", "aged twenty"), "How long …?" by a length of
+# time ("thirty years", "three days"): never by a season or an hour, which answer "When …?".
+_AGE = re.compile(r"\b(how old|(at|by) what age|what age)\b", re.IGNORECASE)
+_DURATION = re.compile(r"\b(how long|meddig)\b", re.IGNORECASE)
+
+
+def answer_type(text: str, kind: Kind) -> str:
+    """The answer type of a question of ``kind``; a time question asking how old or how long wants an age or a
+    duration."""
+    if kind is Kind.TIME and _AGE.search(text):
+        return "age"
+    if kind is Kind.TIME and _DURATION.search(text):
+        return "duration"
+    return ANSWER_TYPE.get(kind, "")
+
+
 def analyse(text: str, language: str = "en") -> Question:
     """Read ``text``: identity questions first (they are only a name), then the kind rules."""
     if asks_about_a_title(text):
         kind = Kind.SUMMARY
     else:
         kind = Kind.IDENTITY if identity_subject(text) else classify(text, language)
-    return Question(text, kind, ANSWER_TYPE.get(kind, ""), content_words(text, language))
+    return Question(text, kind, answer_type(text, kind), content_words(text, language))

@@ -79,7 +79,7 @@ def ask(platform: ChatPlatform, question: str) -> tuple[str, list[str]]:
     ("Who does Anna marry?", "Oswin Reed — “Anna married Oswin Reed because"),
     ("Who is Anna's father?", "Tomas Keller — “Anna Keller lived in the mill house at Brindle with her father"),
     ("Where did Victor Hale die?", "Lowick — “Victor Hale died of a fever in the prison at Lowick.”"),
-    ("When did Victor Hale come to the village?", "spring — “In the spring of 1848 a stranger named Victor Hale"),
+    ("When did Victor Hale come to the village?", "1848 — “In the spring of 1848 a stranger named Victor Hale"),
     ("How many guests came to the wedding?", "Twelve — “Twelve guests came to the wedding.”"),
     ("Why did Anna marry Oswin Reed?", "“Anna married Oswin Reed because he had believed her"),
     ("What did Anna see Victor hide under the bridge?", "“Anna saw him hide it under the bridge at Corran.”"),
