@@ -28,11 +28,19 @@ from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.common import cite, cut, find_names, window, with_sources
 from tools.analysis.entity import about_the_entity
 from tools.analysis.lexicon import EntityLexicon
-from tools.analysis.question import Kind, Question, analyse, asks_for_a_summary, split_question
+from tools.analysis.question import (
+    Kind,
+    Question,
+    analyse,
+    asks_for_a_summary,
+    asks_within_a_chapter,
+    split_question,
+)
 from tools.contracts import ContextConsumerTool, ToolContexts
 from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult, UniqueTextDocument
 from tools.llm.text import sentences
-from tools.retrieval.chunks import Chunk
+from tools.retrieval.chunks import Chunk, Hit
+from tools.retrieval.units import parse_reference
 from tools.streaming import FinalCallback, ResponseEmitter
 
 logger = logging.getLogger(__name__)
@@ -97,6 +105,8 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
             return False
         if asks_for_a_summary(prompt, user_lang, self.book_title()):
             return False
+        if parse_reference(prompt) is not None and not asks_within_a_chapter(prompt, user_lang):
+            return False  # "Who appears in chapter 3?": the chapter's page answers
         return not (about_the_entity(prompt, user_lang) and find_names(self.graph, prompt, self.analyzer))
 
     def execute_with_prior_context(
@@ -173,7 +183,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         asked = [t for t in analyzer.terms(" ".join([*question.content_words, *important_words])) if t not in named]
         # Each word once: a name repeated in its forms would outweigh the rare words that find the answer.
         words = dict.fromkeys([*question.content_words, *important_words, *(canonical for canonical, _ in names)])
-        hits = retriever.search(" ".join(words), k=CANDIDATE_CHUNKS)
+        hits = self._search(" ".join(words), self._scope(question.text))
         if not hits:
             return []
         top = hits[0].score or 1.0
@@ -200,6 +210,24 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
                     scored.append(Scored(score, hit.chunk, i, text, span))
         scored.sort(key=lambda s: (-s.score, len(s.text), s.chunk.chunk_index, s.index))  # ties: the tighter one
         return scored
+
+    def _scope(self, prompt: str) -> frozenset[str]:
+        """The units of the chapter a question names ("Who dies in chapter IV?"; chapter 3 of every part when the
+        part is not said); empty when it names none or the book has no such chapter."""
+        reference = parse_reference(prompt)
+        if reference is None or self._units is None:
+            return frozenset()
+        return frozenset(unit.unit_id for unit in self._units.find(reference))
+
+    def _search(self, query: str, scope: frozenset[str]) -> list[Hit]:
+        """The best ``CANDIDATE_CHUNKS`` chunks for ``query``, within ``scope``'s units when that finds any, else in
+        the whole book (a chapter named wrongly still gets an answer)."""
+        if scope:
+            scoped = [hit for hit in self.retriever.search(query, k=len(self.retriever.chunks))
+                      if hit.chunk.unit_id in scope and hit.score > 0]
+            if scoped:
+                return scoped[:CANDIDATE_CHUNKS]
+        return self.retriever.search(query, k=CANDIDATE_CHUNKS)
 
     def _lexicon(self) -> EntityLexicon:
         cached = getattr(self, "_lexicon_cache", None)

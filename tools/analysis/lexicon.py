@@ -23,17 +23,17 @@ MAX_ENTITIES = 20_000
 MAX_NAME_WORDS = 5
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*\.?|\S")  # a word keeps a dot after it: "St. Petersburg", "Lowick."
-_MONTHS = (  # "May" only in a date: see _TIME
-    "january february march april june july august september october november december "
-    "január február március április május június július augusztus szeptember október november december"
-)
+_MONTHS = "january february march april june july august september october november december"  # "May": see _TIME
+# Hungarian months take case endings ("májusában", "októberben").
+_HU_MONTHS = "január február március április május június július augusztus szeptember október november december"
 _NUMBER_WORDS = (  # not "one" nor "egy": pronoun and article far more often than a count
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand dozen "
     "két kettő három négy öt hat hét nyolc kilenc tíz húsz harminc negyven ötven száz ezer"
 )
 _TIME = re.compile(
-    r"\b(1[0-9]{3}|20[0-9]{2})\b|\b(" + "|".join(_MONTHS.split()) + r")\b|\b(in|of|early|late) may\b|\bmay \d|"
+    r"\b(1[0-9]{3}|20[0-9]{2})\b|\b(" + "|".join(_MONTHS.split()) + r")\b|\b(" + "|".join(_HU_MONTHS.split())
+    + r")\w*|\b(in|of|early|late) may\b|\bmay \d|"
     r"\b(spring|summer|autumn|winter|morning|evening|night|noon|midnight|dawn|dusk|christmas|easter|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|tavasz\w*|nyár\w*|ősz\w*|tél\w*|reggel\w*|"
     r"este|éjjel|éjszaka|hajnal\w*|karácsony\w*|húsvét\w*)\b|"
@@ -57,8 +57,8 @@ _AGE = re.compile(
 # before a season or a part of the day ("One evening in 1805" answers "When?" with 1805).
 _TIME_RANKS = (
     re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b"),
-    re.compile(r"\b(" + "|".join(_MONTHS.split()) + r"|christmas|easter|karácsony\w*|húsvét\w*)\b|\bmay \d",
-               re.IGNORECASE),
+    re.compile(r"\b(" + "|".join([*_MONTHS.split(), *_HU_MONTHS.split()]) + r"|christmas|easter|karácsony|húsvét)"
+               r"|\bmay \d", re.IGNORECASE),
     re.compile(r"\b(" + _COUNT + r"|\w+(st|nd|rd|th))\s+(years?|months?|weeks?|days?|centur(y|ies)|év\w*|hónap\w*)\b",
                re.IGNORECASE),
 )

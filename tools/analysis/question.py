@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from tools.retrieval.analyzer import STOP_WORDS
+from tools.retrieval.units import parse_reference
 
 
 class Kind(enum.Enum):
@@ -263,3 +264,18 @@ def analyse(text: str, language: str = "en") -> Question:
     else:
         kind = Kind.IDENTITY if identity_subject(text) else classify(text, language)
     return Question(text, kind, answer_type(text, kind), content_words(text, language))
+
+
+# What a chapter holds, asked of a named chapter ("Who dies in chapter IV?", "Mikor játszódik az első fejezet?"), is
+# answered from that chapter's sentences; the chapter itself ("What happens in the third chapter?", "Who appears in
+# chapter 3?") from its page.
+_ASKED_OF_A_CHAPTER = frozenset({Kind.PERSON, Kind.PLACE, Kind.TIME, Kind.REASON, Kind.MANNER, Kind.COUNT,
+                                 Kind.RELATION, Kind.QUOTATION, Kind.YES_NO, Kind.THING})
+_ON_THE_PAGE = re.compile(r"\b(happen\w*|occur\w*|appear\w*|mention\w*|történ\w*|szerepel\w*|előfordul\w*)\b",
+                          re.IGNORECASE)
+
+
+def asks_within_a_chapter(text: str, language: str = "en") -> bool:
+    """Whether ``text`` names a chapter and asks for something in it (not what the chapter is or who is on it)."""
+    return (parse_reference(text) is not None and not _ON_THE_PAGE.search(text)
+            and analyse(text, language).kind in _ASKED_OF_A_CHAPTER)

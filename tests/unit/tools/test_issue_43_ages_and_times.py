@@ -107,3 +107,12 @@ def test_issue_43_the_answer_line_gives_the_age_the_duration_or_the_exact_time(h
     response = asyncio.run(harbour.handle(ChatRequest(question, domain="harbour", user_lang="en")))
     assert response.content.splitlines()[0].startswith(answer_line_starts), response.content
     assert "Harbour › CHAPTER" in response.content  # still cited evidence
+
+
+@pytest.mark.parametrize(("text", "span"), [
+    ("Annak az évnek a májusában élsz te mostan.", "májusában"),  # a Hungarian month takes case endings
+    ("Vedd elő gondolatban az 1533-ikit, annak az évnek a májusában.", "1533"),
+    ("Marching in the morning, they sang.", "morning"),  # "march" only as a whole word
+])
+def test_issue_43_months_are_found_as_written(text, span):
+    assert EntityLexicon().answer_span(text, "time", set()) == span

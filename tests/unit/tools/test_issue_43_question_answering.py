@@ -232,3 +232,40 @@ def test_issue_43_an_earlier_answer_replaces_the_words_that_refer_to_it(prompt, 
     prior = {"question_answering": [ToolExecutionResult.as_direct_answer(
         "question_answering", "…", [InternalContextDocument(json.dumps(carried), source=ANSWERED)])]} if carried else {}
     assert with_earlier_answer(prompt, prior) == expected
+
+
+def test_issue_43_a_question_about_a_named_chapter_is_answered_from_that_chapter(platform):
+    # Without the chapter, "Who did Anna see?" is answered from CHAPTER I; with it, from CHAPTER IV alone.
+    content, tools_run = ask(platform, "Who did Anna see in chapter IV?")
+    assert content.splitlines()[0] == "“Anna visited him there once.” [1]", content
+    assert "[1] Mill › CHAPTER IV › chunk 3" in content and "CHAPTER I ›" not in content
+    assert "CHAPTER IV: 1 passages." not in content  # the chapter's page does not answer it
+    content, _ = ask(platform, "In chapter 1, who came to the village?")
+    assert content.startswith("Victor Hale — “In the spring of 1848 a stranger named Victor Hale came"), content
+
+
+def test_issue_43_a_chapter_the_book_does_not_have_does_not_hide_the_answer(platform):
+    content, _ = ask(platform, "Who came to the village in chapter 9?")
+    assert content.startswith("Victor Hale — “In the spring of 1848 a stranger named Victor Hale came"), content
+
+
+def test_issue_43_who_appears_in_a_chapter_is_the_chapters_page_alone(platform):
+    content, tools_run = ask(platform, "Who appears in chapter 2?")
+    assert content.startswith("CHAPTER II: 1 passages.\nWho and what appears: Anna Keller (1)"), content
+    assert "I found nothing" not in content
+
+
+@pytest.mark.parametrize(("question", "language", "within"), [
+    ("Who did Anna see in chapter IV?", "en", True),
+    ("In chapter 3, where does the wedding take place?", "en", True),
+    ("Mikor játszódik a regény első fejezete?", "hu", True),
+    ("What happens in chapter 3?", "en", False),
+    ("What happens in the third chapter?", "en", False),
+    ("Who appears in chapter 2?", "en", False),
+    ("Mi történik a 3. fejezetben?", "hu", False),
+    ("Who did Anna see?", "en", False),
+])
+def test_issue_43_a_question_asks_within_a_named_chapter(question, language, within):
+    from tools.analysis.question import asks_within_a_chapter
+
+    assert asks_within_a_chapter(question, language) is within
