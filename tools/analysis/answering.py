@@ -22,7 +22,7 @@ import json
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.common import cite, cut, find_names, window, with_sources
@@ -53,6 +53,9 @@ TYPE_WEIGHT = 4.0  # the sentence holds what the question asks for (a person, pl
 NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after
 CHUNK_WEIGHT = 1.0  # the chunk's BM25 score, relative to the best chunk's
 VOTERS = 10  # the best sentences whose spans are summed when a person or a number is asked (docs/decisions/0001)
+# A person a voting sentence names after its first candidate gets this share of the sentence's score: the one who
+# did it is often not the sentence's first name ("…, said Caddy, …"; docs/decisions/0019).
+OTHER_NAME_SHARE = 0.5
 VOTED_TYPES = frozenset({"person", "number"})  # a place or a time: the best sentence's own span measured better
 ANSWERED_ELSEWHERE = frozenset({Kind.IDENTITY, Kind.SUMMARY, Kind.CHAPTER})
 
@@ -81,6 +84,7 @@ class Scored:
     index: int  # the sentence's position in the chunk
     text: str
     span: str  # the person, place, time or number it offers as the answer ("" when none or not asked)
+    others: tuple[str, ...] = ()  # the other people it names that may answer (when a person is asked)
 
 
 class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, abstract=True):
@@ -203,11 +207,15 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
                 around = sum(weights[t] for j in (i - 1, i + 1) if 0 <= j < len(texts)
                              for t in terms[j] & asked_set)
                 present = sum(weight for group, weight in entity_weights if group & terms[i])
-                span = lexicon.answer_span(text, question.answer_type, excluded, said) if question.answer_type else ""
+                if question.answer_type == "person":
+                    people = lexicon.answer_names(text, "person", excluded, said)
+                    span, others = (people[0], tuple(people[1:])) if people else ("", ())
+                else:
+                    span, others = lexicon.answer_span(text, question.answer_type, excluded, said), ()
                 score = (own + NEIGHBOUR_WEIGHT * around + present
                          + (TYPE_WEIGHT if span else 0.0) + CHUNK_WEIGHT * hit.score / top)
                 if own or present:
-                    scored.append(Scored(score, hit.chunk, i, text, span))
+                    scored.append(Scored(score, hit.chunk, i, text, span, others))
         scored.sort(key=lambda s: (-s.score, len(s.text), s.chunk.chunk_index, s.index))  # ties: the tighter one
         return scored
 
@@ -270,16 +278,19 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
 
 def vote(ranked: Sequence[Scored], voters: int = VOTERS) -> Scored:
     """The best-ranked sentence offering the span that the ``voters`` best sentences support most (their scores
-    summed): one sentence may name a bystander, several name the one who did it. ``ranked[0]`` when none offers
-    a span."""
+    summed; a person a sentence names besides its span with ``OTHER_NAME_SHARE`` of its score): one sentence may
+    name a bystander, several name the one who did it. ``ranked[0]`` when none offers a span."""
     support: dict[str, float] = {}
     for scored in ranked[:voters]:
         if scored.span:
             support[scored.span] = support.get(scored.span, 0.0) + scored.score
+        for other in scored.others:
+            support[other] = support.get(other, 0.0) + OTHER_NAME_SHARE * scored.score
     if not support:
         return ranked[0]
     winner = max(support, key=lambda span: support[span])  # ties: the first to reach it, the better ranked
-    return next(scored for scored in ranked if scored.span == winner)
+    best = next(scored for scored in ranked if winner == scored.span or winner in scored.others)
+    return replace(best, span=winner, others=())
 
 
 def with_earlier_answer(prompt: str, prior: ToolContexts) -> str:

@@ -133,15 +133,20 @@ class EntityLexicon:
         skipping the question's own names (``excluded``, case-folded) and a name whose every word but its titles the
         question says (``asked``: the question's words, case-folded); "" when it offers nothing."""
         if answer_type in KINDS:
-            names = [n for n in self.names(text, answer_type)
-                     if n.casefold() not in excluded and not _said_in(n, asked)]
-            return self.canonical.get(names[0], names[0]) if names else ""
+            names = self.answer_names(text, answer_type, excluded, asked)
+            return names[0] if names else ""
         if answer_type == "time":
             return _most_exact_time(text)
         pattern = {"number": _NUMBER, "age": _AGE, "duration": _DURATION, "reason": _REASON,
                    "manner": _MANNER}.get(answer_type)
         found = pattern.search(text) if pattern is not None else None
         return " ".join(found.group(0).split()) if found else ""
+
+    def answer_names(self, text: str, kind: str, excluded: set[str], asked: frozenset[str] = frozenset()) -> list[str]:
+        """Every person or place (``kind``) ``text`` names that may answer, canonical, in order, without repeats:
+        the question's own names left out as in ``answer_span``."""
+        names = [n for n in self.names(text, kind) if n.casefold() not in excluded and not _said_in(n, asked)]
+        return list(dict.fromkeys(self.canonical.get(n, n) for n in names))
 
 
 def _most_exact_time(text: str) -> str:

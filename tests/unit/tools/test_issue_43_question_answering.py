@@ -193,9 +193,9 @@ def test_issue_43_a_two_part_question_is_two_steps_and_the_second_knows_who_the_
     assert tools_run.count("question_answering") == 2 and "question_parts" in tools_run
 
 
-def _scored(score: float, text: str, span: str) -> Scored:
+def _scored(score: float, text: str, span: str, others: tuple[str, ...] = ()) -> Scored:
     chunk = Chunk("c", "doc", 0, "u0", 1, "chapter", "CHAPTER I", "", 0, len(text), text, "Mill")
-    return Scored(score, chunk, 0, text, span)
+    return Scored(score, chunk, 0, text, span, others)
 
 
 def test_issue_43_a_person_is_chosen_by_the_best_sentences_together():
@@ -209,6 +209,28 @@ def test_issue_43_a_person_is_chosen_by_the_best_sentences_together():
     assert vote(ranked, 1).span == "Mara"  # one voter: the best sentence's own span
     no_spans = [_scored(2.0, "The watch was silver.", ""), _scored(1.0, "It ticked.", "")]
     assert vote(no_spans, 10) is no_spans[0]
+
+
+def test_issue_43_a_person_named_after_the_first_name_of_several_best_sentences_wins_the_vote():
+    ranked = [
+        _scored(9.0, "Mara saw that Jory had taken the watch.", "Mara", ("Jory",)),
+        _scored(8.0, "Ned knew that Jory had it.", "Ned", ("Jory",)),
+        _scored(7.5, "Pip said that Jory hid it under the bridge.", "Pip", ("Jory",)),
+    ]
+    best = vote(ranked, 10)  # Jory: half of 9 + 8 + 7.5 = 12.25, against 9 for Mara
+    assert (best.span, best.text) == ("Jory", "Mara saw that Jory had taken the watch.")
+    assert vote(ranked, 1).span == "Mara"  # one voter: its first name (9) over its second (4.5)
+
+
+def test_issue_43_every_person_a_sentence_offers_is_listed_once_in_order():
+    from tools.analysis.lexicon import EntityLexicon
+
+    lexicon = EntityLexicon()
+    lexicon.add("person", ["Jory Vane", "Jory"], "Jory Vane")
+    lexicon.add("person", ["Mara"], "Mara")
+    lexicon.add("person", ["Anna"], "Anna")
+    text = "Mara saw that Jory had taken it; Jory Vane and Anna ran."
+    assert lexicon.answer_names(text, "person", {"anna"}) == ["Mara", "Jory Vane"]
 
 
 def test_issue_43_a_later_part_knows_the_place_an_earlier_part_found(platform):
