@@ -1,17 +1,19 @@
 """``AbstractQuestionAnsweringTool``: the answer to a reader's question, found in the book's sentences, with its
 evidence — for every question that is not "Who is X?", a summary or a chapter's events (other tools answer those).
 
-1. **Read the question** (``tools.analysis.question``): its kind and answer type, its content words, the entities
-   it names (through the graph's aliases).
-2. **Retrieve**: BM25 over the chunks with the content words and every name of the named entities, then re-rank
-   the candidates' sentences by the question's words (weighted by their rarity in the book), the named entities
-   present, their neighbours' words, and — when the question asks for a person, place, time or number — whether
-   the sentence holds one that the question does not already name.
-3. **Answer**: the first line is the answer — the name, place, time or number found in the best sentence, then that
-   sentence, cited ``[1]``; for why/how/what questions the sentence itself. A person or a number is chosen by the
-   best sentences together (``vote``): each of the ``VOTERS`` best offers its span with its score, and the line
-   quotes the best sentence holding the winner. The passages around the best sentences
-   follow as numbered, cited evidence. Nothing that scores: an honest "not found in the book".
+1. **Read the question** (``tools.analysis.question``): its kind and answer type (a person, place, time, age,
+   duration or number; a reason or a manner), its content words, the entities it names (through the graph's
+   aliases), the chapter it names.
+2. **Retrieve**: BM25 over the chunks (of the named chapter when the question asks for something in one) with the
+   content words and every name of the named entities, then re-rank the candidates' sentences by the question's
+   words (weighted by their rarity in the book), the named entities present, their neighbours' words, and — when
+   the question asks for a span — whether the sentence holds one that the question does not already name.
+3. **Answer**: the first line is the answer — the span found in the best sentence, then that sentence, cited
+   ``[1]``; for why/how/what questions the sentence itself. A person or a number is chosen by the best sentences
+   together (``vote``): each of the ``VOTERS`` best offers its span with its score (and every other person it
+   names with ``OTHER_NAME_SHARE`` of it), and the line quotes the best sentence holding the winner. The passages
+   around the best sentences follow as numbered, cited evidence. Nothing that scores: an honest "not found in the
+   book".
 
 "When do we first meet X?" keeps first appearances: the graph's first (or last) mention of X is the evidence.
 """
