@@ -1,17 +1,19 @@
 """``AbstractQuestionAnsweringTool``: the answer to a reader's question, found in the book's sentences, with its
 evidence — for every question that is not "Who is X?", a summary or a chapter's events (other tools answer those).
 
-1. **Read the question** (``tools.analysis.question``): its kind and answer type, its content words, the entities
-   it names (through the graph's aliases).
-2. **Retrieve**: BM25 over the chunks with the content words and every name of the named entities, then re-rank
-   the candidates' sentences by the question's words (weighted by their rarity in the book), the named entities
-   present, their neighbours' words, and — when the question asks for a person, place, time or number — whether
-   the sentence holds one that the question does not already name.
-3. **Answer**: the first line is the answer — the name, place, time or number found in the best sentence, then that
-   sentence, cited ``[1]``; for why/how/what questions the sentence itself. A person or a number is chosen by the
-   best sentences together (``vote``): each of the ``VOTERS`` best offers its span with its score, and the line
-   quotes the best sentence holding the winner. The passages around the best sentences
-   follow as numbered, cited evidence. Nothing that scores: an honest "not found in the book".
+1. **Read the question** (``tools.analysis.question``): its kind and answer type (a person, place, time, age,
+   duration or number; a reason or a manner), its content words, the entities it names (through the graph's
+   aliases), the chapter it names.
+2. **Retrieve**: BM25 over the chunks (of the named chapter when the question asks for something in one) with the
+   content words and every name of the named entities, then re-rank the candidates' sentences by the question's
+   words (weighted by their rarity in the book), the named entities present, their neighbours' words, and — when
+   the question asks for a span — whether the sentence holds one that the question does not already name.
+3. **Answer**: the first line is the answer — the span found in the best sentence, then that sentence, cited
+   ``[1]``; for why/how/what questions the sentence itself. A person or a number is chosen by the best sentences
+   together (``vote``): each of the ``VOTERS`` best offers its span with its score (and every other person it
+   names with ``OTHER_NAME_SHARE`` of it), and the line quotes the best sentence holding the winner. The passages
+   around the best sentences follow as numbered, cited evidence. Nothing that scores: an honest "not found in the
+   book".
 
 "When do we first meet X?" keeps first appearances: the graph's first (or last) mention of X is the evidence.
 """
@@ -22,18 +24,26 @@ import json
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.common import cite, cut, find_names, window, with_sources
 from tools.analysis.entity import about_the_entity
 from tools.analysis.lexicon import EntityLexicon
-from tools.analysis.question import Kind, Question, analyse, asks_for_a_summary, split_question
+from tools.analysis.question import (
+    Kind,
+    Question,
+    analyse,
+    asks_for_a_summary,
+    asks_within_a_chapter,
+    split_question,
+)
 from tools.analysis.relations import answers_from_the_graph
 from tools.contracts import ContextConsumerTool, ToolContexts
 from tools.documents import InternalContextDocument, TextAnswer, ToolExecutionResult, UniqueTextDocument
 from tools.llm.text import sentences
-from tools.retrieval.chunks import Chunk
+from tools.retrieval.chunks import Chunk, Hit
+from tools.retrieval.units import parse_reference
 from tools.streaming import FinalCallback, ResponseEmitter
 
 logger = logging.getLogger(__name__)
@@ -46,6 +56,9 @@ TYPE_WEIGHT = 4.0  # the sentence holds what the question asks for (a person, pl
 NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after
 CHUNK_WEIGHT = 1.0  # the chunk's BM25 score, relative to the best chunk's
 VOTERS = 10  # the best sentences whose spans are summed when a person or a number is asked (docs/decisions/0001)
+# A person a voting sentence names after its first candidate gets this share of the sentence's score: the one who
+# did it is often not the sentence's first name ("…, said Caddy, …"; docs/decisions/0019).
+OTHER_NAME_SHARE = 0.5
 VOTED_TYPES = frozenset({"person", "number"})  # a place or a time: the best sentence's own span measured better
 ANSWERED_ELSEWHERE = frozenset({Kind.IDENTITY, Kind.SUMMARY, Kind.CHAPTER})
 
@@ -74,6 +87,7 @@ class Scored:
     index: int  # the sentence's position in the chunk
     text: str
     span: str  # the person, place, time or number it offers as the answer ("" when none or not asked)
+    others: tuple[str, ...] = ()  # the other people it names that may answer (when a person is asked)
 
 
 class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, abstract=True):
@@ -100,6 +114,8 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
             return False
         if answers_from_the_graph(self.graph, prompt, self.answer_language(user_lang), self.analyzer):
             return False
+        if parse_reference(prompt) is not None and not asks_within_a_chapter(prompt, user_lang):
+            return False  # "Who appears in chapter 3?": the chapter's page answers
         return not (about_the_entity(prompt, user_lang) and find_names(self.graph, prompt, self.analyzer))
 
     def execute_with_prior_context(
@@ -176,7 +192,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         asked = [t for t in analyzer.terms(" ".join([*question.content_words, *important_words])) if t not in named]
         # Each word once: a name repeated in its forms would outweigh the rare words that find the answer.
         words = dict.fromkeys([*question.content_words, *important_words, *(canonical for canonical, _ in names)])
-        hits = retriever.search(" ".join(words), k=CANDIDATE_CHUNKS)
+        hits = self._search(" ".join(words), self._scope(question.text))
         if not hits:
             return []
         top = hits[0].score or 1.0
@@ -196,13 +212,35 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
                 around = sum(weights[t] for j in (i - 1, i + 1) if 0 <= j < len(texts)
                              for t in terms[j] & asked_set)
                 present = sum(weight for group, weight in entity_weights if group & terms[i])
-                span = lexicon.answer_span(text, question.answer_type, excluded, said) if question.answer_type else ""
+                if question.answer_type == "person":
+                    people = lexicon.answer_names(text, "person", excluded, said)
+                    span, others = (people[0], tuple(people[1:])) if people else ("", ())
+                else:
+                    span, others = lexicon.answer_span(text, question.answer_type, excluded, said), ()
                 score = (own + NEIGHBOUR_WEIGHT * around + present
                          + (TYPE_WEIGHT if span else 0.0) + CHUNK_WEIGHT * hit.score / top)
                 if own or present:
-                    scored.append(Scored(score, hit.chunk, i, text, span))
+                    scored.append(Scored(score, hit.chunk, i, text, span, others))
         scored.sort(key=lambda s: (-s.score, len(s.text), s.chunk.chunk_index, s.index))  # ties: the tighter one
         return scored
+
+    def _scope(self, prompt: str) -> frozenset[str]:
+        """The units of the chapter a question names ("Who dies in chapter IV?"; chapter 3 of every part when the
+        part is not said); empty when it names none or the book has no such chapter."""
+        reference = parse_reference(prompt)
+        if reference is None or self._units is None:
+            return frozenset()
+        return frozenset(unit.unit_id for unit in self._units.find(reference))
+
+    def _search(self, query: str, scope: frozenset[str]) -> list[Hit]:
+        """The best ``CANDIDATE_CHUNKS`` chunks for ``query``, within ``scope``'s units when that finds any, else in
+        the whole book (a chapter named wrongly still gets an answer)."""
+        if scope:
+            scoped = [hit for hit in self.retriever.search(query, k=len(self.retriever.chunks))
+                      if hit.chunk.unit_id in scope and hit.score > 0]
+            if scoped:
+                return scoped[:CANDIDATE_CHUNKS]
+        return self.retriever.search(query, k=CANDIDATE_CHUNKS)
 
     def _lexicon(self) -> EntityLexicon:
         cached = getattr(self, "_lexicon_cache", None)
@@ -245,16 +283,19 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
 
 def vote(ranked: Sequence[Scored], voters: int = VOTERS) -> Scored:
     """The best-ranked sentence offering the span that the ``voters`` best sentences support most (their scores
-    summed): one sentence may name a bystander, several name the one who did it. ``ranked[0]`` when none offers
-    a span."""
+    summed; a person a sentence names besides its span with ``OTHER_NAME_SHARE`` of its score): one sentence may
+    name a bystander, several name the one who did it. ``ranked[0]`` when none offers a span."""
     support: dict[str, float] = {}
     for scored in ranked[:voters]:
         if scored.span:
             support[scored.span] = support.get(scored.span, 0.0) + scored.score
+        for other in scored.others:
+            support[other] = support.get(other, 0.0) + OTHER_NAME_SHARE * scored.score
     if not support:
         return ranked[0]
     winner = max(support, key=lambda span: support[span])  # ties: the first to reach it, the better ranked
-    return next(scored for scored in ranked if scored.span == winner)
+    best = next(scored for scored in ranked if winner == scored.span or winner in scored.others)
+    return replace(best, span=winner, others=())
 
 
 def with_earlier_answer(prompt: str, prior: ToolContexts) -> str:

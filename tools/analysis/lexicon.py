@@ -23,23 +23,44 @@ MAX_ENTITIES = 20_000
 MAX_NAME_WORDS = 5
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*\.?|\S")  # a word keeps a dot after it: "St. Petersburg", "Lowick."
-_MONTHS = (  # "May" only in a date: see _TIME
-    "january february march april june july august september october november december "
-    "január február március április május június július augusztus szeptember október november december"
-)
+_MONTHS = "january february march april june july august september october november december"  # "May": see _TIME
+# Hungarian months take case endings ("májusában", "októberben").
+_HU_MONTHS = "január február március április május június július augusztus szeptember október november december"
 _NUMBER_WORDS = (  # not "one" nor "egy": pronoun and article far more often than a count
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand dozen "
     "két kettő három négy öt hat hét nyolc kilenc tíz húsz harminc negyven ötven száz ezer"
 )
 _TIME = re.compile(
-    r"\b(1[0-9]{3}|20[0-9]{2})\b|\b(" + "|".join(_MONTHS.split()) + r")\b|\b(in|of|early|late) may\b|\bmay \d|"
+    r"\b(1[0-9]{3}|20[0-9]{2})\b|\b(" + "|".join(_MONTHS.split()) + r")\b|\b(" + "|".join(_HU_MONTHS.split())
+    + r")\w*|\b(in|of|early|late) may\b|\bmay \d|"
     r"\b(spring|summer|autumn|winter|morning|evening|night|noon|midnight|dawn|dusk|christmas|easter|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|tavasz\w*|nyár\w*|ősz\w*|tél\w*|reggel\w*|"
     r"este|éjjel|éjszaka|hajnal\w*|karácsony\w*|húsvét\w*)\b|"
     r"\b(\d+|" + "|".join(_NUMBER_WORDS.split()) + r")\s+(years?|months?|weeks?|days?|hours?|centur(y|ies)|"
-    r"év\w*|hónap\w*|hét|hete\w*|nap\w*|óra\w*)\b|\b(\w+)\s+centur(y|ies)\b",
+    r"év\w*|hónap\w*|hét|hete\w*|nap\w*|óra\w*)\b|"
+    r"\b(?!(?:a|the|this|that|every|half)\b)(\w+)\s+centur(y|ies)\b",  # "the eighteenth century", not "a century"
     re.IGNORECASE,
+)
+# A count said in digits or words, "twenty-four" included.
+_COUNT = r"(?:\d+|(?:" + "|".join(_NUMBER_WORDS.split()) + r")(?:-(?:one|two|three|four|five|six|seven|eight|nine))?)"
+_UNIT = r"(?:years?|months?|weeks?|days?|hours?|év\w*|hónap\w*|hét|hete\w*|nap\w*|óra\w*)"
+# A length of time: "thirty years", "three days", "húsz évig".
+_DURATION = re.compile(r"\b" + _COUNT + r"(?:-|\s+)" + _UNIT + r"\b", re.IGNORECASE)
+# An age: "nine years old", "a ten-year-old", "aged twenty", "at the age of nine" — said as an age; a bare "twenty
+# years" is a length of time, not how old someone is.
+_AGE = re.compile(
+    r"\b" + _COUNT + r"(?:-|\s+)(?:years?|months?)(?:-|\s+)old\b|\b(?:aged|age of)\s+" + _COUNT + r"\b",
+    re.IGNORECASE,
+)
+# A time said more exactly is the better answer: a year before a month or a feast, before a number of days or years,
+# before a season or a part of the day ("One evening in 1805" answers "When?" with 1805).
+_TIME_RANKS = (
+    re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b"),
+    re.compile(r"\b(" + "|".join([*_MONTHS.split(), *_HU_MONTHS.split()]) + r"|christmas|easter|karácsony|húsvét)"
+               r"|\bmay \d", re.IGNORECASE),
+    re.compile(r"\b(" + _COUNT + r"|\w+(st|nd|rd|th))\s+(years?|months?|weeks?|days?|centur(y|ies)|év\w*|hónap\w*)\b",
+               re.IGNORECASE),
 )
 # What a reason or a manner is said with; the sentence, not the words, is the answer.
 _REASON = re.compile(r"\b(because|since|for fear|so that|in order to|owing to|due to|on account of|as a result|"
@@ -108,16 +129,35 @@ class EntityLexicon:
 
     def answer_span(self, text: str, answer_type: str, excluded: set[str],
                     asked: frozenset[str] = frozenset()) -> str:
-        """What ``text`` offers for ``answer_type`` (person, place, time, number), skipping the question's own
-        names (``excluded``, case-folded) and a name whose every word but its titles the question says (``asked``:
-        the question's words, case-folded); "" when it offers nothing."""
+        """What ``text`` offers for ``answer_type`` (person, place, time, number, age, duration) on one line,
+        skipping the question's own names (``excluded``, case-folded) and a name whose every word but its titles the
+        question says (``asked``: the question's words, case-folded); "" when it offers nothing."""
         if answer_type in KINDS:
-            names = [n for n in self.names(text, answer_type)
-                     if n.casefold() not in excluded and not _said_in(n, asked)]
-            return self.canonical.get(names[0], names[0]) if names else ""
-        pattern = {"time": _TIME, "number": _NUMBER, "reason": _REASON, "manner": _MANNER}.get(answer_type)
+            names = self.answer_names(text, answer_type, excluded, asked)
+            return names[0] if names else ""
+        if answer_type == "time":
+            return _most_exact_time(text)
+        pattern = {"number": _NUMBER, "age": _AGE, "duration": _DURATION, "reason": _REASON,
+                   "manner": _MANNER}.get(answer_type)
         found = pattern.search(text) if pattern is not None else None
-        return found.group(0) if found else ""
+        return " ".join(found.group(0).split()) if found else ""
+
+    def answer_names(self, text: str, kind: str, excluded: set[str], asked: frozenset[str] = frozenset()) -> list[str]:
+        """Every person or place (``kind``) ``text`` names that may answer, canonical, in order, without repeats:
+        the question's own names left out as in ``answer_span``."""
+        names = [n for n in self.names(text, kind) if n.casefold() not in excluded and not _said_in(n, asked)]
+        return list(dict.fromkeys(self.canonical.get(n, n) for n in names))
+
+
+def _most_exact_time(text: str) -> str:
+    """The time ``text`` says most exactly (``_TIME_RANKS``: a year or a date, then a month or a feast, then a span
+    of days or years), else the first time it says at all (a season, a part of the day); "" when none."""
+    times = [found for found in _TIME.finditer(text)]
+    for rank in _TIME_RANKS:
+        exact = next((found for found in times if rank.search(found.group(0))), None)
+        if exact is not None:
+            return " ".join(exact.group(0).split())
+    return " ".join(times[0].group(0).split()) if times else ""
 
 
 def _said_in(name: str, asked: frozenset[str]) -> bool:

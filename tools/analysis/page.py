@@ -18,6 +18,7 @@ from typing import Any
 
 from tools.analysis.base import AnalysisCollaborators
 from tools.analysis.common import cite, excerpt, phrase, with_sources
+from tools.analysis.question import asks_within_a_chapter
 from tools.clarification import ClarificationSession
 from tools.contracts import ClarifiableTool
 from tools.documents import TextAnswer, ToolExecutionResult
@@ -46,10 +47,12 @@ class AbstractPageAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=
     """
 
     def matches_prompt(self, prompt: str, user_lang: str) -> bool:
-        """Suitable when the question names a chapter or describes one by its events."""
+        """Suitable when the question names a chapter (and asks for the chapter, not for something in it: see
+        ``asks_within_a_chapter``) or describes one by its events."""
         if self.inactive:
             return False
-        return parse_reference(prompt) is not None or described_unit(prompt) is not None
+        named = parse_reference(prompt) is not None and not asks_within_a_chapter(prompt, user_lang)
+        return named or described_unit(prompt) is not None
 
     def execute_with_result(
         self,
@@ -60,8 +63,9 @@ class AbstractPageAnalysisTool(AnalysisCollaborators, ClarifiableTool, abstract=
         progress_emitter: ResponseEmitter,
         final_callback: FinalCallback,
     ) -> ToolExecutionResult | None:
-        """Find the unit; ask when several parts have it; describe it."""
-        if self.inactive:
+        """Find the unit; ask when several parts have it; describe it. Nothing for a question asking for something
+        in the chapter (the question answering tool answers it from the chapter's sentences)."""
+        if self.inactive or asks_within_a_chapter(user_prompt, user_lang):
             return ToolExecutionResult.nothing(self.name)
         reference = parse_reference(user_prompt)
         lang = self.answer_language(user_lang)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from tools.retrieval.analyzer import STOP_WORDS
+from tools.retrieval.units import parse_reference
 
 
 class Kind(enum.Enum):
@@ -39,7 +40,7 @@ class Kind(enum.Enum):
 
 # The answer's type: a span (SPAN_TYPES: the name, place, time or number is the answer) or what the answering
 # sentence says it with (a reason, a manner).
-SPAN_TYPES = ("person", "place", "time", "number")
+SPAN_TYPES = ("person", "place", "time", "number", "age", "duration")
 ANSWER_TYPE: dict[Kind, str] = {
     Kind.PERSON: "person", Kind.RELATION: "person", Kind.QUOTATION: "person", Kind.PLACE: "place",
     Kind.TIME: "time", Kind.COUNT: "number", Kind.REASON: "reason", Kind.MANNER: "manner",
@@ -240,10 +241,41 @@ def asks_for_a_summary(text: str, language: str, title: str = "") -> bool:
     return bool(named and title) and named in {t.strip().casefold() for t in title.split("·")}
 
 
+# "How old …?" / "At what age …?" is answered by an age ("nine years old", "aged twenty"), "How long …?" by a length of
+# time ("thirty years", "three days"): never by a season or an hour, which answer "When …?".
+_AGE = re.compile(r"\b(how old|(at|by) what age|what age)\b", re.IGNORECASE)
+_DURATION = re.compile(r"\b(how long|meddig)\b", re.IGNORECASE)
+
+
+def answer_type(text: str, kind: Kind) -> str:
+    """The answer type of a question of ``kind``; a time question asking how old or how long wants an age or a
+    duration."""
+    if kind is Kind.TIME and _AGE.search(text):
+        return "age"
+    if kind is Kind.TIME and _DURATION.search(text):
+        return "duration"
+    return ANSWER_TYPE.get(kind, "")
+
+
 def analyse(text: str, language: str = "en") -> Question:
     """Read ``text``: identity questions first (they are only a name), then the kind rules."""
     if asks_about_a_title(text):
         kind = Kind.SUMMARY
     else:
         kind = Kind.IDENTITY if identity_subject(text) else classify(text, language)
-    return Question(text, kind, ANSWER_TYPE.get(kind, ""), content_words(text, language))
+    return Question(text, kind, answer_type(text, kind), content_words(text, language))
+
+
+# What a chapter holds, asked of a named chapter ("Who dies in chapter IV?", "Mikor játszódik az első fejezet?"), is
+# answered from that chapter's sentences; the chapter itself ("What happens in the third chapter?", "Who appears in
+# chapter 3?") from its page.
+_ASKED_OF_A_CHAPTER = frozenset({Kind.PERSON, Kind.PLACE, Kind.TIME, Kind.REASON, Kind.MANNER, Kind.COUNT,
+                                 Kind.RELATION, Kind.QUOTATION, Kind.YES_NO, Kind.THING})
+_ON_THE_PAGE = re.compile(r"\b(happen\w*|occur\w*|appear\w*|mention\w*|történ\w*|szerepel\w*|előfordul\w*)\b",
+                          re.IGNORECASE)
+
+
+def asks_within_a_chapter(text: str, language: str = "en") -> bool:
+    """Whether ``text`` names a chapter and asks for something in it (not what the chapter is or who is on it)."""
+    return (parse_reference(text) is not None and not _ON_THE_PAGE.search(text)
+            and analyse(text, language).kind in _ASKED_OF_A_CHAPTER)

@@ -79,7 +79,7 @@ def ask(platform: ChatPlatform, question: str) -> tuple[str, list[str]]:
     ("Who does Anna marry?", "Oswin Reed — “Anna married Oswin Reed because"),
     ("Who is Anna's father?", "Tomas Keller — “Anna Keller lived in the mill house at Brindle with her father"),
     ("Where did Victor Hale die?", "Lowick — “Victor Hale died of a fever in the prison at Lowick.”"),
-    ("When did Victor Hale come to the village?", "spring — “In the spring of 1848 a stranger named Victor Hale"),
+    ("When did Victor Hale come to the village?", "1848 — “In the spring of 1848 a stranger named Victor Hale"),
     ("How many guests came to the wedding?", "Twelve — “Twelve guests came to the wedding.”"),
     ("Why did Anna marry Oswin Reed?", "“Anna married Oswin Reed because he had believed her"),
     ("What did Anna see Victor hide under the bridge?", "“Anna saw him hide it under the bridge at Corran.”"),
@@ -193,9 +193,9 @@ def test_issue_43_a_two_part_question_is_two_steps_and_the_second_knows_who_the_
     assert tools_run.count("question_answering") == 2 and "question_parts" in tools_run
 
 
-def _scored(score: float, text: str, span: str) -> Scored:
+def _scored(score: float, text: str, span: str, others: tuple[str, ...] = ()) -> Scored:
     chunk = Chunk("c", "doc", 0, "u0", 1, "chapter", "CHAPTER I", "", 0, len(text), text, "Mill")
-    return Scored(score, chunk, 0, text, span)
+    return Scored(score, chunk, 0, text, span, others)
 
 
 def test_issue_43_a_person_is_chosen_by_the_best_sentences_together():
@@ -209,6 +209,28 @@ def test_issue_43_a_person_is_chosen_by_the_best_sentences_together():
     assert vote(ranked, 1).span == "Mara"  # one voter: the best sentence's own span
     no_spans = [_scored(2.0, "The watch was silver.", ""), _scored(1.0, "It ticked.", "")]
     assert vote(no_spans, 10) is no_spans[0]
+
+
+def test_issue_43_a_person_named_after_the_first_name_of_several_best_sentences_wins_the_vote():
+    ranked = [
+        _scored(9.0, "Mara saw that Jory had taken the watch.", "Mara", ("Jory",)),
+        _scored(8.0, "Ned knew that Jory had it.", "Ned", ("Jory",)),
+        _scored(7.5, "Pip said that Jory hid it under the bridge.", "Pip", ("Jory",)),
+    ]
+    best = vote(ranked, 10)  # Jory: half of 9 + 8 + 7.5 = 12.25, against 9 for Mara
+    assert (best.span, best.text) == ("Jory", "Mara saw that Jory had taken the watch.")
+    assert vote(ranked, 1).span == "Mara"  # one voter: its first name (9) over its second (4.5)
+
+
+def test_issue_43_every_person_a_sentence_offers_is_listed_once_in_order():
+    from tools.analysis.lexicon import EntityLexicon
+
+    lexicon = EntityLexicon()
+    lexicon.add("person", ["Jory Vane", "Jory"], "Jory Vane")
+    lexicon.add("person", ["Mara"], "Mara")
+    lexicon.add("person", ["Anna"], "Anna")
+    text = "Mara saw that Jory had taken it; Jory Vane and Anna ran."
+    assert lexicon.answer_names(text, "person", {"anna"}) == ["Mara", "Jory Vane"]
 
 
 def test_issue_43_a_later_part_knows_the_place_an_earlier_part_found(platform):
@@ -232,3 +254,40 @@ def test_issue_43_an_earlier_answer_replaces_the_words_that_refer_to_it(prompt, 
     prior = {"question_answering": [ToolExecutionResult.as_direct_answer(
         "question_answering", "…", [InternalContextDocument(json.dumps(carried), source=ANSWERED)])]} if carried else {}
     assert with_earlier_answer(prompt, prior) == expected
+
+
+def test_issue_43_a_question_about_a_named_chapter_is_answered_from_that_chapter(platform):
+    # Without the chapter, "Who did Anna see?" is answered from CHAPTER I; with it, from CHAPTER IV alone.
+    content, tools_run = ask(platform, "Who did Anna see in chapter IV?")
+    assert content.splitlines()[0] == "“Anna visited him there once.” [1]", content
+    assert "[1] Mill › CHAPTER IV › chunk 3" in content and "CHAPTER I ›" not in content
+    assert "CHAPTER IV: 1 passages." not in content  # the chapter's page does not answer it
+    content, _ = ask(platform, "In chapter 1, who came to the village?")
+    assert content.startswith("Victor Hale — “In the spring of 1848 a stranger named Victor Hale came"), content
+
+
+def test_issue_43_a_chapter_the_book_does_not_have_does_not_hide_the_answer(platform):
+    content, _ = ask(platform, "Who came to the village in chapter 9?")
+    assert content.startswith("Victor Hale — “In the spring of 1848 a stranger named Victor Hale came"), content
+
+
+def test_issue_43_who_appears_in_a_chapter_is_the_chapters_page_alone(platform):
+    content, tools_run = ask(platform, "Who appears in chapter 2?")
+    assert content.startswith("CHAPTER II: 1 passages.\nWho and what appears: Anna Keller (1)"), content
+    assert "I found nothing" not in content
+
+
+@pytest.mark.parametrize(("question", "language", "within"), [
+    ("Who did Anna see in chapter IV?", "en", True),
+    ("In chapter 3, where does the wedding take place?", "en", True),
+    ("Mikor játszódik a regény első fejezete?", "hu", True),
+    ("What happens in chapter 3?", "en", False),
+    ("What happens in the third chapter?", "en", False),
+    ("Who appears in chapter 2?", "en", False),
+    ("Mi történik a 3. fejezetben?", "hu", False),
+    ("Who did Anna see?", "en", False),
+])
+def test_issue_43_a_question_asks_within_a_named_chapter(question, language, within):
+    from tools.analysis.question import asks_within_a_chapter
+
+    assert asks_within_a_chapter(question, language) is within
