@@ -25,10 +25,12 @@ class _SharedTimer:
         self._handle: asyncio.TimerHandle | None = None
         self._inside: dict[asyncio.Task[object], int] = {}  # task -> its cancelling() count on entry
         self._expired: set[asyncio.Task[object]] = set()
+        self._fired = False
 
     def enter(self, task: asyncio.Task[object]) -> None:
         self._inside[task] = task.cancelling()
-        if self._loop.time() >= self.when:  # already past: expire on the next iteration, as asyncio.timeout does
+        if self._fired or (self._handle is None and self._loop.time() >= self.when):
+            # already past: expire on the next iteration, as asyncio.timeout does
             self._loop.call_soon(self._expire, task)
         elif self._handle is None:
             self._handle = self._loop.call_at(self.when, self._fire)
@@ -42,7 +44,7 @@ class _SharedTimer:
         return task.uncancel() <= cancelling
 
     def _fire(self) -> None:
-        self._handle = None
+        self._handle, self._fired = None, True
         for task in list(self._inside):
             self._expire(task)
 
