@@ -28,6 +28,7 @@ import pyarrow as pa
 from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, NON_PROSE_UNIT_KINDS, QUOTES
 from ingestion.coref.speakers import pronoun_speakers
 from ingestion.lakehouse import one_of
+from ingestion.markers import fingerprint
 from ingestion.quotes import attribute, find_quotations
 from ingestion.relations.sentences import PersonMention
 from ingestion.stage import Stage, StageOutput
@@ -158,6 +159,13 @@ class QuotesStage(Stage):
     tables = (QUOTES.name,)
     # entities' output stands for its inputs too (chunks, and so documents): as for the cooccurrences stage
     requires = ("entities",)
+
+    def input_fingerprint(self, ctx: RunContext) -> str:
+        """The entities stage's output, and the run that wrote it: every run of that stage rewrites
+        ``mention_entities`` without the pronoun rows this stage adds there, so they are made again even when the
+        names came out the same (a forced ``--stages entities``)."""
+        marker = ctx.lakehouse.markers.read("entities")
+        return fingerprint([super().input_fingerprint(ctx), marker.run_id if marker else None])
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Every document's quotations and references — or, when the entities stage only resolved and removed some
