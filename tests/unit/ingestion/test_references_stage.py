@@ -12,7 +12,7 @@ import pytest
 
 from graph.tables import QUOTES
 from ingestion.stages.quotes import document_quotes
-from ingestion.stages.references import document_references, reference_rows, references_frame
+from ingestion.stages.references import document_references, reference_rows
 
 PARAGRAPHS = (
     "Pierre met Natasha at the gate.",
@@ -82,7 +82,7 @@ def test_references_driver_engine_rows() -> None:
 def test_references_spark_engine_equals_the_driver(spark: Any) -> None:
     frames = [spark.createDataFrame(table.to_pandas()) for table in _arrow_inputs()[:4]]
     quotes = spark.createDataFrame(_quotes(), QUOTES.ddl())
-    rows = [row.asDict() for row in references_frame(*frames, quotes).collect()]
+    rows = [row.asDict() for row in reference_rows(*frames, quotes).collect()]
     assert sorted(rows, key=lambda row: row["start"]) == _expected()
 
 
