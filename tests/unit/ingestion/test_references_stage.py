@@ -112,3 +112,38 @@ def test_references_deleted_by_document_or_all_names_kept(spark: Any, tmp_path: 
     assert left() == ["a:name", "b:name", "b:nominal", "b:pronoun"]
     delete_references(lake, None)
     assert left() == ["a:name", "b:name"]
+
+
+def test_references_gather_query_gives_the_same_lists_on_both_engines(spark: Any) -> None:
+    """``references_sql`` per document, by DuckDB and by Spark SQL: English documents with prose and a person's name
+    only ("h" is Hungarian, "n" names no person), the pronoun row and the name of a gate left out, the quotations
+    (null speaker and all) sorted by start."""
+    from ingestion.relational import query_rows
+    from ingestion.stages.references import references_sql
+
+    chunks = [("d", "d:c0", 0, "chapter"), ("d", "d:c9", 90, "back_matter"), ("h", "h:c0", 0, "chapter"),
+              ("n", "n:c0", 0, "chapter")]
+    mentions = [("d", "natasha", 11, 18, "d:s0", "name"), ("d", "pierre", 0, 6, "d:s0", "name"),
+                ("d", "pierre", 30, 32, "d:s1", "pronoun"), ("d", "gate", 26, 30, "d:s0", "name"),
+                ("h", "pierre", 0, 6, "h:s0", "name"), ("n", "gate", 0, 4, "n:s0", "name")]
+    quotes = [("d", 60, 70, None, []), ("d", 40, 50, "natasha", ["pierre"]), ("h", 8, 12, "pierre", [])]
+    tables = {
+        "documents": pa.table({"doc_id": ["d", "h", "n"], "text": ["D", "H", "N"], "language": ["en", "hu", "en"]}),
+        "chunks": pa.table({name: [c[i] for c in chunks] for i, name in enumerate(("doc_id", "chunk_id", "start",
+                                                                                    "unit_kind"))}),
+        "mention_entities": pa.table({name: [m[i] for m in mentions] for i, name in enumerate(
+            ("doc_id", "entity_id", "start", "end", "sentence_id", "kind"))}),
+        "entities": pa.table({"entity_id": list(ENTITIES), "label": list(ENTITIES.values())}),
+        "quotes": pa.table({name: pa.array([q[i] for q in quotes], pa.list_(pa.string()) if i == 4 else None)
+                            for i, name in enumerate(("doc_id", "start", "end", "speaker_id", "addressee_ids"))}),
+    }
+    frames = {name: spark.createDataFrame(table) for name, table in tables.items()}
+    expected = [{
+        "doc_id": "d", "text": "D", "chunks": [{"start": 0, "chunk_id": "d:c0"}],
+        "people": [{"start": 0, "end": 6, "entity_id": "pierre", "sentence_id": "d:s0"},
+                   {"start": 11, "end": 18, "entity_id": "natasha", "sentence_id": "d:s0"}],
+        "quotes": [{"start": 40, "end": 50, "speaker_id": "natasha", "addressee_ids": ["pierre"]},
+                   {"start": 60, "end": 70, "speaker_id": None, "addressee_ids": []}],
+    }]
+    for engine in (tables, frames):
+        assert query_rows(references_sql(), engine) == expected
