@@ -7,45 +7,49 @@ text gives only as a pronoun or a description no name was found for ("said the o
 ``attribution`` with a null ``speaker_id``. Quotations in text that is not the story (front matter, contents, back
 matter: ``NON_PROSE_UNIT_KINDS``) are left out, as they are of NER.
 
-Both engines run ``document_quotes`` on each document: the driver over Arrow tables read with delta-rs for a small
-corpus (``LakehouseTables.small_increment``), Spark over one row per document (its text, chunks and people gathered in
-arrays) in ``mapInPandas`` for a bigger one. The table is rewritten whole (a novel takes a few seconds of pure Python),
-except after an entities run in document scope that only resolved new documents and removed others: a document's
-quotations depend on that document alone, so only those documents' rows are deleted and made again. The markers
-skip the stage when nothing upstream changed.
+Each document is gathered into one row with its prose chunks and people (``quotes_sql``), then ``document_quotes``
+runs on it (``relational.map_batches``), by one engine: in process (DuckDB, delta-rs) for a small corpus or increment
+(``LakehouseTables.small_increment``), Spark for a bigger one. The table is rewritten whole (a novel takes a few
+seconds of pure Python), except after an entities run in document scope that only resolved new documents and removed
+others: a document's quotations depend on that document alone, so only those documents' rows are deleted and made
+again. The markers skip the stage when nothing upstream changed.
 """
 
 from __future__ import annotations
 
 import bisect
 import logging
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, NON_PROSE_UNIT_KINDS, QUOTES
+from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES
 from ingestion.coref.speakers import pronoun_speakers
-from ingestion.lakehouse import one_of
 from ingestion.markers import fingerprint
 from ingestion.quotes import attribute, find_quotations
+from ingestion.relational import columns, engine_for, map_batches, query
 from ingestion.relations.sentences import PersonMention
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import documents_changed
-from ingestion.stages.references import REFERENCE_KINDS, delete_references, reference_rows, references_frame
+from ingestion.stages.references import (
+    PEOPLE_SQL,
+    PERSON_LABELS,
+    PROSE_CHUNKS_SQL,
+    REFERENCE_KINDS,
+    delete_references,
+    reference_rows,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pyspark.sql import DataFrame
 
     from ingestion.context import RunContext
     from ingestion.lakehouse import LakehouseTables
 
 logger = logging.getLogger(__name__)
 
-# The NER labels of people (ingestion.resolution groups them into one family).
-PERSON_LABELS = ("PERSON", "PER")
+__all__ = ["PERSON_LABELS", "QuotesStage", "document_quotes", "quote_rows", "quotes_sql"]
 
 
 def document_quotes(
@@ -88,55 +92,34 @@ def document_quotes(
     return rows
 
 
-def quote_rows(documents: pa.Table, chunks: pa.Table, mention_entities: pa.Table, entities: pa.Table) -> pa.Table:
-    """The ``quotes`` table of the driver's engine, from the columns ``quotes_frame`` reads: ``documents`` doc_id,
-    text; ``chunks`` doc_id, chunk_id, start, unit_kind; ``mention_entities`` doc_id, entity_id, start, end;
-    ``entities`` entity_id, label; a ``mention_entities`` with a ``kind`` column gives its names only."""
-    import pyarrow.compute as pc
-
-    non_prose = pc.is_in(chunks.column("unit_kind"), pa.array(sorted(NON_PROSE_UNIT_KINDS)))
-    by_doc_chunks: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for row in chunks.filter(pc.invert(pc.fill_null(non_prose, False))).to_pylist():
-        by_doc_chunks[row["doc_id"]].append((row["start"], row["chunk_id"]))
-    people_ids = entities.filter(pc.is_in(entities.column("label"), pa.array(PERSON_LABELS))).column("entity_id")
-    people = mention_entities.filter(pc.is_in(mention_entities.column("entity_id"), people_ids))
-    if "kind" in people.column_names:  # a table of the entities stage's version 17 or later: names only
-        people = people.filter(pc.equal(people.column("kind"), "name"))
-    by_doc_people: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
-    for row in people.to_pylist():
-        by_doc_people[row["doc_id"]].append((row["start"], row["end"], row["entity_id"]))
-    rows: list[dict[str, Any]] = []
-    for doc_id, text in zip(documents.column("doc_id").to_pylist(), documents.column("text").to_pylist(), strict=True):
-        rows.extend(document_quotes(doc_id, text, by_doc_chunks.get(doc_id, ()), by_doc_people.get(doc_id, ())))
-    return pa.Table.from_pylist(rows, schema=QUOTES.arrow_schema())
+def quotes_sql(names_only: bool) -> str:
+    """The query of one row per document (table ``documents``: doc_id, text) that has prose chunks: its ``chunks``,
+    the (start, chunk_id) of its prose chunks (table ``chunks``; a chunk of no kind is prose), and its ``people``, the
+    (start, end, entity_id) of its mentions (table ``mention_entities``) of entities labelled as people (table
+    ``entities``), null when none — both sorted. ``names_only``: of its rows of kind ``name`` only."""
+    names = " AND kind = 'name'" if names_only else ""
+    return f"""SELECT d.doc_id, d.text, c.chunks, p.people
+FROM documents AS d JOIN ({PROSE_CHUNKS_SQL}) AS c ON d.doc_id = c.doc_id
+LEFT JOIN (
+  SELECT doc_id, list_sort(list({{'start': start, 'end': "end", 'entity_id': entity_id}})) AS people
+  FROM mention_entities WHERE {PEOPLE_SQL}{names}
+  GROUP BY doc_id
+) AS p ON d.doc_id = p.doc_id"""
 
 
-def quotes_frame(
-    documents: DataFrame, chunks: DataFrame, mention_entities: DataFrame, entities: DataFrame
-) -> DataFrame:
-    """The ``quotes`` table of the Spark engine: one row per document with its prose chunks and person mentions
-    gathered, then ``document_quotes`` in ``mapInPandas``."""
-    from pyspark.sql import functions as F
-
-    people_ids = entities.where(F.col("label").isin(list(PERSON_LABELS))).select("entity_id")
-    if "kind" in mention_entities.columns:  # a table of the entities stage's version 17 or later: names only
-        mention_entities = mention_entities.where(F.col("kind") == "name")
-    people = (
-        mention_entities.join(people_ids, "entity_id")
-        .groupBy("doc_id")
-        .agg(F.collect_list(F.struct("start", "end", "entity_id")).alias("people"))
-    )
-    prose = (
-        chunks.where(~F.col("unit_kind").isin(sorted(NON_PROSE_UNIT_KINDS)) | F.col("unit_kind").isNull())
-        .groupBy("doc_id")
-        .agg(F.collect_list(F.struct("start", "chunk_id")).alias("chunks"))
-    )
-    gathered = documents.select("doc_id", "text").join(prose, "doc_id").join(people, "doc_id", "left")
-    return gathered.mapInPandas(_quote_batches, QUOTES.ddl())
+def quote_rows(documents: Any, chunks: Any, mention_entities: Any, entities: Any) -> Any:
+    """The ``quotes`` rows of ``documents`` (doc_id, text) by the engine of the tables (Arrow rows: in process;
+    DataFrames: Spark): each document gathered by ``quotes_sql`` from ``chunks`` (doc_id, chunk_id, start,
+    unit_kind), ``mention_entities`` (doc_id, entity_id, start, end; with a ``kind`` column, its names only) and
+    ``entities`` (entity_id, label), then ``document_quotes``."""
+    # a mention_entities table of the entities stage before its version 17 has no kind: every row is a name
+    names_only = "kind" in columns(mention_entities)
+    tables = {"documents": documents, "chunks": chunks, "mention_entities": mention_entities, "entities": entities}
+    return map_batches(query(quotes_sql(names_only), tables), _quote_batches, QUOTES)
 
 
 def _quote_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """``document_quotes`` over each document of each batch (``quotes_frame``'s worker side)."""
+    """``document_quotes`` over each document of each batch (``quote_rows``' per-document Python)."""
     import pandas as pd
 
     for batch in batches:
@@ -191,56 +174,21 @@ class QuotesStage(Stage):
 
     def _write(self, ctx: RunContext, documents: list[str], *, everything: bool) -> str:
         """Write the quotations of ``documents`` (all of them, replacing the table, when ``everything``), then their
-        references: in the driver when they are few (``LakehouseTables.small_increment``), else by Spark; returns
-        which."""
+        references, by one engine: in process when they are few (``LakehouseTables.small_increment``), else Spark;
+        returns which."""
         lake = ctx.lakehouse
-        if lake.small_increment(documents):
-            only = None if everything else one_of("doc_id", documents)
-            rows = self._rows_in_driver(ctx, only)
-            if everything or rows.num_rows:
-                lake.write_arrow(rows, QUOTES.name, overwrite=everything)
-            references = reference_rows(
-                *self._driver_inputs(ctx, only, ["language"], ["sentence_id", "kind"]),
-                lake.snapshot(QUOTES.name).to_table(
-                    columns=["doc_id", "start", "end", "speaker_id", "addressee_ids"], filter=only
-                ),
-            )
-            if references.num_rows:
-                lake.write_arrow(references, MENTION_ENTITIES.name)
-            return "driver"
-        from pyspark.sql import functions as F
-
-        def read(table: str) -> DataFrame:
-            frame = lake.read(table)
-            return frame if everything else frame.where(F.col("doc_id").isin(documents))
-
-        inputs = (read(DOCUMENTS.name), read(CHUNKS.name), read(MENTION_ENTITIES.name), lake.read(ENTITIES.name))
-        frame = quotes_frame(*inputs)
-        if everything:
-            lake.overwrite(frame, QUOTES.name)
-        else:
-            lake.append(frame, QUOTES.name)
-        lake.append(references_frame(*inputs, read(QUOTES.name)), MENTION_ENTITIES.name)
-        return "spark"
-
-    def _rows_in_driver(self, ctx: RunContext, only: Any) -> pa.Table:
-        """``quote_rows`` over the tables read with delta-rs, of the documents ``only`` keeps (all with None)."""
-        return quote_rows(*self._driver_inputs(ctx, only, [], ["kind"]))
-
-    def _driver_inputs(
-        self, ctx: RunContext, only: Any, document_columns: list[str], mention_columns: list[str]
-    ) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
-        """documents, chunks, mention_entities and entities read with delta-rs, with the columns both readers need
-        and the extra ones named."""
-        lake = ctx.lakehouse
-        return (
-            lake.snapshot(DOCUMENTS.name).to_table(columns=["doc_id", "text", *document_columns], filter=only),
-            lake.snapshot(CHUNKS.name).to_table(columns=["doc_id", "chunk_id", "start", "unit_kind"], filter=only),
-            lake.snapshot(MENTION_ENTITIES.name).to_table(
-                columns=["doc_id", "entity_id", "start", "end", *mention_columns], filter=only
-            ),
-            lake.snapshot(ENTITIES.name).to_table(columns=["entity_id", "label"]),
+        engine = engine_for(lake, lake.small_increment(documents))
+        scope = None if everything else documents
+        inputs = (
+            engine.read(DOCUMENTS.name, ["doc_id", "text", "language"], scope),
+            engine.read(CHUNKS.name, ["doc_id", "chunk_id", "start", "unit_kind"], scope),
+            engine.read(MENTION_ENTITIES.name, ["doc_id", "entity_id", "start", "end", "sentence_id", "kind"], scope),
+            engine.read(ENTITIES.name, ["entity_id", "label"], None),
         )
+        engine.write(quote_rows(*inputs), QUOTES.name, overwrite=everything)
+        quotes = engine.read(QUOTES.name, ["doc_id", "start", "end", "speaker_id", "addressee_ids"], scope)
+        engine.write(reference_rows(*inputs, quotes), MENTION_ENTITIES.name)
+        return "driver" if engine.in_process else "spark"
 
 
 def _count_references(lake: LakehouseTables) -> int:

@@ -2,41 +2,47 @@
 stage after its quotations: "he", "her", "I" inside a quotation, "the count" linked to an entity through
 ``ingestion.coref`` over each document's text, its resolved person names and its quotations with their speakers.
 
-Both engines run ``document_references`` on each document: the driver over Arrow tables (``reference_rows``), Spark
-over one row per document with its prose chunks, people and quotations gathered (``references_frame``,
-``mapInPandas``). A row's ``mention_id`` is ``<doc_id>:r<start>``; its ``sentence_id`` is the one of a name in the
-same sentence when there is one (so the sentence window of co-occurrences meets them), else ``<chunk_id>:t<start of
-the sentence>``. English documents only: the pronoun words are English.
+Each English document is gathered into one row with its prose chunks, people and quotations (``references_sql``, run
+in process by DuckDB or by Spark SQL), then ``document_references`` runs on it (``relational.map_batches``). A row's
+``mention_id`` is ``<doc_id>:r<start>``; its ``sentence_id`` is the one of a name in the same sentence when there is
+one (so the sentence window of co-occurrences meets them), else ``<chunk_id>:t<start of the sentence>``. English
+documents only: the pronoun words are English.
 """
 
 from __future__ import annotations
 
 import bisect
 import logging
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from graph.tables import MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
 from ingestion.coref import Speech, resolve_references
+from ingestion.relational import map_batches, query
 from ingestion.relations.sentences import PersonMention, sentence_spans
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pyspark.sql import DataFrame
 
     from ingestion.lakehouse import LakehouseTables
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["REFERENCE_KINDS", "delete_references", "document_references", "reference_rows", "references_frame"]
+__all__ = [
+    "PEOPLE_SQL",
+    "PERSON_LABELS",
+    "PROSE_CHUNKS_SQL",
+    "REFERENCE_KINDS",
+    "delete_references",
+    "document_references",
+    "reference_rows",
+    "references_sql",
+]
 
 # The kinds of rows this module writes (``graph.tables.MENTION_KINDS`` less the entities stage's names).
 REFERENCE_KINDS = ("pronoun", "nominal")
-PERSON_LABELS = ("PERSON", "PER")  # as the quotes stage reads them
+# The NER labels of people (ingestion.resolution groups them into one family).
+PERSON_LABELS = ("PERSON", "PER")
 LANGUAGES = ("en",)
 
 
@@ -83,63 +89,57 @@ def document_references(
     return rows
 
 
-def reference_rows(
-    documents: pa.Table, chunks: pa.Table, mention_entities: pa.Table, entities: pa.Table, quotes: pa.Table
-) -> pa.Table:
-    """The rows of the driver's engine, from the columns ``references_frame`` reads: ``documents`` doc_id, text,
-    language; ``chunks`` doc_id, chunk_id, start, unit_kind; ``mention_entities`` doc_id, entity_id, start, end,
-    sentence_id, kind; ``entities`` entity_id, label; ``quotes`` doc_id, start, end, speaker_id, addressee_ids."""
-    non_prose = pc.is_in(chunks.column("unit_kind"), pa.array(sorted(NON_PROSE_UNIT_KINDS)))
-    by_doc_chunks: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for row in chunks.filter(pc.invert(pc.fill_null(non_prose, False))).to_pylist():
-        by_doc_chunks[row["doc_id"]].append((row["start"], row["chunk_id"]))
-    people_ids = entities.filter(pc.is_in(entities.column("label"), pa.array(PERSON_LABELS))).column("entity_id")
-    names = mention_entities.filter(pc.and_(pc.is_in(mention_entities.column("entity_id"), people_ids),
-                                            pc.equal(mention_entities.column("kind"), "name")))
-    by_doc_people: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
-    for row in names.to_pylist():
-        by_doc_people[row["doc_id"]].append((row["start"], row["end"], row["entity_id"], row["sentence_id"]))
-    by_doc_quotes: dict[str, list[tuple[int, int, str | None, Sequence[str]]]] = defaultdict(list)
-    for row in quotes.to_pylist():
-        by_doc_quotes[row["doc_id"]].append((row["start"], row["end"], row["speaker_id"], row["addressee_ids"]))
-    rows: list[dict[str, Any]] = []
-    for doc in documents.filter(pc.is_in(documents.column("language"), pa.array(LANGUAGES))).to_pylist():
-        doc_id = doc["doc_id"]
-        rows.extend(document_references(doc_id, doc["text"], by_doc_chunks.get(doc_id, ()),
-                                        by_doc_people.get(doc_id, ()), by_doc_quotes.get(doc_id, ())))
-    return pa.Table.from_pylist(rows, schema=MENTION_ENTITIES.arrow_schema())
+def _prose_chunks_sql() -> str:
+    kinds = ", ".join(f"'{kind}'" for kind in sorted(NON_PROSE_UNIT_KINDS))
+    return f"""SELECT doc_id, list_sort(list({{'start': start, 'chunk_id': chunk_id}})) AS chunks
+  FROM chunks WHERE unit_kind IS NULL OR unit_kind NOT IN ({kinds})
+  GROUP BY doc_id"""
 
 
-def references_frame(
-    documents: DataFrame, chunks: DataFrame, mention_entities: DataFrame, entities: DataFrame, quotes: DataFrame
-) -> DataFrame:
-    """The rows of the Spark engine: one row per English document with its prose chunks, person names and
-    quotations gathered, then ``document_references`` in ``mapInPandas``."""
-    from pyspark.sql import functions as F
+# Each document's prose chunks (table ``chunks``), sorted; a chunk of no kind is prose.
+PROSE_CHUNKS_SQL = _prose_chunks_sql()
+# The condition on a ``mention_entities`` row of an entity labelled as a person (table ``entities``).
+PEOPLE_SQL = "entity_id IN (SELECT entity_id FROM entities WHERE label IN ({}))".format(
+    ", ".join(f"'{label}'" for label in PERSON_LABELS)
+)
 
-    people_ids = entities.where(F.col("label").isin(list(PERSON_LABELS))).select("entity_id")
-    people = (
-        mention_entities.where(F.col("kind") == "name").join(people_ids, "entity_id")
-        .groupBy("doc_id")
-        .agg(F.collect_list(F.struct("start", "end", "entity_id", "sentence_id")).alias("people"))
-    )
-    prose = (
-        chunks.where(~F.col("unit_kind").isin(sorted(NON_PROSE_UNIT_KINDS)) | F.col("unit_kind").isNull())
-        .groupBy("doc_id")
-        .agg(F.collect_list(F.struct("start", "chunk_id")).alias("chunks"))
-    )
-    spoken = quotes.groupBy("doc_id").agg(
-        F.collect_list(F.struct("start", "end", "speaker_id", "addressee_ids")).alias("quotes")
-    )
-    gathered = (
-        documents.where(F.col("language").isin(list(LANGUAGES))).select("doc_id", "text")
-        .join(prose, "doc_id").join(people, "doc_id").join(spoken, "doc_id", "left")
-    )
-    return gathered.mapInPandas(_reference_batches, MENTION_ENTITIES.ddl())
+
+def references_sql() -> str:
+    """The query of one row per English document (table ``documents``: doc_id, text, language) with prose chunks and
+    person names: its ``chunks``, the (start, chunk_id) of its prose chunks (``PROSE_CHUNKS_SQL``), its ``people``,
+    the (start, end, entity_id, sentence_id) of its names (table ``mention_entities``, kind ``name``) of entities
+    labelled as people, and its ``quotes``, the (start, end, speaker_id, addressee_ids) of its quotations (table
+    ``quotes``), null when none — all sorted."""
+    languages = ", ".join(f"'{language}'" for language in LANGUAGES)
+    return f"""SELECT d.doc_id, d.text, c.chunks, p.people, q.quotes
+FROM documents AS d JOIN ({PROSE_CHUNKS_SQL}) AS c ON d.doc_id = c.doc_id
+JOIN (
+  SELECT doc_id,
+         list_sort(list({{'start': start, 'end': "end", 'entity_id': entity_id, 'sentence_id': sentence_id}})) AS people
+  FROM mention_entities WHERE kind = 'name' AND {PEOPLE_SQL}
+  GROUP BY doc_id
+) AS p ON d.doc_id = p.doc_id
+LEFT JOIN (
+  SELECT doc_id, list_sort(list({{'start': start, 'end': "end", 'speaker_id': speaker_id,
+                                   'addressee_ids': addressee_ids}})) AS quotes
+  FROM quotes GROUP BY doc_id
+) AS q ON d.doc_id = q.doc_id
+WHERE d.language IN ({languages})"""
+
+
+def reference_rows(documents: Any, chunks: Any, mention_entities: Any, entities: Any, quotes: Any) -> Any:
+    """The pronoun and description rows by the engine of the tables (Arrow rows: in process; DataFrames: Spark):
+    each document gathered by ``references_sql`` from ``documents`` (doc_id, text, language), ``chunks`` (doc_id,
+    chunk_id, start, unit_kind), ``mention_entities`` (doc_id, entity_id, start, end, sentence_id, kind),
+    ``entities`` (entity_id, label) and ``quotes`` (doc_id, start, end, speaker_id, addressee_ids), then
+    ``document_references``."""
+    tables = {"documents": documents, "chunks": chunks, "mention_entities": mention_entities, "entities": entities,
+              "quotes": quotes}
+    return map_batches(query(references_sql(), tables), _reference_batches, MENTION_ENTITIES)
 
 
 def _reference_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """``document_references`` over each document of each batch (``references_frame``'s worker side)."""
+    """``document_references`` over each document of each batch (``reference_rows``' per-document Python)."""
     import pandas as pd
 
     for batch in batches:

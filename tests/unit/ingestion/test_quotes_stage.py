@@ -7,7 +7,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ingestion.stages.quotes import document_quotes, quote_rows, quotes_frame
+from ingestion.stages.quotes import document_quotes, quote_rows, quotes_sql
 
 TITLE = "“The Gate”\n\n"
 PART_ONE = "Pierre met Natasha at the gate.\n\n“Are you cold, Natasha?” asked Pierre.\n\n“A little,” she said.\n\n"
@@ -97,7 +97,7 @@ def test_quotes_spark_engine_equals_the_expected_rows(spark: Any) -> None:
         [("d", entity, s, e) for s, e, entity in MENTIONS], "doc_id string, entity_id string, start long, end long"
     )
     entities = spark.createDataFrame(list(ENTITIES.items()), "entity_id string, label string")
-    rows = [row.asDict() for row in quotes_frame(documents, chunks, mention_entities, entities).collect()]
+    rows = [row.asDict() for row in quote_rows(documents, chunks, mention_entities, entities).collect()]
     assert sorted(rows, key=lambda row: row["start"]) == _expected()
 
 
@@ -128,3 +128,39 @@ def test_quotes_read_only_the_names_of_mention_entities() -> None:
     assert [row["speaker_id"] for row in sorted(found, key=lambda row: row["start"])] == [
         row["speaker_id"] for row in _expected()
     ]
+
+
+def _gather_tables() -> dict[str, pa.Table]:
+    """Document "a": a front-matter chunk, a chapter and a chunk of no kind (listed out of order); a name of Pierre
+    and of Natasha, a pronoun row for Pierre, a name of Moscow (a place). "b": a table of contents only. "c": a
+    chapter that names Moscow alone."""
+    chunks = [("a", "a:c0", 0, "front_matter"), ("a", "a:c2", 20, None), ("a", "a:c1", 10, "chapter"),
+              ("b", "b:c0", 0, "contents"), ("c", "c:c0", 0, "chapter")]
+    mentions = [("a", "natasha", 25, 32, "name"), ("a", "pierre", 12, 18, "name"), ("a", "pierre", 40, 42, "pronoun"),
+                ("a", "moscow", 50, 56, "name"), ("c", "moscow", 3, 9, "name")]
+    return {
+        "documents": pa.table({"doc_id": ["a", "b", "c"], "text": ["text a", "text b", "text c"]}),
+        "chunks": pa.table({name: pa.array([row[i] for row in chunks], pa.int64() if name == "start" else pa.string())
+                            for i, name in enumerate(("doc_id", "chunk_id", "start", "unit_kind"))}),
+        "mention_entities": pa.table({name: [row[i] for row in mentions]
+                                      for i, name in enumerate(("doc_id", "entity_id", "start", "end", "kind"))}),
+        "entities": pa.table({"entity_id": list(ENTITIES), "label": list(ENTITIES.values())}),
+    }
+
+
+def test_quotes_gather_query_gives_the_same_lists_on_both_engines(spark: Any) -> None:
+    """``quotes_sql`` per document, by DuckDB and by Spark SQL: its prose chunks (a chunk of no kind is prose, front
+    matter and contents are not) and its person names (not the pronoun row, not the place), each list sorted; a
+    document with no prose chunk has no row, one with no person a null list."""
+    from ingestion.relational import query_rows
+
+    tables = _gather_tables()
+    frames = {name: spark.createDataFrame(table) for name, table in tables.items()}
+    expected = [
+        {"doc_id": "a", "text": "text a",
+         "chunks": [{"start": 10, "chunk_id": "a:c1"}, {"start": 20, "chunk_id": "a:c2"}],
+         "people": [{"start": 12, "end": 18, "entity_id": "pierre"}, {"start": 25, "end": 32, "entity_id": "natasha"}]},
+        {"doc_id": "c", "text": "text c", "chunks": [{"start": 0, "chunk_id": "c:c0"}], "people": None},
+    ]
+    for engine in (tables, frames):
+        assert sorted(query_rows(quotes_sql(names_only=True), engine), key=lambda row: row["doc_id"]) == expected

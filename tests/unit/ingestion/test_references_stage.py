@@ -12,7 +12,7 @@ import pytest
 
 from graph.tables import QUOTES
 from ingestion.stages.quotes import document_quotes
-from ingestion.stages.references import document_references, reference_rows, references_frame
+from ingestion.stages.references import document_references, reference_rows
 
 PARAGRAPHS = (
     "Pierre met Natasha at the gate.",
@@ -82,7 +82,7 @@ def test_references_driver_engine_rows() -> None:
 def test_references_spark_engine_equals_the_driver(spark: Any) -> None:
     frames = [spark.createDataFrame(table.to_pandas()) for table in _arrow_inputs()[:4]]
     quotes = spark.createDataFrame(_quotes(), QUOTES.ddl())
-    rows = [row.asDict() for row in references_frame(*frames, quotes).collect()]
+    rows = [row.asDict() for row in reference_rows(*frames, quotes).collect()]
     assert sorted(rows, key=lambda row: row["start"]) == _expected()
 
 
@@ -139,3 +139,38 @@ def test_references_are_made_again_after_a_forced_run_of_the_entities_stage_alon
     assert {s.stage: s.status for s in again.stages}["quotes"] == "succeeded"
     links = read(tmp_path / "lake", "mention_entities")
     assert links[links.kind != "name"].sort_values("mention_id").reset_index(drop=True).equals(references)
+
+
+def test_references_gather_query_gives_the_same_lists_on_both_engines(spark: Any) -> None:
+    """``references_sql`` per document, by DuckDB and by Spark SQL: English documents with prose and a person's name
+    only ("h" is Hungarian, "n" names no person), the pronoun row and the name of a gate left out, the quotations
+    (null speaker and all) sorted by start."""
+    from ingestion.relational import query_rows
+    from ingestion.stages.references import references_sql
+
+    chunks = [("d", "d:c0", 0, "chapter"), ("d", "d:c9", 90, "back_matter"), ("h", "h:c0", 0, "chapter"),
+              ("n", "n:c0", 0, "chapter")]
+    mentions = [("d", "natasha", 11, 18, "d:s0", "name"), ("d", "pierre", 0, 6, "d:s0", "name"),
+                ("d", "pierre", 30, 32, "d:s1", "pronoun"), ("d", "gate", 26, 30, "d:s0", "name"),
+                ("h", "pierre", 0, 6, "h:s0", "name"), ("n", "gate", 0, 4, "n:s0", "name")]
+    quotes = [("d", 60, 70, None, []), ("d", 40, 50, "natasha", ["pierre"]), ("h", 8, 12, "pierre", [])]
+    tables = {
+        "documents": pa.table({"doc_id": ["d", "h", "n"], "text": ["D", "H", "N"], "language": ["en", "hu", "en"]}),
+        "chunks": pa.table({name: [c[i] for c in chunks] for i, name in enumerate(("doc_id", "chunk_id", "start",
+                                                                                    "unit_kind"))}),
+        "mention_entities": pa.table({name: [m[i] for m in mentions] for i, name in enumerate(
+            ("doc_id", "entity_id", "start", "end", "sentence_id", "kind"))}),
+        "entities": pa.table({"entity_id": list(ENTITIES), "label": list(ENTITIES.values())}),
+        "quotes": pa.table({name: pa.array([q[i] for q in quotes], pa.list_(pa.string()) if i == 4 else None)
+                            for i, name in enumerate(("doc_id", "start", "end", "speaker_id", "addressee_ids"))}),
+    }
+    frames = {name: spark.createDataFrame(table) for name, table in tables.items()}
+    expected = [{
+        "doc_id": "d", "text": "D", "chunks": [{"start": 0, "chunk_id": "d:c0"}],
+        "people": [{"start": 0, "end": 6, "entity_id": "pierre", "sentence_id": "d:s0"},
+                   {"start": 11, "end": 18, "entity_id": "natasha", "sentence_id": "d:s0"}],
+        "quotes": [{"start": 40, "end": 50, "speaker_id": "natasha", "addressee_ids": ["pierre"]},
+                   {"start": 60, "end": 70, "speaker_id": None, "addressee_ids": []}],
+    }]
+    for engine in (tables, frames):
+        assert query_rows(references_sql(), engine) == expected
