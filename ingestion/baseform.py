@@ -150,9 +150,10 @@ def name_starts(words: list[str], rules: SuffixRules) -> list[int]:
 
     Hungarian inflects only a name's last word and puts the family name first, so inside a span a capitalised word
     begins a new name when the word before it carries a case ending ("Jónásnak Rétyvel": to Jónás, with Réty), or
-    when it is an old-spelling family name in -y (read i: "Völgyesy") after a family name formed with -i/-y
-    ("Tengelyi Völgyesyvel": Tengelyi with Völgyesy) — given names, which follow a family name, never end so.
-    A title after a name is lowercase ("Slacsanek úr") and never splits.
+    when it is an inflected old-spelling family name in -y (read i: "Völgyesy") after a family name formed with -i/-y
+    ("Tengelyi Völgyesyvel": Tengelyi with Völgyesy) — given names, which follow a family name, never end so; in the
+    nominative the pair is more often one family with its place ("Podolini Malatinszky") and stays whole. A title
+    after a name is lowercase ("Slacsanek úr") and never splits.
     """
     starts = []
     for i in range(1, len(words)):
@@ -160,7 +161,7 @@ def name_starts(words: list[str], rules: SuffixRules) -> list[int]:
         if not word[:1].isupper() or not before[:1].isupper():
             continue
         if (before.isalpha() and rules.inflected(before)) or (
-            _old_family_name(rules.lemma(word)) and _family_adjective(before)
+            rules.inflected(word) and _old_family_name(rules.lemma(word)) and _family_adjective(before)
         ):
             starts.append(i)
     return starts

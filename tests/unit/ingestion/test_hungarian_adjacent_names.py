@@ -20,6 +20,7 @@ PAIRS = [
     ("Istvánnak", "István"),
     ("Völgyesyvel", "Völgyesy"),
     ("Rétyvel", "Réty"),
+    ("Tengelyitől", "Tengelyi"),
     ("Kovácsot", "Kovács"),
     ("Kováccsal", "Kovács"),
     ("Gergellyel", "Gergely"),
@@ -56,7 +57,8 @@ def test_an_inflected_word_inside_a_persons_span_ends_a_name(rules: SuffixRules)
 
 def test_an_old_spelling_family_name_after_a_family_name_begins_a_name(rules: SuffixRules) -> None:
     assert name_starts(["Tengelyi", "Völgyesyvel"], rules) == [1]
-    assert name_starts(["Macskaházy", "Völgyesy"], rules) == [1]
+    assert name_starts(["Macskaházy", "Völgyesytől"], rules) == [1]
+    assert name_starts(["Podolini", "Malatinszky"], rules) == []  # in the nominative: one family and its place
 
 
 def test_one_persons_name_is_never_split(rules: SuffixRules) -> None:
