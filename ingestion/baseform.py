@@ -10,7 +10,9 @@ so names seen in the corpus keep their own reading ("Klára" is nominative, "Bud
 ``base_forms`` is a spaCy component (factory ``csillag_base_forms``) that writes each entity's base form into its
 ``ent_id`` unless something earlier (the domain's EntityRuler pattern id) already named it; the mentions stage
 stores ``ent_id`` and the entities stage keys entities by it. Its rules are saved with the pipeline
-(``base_forms/rules.json``).
+(``base_forms/rules.json``). Before that it splits a person's span that holds two adjacent names
+(``name_starts``): the model reads "Tengelyi Völgyesyvel szólt" ("Tengelyi spoke with Völgyesy") as one name, and
+that one name would join both men into one entity.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ import json
 import logging
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ingestion.domains.hungarian import ends_in_vowel
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -35,6 +40,11 @@ MIN_COUNT = 1
 BOUNDARY = "^"
 Edit = tuple[int, str]
 IDENTITY: Edit = (0, "")
+PERSON_LABELS = frozenset({"PER", "PERSON"})
+# Case endings long enough that a bare name rarely ends in them by chance: -t, -n, -ra, -ba … also end "Margot",
+# "Eden", "Vavra", so an ending the rules strip counts only when it is one of these or a doubled -val/-vel.
+CASE_ENDINGS = tuple("nak nek ban ben ból ből ról ről hoz hez höz tól től nál nél ért ként val vel".split())
+_DIGRAPHS = frozenset({"cs", "gy", "ly", "ny", "sz", "ty", "zs"})
 
 
 def edit_of(form: str, lemma: str) -> Edit | None:
@@ -105,6 +115,18 @@ class SuffixRules:
             append = append.upper()
         return stem + append
 
+    def inflected(self, word: str) -> bool:
+        """Whether ``word`` carries a case ending (``CASE_ENDINGS`` or the assimilated -val/-vel: "Kováccsal")
+        that the rules strip; a bare name ending in a short ending's letters ("Margot", "Eden") is not."""
+        strip, _ = self.edit(word)
+        if strip < 3:
+            return False
+        low = word.casefold()
+        if low[-strip:].endswith(CASE_ENDINGS):
+            return True
+        doubled = low[-3:-2] == low[-4:-3] or (low[-5:-4] == low[-4:-3] and low[-4:-2] in _DIGRAPHS)
+        return low.endswith(("al", "el")) and len(low) > 5 and doubled
+
     def base_form(self, name: str) -> str:
         """A multi-word name's base form: only its last word inflects ("Dobó Istvánnak" → "Dobó István")."""
         head, _, last = name.rpartition(" ")
@@ -121,6 +143,38 @@ class SuffixRules:
     def from_json(cls, text: str) -> SuffixRules:
         """Read what ``to_json`` wrote."""
         return cls({k: (int(v[0]), str(v[1])) for k, v in json.loads(text).items()})
+
+
+def name_starts(words: list[str], rules: SuffixRules) -> list[int]:
+    """Indices of the words of one person's span at which another person's name begins.
+
+    Hungarian inflects only a name's last word and puts the family name first, so inside a span a capitalised word
+    begins a new name when the word before it carries a case ending ("Jónásnak Rétyvel": to Jónás, with Réty), or
+    when it is an inflected old-spelling family name in -y (read i: "Völgyesy") after a family name formed with -i/-y
+    ("Tengelyi Völgyesyvel": Tengelyi with Völgyesy) — given names, which follow a family name, never end so; in the
+    nominative the pair is more often one family with its place ("Podolini Malatinszky") and stays whole. A title
+    after a name is lowercase ("Slacsanek úr") and never splits.
+    """
+    starts = []
+    for i in range(1, len(words)):
+        before, word = words[i - 1], words[i]
+        if not word[:1].isupper() or not before[:1].isupper():
+            continue
+        if (before.isalpha() and rules.inflected(before)) or (
+            rules.inflected(word) and _old_family_name(rules.lemma(word)) and _family_adjective(before)
+        ):
+            starts.append(i)
+    return starts
+
+
+def _old_family_name(word: str) -> bool:
+    """A final ``y`` read as the vowel i, the old spelling of family names ("Völgyesy", "Kárpáthy")."""
+    return word.endswith("y") and ends_in_vowel(word)
+
+
+def _family_adjective(word: str) -> bool:
+    """A family name formed like an adjective of place, in -i or the old -y ("Tengelyi", "Macskaházy")."""
+    return word.endswith(("i", "í")) or _old_family_name(word)
 
 
 def _fallback(rules: dict[str, Edit], context: str) -> Edit | None:
@@ -141,21 +195,39 @@ class BaseForms:
         self.rules = SuffixRules()
 
     def __call__(self, doc: Doc) -> Doc:
-        """Set the base form of every unnamed entity whose label the component covers (all when none given)."""
+        """Split persons' spans holding two names, then set the base form of every unnamed entity whose label the
+        component covers (all when none given)."""
         from spacy.tokens import Span
 
         changed = False
         ents = []
-        for ent in doc.ents:
-            if not ent.ent_id_ and (not self.labels or ent.label_ in self.labels):
+        for whole in doc.ents:
+            if whole.ent_id_ or (self.labels and whole.label_ not in self.labels):
+                ents.append(whole)
+                continue
+            parts = self._names(whole)
+            changed = changed or len(parts) > 1
+            for ent in parts:
                 base = self.rules.base_form(ent.text)
                 if base != ent.text:
                     ent = Span(doc, ent.start, ent.end, label=ent.label, span_id=base)
                     changed = True
-            ents.append(ent)
+                ents.append(ent)
         if changed:
             doc.ents = ents
         return doc
+
+    def _names(self, ent: Any) -> list[Any]:
+        """``ent`` cut where another person's name begins (``name_starts``); ``[ent]`` when it holds one name."""
+        from spacy.tokens import Span
+
+        if ent.label_ not in PERSON_LABELS or len(ent) < 2:
+            return [ent]
+        starts = name_starts([token.text for token in ent], self.rules)
+        if not starts:
+            return [ent]
+        bounds = [ent.start, *(ent.start + i for i in starts), ent.end]
+        return [Span(ent.doc, a, b, label=ent.label) for a, b in pairwise(bounds)]
 
     def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
         """Write the rules (``rules.json``) and the labels."""

@@ -79,8 +79,8 @@ class NlpSpec:
             "labels": self.labels,
             "phrase_matcher_attr": self.phrase_matcher_attr,
         }
-        if self.language == "hu":  # Hungarian mentions take the title after a name: NER redone once
-            spec["spans"] = "postposed titles"
+        if self.language == "hu":  # Hungarian spans take the title after a name and split adjacent names
+            spec["spans"] = "postposed titles, adjacent names split"
         return fingerprint(spec)
 
 

@@ -1,14 +1,18 @@
 #!/usr/bin/env python
 """Train csillag's Hungarian NER model from NYTK-NerKor and ship it in ingestion/models/hu_nerkor.
 
-    .venv/bin/python scripts/train_hu_ner.py                  # convert, train, assemble, evaluate (~70 min, 2 cores)
+    .venv/bin/python scripts/train_hu_ner.py                  # vectors if missing, convert, train, assemble, evaluate
     .venv/bin/python scripts/train_hu_ner.py --assemble-only  # re-assemble and evaluate the last training run
 
-Steps: convert ``../shared/data/nerkor/{train,devel}`` (``ingestion.training.nerkor``) to DocBins under
-``.cache/training/hu_nerkor``; ``spacy train conf/training/hu_nerkor.cfg`` (progress table on the console; the best
-devel checkpoint is kept); add the base-form component with rules learned from train's lemma column
+Steps: the floret vectors (``scripts/train_hu_vectors.py``'s ``build`` with its defaults, into
+``.cache/training/hu_vectors``) when that folder has none; convert ``../shared/data/nerkor/{train,devel}``
+(``ingestion.training.nerkor``) to DocBins under ``.cache/training/hu_nerkor``; ``spacy train
+conf/training/hu_nerkor.cfg`` with the vectors as static vectors (progress table on the console; the best devel
+checkpoint is kept); add the base-form component with rules learned from train's lemma column
 (``ingestion.baseform``); write the pipeline with its meta (licence CC BY-SA 4.0, NerKor attribution, scores), a
-LICENSE and a README; print NER P/R/F1 per label and genre and the base-form accuracy on devel. Run it with
+LICENSE and a README; print NER P/R/F1 per label and genre and the base-form accuracy on devel. The defaults are the
+shipped model's run (7,000 steps, about 15 min of one core, plus about 21 min for the vectors when they are
+missing; more steps and a second phase, ``--init-from``, are measured in docs/decisions/0022). Run it with
 ``nice -n 10`` and ``OMP_NUM_THREADS=1`` on a shared machine.
 """
 
@@ -35,6 +39,7 @@ CONFIG = ROOT / "conf" / "training" / "hu_nerkor.cfg"
 NERKOR = ROOT.parent / "shared" / "data" / "nerkor"
 WORK = ROOT / ".cache" / "training" / "hu_nerkor"
 OUT = ROOT / "ingestion" / "models" / "hu_nerkor"
+VECTORS = ROOT / ".cache" / "training" / "hu_vectors" / "vectors"
 VERSION = "1.1.0"  # with floret vectors (1.0.0 had none)
 NERKOR_URL = "https://github.com/nytud/NYTK-NerKor"
 CITATION = (
@@ -52,8 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="where the shipped pipeline is written")
     parser.add_argument("--assemble-only", action="store_true", help="skip conversion and training")
     parser.add_argument("--max-steps", type=int, default=None, help="override training.max_steps (quick trials)")
-    parser.add_argument("--vectors", type=Path, default=None,
-                        help="a spaCy vectors folder (scripts/train_hu_vectors.py) the tok2vec reads as static vectors")
+    parser.add_argument("--vectors", type=Path, default=VECTORS,
+                        help="a spaCy vectors folder the tok2vec reads as static vectors; built when it is the default "
+                        "and missing (scripts/train_hu_vectors.py)")
+    parser.add_argument("--no-vectors", action="store_true", help="train without static vectors (as 1.0.0)")
+    parser.add_argument("--init-from", type=Path, default=None,
+                        help="a trained pipeline whose tok2vec and ner the training starts from (a second phase)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_override,
                         help="a config override for a trial, e.g. components.tok2vec.model.encode.width=256")
     args = parser.parse_args(argv)
@@ -63,13 +72,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     corpus, run = args.work / "corpus", args.work / "run"
     started = time.perf_counter()
+    vectors = None if args.no_vectors else args.vectors
+    if vectors is not None and not (vectors / "vocab" / "vectors").is_file() and not args.assemble_only:
+        if vectors != VECTORS:
+            print(f"no spaCy vectors folder at {vectors}", file=sys.stderr)
+            return 2
+        from train_hu_vectors import build
+
+        build(VECTORS.parent)
     if not args.assemble_only:
         for split in ("train", "devel"):
             n = convert(args.nerkor / split, corpus / f"{split}.spacy")
             print(f"converted {split}: {n} docs", flush=True)
-        train(corpus, run, args.max_steps, args.vectors, dict(args.set))
+        train(corpus, run, args.max_steps, vectors, dict(args.set), init_from=args.init_from)
         print(f"trained in {time.perf_counter() - started:.0f}s", flush=True)
-    nlp = assemble(run / "model-best", args.nerkor, args.out, with_vectors=args.vectors is not None)
+    nlp = assemble(run / "model-best", args.nerkor, args.out, with_vectors=vectors is not None)
     report(nlp, args.nerkor, args.out, corpus)
     print(f"done in {time.perf_counter() - started:.0f}s; model in {args.out}", flush=True)
     return 0
@@ -87,10 +104,22 @@ def _override(text: str) -> tuple[str, object]:
 
 
 def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None = None,
-          extra: dict[str, object] | None = None) -> None:
+          extra: dict[str, object] | None = None, *, init_from: Path | None = None) -> None:
     """``spacy train`` with the checked-in config (its console logger prints the progress table); with ``vectors``,
-    the tok2vec also reads them as static vectors; ``extra`` overrides more of the config (trials)."""
+    the tok2vec also reads them as static vectors; ``extra`` overrides more of the config (trials); with
+    ``init_from``, the tok2vec and ner start from that pipeline's weights instead of random ones."""
     from spacy.cli.train import train as spacy_train
+    from spacy.util import load_config
+
+    config = CONFIG
+    if init_from is not None:  # spaCy refuses a sourced component that also names its factory: a config of its own
+        register()  # the source pipeline is loaded whole, its base-form component too
+        sourced = load_config(CONFIG, interpolate=False)
+        for name in ("tok2vec", "ner"):
+            sourced["components"][name] = {"source": str(init_from)}
+        config = run.parent / "sourced.cfg"
+        run.parent.mkdir(parents=True, exist_ok=True)
+        sourced.to_disk(config)
 
     overrides: dict[str, object] = {
         "paths.train": str(corpus / "train.spacy"),
@@ -98,13 +127,14 @@ def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None =
     }
     if vectors is not None:
         overrides["paths.vectors"] = str(vectors)
-        overrides["components.tok2vec.model.embed.include_static_vectors"] = True
+        if init_from is None:  # a sourced tok2vec keeps its own architecture
+            overrides["components.tok2vec.model.embed.include_static_vectors"] = True
     if max_steps is not None:
         overrides["training.max_steps"] = max_steps
     overrides.update(extra or {})
     if run.exists():
         shutil.rmtree(run)
-    spacy_train(CONFIG, run, use_gpu=-1, overrides=overrides)
+    spacy_train(config, run, use_gpu=-1, overrides=overrides)
 
 
 # The text the static vectors were trained on (only the vectors are shipped; ../shared/data/hu_novels/README.md)

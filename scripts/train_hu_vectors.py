@@ -1,7 +1,10 @@
 #!/usr/bin/env python
 """Train Hungarian floret word vectors from the Hungarian novels and NerKor's train text, for the Hungarian NER.
 
-    .venv/bin/python scripts/train_hu_vectors.py [--dim 200] [--bucket 50000] [--epoch 5] [--work DIR]
+    .venv/bin/python scripts/train_hu_vectors.py [--dim 100] [--bucket 50000] [--epoch 3] [--work DIR]
+
+The defaults are the vectors of the shipped ``hu_nerkor`` (about 21 min on two cores); ``scripts/train_hu_ner.py``
+calls ``build`` with them when its vectors folder is missing.
 
 Reads ``../shared/data/hu_novels/hu_novels.txt.xz.part*`` (606 public-domain novels, 30.6 million words) and the
 tokens of ``../shared/data/nerkor/train`` (never devel), writes one tokenised line per paragraph to
@@ -76,41 +79,56 @@ def write_corpus(target: Path) -> tuple[int, int]:
     return lines, tokens
 
 
+DIM, BUCKET, EPOCH = 100, 50_000, 3  # the shipped model's vectors: 20 MB, measured in docs/decisions/0022
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Corpus, floret, spaCy vectors; 2 when the shared data is missing."""
+    """Corpus, floret, spaCy vectors; 2 when the shared data or floret is missing."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", type=Path, default=WORK)
-    parser.add_argument("--dim", type=int, default=200)
-    parser.add_argument("--bucket", type=int, default=50_000)
-    parser.add_argument("--epoch", type=int, default=5)
+    parser.add_argument("--dim", type=int, default=DIM)
+    parser.add_argument("--bucket", type=int, default=BUCKET)
+    parser.add_argument("--epoch", type=int, default=EPOCH)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    if not NOVELS.is_dir() or not NERKOR_TRAIN.is_dir():
-        print(f"needs {NOVELS} and {NERKOR_TRAIN} (the shared data)", file=sys.stderr)
+    try:
+        build(args.work, dim=args.dim, bucket=args.bucket, epoch=args.epoch, threads=args.threads)
+    except (FileNotFoundError, ImportError) as error:
+        print(error, file=sys.stderr)
         return 2
+    return 0
+
+
+def build(work: Path = WORK, *, dim: int = DIM, bucket: int = BUCKET, epoch: int = EPOCH, threads: int = 2) -> Path:
+    """Write the corpus (once), train floret and convert its vectors; the spaCy vectors folder ``<work>/vectors``.
+
+    Raises:
+        FileNotFoundError: the shared novels or NerKor train are missing.
+        ImportError: floret is not installed (the ``train`` extra).
+    """
+    if not NOVELS.is_dir() or not NERKOR_TRAIN.is_dir():
+        raise FileNotFoundError(f"needs {NOVELS} and {NERKOR_TRAIN} (the shared data)")
     try:
         import floret
-    except ImportError:
-        print("needs floret: pip install -e '.[train]'", file=sys.stderr)
-        return 2
-    corpus = args.work / "corpus.txt"
+    except ImportError as error:
+        raise ImportError("needs floret: pip install -e '.[train]'") from error
+    corpus = work / "corpus.txt"
     started = time.perf_counter()
     if not corpus.exists():
         lines, tokens = write_corpus(corpus)
         print(f"corpus: {lines:,} lines, {tokens:,} tokens in {time.perf_counter() - started:.0f}s", flush=True)
     began = time.perf_counter()
     model = floret.train_unsupervised(
-        str(corpus), model="skipgram", mode="floret", hashCount=2, bucket=args.bucket, minn=4, maxn=5,
-        dim=args.dim, epoch=args.epoch, minCount=5, thread=args.threads,
+        str(corpus), model="skipgram", mode="floret", hashCount=2, bucket=bucket, minn=4, maxn=5,
+        dim=dim, epoch=epoch, minCount=5, thread=threads,
     )
-    floret_file = args.work / "vectors.floret"
+    floret_file = work / "vectors.floret"
     model.save_floret_vectors(str(floret_file))
-    print(f"floret: dim {args.dim}, {args.bucket:,} buckets, {args.epoch} epochs in {time.perf_counter() - began:.0f}s",
-          flush=True)
+    print(f"floret: dim {dim}, {bucket:,} buckets, {epoch} epochs in {time.perf_counter() - began:.0f}s", flush=True)
     subprocess.run([sys.executable, "-m", "spacy", "init", "vectors", "hu", str(floret_file),
-                    str(args.work / "vectors"), "--mode", "floret"], check=True)
-    print(f"done in {time.perf_counter() - started:.0f}s: {args.work / 'vectors'}", flush=True)
-    return 0
+                    str(work / "vectors"), "--mode", "floret"], check=True)
+    print(f"done in {time.perf_counter() - started:.0f}s: {work / 'vectors'}", flush=True)
+    return work / "vectors"
 
 
 if __name__ == "__main__":
