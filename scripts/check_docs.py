@@ -6,8 +6,7 @@ Reads every ``docs/**/*.md`` and ``README.md`` under ROOT (default: the reposito
 headings of any level (``#`` … ``######`` at a line's start, outside fenced code blocks); the text before the first
 heading counts as a section too. Exits 1 listing every breach (file, line, what and the limit), 0 when there is none:
 
-- the reference pages (``docs/**/*.md`` but ``docs/decisions/``) together over their budget: ``BYTES_PER_CODE_LINE``
-  per line of the product's code (``CODE_PACKAGES``), and never less than ``MIN_REFERENCE_BYTES``;
+- the reference pages (``docs/**/*.md`` but ``docs/decisions/``) together over ``MAX_REFERENCE_BYTES``;
 - a decision record (``docs/decisions/*.md``) over ``MAX_DECISION_BYTES``: records are short, one per decision;
 - a section over ``MAX_SECTION_LINES`` lines (docs and README);
 - ``README.md`` over ``MAX_README_LINES`` lines;
@@ -22,11 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-# A map grows with its territory, a notebook with its days: the pages may grow with the code they describe, not
-# faster (docs/decisions/0024-docs-budget-per-line-of-code.md).
-MIN_REFERENCE_BYTES = 150_000
-BYTES_PER_CODE_LINE = 4.5
-CODE_PACKAGES = ("ingestion", "graph", "tools", "api", "cli", "jobs", "settings")
+MAX_REFERENCE_BYTES = 150_000
 MAX_DECISION_BYTES = 4_500
 MAX_SECTION_LINES = 120
 MAX_README_LINES = 150
@@ -85,21 +80,6 @@ def broken_links(path: Path, text: str) -> list[tuple[int, str]]:
     return found
 
 
-def code_lines(root: Path) -> int:
-    """Lines of the product's Python code under ``root`` (the packages of ``CODE_PACKAGES``; tests and benches not)."""
-    return sum(
-        len(path.read_bytes().splitlines())
-        for package in CODE_PACKAGES
-        for path in (root / package).rglob("*.py")
-        if "__pycache__" not in path.parts
-    )
-
-
-def reference_budget(root: Path) -> int:
-    """The reference pages' byte budget: ``BYTES_PER_CODE_LINE`` per line of code, at least ``MIN_REFERENCE_BYTES``."""
-    return max(MIN_REFERENCE_BYTES, round(BYTES_PER_CODE_LINE * code_lines(root)))
-
-
 def problems(root: Path) -> list[str]:
     """Every breach of the limits under ``root``, one line each."""
     docs = sorted((root / "docs").rglob("*.md"))
@@ -107,9 +87,8 @@ def problems(root: Path) -> list[str]:
     records = root / "docs" / "decisions"
     reference = [path for path in docs if records not in path.parents]
     total = sum(path.stat().st_size for path in reference)
-    budget = reference_budget(root)
-    if total > budget:
-        found.append(f"docs/**/*.md but decisions/: {total:,} bytes in all, over {budget:,}")
+    if total > MAX_REFERENCE_BYTES:
+        found.append(f"docs/**/*.md but decisions/: {total:,} bytes in all, over {MAX_REFERENCE_BYTES:,}")
     for path in docs:
         if records in path.parents and (size := path.stat().st_size) > MAX_DECISION_BYTES:
             found.append(f"{path.relative_to(root).as_posix()}: {size:,} bytes, over {MAX_DECISION_BYTES:,}")

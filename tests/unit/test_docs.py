@@ -81,18 +81,3 @@ def test_links_to_missing_files_and_anchors_are_reported(tmp_path: Path) -> None
     (tmp_path / "docs" / "sub").mkdir(parents=True)
     found = _checker().problems(_tree(tmp_path, {"a.md": text, "b.md": "# The end\n"}))
     assert found == ["docs/a.md:3: broken link 'c.md'", "docs/a.md:3: broken link 'b.md#middle'"]
-
-
-def test_the_reference_budget_grows_with_the_code_it_maps_and_has_a_floor(tmp_path: Path) -> None:
-    checker = _checker()
-    pages = "".join(f"## Part {n:02d}\n" + ("z" * 100 + "\n\n") * 40 for n in range(40))  # 163,640 bytes
-    root = _tree(tmp_path, {"sub/b.md": pages})
-    assert checker.reference_budget(root) == checker.MIN_REFERENCE_BYTES  # no code: the floor
-    assert any("over 150,000" in line for line in checker.problems(root))
-    (root / "graph").mkdir()
-    (root / "graph" / "model.py").write_text("x = 1\n" * 40_000)  # 40,000 lines of code: 180,000 bytes of map
-    (root / "tests").mkdir()
-    (root / "tests" / "test_x.py").write_text("y = 2\n" * 90_000)  # tests are not the territory
-    assert checker.reference_budget(root) == 180_000
-    assert checker.problems(root) == []
-
