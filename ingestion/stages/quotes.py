@@ -26,7 +26,6 @@ import pyarrow as pa
 
 from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES
 from ingestion.coref.speakers import pronoun_speakers
-from ingestion.markers import fingerprint
 from ingestion.quotes import attribute, find_quotations
 from ingestion.relational import columns, engine_for, map_batches, query
 from ingestion.relations.sentences import PersonMention
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
 
     from ingestion.context import RunContext
     from ingestion.lakehouse import LakehouseTables
+    from ingestion.markers import Marker
 
 logger = logging.getLogger(__name__)
 
@@ -143,12 +143,15 @@ class QuotesStage(Stage):
     # entities' output stands for its inputs too (chunks, and so documents): as for the cooccurrences stage
     requires = ("entities",)
 
-    def input_fingerprint(self, ctx: RunContext) -> str:
-        """The entities stage's output, and the run that wrote it: every run of that stage rewrites
+    def _done(self, ctx: RunContext, config_fp: str, input_fp: str) -> Marker | None:
+        """Done as any stage is, and after the entities stage's last run: every run of that stage rewrites
         ``mention_entities`` without the pronoun rows this stage adds there, so they are made again even when the
         names came out the same (a forced ``--stages entities``)."""
-        marker = ctx.lakehouse.markers.read("entities")
-        return fingerprint([super().input_fingerprint(ctx), marker.run_id if marker else None])
+        previous = super()._done(ctx, config_fp, input_fp)
+        entities = ctx.lakehouse.markers.read("entities")
+        if previous is None or entities is None or previous.details.get("entities_run") == entities.run_id:
+            return previous
+        return None
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Every document's quotations and references — or, when the entities stage only resolved and removed some
@@ -170,7 +173,9 @@ class QuotesStage(Stage):
             "references": _count_references(lake),
             "documents_read": len(todo),
         }
-        return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"engine": engine})
+        entities = lake.markers.read("entities")
+        details = {"engine": engine, "entities_run": entities.run_id if entities else None}
+        return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details=details)
 
     def _write(self, ctx: RunContext, documents: list[str], *, everything: bool) -> str:
         """Write the quotations of ``documents`` (all of them, replacing the table, when ``everything``), then their
