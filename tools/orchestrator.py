@@ -445,9 +445,25 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
 
     # -- the request -------------------------------------------------------------------------------------------
     def schedule(self, groups: dict[int, list[ChatbotTool]]) -> Schedule:
-        """The plan's groups in run order, every required tool included (``tools.scheduling``; R-DEP-2, R-PRIO-5)."""
+        """The plan's groups in run order, every required tool included (``tools.scheduling``; R-DEP-2, R-PRIO-5).
+
+        The same plan with the same requirements gives the same schedule: it is remembered per tool set, keyed by
+        the tools and what each required this request (a request where a tool's requirements raised is not)."""
         broken = {name: "its get_required_tools() raised" for name, found in self._required.items() if found is None}
-        return schedule(groups, {**self.container.disabled, **broken}, requires=lambda t: self.requirements(t) or ())
+        disabled = {**self.container.disabled, **broken}
+        requires = self._requires_now
+        if broken:
+            return schedule(groups, disabled, requires=requires)
+        key = (
+            "schedule",
+            tuple((p, tuple((t, tuple(requires(t))) for t in tools)) for p, tools in groups.items()),
+            tuple(sorted(disabled)),
+        )
+        remembered = self.container.memo(key, lambda: schedule(groups, disabled, requires=requires))
+        return [(rank, list(tools)) for rank, tools in remembered]  # a request's own lists, the memo's untouched
+
+    def _requires_now(self, tool: ChatbotTool) -> tuple[ChatbotTool, ...]:
+        return self.requirements(tool) or ()
 
     async def handle(
         self, request: ChatRequest, emitter: ResponseEmitter, callback: FinalCallback

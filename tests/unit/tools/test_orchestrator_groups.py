@@ -551,3 +551,94 @@ class ReadsMislabelled(Consumer):
 def test_orchestrator_records_under_the_name_of_the_tool_that_ran():
     ask(make_platform(Mislabelled, ReadsMislabelled))
     assert list(SEEN["prior"]) == ["1:mislabelled"]
+
+
+class OtherUpstream(OrchestratorActivatedTool):
+    name = "other_upstream"
+    instruction = "never chosen by routing"
+
+    def get_priority(self) -> int:
+        return 1
+
+    def execute_with_result(self, systems, prompt, lang, words, emitter, callback):
+        return ToolExecutionResult.as_guaranteed_context(self.name, TextAnswer.as_set("other upstream public"))
+
+
+class Fickle(ToolDependent):
+    """Requires the tool the test names for this request (R-DEP-2: requirements are asked per request)."""
+
+    name = "fickle"
+    upstream: Injected[Upstream]
+    other: Injected[OtherUpstream]
+
+    def get_priority(self) -> int:
+        return 4
+
+    def get_required_tools(self):
+        wanted = SEEN.get("wanted", "upstream")
+        if wanted == "raise":
+            raise RuntimeError("registry unavailable")
+        return [self.upstream] if wanted == "upstream" else [self.other]
+
+    def execute_with_required_context(self, systems, prompt, lang, words, required, emitter, callback):
+        SEEN.setdefault("required_keys", []).append(sorted(required))
+        return ToolExecutionResult.as_guaranteed_context(self.name, TextAnswer.as_set("fickle ran"))
+
+
+class OnlyFickle(SelectAll):
+    async def select(self, prompt, candidates, *, important_words=()):
+        return ["fickle"]
+
+
+def test_r_dep_2_a_remembered_schedule_follows_what_each_request_required():
+    # The schedule of a plan is remembered per tool set; a tool requiring another tool this time gets a schedule
+    # with that one, and a request whose requirements raised isolates the tool and leaves no schedule behind.
+    platform = make_platform(Upstream, OtherUpstream, Fickle, router=OnlyFickle())
+    ran = []
+    for wanted in ("upstream", "other", "raise", "other", "upstream"):
+        SEEN["wanted"] = wanted
+        if wanted == "raise":  # its get_required_tools() raised: isolated, nothing else could answer
+            with pytest.raises(ToolExecutionError) as info:
+                ask(platform)
+            assert set(info.value.failures) == {"1:fickle"}
+            continue
+        ran.append(ask(platform).tools_run)
+    assert ran == [["upstream", "fickle"], ["other_upstream", "fickle"], ["other_upstream", "fickle"],
+                   ["upstream", "fickle"]]
+    assert SEEN["required_keys"] == [["upstream"], ["other_upstream"], ["other_upstream"], ["upstream"]]
+
+
+class LateUpstream(OrchestratorActivatedTool):
+    name = "late_upstream"
+
+    def get_priority(self) -> int:
+        return 2
+
+    def execute_with_result(self, systems, prompt, lang, words, emitter, callback):
+        return ToolExecutionResult.as_guaranteed_context(self.name, TextAnswer.as_set("late upstream public"))
+
+
+class EarlyFickle(ToolDependent, OrchestratorActivatedTool):
+    """Priority 1, but after its required tool of priority 2 when it requires it this request."""
+
+    name = "early_fickle"
+    late: Injected[LateUpstream]
+
+    def get_priority(self) -> int:
+        return 1
+
+    def get_required_tools(self):
+        return [self.late] if SEEN.get("wanted") == "late" else []
+
+    def execute_with_required_context(self, systems, prompt, lang, words, required, emitter, callback):
+        return ToolExecutionResult.as_guaranteed_context(self.name, TextAnswer.as_set("early fickle ran"))
+
+
+def test_r_dep_2_the_same_tools_with_other_requirements_are_scheduled_anew():
+    platform = make_platform(LateUpstream, EarlyFickle)
+    orders = []
+    for wanted in ("late", "none", "late"):
+        SEEN["wanted"] = wanted
+        orders.append(ask(platform).tools_run)
+    assert orders == [["late_upstream", "early_fickle"], ["early_fickle", "late_upstream"],
+                      ["late_upstream", "early_fickle"]]
