@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingestion.domains.hungarian import ends_in_vowel
+from ingestion.names import PERSON_LABELS
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -40,7 +41,6 @@ MIN_COUNT = 1
 BOUNDARY = "^"
 Edit = tuple[int, str]
 IDENTITY: Edit = (0, "")
-PERSON_LABELS = frozenset({"PER", "PERSON"})
 # Case endings long enough that a bare name rarely ends in them by chance: -t, -n, -ra, -ba … also end "Margot",
 # "Eden", "Vavra", so an ending the rules strip counts only when it is one of these or a doubled -val/-vel.
 CASE_ENDINGS = tuple("nak nek ban ben ból ből ról ről hoz hez höz tól től nál nél ért ként val vel".split())

@@ -31,9 +31,10 @@ from dataclasses import dataclass
 
 import regex
 
+from ingestion.names import PERSON_LABELS
+
 logger = logging.getLogger(__name__)
 
-PERSON_LABELS = frozenset({"PERSON", "PER"})
 # Words that may stand lowercase between the capitalised words of a name ("Charles de Gaulle", "Ludwig van
 # Beethoven", "Tess of the d'Urbervilles" is no name but "Mary of Teck" is): connectors, never a name's ends.
 _PARTICLES = frozenset({"de", "da", "di", "du", "del", "della", "der", "den", "van", "von", "la", "le", "of", "y",

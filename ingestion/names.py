@@ -58,6 +58,7 @@ __all__ = [
     "noble_ranks",
     "pronoun_gender",
     "rank_conflict",
+    "PERSON_LABELS",
     "said_somewhere",
     "specificity",
     "spelling_variants",
@@ -65,6 +66,8 @@ __all__ = [
 ]
 
 MALE, FEMALE, MARRIED, UNMARRIED = "m", "f", "fm", "fu"  # FEMALE: a woman, married or not
+# The NER labels of people: English models say PERSON, Hungarian ones PER (the resolver makes them one family).
+PERSON_LABELS = frozenset({"PERSON", "PER"})
 # Casefolded, without dots. "M." is French "Monsieur" before a name (an initial elsewhere never stands first alone).
 _GENDER_OF_TITLE: dict[str, str] = {
     **dict.fromkeys(

@@ -25,6 +25,7 @@ from ingestion.errors import ModelLoadError
 from ingestion.language_models import meta_version, shipped_model_path, shipped_model_version
 from ingestion.markers import fingerprint
 from ingestion.name_labels import register as register_name_labels
+from ingestion.names import PERSON_LABELS
 from ingestion.normalize import hu_postposed_title
 
 if TYPE_CHECKING:
@@ -243,8 +244,6 @@ def extract_mentions(
                 }
 
 
-# Labels whose mentions take a Hungarian title written after the name ("Dobó uram", "Arszlán bég").
-_PERSON_LABELS = frozenset({"PER", "PERSON"})
 
 
 def _postposed_title(doc: Any, ent: Any) -> str | None:
@@ -253,7 +252,7 @@ def _postposed_title(doc: Any, ent: Any) -> str | None:
     Hungarian writes titles after the name and inflects the title, not the name ("Dobó uramnak", "Bálint urat"):
     the title belongs to the mention as "Mr." does in English, and without it the alias "Dobó uram" is never seen.
     """
-    if ent.label_ not in _PERSON_LABELS or ent.end >= len(doc) or doc[ent.end - 1].whitespace_ == "":
+    if ent.label_ not in PERSON_LABELS or ent.end >= len(doc) or doc[ent.end - 1].whitespace_ == "":
         return None
     return hu_postposed_title(doc[ent.end].text)
 

@@ -33,7 +33,6 @@ from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import documents_changed
 from ingestion.stages.references import (
     PEOPLE_SQL,
-    PERSON_LABELS,
     PROSE_CHUNKS_SQL,
     REFERENCE_KINDS,
     delete_references,
@@ -49,7 +48,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["PERSON_LABELS", "QuotesStage", "document_quotes", "quote_rows", "quotes_sql"]
+__all__ = ["QuotesStage", "document_quotes", "quote_rows", "quotes_sql"]
 
 
 def document_quotes(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph.tables import MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
 from ingestion.coref import Speech, resolve_references
+from ingestion.names import PERSON_LABELS
 from ingestion.relational import map_batches, query
 from ingestion.relations.sentences import PersonMention, sentence_spans
 
@@ -30,7 +31,6 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "PEOPLE_SQL",
-    "PERSON_LABELS",
     "PROSE_CHUNKS_SQL",
     "REFERENCE_KINDS",
     "delete_references",
@@ -41,8 +41,6 @@ __all__ = [
 
 # The kinds of rows this module writes (``graph.tables.MENTION_KINDS`` less the entities stage's names).
 REFERENCE_KINDS = ("pronoun", "nominal")
-# The NER labels of people (ingestion.resolution groups them into one family).
-PERSON_LABELS = ("PERSON", "PER")
 LANGUAGES = ("en",)
 
 
@@ -100,7 +98,7 @@ def _prose_chunks_sql() -> str:
 PROSE_CHUNKS_SQL = _prose_chunks_sql()
 # The condition on a ``mention_entities`` row of an entity labelled as a person (table ``entities``).
 PEOPLE_SQL = "entity_id IN (SELECT entity_id FROM entities WHERE label IN ({}))".format(
-    ", ".join(f"'{label}'" for label in PERSON_LABELS)
+    ", ".join(f"'{label}'" for label in sorted(PERSON_LABELS))
 )
 
 

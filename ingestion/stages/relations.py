@@ -23,10 +23,10 @@ import pyarrow.compute as pc
 
 from graph.kinship import KINSHIP_WORDS
 from graph.tables import DOCUMENTS, ENTITIES, MENTION_ENTITIES, RELATIONS, TableSpec
+from ingestion.names import PERSON_LABELS
 from ingestion.relational import query_arrow, query_spark
 from ingestion.relations import PersonMention, RelationMention, aggregate, infer, relation_mentions
 from ingestion.stage import Stage, StageOutput
-from ingestion.stages.quotes import PERSON_LABELS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 #: The resolved mentions of people, with their offsets: what the extractor reads as the names of a document.
 PEOPLE_SQL = f"""SELECT m.doc_id, m.chunk_id, m.start, m."end", m.entity_id
 FROM mention_entities AS m JOIN entities AS e ON m.entity_id = e.entity_id
-WHERE e.label IN ({", ".join(f"'{label}'" for label in PERSON_LABELS)})"""
+WHERE e.label IN ({", ".join(f"'{label}'" for label in sorted(PERSON_LABELS))})"""
 
 #: One row per statement of a relation (``ingestion.relations.RelationMention``) with its document: what the
 #: engines hand the driver, never a table of the lakehouse.

@@ -139,11 +139,7 @@ def _family_member(book: Book, index: int) -> int | None:
         or words[0] not in book.words.shared_surnames
     ):
         return None
-    members = {
-        book.root(i)
-        for i in book.words.owners[words[0]]
-        if len(book.groups[i].name_tokens) > 1 and book.surname_of(i) == words[0]
-    } - {index}
+    members = _named_in_full(book, index, words[0])
     fitting = [
         home for home in sorted(members)
         if book.nodes[home].support >= MIN_ANCHOR_SUPPORT and compatible_sets({group.gender}, book.sexes(home))
@@ -162,6 +158,16 @@ def _family_member(book: Book, index: int) -> int | None:
     ):
         return None
     return home
+
+
+def _named_in_full(book: Book, index: int, surname: str, titles: frozenset[str] | set[str] = frozenset()) -> set[int]:
+    """The homes of the family's members named in full (a given name and ``surname`` as the surname), each form
+    carrying every one of ``titles``; ``index``'s own home left out."""
+    return {
+        book.root(i)
+        for i in book.words.owners[surname]
+        if len(book.groups[i].name_tokens) > 1 and book.surname_of(i) == surname and titles <= book.nodes[i].titles
+    } - {index}
 
 
 def office_holder(book: Book) -> None:
@@ -193,11 +199,7 @@ def _office_member(book: Book, index: int) -> int | None:
         or words[0] not in book.words.shared_surnames
     ):
         return None
-    holders = {
-        book.root(i)
-        for i in book.words.owners[words[0]]
-        if len(book.groups[i].name_tokens) > 1 and book.surname_of(i) == words[0] and held <= book.nodes[i].titles
-    } - {index}
+    holders = _named_in_full(book, index, words[0], titles=held)
     if len(holders) != 1:
         return None
     home = holders.pop()
