@@ -52,6 +52,11 @@ def _assert_progress_never_ahead_of_mentions(lake: Path) -> None:
 def test_r_ing_2_killed_mid_stage_resumes_without_duplicates(ingest: Any, make_settings: Any, tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(SAMPLES / "en", corpus)
+    # Enough batches that the stage is still running when the test sees its fourth commit: the sample alone is a
+    # dozen batches that a fast machine finishes between two looks at the table. Each copy is its own document.
+    story = (SAMPLES / "en" / "the_lighthouse_keepers.md").read_text(encoding="utf-8")
+    for copy in range(2, 6):
+        (corpus / f"the_lighthouse_keepers_{copy}.md").write_text(f"Copy {copy}.\n\n{story}", encoding="utf-8")
     lake = tmp_path / "lake"
     # small batches on the workers (NER in the driver, which the samples' few words would get, is over too soon)
     env = dict(os.environ, CSILLAG_INGESTION_MENTIONS_BATCH_WORDS="300", CSILLAG_INGESTION_DRIVER_MAX_NER_WORDS="0",
@@ -81,7 +86,7 @@ def test_r_ing_2_killed_mid_stage_resumes_without_duplicates(ingest: Any, make_s
         while _commits(progress) < 4:
             assert job.poll() is None, f"the job ended before it could be killed: {job.stdout.read().decode()[-2000:]}"
             assert time.monotonic() < deadline, "the mentions stage never got going"
-            time.sleep(0.2)
+            time.sleep(0.05)
     finally:
         os.killpg(job.pid, signal.SIGKILL)
         job.wait(30)
@@ -90,7 +95,7 @@ def test_r_ing_2_killed_mid_stage_resumes_without_duplicates(ingest: Any, make_s
     done_before = len(read(lake, "mention_chunks"))
     chunks = read(lake, "chunks")
     total_chunks = int((~chunks.unit_kind.isin(NON_PROSE_UNIT_KINDS)).sum())  # NER reads prose chunks only (issue 14)
-    assert 0 < done_before < total_chunks
+    assert 0 < done_before < total_chunks, (done_before, total_chunks)
 
     settings = make_settings(lakehouse={"root": lake}, ingestion={"mentions_batch_words": 300})
     resumed = ingest([corpus], settings=settings)
