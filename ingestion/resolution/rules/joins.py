@@ -19,6 +19,7 @@ from ingestion.resolution.rules.apart import (
     named_apart,
     rank_fits,
     ranks_apart,
+    said_together,
     surname_of_the_other_sex,
 )
 
@@ -55,6 +56,7 @@ def same_name_titles(book: Book) -> None:
                 and not his_wifes_name(book, i, home)
                 and not surname_of_the_other_sex(book, i, home)
                 and not kin_titles_apart(book, i, home)
+                and not said_together(book, i, home)
             ):
                 book.union(i, home, "same_name_titles")
                 # one name, so its untitled mentions say it recurs: a full name said 20 times and once with a
@@ -155,6 +157,7 @@ def _family_member(book: Book, index: int) -> int | None:
         or not rank_fits(book, {t for t in node.titles if not title_gender(t)}, group.gender, book.nodes[home].titles)
         or his_wifes_name(book, index, home)
         or (named_apart(book, index, home) and book.nodes[home].mass < node.mass)
+        or said_together(book, index, home)
     ):
         return None
     return home
@@ -203,7 +206,8 @@ def _office_member(book: Book, index: int) -> int | None:
     if len(holders) != 1:
         return None
     home = holders.pop()
-    if not compatible_sets(book.sexes(index), book.sexes(home)) or ranks_apart(book, index, home):
+    if (not compatible_sets(book.sexes(index), book.sexes(home)) or ranks_apart(book, index, home)
+            or said_together(book, index, home)):
         return None
     return home
 

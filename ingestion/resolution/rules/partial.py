@@ -28,6 +28,7 @@ from ingestion.resolution.rules.apart import (
     nickname_chains,
     rank_fits,
     ranks_apart,
+    said_together,
 )
 
 logger = logging.getLogger(__name__)
@@ -89,6 +90,8 @@ def fits(book: Book, index: int, other: int) -> str:
         return ""  # "Emperor Alexander" is not "Prince Alexander Golitsyn"
     if kin_titles_apart(book, index, other):
         return ""  # "Uncle George" is not the nephew "George Amberson Minafer"
+    if said_together(book, index, other):
+        return ""  # "Mr Dedalus" looks at "Stephen": not "Stephen Dedalus"
     titles = book.nodes[index].titles
     if part == full:  # "Captain Eldridge" is not "Miss Eldridge": a title must not contradict the home's
         more_specific = specificity(home.gender) > specificity(group.gender)
