@@ -3,7 +3,7 @@ they join. Each, switched off, says "not apart" — so switching one off can onl
 
 from __future__ import annotations
 
-from ingestion.names import MALE, SURNAME_TITLES, rank_conflict, title_gender
+from ingestion.names import MALE, SURNAME_TITLES, UNMARRIED, rank_conflict, title_gender
 from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, INTRODUCED, MIN_ANCHOR_SUPPORT
 
@@ -200,7 +200,9 @@ def said_together(book: Book, a: int, b: int) -> bool:
     Evidence: the sentences holding a mention of each (``SurfaceForm.cooccurring``), ``INTRODUCED`` at least, of a
     titled one-word name and an untitled one-word name without a word in common. Not so: an apposition said once or
     twice, one name said again ("Mr. Snagsby" … "Snagsby"), two untitled names ("Napoleon" … "Bonaparte": the
-    narrator's variety, not two people).
+    narrator's variety), a Miss before a surname ("Miss Hale" … "Margaret": the young woman herself, titled in
+    speech and named in the narration), a home mostly said without its title (``_mostly_titled``), the given name of
+    a husband in his wife's name ("Mrs. George Osborne" is not called "George").
     """
     if not book.on("said_together"):
         return False
@@ -232,7 +234,10 @@ def _title_and_given_name(book: Book, one: str, other: str) -> bool:
         return False
     if first.name_tokens == second.name_tokens:
         return False
-    return bool(first.titles) != bool(second.titles) and not (first.title_only or second.title_only)
+    if first.title_only or second.title_only or bool(first.titles) == bool(second.titles):
+        return False
+    # a Miss before a surname is the young woman the narrator also calls by her given name, not her elder
+    return UNMARRIED not in {first.gender, second.gender}
 
 
 def _named_by(book: Book, index: int) -> set[str]:
@@ -242,7 +247,8 @@ def _named_by(book: Book, index: int) -> set[str]:
     texts = {text for member in root.gathered for text in book.groups[member].texts}
     for member in root.gathered:
         words = book.groups[member].name_tokens
-        if len(words) > 1:
+        # a wife named by her husband's name ("Mrs. George Osborne") is not called by his given name
+        if len(words) > 1 and not book.husbands_name(member):
             given = words[book.given]
             texts.update(text for lone in book.words.owners.get(given, ())
                          if book.groups[lone].name_tokens == (given,) for text in book.groups[lone].texts)

@@ -224,3 +224,20 @@ def test_said_together_leaves_a_surname_mostly_said_bare_to_the_family_member_it
     book = prepare(forms, language="en")
     joins.same_name_titles(book)
     assert apart.said_together(book, index_of(book, "Bezukhov"), index_of(book, "Pierre Bezukhov"))
+
+
+def test_said_together_leaves_a_miss_and_a_wife_named_by_her_husband_to_the_other_rules() -> None:
+    # the young woman titled in speech and named in the narration: one person however often said together
+    forms = [SurfaceForm("Miss Hale", "PERSON", 140, she=30, cooccurring=(("Margaret", 5),)),
+             SurfaceForm("Margaret", "PERSON", 1400, she=300, cooccurring=(("Miss Hale", 5),)),
+             SurfaceForm("Margaret Hale", "PERSON", 4, she=1)]
+    book = prepare(forms, language="en")
+    assert not apart.said_together(book, index_of(book, "Miss Hale"), index_of(book, "Margaret Hale"))
+    assert together(resolve(forms), "Miss Hale", "Margaret", "Margaret Hale")
+    # "Mrs. Osborne" said beside her husband "George" is not kept off "Mrs. George Osborne": his given name there
+    # is no name of hers
+    forms = [SurfaceForm("Mrs. Osborne", "PERSON", 60, she=20, cooccurring=(("George", 5),)),
+             SurfaceForm("George", "PERSON", 500, he=100, cooccurring=(("Mrs. Osborne", 5),)),
+             SurfaceForm("Mrs. George Osborne", "PERSON", 11, she=4)]
+    book = prepare(forms, language="en")
+    assert not apart.said_together(book, index_of(book, "Mrs. Osborne"), index_of(book, "Mrs. George Osborne"))
