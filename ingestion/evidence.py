@@ -34,6 +34,7 @@ from ingestion.names import (
     LOCATIVE_BEFORE,
     OATH_AFTER,
     OATH_BEFORE,
+    PERSON_LABELS,
     POSSESSIVE,
     POSSESSIVE_AFTER,
     PRONOUN_CLAUSE,
@@ -183,12 +184,15 @@ ORDER BY scope, text, label, unit_id"""
 
 
 def together_sql(by_document: bool) -> str:
-    """The query of the names said in one sentence (table ``mentions``: the keyed mentions with their sentence_id):
-    per scope, keyed text and label, each other keyed text of its sentences and the number of sentences the two
-    share. Two names said in one sentence again and again are most often two people ("Mr Dedalus" and "Stephen")."""
+    """The query of the people's names said in one sentence (table ``mentions``: the keyed mentions with their
+    sentence_id; the NER labels of people only): per scope, keyed text and label, each other keyed text of its
+    sentences and the number of sentences the two share. Two names said in one sentence again and again are most
+    often two people ("Mr Dedalus" and "Stephen")."""
     scope = "doc_id" if by_document else "''"
+    people = ", ".join(_literal(label) for label in sorted(PERSON_LABELS))
     return f"""WITH said AS (
-  SELECT DISTINCT {scope} AS scope, sentence_id, text, label FROM mentions WHERE sentence_id IS NOT NULL
+  SELECT DISTINCT {scope} AS scope, sentence_id, text, label FROM mentions
+  WHERE sentence_id IS NOT NULL AND label IN ({people})
 )
 SELECT a.scope, a.text, a.label, b.text AS other, count(DISTINCT a.sentence_id) AS n
 FROM said AS a JOIN said AS b ON a.scope = b.scope AND a.sentence_id = b.sentence_id AND a.text <> b.text

@@ -208,10 +208,9 @@ def said_together(book: Book, a: int, b: int) -> bool:
         return False
     side_a = _named_by(book, a)
     side_b = _named_by(book, b) - side_a
-    titled = {index: _mostly_titled(book, index) for index in (a, b)}
     return any(
         n >= INTRODUCED and other in side_b and _title_and_given_name(book, form, other)
-        and titled[a if book.by_text[form].titles else b]
+        and _mostly_titled(book, a if book.by_text[form].titles else b)
         for form in (side_a if side_b else ())
         for other, n in book.together.get(form, {}).items()
     )
