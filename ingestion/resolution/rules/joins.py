@@ -32,8 +32,8 @@ def same_name_titles(book: Book) -> None:
     Keeps apart: namesakes of two sexes ("Monsieur X", "Mademoiselle X") and of conflicting ranks ("Emperor
     Alexander", "Prince Alexander"), which ``partial_names`` settles one by one; a rank a woman rarely held
     (``rank_fits``), a man's name inside his wife's (``his_wifes_name``), a surname of the other sex by its pronouns
-    (``surname_of_the_other_sex``), a kin-titled name of several people's (``kin_titles_apart``). Evidence: the
-    groups' name words and titles.
+    (``surname_of_the_other_sex``), a kin-titled name of several people's (``kin_titles_apart``), names said together
+    again and again (``said_together``). Evidence: the groups' name words and titles.
     """
     same_name: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i in book.people:
@@ -118,7 +118,8 @@ def titled_family_member(book: Book) -> None:
     Pocket, both men); a member of another or only vaguer sex ("Mrs. Chester" is not "May Chester", a woman not known
     to be married); a member the book names with the same title and given name again and again (``named_apart``)
     while the title alone is said more: that is the head of the family ("Mr. Knightley" beside "Mr. John
-    Knightley"); a rank a woman rarely held (``rank_fits``), his wife's name (``his_wifes_name``).
+    Knightley"); a rank a woman rarely held (``rank_fits``), his wife's name (``his_wifes_name``), a member said
+    together with the title again and again (``said_together``: "Mr. Hale" beside his son "Frederick").
 
     Evidence: the surnames seen in the plural (``Words.shared_surnames``); the title's sex (a man, a married or an
     unmarried woman) against what is known of each member's (``Book.sexes``: titles, pronouns, the given name's);
@@ -179,7 +180,7 @@ def office_holder(book: Book) -> None:
     plural ("the Pyncheons"), so that ``partial_names`` leaves it: the office says which member it is.
 
     Keeps apart: two members under the office, a member of another sex by the name's pronouns, conflicting ranks
-    (``ranks_apart``).
+    (``ranks_apart``), names said together again and again (``said_together``).
 
     Evidence: the ranks and offices before the surname (``names.RANKS_BEFORE_SURNAME``) and before the full names;
     the surnames seen in the plural; the sexes.

@@ -83,7 +83,8 @@ def fits(book: Book, index: int, other: int) -> str:
     name that fits but whose sex is unknown) or "" (it cannot): the same name with a more specific title ("Andrew"
     in "Prince Andrew"), a part of a longer name in order, a nickname of its given name; never across sexes
     ("Mademoiselle X" and "Monsieur X" stay two), ranks (``ranks_apart``) or kin titles (``kin_titles_apart``),
-    nor through a nickname's rarer variant (``nickname_chains``)."""
+    between names said together again and again (``said_together``), nor through a nickname's rarer variant
+    (``nickname_chains``)."""
     group, home = book.groups[index], book.groups[other]
     part, full, given = group.name_tokens, home.name_tokens, book.given
     if other == index or not genders_compatible(group.gender, home.gender) or ranks_apart(book, index, other):
