@@ -1,7 +1,7 @@
 """Who's who on many whole books: the pipeline's name resolution scored against hand-written character lists.
 
     .venv/bin/python bench/quality_people.py [--books SUBSTR …] [--cache DIR …] [--update] [--top 20]
-                                             [--min-chapters 5] [--details] [--json FILE]
+                                             [--min-chapters 5] [--details] [--json FILE] [--resolve [--off RULE …]]
 
 1. Lists: ``tests/data/gold_people/<book>.json``, one per novel of ``../shared/data/litbank/original/`` (written by
    reading the book; each says how in its ``source``): every character named about five times or more, with the
@@ -11,6 +11,9 @@
    (default caches ``/tmp/csillag-people`` then ``/tmp/csillag-qa``, where bench/quality_qa.py builds the QA books);
    it is read as it is unless ``--update`` (then ``csillag pipeline`` reruns its stale stages, as quality_qa does).
    A book built nowhere is built in the first cache by ``csillag pipeline <text> --lakehouse <cache>/<book>``.
+   ``--resolve`` scores instead what the entities stage of the code checked out would write on the lakehouse's
+   ``mentions`` and ``chunks`` (its own in-process steps; nothing is written), with the rules ``--off`` switched off:
+   a rule measured on every book in seconds, without rerunning the pipeline.
 3. Scores per book (bench/people_scoring.py), from the ``mentions``, ``mention_entities``, ``entities`` and ``chunks``
    tables:
    - B³ precision/recall/F1 of name clustering over the PERSON mentions (NER label PERSON, or resolved into a PERSON
@@ -84,12 +87,45 @@ def read(lake: Path, table: str, columns: list[str]) -> pd.DataFrame:
     return DeltaTable(str(lake / table)).to_pandas(columns=columns)
 
 
-def book_tables(lake: Path) -> dict[str, Any]:
+def resolved(lake: Path, off: list[str]) -> dict[str, pd.DataFrame]:
+    """The ``entities`` and ``mention_entities`` tables the entities stage of this code would write on the lakehouse's
+    mentions and chunks, with default settings and the rules ``off`` switched off (the stage's in-process steps; the
+    ids of a previous table are not carried over, which no score reads)."""
+    from types import SimpleNamespace
+
+    from ingestion.domains.generic import GenericNERIngestionTool
+    from ingestion.relational import query
+    from ingestion.stages import entities as stage
+    from settings.config import load_settings
+
+    settings = load_settings(ingestion={"disabled_resolution_rules": off})
+    tool = GenericNERIngestionTool()
+    tool.set_settings(settings)
+    ctx = SimpleNamespace(settings=settings, domain=tool.domain_spec(), lakehouse=None, force=False)
+    written = DeltaTable(str(lake / "mentions")).to_pyarrow_table(columns=stage.MENTION_COLUMNS)
+    chunks = DeltaTable(str(lake / "chunks")).to_pyarrow_table(columns=stage.CHUNK_COLUMNS)
+    entities = stage.EntitiesStage()
+    found = entities._resolve(ctx, stage.STEPS, written, chunks, [])  # type: ignore[arg-type]
+    links = stage.attach_entities(found.mentions, found.mapping, False)
+    carriable = entities._carriable(ctx, found, stage.STEPS, chunks)  # type: ignore[arg-type]
+    if carriable:
+        carried = stage.carried_mentions(chunks, written, carriable, False)
+        links = query(stage.UNION_SQL, {"attached": links, "carried": carried})
+    rows = stage._entities_rows(found.entities, found.inflected)
+    table = stage.entity_table(rows, links, chunks, settings.ingestion.min_entity_mentions)
+    kept = query(stage.KEPT_SQL, {"mention_entities": links, "entities": table})
+    return {"entities": table.to_pandas(), "mention_entities": kept.to_pandas()}
+
+
+def book_tables(lake: Path, tables: dict[str, pd.DataFrame] | None = None) -> dict[str, Any]:
     """What the scores read from one lakehouse: PERSON mentions with their entity, and PERSON entities with their
-    forms, mention counts and chapters."""
+    forms, mention counts and chapters; the entities and their mentions from ``tables`` when given (``resolved``)."""
     mentions = read(lake, "mentions", ["mention_id", "text", "label"])
-    links = read(lake, "mention_entities", ["mention_id", "entity_id", "chunk_id", "text"])
-    entities = read(lake, "entities", ["entity_id", "canonical_name", "label", "aliases", "mention_count"])
+    if tables is None:
+        links = read(lake, "mention_entities", ["mention_id", "entity_id", "chunk_id", "text"])
+        entities = read(lake, "entities", ["entity_id", "canonical_name", "label", "aliases", "mention_count"])
+    else:
+        links, entities = tables["mention_entities"], tables["entities"]
     chunks = read(lake, "chunks", ["chunk_id", "unit_id"])
     label = dict(zip(entities.entity_id, entities.label, strict=True))
     entity_of = dict(zip(links.mention_id, links.entity_id, strict=True))
@@ -169,6 +205,8 @@ def main() -> int:
     parser.add_argument("--min-chapters", type=int, default=5)
     parser.add_argument("--details", action="store_true", help="print each book's merges, splits and non-people")
     parser.add_argument("--json", type=Path, help="write every figure and detail here")
+    parser.add_argument("--resolve", action="store_true", help="score this code's resolution of the mentions")
+    parser.add_argument("--off", action="append", default=[], help="with --resolve: a rule switched off")
     args = parser.parse_args()
     caches = args.cache or CACHES
     paths = sorted(LISTS.glob("*.json"), key=lambda p: int(p.stem.split("_")[0]))
@@ -177,7 +215,8 @@ def main() -> int:
     for path in paths:
         gold = load_gold(path)
         lake = lakehouse_for(gold.book, caches, args.update)
-        rows.append(score_book(gold, book_tables(lake), args.top, args.min_chapters))
+        tables = resolved(lake, args.off) if args.resolve else None
+        rows.append(score_book(gold, book_tables(lake, tables), args.top, args.min_chapters))
     print(table(rows, args.top, args.min_chapters))
     if args.details:
         print("\n".join(details(r) for r in rows))

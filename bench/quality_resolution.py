@@ -142,11 +142,11 @@ def read_delta(lake: Path, table: str, columns: list[str] | None = None) -> pd.D
 def wp_forms(lake: Path) -> list[SurfaceForm]:
     """The mentions table's distinct (text, label) forms as the entities stage aggregates them (``form_tallies``, the
     driver's twin of its Spark pass): keyed by ``ent_id`` where there is one, with the pronouns after each mention,
-    the chapters and the places and speech verbs around them."""
+    the chapters, the places and speech verbs around them, and the names said in one sentence with them."""
     from deltalake import DeltaTable
 
     mentions = DeltaTable(str(lake / "mentions")).to_pyarrow_table(
-        columns=["doc_id", "chunk_id", "start", "end", "text", "label", "ent_id"])
+        columns=["doc_id", "chunk_id", "sentence_id", "start", "end", "text", "label", "ent_id"])
     chunks = DeltaTable(str(lake / "chunks")).to_pyarrow_table(columns=["chunk_id", "unit_id", "start", "text"])
     return form_tallies(keyed_mentions(mentions), chunks, by_document=False)[""].surface_forms()
 

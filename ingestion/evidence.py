@@ -34,6 +34,7 @@ from ingestion.names import (
     LOCATIVE_BEFORE,
     OATH_AFTER,
     OATH_BEFORE,
+    PERSON_LABELS,
     POSSESSIVE,
     POSSESSIVE_AFTER,
     PRONOUN_CLAUSE,
@@ -43,11 +44,13 @@ from ingestion.names import (
     SPOKEN_BEFORE,
     VESSEL_BEFORE,
 )
-from ingestion.relational import query_rows
+from ingestion.relational import columns, query_rows
 from ingestion.resolution import SurfaceForm
 
 # Bumped when what a document's evidence holds changes in a way the patterns in ``code_key`` do not show.
-EVIDENCE_VERSION = 3  # 2: where each mention stands (located, spoken, sworn); 3: after a vessel's kind (vessel)
+# 2: where each mention stands (located, spoken, sworn); 3: after a vessel's kind (vessel); 4: the names said in one
+# sentence with it (together)
+EVIDENCE_VERSION = 4
 
 
 def code_key() -> str:
@@ -63,16 +66,18 @@ CONTEXT_PATTERNS = (LOCATIVE_BEFORE, POSSESSIVE, POSSESSIVE_AFTER, SPOKEN_BEFORE
 @dataclass
 class FormTally:
     """Per (keyed text, label): [mentions, first offset, "he" pronouns, "she" pronouns, mentions per unit, mentions
-    said where a place is, mentions beside a speech verb, mentions in an oath, mentions after a vessel's kind]."""
+    said where a place is, mentions beside a speech verb, mentions in an oath, mentions after a vessel's kind, the
+    sentences it shares with each other keyed text]."""
 
     rows: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
 
     def add(self, other: FormTally) -> None:
-        """Add another document set's tally (units are a document's own, so their counts simply add)."""
-        for key, (n, first, he, she, units, located, spoken, sworn, vessel) in other.rows.items():
+        """Add another document set's tally (units and sentences are a document's own, so their counts add)."""
+        for key, (n, first, he, she, units, located, spoken, sworn, vessel, together) in other.rows.items():
             mine = self.rows.get(key)
             if mine is None:
-                self.rows[key] = [n, first, he, she, Counter(units), located, spoken, sworn, vessel]
+                self.rows[key] = [n, first, he, she, Counter(units), located, spoken, sworn, vessel,
+                                  Counter(together)]
                 continue
             mine[0] += n
             mine[1] = min(mine[1], first)
@@ -83,14 +88,16 @@ class FormTally:
             mine[6] += spoken
             mine[7] += sworn
             mine[8] += vessel
+            mine[9].update(together)
 
     def surface_forms(self) -> list[SurfaceForm]:
         """The forms, as ``surface_forms_by`` makes them."""
         return [
             SurfaceForm(text=text, label=label, count=n, first_pos=first, he=he, she=she,
                         units=tuple(sorted(units.items())), located=located, spoken=spoken, sworn=sworn,
-                        vessel=vessel)
-            for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel) in self.rows.items()
+                        vessel=vessel, cooccurring=tuple(sorted(together.items())))
+            for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel, together)
+            in self.rows.items()
         ]
 
 
@@ -176,14 +183,32 @@ FROM marked GROUP BY scope, text, label, unit_id
 ORDER BY scope, text, label, unit_id"""
 
 
+def together_sql(by_document: bool) -> str:
+    """The query of the people's names said in one sentence (table ``mentions``: the keyed mentions with their
+    sentence_id; the NER labels of people only): per scope, keyed text and label, each other keyed text of its
+    sentences and the number of sentences the two share. Two names said in one sentence again and again are most
+    often two people ("Mr Dedalus" and "Stephen")."""
+    scope = "doc_id" if by_document else "''"
+    people = ", ".join(_literal(label) for label in sorted(PERSON_LABELS))
+    return f"""WITH said AS (
+  SELECT DISTINCT {scope} AS scope, sentence_id, text, label FROM mentions
+  WHERE sentence_id IS NOT NULL AND label IN ({people})
+)
+SELECT a.scope, a.text, a.label, b.text AS other, count(DISTINCT a.sentence_id) AS n
+FROM said AS a JOIN said AS b ON a.scope = b.scope AND a.sentence_id = b.sentence_id AND a.text <> b.text
+GROUP BY a.scope, a.text, a.label, b.text
+ORDER BY a.scope, a.text, a.label, b.text"""
+
+
 def form_tallies(mentions: Any, chunks: Any, *, by_document: bool) -> dict[str, FormTally]:
     """Per scope (the document id when ``by_document``, else ``""``), the tally of the keyed mentions
-    (``keyed_mentions``: doc_id, chunk_id, start, end, text, label) over their ``chunks`` (chunk_id, unit_id, start,
-    text), Arrow rows or DataFrames: ``form_tally_sql``'s rows, added up per form."""
+    (``keyed_mentions``: doc_id, chunk_id, start, end, text, label, and sentence_id for the names said together) over
+    their ``chunks`` (chunk_id, unit_id, start, text), Arrow rows or DataFrames: ``form_tally_sql``'s and
+    ``together_sql``'s rows, added up per form."""
     out: dict[str, FormTally] = {}
     for r in query_rows(form_tally_sql(by_document), {"mentions": mentions, "chunks": chunks}):
         tally = out.setdefault(r["scope"], FormTally()).rows
-        entry = tally.setdefault((r["text"], r["label"]), [0, r["first"], 0, 0, Counter(), 0, 0, 0, 0])
+        entry = tally.setdefault((r["text"], r["label"]), [0, r["first"], 0, 0, Counter(), 0, 0, 0, 0, Counter()])
         entry[0] += r["n"]
         entry[1] = min(entry[1], r["first"])
         entry[2] += r["he"] or 0
@@ -191,6 +216,11 @@ def form_tallies(mentions: Any, chunks: Any, *, by_document: bool) -> dict[str, 
         entry[4][r["unit_id"]] += r["n"]
         for index, kind in enumerate(TALLIED, start=5):
             entry[index] += r[kind] or 0
+    if "sentence_id" in columns(mentions):
+        for r in query_rows(together_sql(by_document), {"mentions": mentions}):
+            found = out.get(r["scope"], FormTally()).rows.get((r["text"], r["label"]))
+            if found is not None:  # a mention of no chunk given is left out of the tally, and so of this
+                found[9][r["other"]] += r["n"]
     return out
 
 
@@ -239,8 +269,9 @@ class CorpusEvidence:
         """A JSON value (the stage's state): sorted, so equal evidence is equal text."""
         return {
             "doc_ids": sorted(self.doc_ids),
-            "forms": [[text, label, n, first, he, she, sorted(units.items()), located, spoken, sworn, vessel]
-                      for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel)
+            "forms": [[text, label, n, first, he, she, sorted(units.items()), located, spoken, sworn, vessel,
+                       sorted(together.items())]
+                      for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel, together)
                       in sorted(self.forms.rows.items())],
             "lower": sorted(self.casing.seen.get("lower", ())),
             "capital": sorted(self.casing.seen.get("capital", ())),
@@ -257,8 +288,9 @@ class CorpusEvidence:
         try:
             forms = FormTally({
                 (text, label): [int(n), int(first), int(he), int(she), Counter({u: int(k) for u, k in units}),
-                                int(located), int(spoken), int(sworn), int(vessel)]
-                for text, label, n, first, he, she, units, located, spoken, sworn, vessel in value["forms"]
+                                int(located), int(spoken), int(sworn), int(vessel),
+                                Counter({other: int(k) for other, k in together})]
+                for text, label, n, first, he, she, units, located, spoken, sworn, vessel, together in value["forms"]
             })
             casing = CasingFacts(
                 seen={"lower": set(value["lower"]), "capital": set(value["capital"])},

@@ -40,7 +40,7 @@ def explain_name(
 
     options = storage.storage_options
     written = DeltaTable(storage.delta_uri("mentions"), storage_options=options).to_pyarrow_table(
-        columns=["doc_id", "chunk_id", "start", "end", "text", "label", "ent_id"])
+        columns=["doc_id", "chunk_id", "sentence_id", "start", "end", "text", "label", "ent_id"])
     chunks = DeltaTable(storage.delta_uri("chunks"), storage_options=options).to_pyarrow_table(
         columns=["chunk_id", "doc_id", "unit_id", "start", "text"])
     evidence = resolution_evidence(STEPS, written, chunks, language, by_document=by_document)

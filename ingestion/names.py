@@ -101,7 +101,8 @@ SURNAME_TITLES = frozenset(
 # nobility (Prince, Count, Sir, Lady) go before given names ("Prince Andrew", "Sir William"), so they are not here.
 RANKS_BEFORE_SURNAME = frozenset(
     "colonel captain major general lieutenant sergeant corporal private admiral commodore ensign cadet adjutant "
-    "marshal doctor dr professor judge squire parson vicar rector curate farmer sheriff governor senator".split()
+    "marshal doctor dr professor judge squire parson vicar rector curate farmer sheriff governor senator inspector "
+    "superintendent detective alderman archdeacon".split()
 )
 # The kind of calling a rank or office before a surname names: one man rises through the military ranks ("Captain"
 # to "Colonel") but is not both a colonel and a judge; a son holds another office than his father ("Colonel
@@ -110,7 +111,8 @@ RANKS_BEFORE_SURNAME = frozenset(
 _OFFICE_KINDS = {
     **dict.fromkeys("colonel captain major general lieutenant sergeant corporal private admiral commodore ensign "
                     "cadet adjutant marshal".split(), "military"),
-    **dict.fromkeys("parson vicar rector curate".split(), "clergy"),
+    **dict.fromkeys("parson vicar rector curate archdeacon".split(), "clergy"),
+    **dict.fromkeys("inspector superintendent detective".split(), "police"),
     "dr": "doctor",
 }
 

@@ -28,7 +28,8 @@ EN_TITLES = frozenset(
     "abbe vicomte comte herr frau fraulein doctor m mister madam dame mother sister signor signora signorina "
     "master mistress reverend rev professor judge squire monseigneur marquis marquess earl viscount "
     "messrs mesdames mmes mesdemoiselles farmer parson vicar rector curate deacon nurse granny grandma grandmother "
-    "grandpa grandfather widow cousin goody goodman sheriff governor senator".split()
+    "grandpa grandfather widow cousin goody goodman sheriff governor senator inspector superintendent detective "
+    "alderman archdeacon".split()
 )
 # "ur" is the stem "úr" shortens to before a suffix (urat, urak).
 HU_TITLES = frozenset(

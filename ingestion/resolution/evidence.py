@@ -107,6 +107,9 @@ class Book:
     disabled: frozenset[str] = frozenset()
     trace: list[TraceStep] = field(default_factory=list)
     family_words: set[str] = field(default_factory=set)  # surnames in the plural (``rules.naming.families``)
+    # surface text -> the other surface texts said in one sentence with it, and in how many sentences
+    together: dict[str, Counter[str]] = field(default_factory=dict)
+    by_text: dict[str, Form] = field(default_factory=dict)  # surface text -> its form, for the evidence between forms
 
     @classmethod
     def of(cls, groups: list[Group], forms: list[Form], language: Language,
@@ -124,7 +127,9 @@ class Book:
         words.places, words.shared_surnames = seen_places, shared
         if "unmarried_when_so_called" not in disabled:
             unmarried_when_so_called(groups, nodes, people, words)
-        return cls(groups, nodes, people, words, language, frozenset(disabled))
+        together = {form.text: form.together for form in forms if form.together}
+        by_text = {form.text: form for group in groups for form in group.forms}
+        return cls(groups, nodes, people, words, language, frozenset(disabled), together=together, by_text=by_text)
 
     def on(self, rule: str) -> bool:
         """Whether ``rule`` is switched on."""

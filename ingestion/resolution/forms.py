@@ -64,7 +64,8 @@ class SurfaceForm:
     label: str
     count: int
     first_pos: int = 0
-    cooccurring: frozenset[str] = frozenset()
+    # The other names said in one sentence with it: (keyed text, sentences shared) — ``rules.apart.said_together``
+    cooccurring: tuple[tuple[str, int], ...] = ()
     # Pronouns just after its mentions (``ingestion.names.PRONOUNS``): "he"/"him"/"his"… and "she"/"her"…
     he: int = 0
     she: int = 0
@@ -120,6 +121,7 @@ class Form:
     pronouns: Counter[str] = field(default_factory=Counter)  # "he"/"she" just after its mentions
     units: Counter[str] = field(default_factory=Counter)  # mentions per unit (chapter)
     context: Counter[str] = field(default_factory=Counter)  # "located", "spoken", "sworn", "vessel" (``SurfaceForm``)
+    together: Counter[str] = field(default_factory=Counter)  # other surface text -> sentences said together
 
     @property
     def count(self) -> int:

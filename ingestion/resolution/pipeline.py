@@ -80,6 +80,7 @@ RULES: tuple[Rule, ...] = (
     Rule("shared_surnames", "keep apart", shared_surnames),
     Rule("kin_titles_apart", "keep apart", apart.kin_titles_apart),
     Rule("nickname_chains", "keep apart", apart.nickname_chains),
+    Rule("said_together", "keep apart", apart.said_together),
     Rule("diminutive_spellings", "evidence", nicknames.diminutive_spellings),
     Rule("unmarried_when_so_called", "evidence", unmarried_when_so_called),
     Rule("families", "label", naming.families),
@@ -217,14 +218,17 @@ def _parsed(
     pronouns: dict[str, Counter[str]] = defaultdict(Counter)
     units: dict[str, Counter[str]] = defaultdict(Counter)
     context: dict[str, Counter[str]] = defaultdict(Counter)
+    together: dict[str, Counter[str]] = defaultdict(Counter)
     for form in surface_forms:
         by_text[form.text][form.label] += form.count
         pronouns[form.text].update(he=form.he, she=form.she)
         units[form.text].update(dict(form.units))
         context[form.text].update(located=form.located, spoken=form.spoken, sworn=form.sworn, vessel=form.vessel)
+        together[form.text].update(dict(form.cooccurring))
     parsed = [parse(text, labels, language, sentence_openers) for text, labels in sorted(by_text.items())]
     for item in parsed:
         item.pronouns, item.units, item.context = pronouns[item.text], units[item.text], context[item.text]
+        item.together = together[item.text]
     parsed = [form for form in parsed if form.display]
     if "not_a_name" not in off:
         parsed = form_rules.not_a_name(parsed, language)

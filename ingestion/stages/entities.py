@@ -348,7 +348,7 @@ class EntitiesStage(Stage):
 
     name = "entities"
     # A new version redoes the stage; what each version changed: docs/decisions/0002-stage-versions.md
-    version = 18
+    version = 19
     tables = (ENTITIES.name, MENTION_ENTITIES.name)
     requires = ("mentions", "chunks")
 

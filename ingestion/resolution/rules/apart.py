@@ -3,7 +3,7 @@ they join. Each, switched off, says "not apart" — so switching one off can onl
 
 from __future__ import annotations
 
-from ingestion.names import MALE, SURNAME_TITLES, rank_conflict, title_gender
+from ingestion.names import MALE, SURNAME_TITLES, UNMARRIED, rank_conflict, title_gender
 from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, INTRODUCED, MIN_ANCHOR_SUPPORT
 
@@ -187,3 +187,68 @@ def kin_titles_apart(book: Book, a: int, b: int) -> bool:
     return role != book.given or any(
         kin[titled[0]] & {t for form in book.groups[i].forms for t in form.titles} for i in full
     )
+
+
+def said_together(book: Book, a: int, b: int) -> bool:
+    """Keeps apart two names when a titled name of one and a given name of the other are said in one sentence again
+    and again: "Mr Dedalus" and "Stephen" ("Mr Dedalus looked at Stephen"), "Mr. Laurence" and "Laurie", "Mr. Carey"
+    and "Philip" are a father or an uncle beside the son or nephew whose surname he bears — one person is seldom
+    called by title and by given name in one sentence, two people of one family often are. A name is weighed with
+    what its home will gather: the one-word given names of its full names ("Mr Dedalus" is kept off "Stephen
+    Dedalus" before "Stephen", said apart, joins it).
+
+    Evidence: the sentences holding a mention of each (``SurfaceForm.cooccurring``), ``INTRODUCED`` at least, of a
+    titled one-word name and an untitled one-word name without a word in common. Not so: an apposition said once or
+    twice, one name said again ("Mr. Snagsby" … "Snagsby"), two untitled names ("Napoleon" … "Bonaparte": the
+    narrator's variety), a Miss before a surname ("Miss Hale" … "Margaret": the young woman herself, titled in
+    speech and named in the narration), a home mostly said without its title (``_mostly_titled``), the given name of
+    a husband in his wife's name ("Mrs. George Osborne" is not called "George").
+    """
+    if not book.on("said_together"):
+        return False
+    side_a = _named_by(book, a)
+    side_b = _named_by(book, b) - side_a
+    return any(
+        n >= INTRODUCED and other in side_b and _title_and_given_name(book, form, other)
+        and _mostly_titled(book, a if book.by_text[form].titles else b)
+        for form in (side_a if side_b else ())
+        for other, n in book.together.get(form, {}).items()
+    )
+
+
+def _mostly_titled(book: Book, index: int) -> bool:
+    """Whether the forms gathered under ``index``'s home are said with a title at least as often as without one: a
+    surname mostly said bare ("Bezukhov", 39 times, beside "Count Bezukhov", 24) is how the book calls the family's
+    best-known member, whom the title alone does not tell from his father."""
+    root = book.nodes[book.root(index)]
+    forms = [form for member in root.gathered for form in book.groups[member].forms]
+    return 2 * sum(form.count for form in forms if form.titles) >= sum(form.count for form in forms)
+
+
+def _title_and_given_name(book: Book, one: str, other: str) -> bool:
+    """Whether of two surface texts one is a title before a one-word name ("Mr Dedalus") and the other a one-word
+    name alone ("Stephen"), without a word in common."""
+    first, second = book.by_text.get(one), book.by_text.get(other)
+    if first is None or second is None or len(first.name_tokens) != 1 or len(second.name_tokens) != 1:
+        return False
+    if first.name_tokens == second.name_tokens:
+        return False
+    if first.title_only or second.title_only or bool(first.titles) == bool(second.titles):
+        return False
+    # a Miss before a surname is the young woman the narrator also calls by her given name, not her elder
+    return UNMARRIED not in {first.gender, second.gender}
+
+
+def _named_by(book: Book, index: int) -> set[str]:
+    """The surface texts of the forms gathered under ``index``'s home, and of the one-word names that are the given
+    names of its full names: what the home is called and will be."""
+    root = book.nodes[book.root(index)]
+    texts = {text for member in root.gathered for text in book.groups[member].texts}
+    for member in root.gathered:
+        words = book.groups[member].name_tokens
+        # a wife named by her husband's name ("Mrs. George Osborne") is not called by his given name
+        if len(words) > 1 and not book.husbands_name(member):
+            given = words[book.given]
+            texts.update(text for lone in book.words.owners.get(given, ())
+                         if book.groups[lone].name_tokens == (given,) for text in book.groups[lone].texts)
+    return texts

@@ -19,6 +19,7 @@ from ingestion.resolution.rules.apart import (
     named_apart,
     rank_fits,
     ranks_apart,
+    said_together,
     surname_of_the_other_sex,
 )
 
@@ -31,8 +32,8 @@ def same_name_titles(book: Book) -> None:
     Keeps apart: namesakes of two sexes ("Monsieur X", "Mademoiselle X") and of conflicting ranks ("Emperor
     Alexander", "Prince Alexander"), which ``partial_names`` settles one by one; a rank a woman rarely held
     (``rank_fits``), a man's name inside his wife's (``his_wifes_name``), a surname of the other sex by its pronouns
-    (``surname_of_the_other_sex``), a kin-titled name of several people's (``kin_titles_apart``). Evidence: the
-    groups' name words and titles.
+    (``surname_of_the_other_sex``), a kin-titled name of several people's (``kin_titles_apart``), names said together
+    again and again (``said_together``). Evidence: the groups' name words and titles.
     """
     same_name: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i in book.people:
@@ -55,6 +56,7 @@ def same_name_titles(book: Book) -> None:
                 and not his_wifes_name(book, i, home)
                 and not surname_of_the_other_sex(book, i, home)
                 and not kin_titles_apart(book, i, home)
+                and not said_together(book, i, home)
             ):
                 book.union(i, home, "same_name_titles")
                 # one name, so its untitled mentions say it recurs: a full name said 20 times and once with a
@@ -116,7 +118,8 @@ def titled_family_member(book: Book) -> None:
     Pocket, both men); a member of another or only vaguer sex ("Mrs. Chester" is not "May Chester", a woman not known
     to be married); a member the book names with the same title and given name again and again (``named_apart``)
     while the title alone is said more: that is the head of the family ("Mr. Knightley" beside "Mr. John
-    Knightley"); a rank a woman rarely held (``rank_fits``), his wife's name (``his_wifes_name``).
+    Knightley"); a rank a woman rarely held (``rank_fits``), his wife's name (``his_wifes_name``), a member said
+    together with the title again and again (``said_together``: "Mr. Hale" beside his son "Frederick").
 
     Evidence: the surnames seen in the plural (``Words.shared_surnames``); the title's sex (a man, a married or an
     unmarried woman) against what is known of each member's (``Book.sexes``: titles, pronouns, the given name's);
@@ -155,6 +158,7 @@ def _family_member(book: Book, index: int) -> int | None:
         or not rank_fits(book, {t for t in node.titles if not title_gender(t)}, group.gender, book.nodes[home].titles)
         or his_wifes_name(book, index, home)
         or (named_apart(book, index, home) and book.nodes[home].mass < node.mass)
+        or said_together(book, index, home)
     ):
         return None
     return home
@@ -176,7 +180,7 @@ def office_holder(book: Book) -> None:
     plural ("the Pyncheons"), so that ``partial_names`` leaves it: the office says which member it is.
 
     Keeps apart: two members under the office, a member of another sex by the name's pronouns, conflicting ranks
-    (``ranks_apart``).
+    (``ranks_apart``), names said together again and again (``said_together``).
 
     Evidence: the ranks and offices before the surname (``names.RANKS_BEFORE_SURNAME``) and before the full names;
     the surnames seen in the plural; the sexes.
@@ -203,7 +207,8 @@ def _office_member(book: Book, index: int) -> int | None:
     if len(holders) != 1:
         return None
     home = holders.pop()
-    if not compatible_sets(book.sexes(index), book.sexes(home)) or ranks_apart(book, index, home):
+    if (not compatible_sets(book.sexes(index), book.sexes(home)) or ranks_apart(book, index, home)
+            or said_together(book, index, home)):
         return None
     return home
 

@@ -28,6 +28,7 @@ from ingestion.resolution.rules.apart import (
     nickname_chains,
     rank_fits,
     ranks_apart,
+    said_together,
 )
 
 logger = logging.getLogger(__name__)
@@ -82,13 +83,16 @@ def fits(book: Book, index: int, other: int) -> str:
     name that fits but whose sex is unknown) or "" (it cannot): the same name with a more specific title ("Andrew"
     in "Prince Andrew"), a part of a longer name in order, a nickname of its given name; never across sexes
     ("Mademoiselle X" and "Monsieur X" stay two), ranks (``ranks_apart``) or kin titles (``kin_titles_apart``),
-    nor through a nickname's rarer variant (``nickname_chains``)."""
+    between names said together again and again (``said_together``), nor through a nickname's rarer variant
+    (``nickname_chains``)."""
     group, home = book.groups[index], book.groups[other]
     part, full, given = group.name_tokens, home.name_tokens, book.given
     if other == index or not genders_compatible(group.gender, home.gender) or ranks_apart(book, index, other):
         return ""  # "Emperor Alexander" is not "Prince Alexander Golitsyn"
     if kin_titles_apart(book, index, other):
         return ""  # "Uncle George" is not the nephew "George Amberson Minafer"
+    if said_together(book, index, other):
+        return ""  # "Mr Dedalus" looks at "Stephen": not "Stephen Dedalus"
     titles = book.nodes[index].titles
     if part == full:  # "Captain Eldridge" is not "Miss Eldridge": a title must not contradict the home's
         more_specific = specificity(home.gender) > specificity(group.gender)

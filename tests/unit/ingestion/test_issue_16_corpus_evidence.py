@@ -25,10 +25,11 @@ NAMES = ("Pierre", "Rose", "Natasha", "Cossack", "Will", "Moscow")
 
 
 def _tables() -> tuple[pa.Table, pa.Table]:
-    """Chunks (one unit per chunk) and the mentions of every name in them, as the mentions table holds them."""
+    """Chunks (one unit per chunk) and the mentions of every name in them, as the mentions table holds them (each
+    chunk read as one sentence)."""
     chunks: dict[str, list] = {"chunk_id": [], "doc_id": [], "unit_id": [], "start": [], "text": []}
-    mentions: dict[str, list] = {"doc_id": [], "chunk_id": [], "start": [], "end": [], "text": [], "label": [],
-                                 "ent_id": []}
+    mentions: dict[str, list] = {"doc_id": [], "chunk_id": [], "sentence_id": [], "start": [], "end": [], "text": [],
+                                 "label": [], "ent_id": []}
     for doc, texts in TEXTS.items():
         offset = 0
         for number, text in enumerate(texts):
@@ -39,7 +40,7 @@ def _tables() -> tuple[pa.Table, pa.Table]:
                 at = text.find(name)
                 while at >= 0:
                     label = "GPE" if name == "Moscow" else "PERSON"
-                    row = (doc, chunk, offset + at, offset + at + len(name), name, label, "")
+                    row = (doc, chunk, f"{chunk}:s0", offset + at, offset + at + len(name), name, label, "")
                     for key, value in zip(mentions, row, strict=True):
                         mentions[key].append(value)
                     at = text.find(name, at + 1)
@@ -74,6 +75,9 @@ def test_issue_16_corpus_evidence_extended_by_a_document_answers_as_the_pass_ove
     # second, "she" and "his" after the third (document b's)
     assert (pierre.count, pierre.he, pierre.she) == (3, 2, 1)
     assert pierre.units == (("a:u0", 1), ("a:u1", 1), ("b:u1", 1))
+    # the people's names of the chunks Pierre is said in, each sentence once: Rose beside him in a:c1 and in b:c1;
+    # Moscow, a place, is not counted
+    assert dict(pierre.cooccurring) == {"Cossack": 1, "Will": 1, "Rose": 2, "Natasha": 1}
 
     asked = {"lowercase": {"Meanwhile", "Rose", "Will", "Natasha"}, "capitalised": {"Meanwhile", "Rose", "Natasha"},
              "articled": {"Cossack", "Rose", "Natasha"}}

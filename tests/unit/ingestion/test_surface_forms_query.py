@@ -89,3 +89,35 @@ def test_the_tally_is_the_same_in_process_and_in_spark_and_reads_the_text(spark:
     # "cried Pierre"; "Natasha\u00a0said": a no-break space is a space
     assert (pierre.spoken, natasha.spoken) == (1, 1)
     assert (place.count, place.located) == (1, 1)  # "went to Otradnoe"
+
+
+SENTENCES = ("Mr Dedalus looked at Stephen. Stephen said nothing to Mr Dedalus or to Stephen's brother. "
+             "Mr Dedalus laughed. Stephen and Cranly and Mr Dedalus walked on, and Cranly spoke to Stephen.")
+
+
+def _sentence_tables() -> tuple[pa.Table, pa.Table]:
+    """The mentions of SENTENCES' names with their sentence ids (one per sentence, as the mentions stage writes
+    them), and its one chunk."""
+    columns = ("doc_id", "chunk_id", "sentence_id", "start", "end", "text", "label", "ent_id")
+    rows: dict[str, list[Any]] = {k: [] for k in columns}
+    starts = [0] + [i + 2 for i, c in enumerate(SENTENCES) if c == "." and i + 2 < len(SENTENCES)]
+    for name in ("Mr Dedalus", "Stephen", "Cranly"):
+        for found in regex.finditer(rf"\b{name}\b", SENTENCES):
+            sentence = sum(start <= found.start() for start in starts) - 1
+            for key, value in zip(rows, ("d", "d:c0", f"d:c0:s{sentence}", found.start(), found.end(), name,
+                                         "PERSON", ""), strict=True):
+                rows[key].append(value)
+    chunks = pa.table({"chunk_id": ["d:c0"], "doc_id": ["d"], "unit_id": ["d:u0"], "start": [0], "text": [SENTENCES]})
+    return pa.table(rows), chunks
+
+
+def test_the_names_said_in_one_sentence_are_counted_by_sentence_in_process_and_in_spark(spark: Any) -> None:
+    mentions, chunks = _sentence_tables()
+    keyed = keyed_mentions(mentions)
+    ours = {f.text: dict(f.cooccurring) for f in surface_forms_by(keyed, chunks, by_document=False)[""]}
+    theirs = surface_forms_by(spark.createDataFrame(keyed), spark.createDataFrame(chunks), by_document=True)
+    assert {f.text: dict(f.cooccurring) for f in theirs["d"]} == ours
+    # read off the text: Mr Dedalus and Stephen share the first, second and fourth sentences (a sentence counts once,
+    # however often a name is said in it); Cranly is said twice, in the fourth only; the third has one name
+    assert ours == {"Mr Dedalus": {"Stephen": 3, "Cranly": 1}, "Stephen": {"Mr Dedalus": 3, "Cranly": 1},
+                    "Cranly": {"Mr Dedalus": 1, "Stephen": 1}}

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from click.testing import CliRunner
+from deltalake import write_deltalake
 
 from cli.app import cli
 from tests.unit.ingestion.resolution.crafted import kutuzov_lakehouse as _lakehouse
@@ -79,3 +81,36 @@ def test_explanation_prints_each_form_on_one_line_once() -> None:
         "  1. name_key: Fred Kinney",
         "  2. partial_names: Mr. Kinney -> Fred Kinney",
     ]
+
+
+DEDALUS = ("Stephen Dedalus was a boy and he was small. Mr Dedalus looked at Stephen. Stephen smiled at Mr Dedalus. "
+           "Mr Dedalus sang and Stephen listened. Stephen slept, he dreamt, he woke. Mr Dedalus laughed.")
+
+
+def _dedalus_lakehouse(root: Path) -> Path:
+    """A father ("Mr Dedalus") said three times in one sentence with his son ("Stephen"): mentions with their
+    sentence ids, as the mentions stage writes them."""
+    rows = []
+    for name in ("Stephen Dedalus", "Mr Dedalus", "Stephen"):
+        for match in re.finditer(rf"{name}(?! Dedalus)", DEDALUS):
+            if name == "Stephen" and DEDALUS.startswith("Stephen Dedalus", match.start()):
+                continue
+            sentence = DEDALUS.count(". ", 0, match.start())
+            rows.append({"doc_id": "d1", "chunk_id": "c1", "sentence_id": f"c1:s{sentence}", "start": match.start(),
+                         "end": match.end(), "text": name, "label": "PERSON", "ent_id": ""})
+    write_deltalake(str(root / "mentions"), pa.Table.from_pylist(rows))
+    write_deltalake(str(root / "chunks"), pa.Table.from_pylist(
+        [{"chunk_id": "c1", "doc_id": "d1", "unit_id": "u1", "start": 0, "text": DEDALUS}]))
+    return root
+
+
+def test_explain_reads_the_names_said_in_one_sentence_as_the_stage_does(tmp_path: Path) -> None:
+    lake = _dedalus_lakehouse(tmp_path / "lake")
+    result = CliRunner().invoke(cli, ["entities", "explain", "stephen", "--lakehouse", str(lake)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    # the father said beside the son in three sentences is kept apart (said_together): the son's forms are his own
+    assert result.output.splitlines()[1] == "  forms: Stephen, Stephen Dedalus"
+    father = CliRunner().invoke(cli, ["entities", "explain", "mr dedalus", "--lakehouse", str(lake)],
+                                catch_exceptions=False)
+    assert father.output.splitlines()[1] == "  forms: Mr Dedalus"

@@ -70,7 +70,7 @@ NAMES = ("Michael Ilarionovich Kutuzov", "Prince Kutuzov", "Count Kutuzov", "Kut
 
 def kutuzov_lakehouse(root: Path) -> Path:
     """A lakehouse's mentions and chunks tables (real Delta, written with delta-rs): one document, one chunk, a
-    PERSON mention wherever a name of ``NAMES`` stands (the longest name first)."""
+    PERSON mention wherever a name of ``NAMES`` stands (the longest name first), with its sentence."""
     rows: list[dict[str, object]] = []
     taken: set[int] = set()
     for name in NAMES:
@@ -78,8 +78,9 @@ def kutuzov_lakehouse(root: Path) -> Path:
             if taken.intersection(range(match.start(), match.end())):
                 continue  # inside a longer name
             taken.update(range(match.start(), match.end()))
-            rows.append({"doc_id": "d1", "chunk_id": "c1", "start": match.start(), "end": match.end(), "text": name,
-                         "label": "PERSON", "ent_id": ""})
+            sentence = TEXT.count(". ", 0, match.start())
+            rows.append({"doc_id": "d1", "chunk_id": "c1", "sentence_id": f"c1:s{sentence}", "start": match.start(),
+                         "end": match.end(), "text": name, "label": "PERSON", "ent_id": ""})
     write_deltalake(str(root / "mentions"), pa.Table.from_pylist(rows))
     write_deltalake(str(root / "chunks"), pa.Table.from_pylist(
         [{"chunk_id": "c1", "doc_id": "d1", "unit_id": "u1", "start": 0, "text": TEXT}]))

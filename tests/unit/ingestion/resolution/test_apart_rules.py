@@ -4,7 +4,7 @@ crafted forms, and switched off in a whole resolution (which then joins what it 
 from __future__ import annotations
 
 from ingestion.resolution import SurfaceForm, prepare
-from ingestion.resolution.rules import apart, partial
+from ingestion.resolution.rules import apart, joins, partial
 
 from .crafted import index_of, people, resolve, together
 
@@ -169,3 +169,75 @@ def test_his_wifes_name_keeps_the_wife_named_by_him_off_the_man() -> None:
     assert not together(resolve(forms), "Mrs Theobald", "Theobald")
     assert together(resolve(forms), "Theobald", "Theobald Pontifex")
     assert together(resolve(forms, off={"his_wifes_name"}), "Mrs Theobald", "Theobald")
+
+
+def _father_and_son(said_together: int) -> list[SurfaceForm]:
+    """A father known as "Mr Dedalus" and his son "Stephen" (once in full), said in one sentence that many times."""
+    return [
+        SurfaceForm("Mr Dedalus", "PERSON", 70, he=20, cooccurring=(("Stephen", said_together),)),
+        SurfaceForm("Stephen", "PERSON", 400, he=90, cooccurring=(("Mr Dedalus", said_together),)),
+        SurfaceForm("Stephen Dedalus", "PERSON", 5, he=2),
+    ]
+
+
+def test_said_together_keeps_a_titled_father_off_his_son_known_by_his_given_name() -> None:
+    forms = _father_and_son(said_together=4)
+    book = prepare(forms, language="en")
+    father, son = index_of(book, "Mr Dedalus"), index_of(book, "Stephen Dedalus")
+    # the son's home is weighed with his given name said alone, which has not joined it yet
+    assert apart.said_together(book, father, son) and apart.said_together(book, son, father)
+    resolution = resolve(forms)
+    assert together(resolution, "Stephen", "Stephen Dedalus")
+    assert not together(resolution, "Mr Dedalus", "Stephen Dedalus")
+    assert together(resolve(forms, off={"said_together"}), "Mr Dedalus", "Stephen", "Stephen Dedalus")
+
+
+def test_said_together_twice_or_between_forms_of_one_name_is_no_evidence() -> None:
+    # an apposition said twice ("Mr Dedalus, Stephen, ...") keeps nothing apart
+    book = prepare(_father_and_son(said_together=2), language="en")
+    assert not apart.said_together(book, index_of(book, "Mr Dedalus"), index_of(book, "Stephen Dedalus"))
+    # one name said again in a sentence ("Mr. Snagsby ... Snagsby") and two untitled names ("Napoleon ...
+    # Bonaparte") are one person's forms, however often
+    forms = [SurfaceForm("Mr. Snagsby", "PERSON", 300, he=60, cooccurring=(("Snagsby", 6),)),
+             SurfaceForm("Snagsby", "PERSON", 40, he=9, cooccurring=(("Mr. Snagsby", 6),)),
+             SurfaceForm("Napoleon", "PERSON", 900, he=200, cooccurring=(("Bonaparte", 9),)),
+             SurfaceForm("Bonaparte", "PERSON", 80, he=20, cooccurring=(("Napoleon", 9),)),
+             SurfaceForm("Napoleon Bonaparte", "PERSON", 6, he=2)]
+    book = prepare(forms, language="en")
+    assert not apart.said_together(book, index_of(book, "Snagsby"), index_of(book, "Mr. Snagsby"))
+    assert not apart.said_together(book, index_of(book, "Bonaparte"), index_of(book, "Napoleon Bonaparte"))
+    assert together(resolve(forms), "Bonaparte", "Napoleon", "Napoleon Bonaparte")
+
+
+def test_said_together_leaves_a_surname_mostly_said_bare_to_the_family_member_it_names() -> None:
+    # "Bezukhov" (bare, 39) joined its titled form (24), which the father's scenes say beside "Pierre": the bare
+    # surname is how the book calls Pierre, so the title's sentences do not keep the group off him
+    forms = [SurfaceForm("Count Bezukhov", "PERSON", 24, he=8, cooccurring=(("Pierre", 8),)),
+             SurfaceForm("Bezukhov", "PERSON", 39, he=12),
+             SurfaceForm("Pierre", "PERSON", 1800, he=400, cooccurring=(("Count Bezukhov", 8),)),
+             SurfaceForm("Pierre Bezukhov", "PERSON", 3, he=1)]
+    book = prepare(forms, language="en")
+    joins.same_name_titles(book)
+    assert not apart.said_together(book, index_of(book, "Bezukhov"), index_of(book, "Pierre Bezukhov"))
+    # titled mostly, the same sentences keep it apart
+    forms[0] = SurfaceForm("Count Bezukhov", "PERSON", 60, he=20, cooccurring=(("Pierre", 8),))
+    book = prepare(forms, language="en")
+    joins.same_name_titles(book)
+    assert apart.said_together(book, index_of(book, "Bezukhov"), index_of(book, "Pierre Bezukhov"))
+
+
+def test_said_together_leaves_a_miss_and_a_wife_named_by_her_husband_to_the_other_rules() -> None:
+    # the young woman titled in speech and named in the narration: one person however often said together
+    forms = [SurfaceForm("Miss Hale", "PERSON", 140, she=30, cooccurring=(("Margaret", 5),)),
+             SurfaceForm("Margaret", "PERSON", 1400, she=300, cooccurring=(("Miss Hale", 5),)),
+             SurfaceForm("Margaret Hale", "PERSON", 4, she=1)]
+    book = prepare(forms, language="en")
+    assert not apart.said_together(book, index_of(book, "Miss Hale"), index_of(book, "Margaret Hale"))
+    assert together(resolve(forms), "Miss Hale", "Margaret", "Margaret Hale")
+    # "Mrs. Osborne" said beside her husband "George" is not kept off "Mrs. George Osborne": his given name there
+    # is no name of hers
+    forms = [SurfaceForm("Mrs. Osborne", "PERSON", 60, she=20, cooccurring=(("George", 5),)),
+             SurfaceForm("George", "PERSON", 500, he=100, cooccurring=(("Mrs. Osborne", 5),)),
+             SurfaceForm("Mrs. George Osborne", "PERSON", 11, she=4)]
+    book = prepare(forms, language="en")
+    assert not apart.said_together(book, index_of(book, "Mrs. Osborne"), index_of(book, "Mrs. George Osborne"))

@@ -3,6 +3,7 @@ of crafted forms, and switched off in a whole resolution."""
 
 from __future__ import annotations
 
+from ingestion.names import offices
 from ingestion.resolution import SurfaceForm, prepare
 from ingestion.resolution.rules import joins
 
@@ -145,3 +146,14 @@ def test_unmarried_when_so_called_lets_a_miss_by_given_name_take_her_mrs() -> No
     book = prepare(daughters, language="en")
     assert book.nodes[index_of(book, "Miss Bennet")].genders == {"fu"}
     assert not together(resolve(daughters), "Miss Bennet", "Mrs. Bennet")
+
+
+def test_same_name_titles_reads_a_police_officers_rank_as_a_title() -> None:
+    # "Inspector Bucket" is Mr. Bucket under his office, not a man whose given name is Inspector
+    forms = [SurfaceForm("Mr. Bucket", "PERSON", 320, he=90), SurfaceForm("Inspector Bucket", "PERSON", 5, he=2),
+             SurfaceForm("Bucket", "PERSON", 70, he=20)]
+    book = prepare(forms, language="en")
+    assert book.groups[index_of(book, "Inspector Bucket")].name_tokens == ("bucket",)
+    assert together(resolve(forms), "Mr. Bucket", "Inspector Bucket", "Bucket")
+    # an office of its own kind: an inspector and a colonel of one surname, each said again and again, are two men
+    assert offices({"inspector", "superintendent"}) == {"police"} and offices({"archdeacon"}) == {"clergy"}
