@@ -49,8 +49,11 @@ from tools.streaming import FinalCallback, ResponseEmitter
 logger = logging.getLogger(__name__)
 
 CANDIDATE_CHUNKS = 40
-PASSAGE_CHARS = 650
-EVIDENCE_PASSAGES = 8  # with PASSAGE_CHARS, about the 6,000 characters a reader (or an LLM's context) takes in
+# The evidence: a window around the best sentence of each of the EVIDENCE_PASSAGES best chunks, about the 6,000
+# characters a reader (or an LLM's context) takes in. More chunks in shorter windows hold more answers than fewer
+# chunks in longer windows, or than several windows of one chunk (docs/decisions/0027).
+PASSAGE_CHARS = 430
+EVIDENCE_PASSAGES = 12
 ANSWER_SENTENCE_CHARS = 400
 TYPE_WEIGHT = 4.0  # the sentence holds what the question asks for (a person, place, time or number)
 NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after

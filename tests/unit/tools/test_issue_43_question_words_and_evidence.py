@@ -5,10 +5,12 @@ the best sentences of many chunks in short windows rather than long windows of a
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
 from tests.unit.tools.crafted_book import crafted_platform
+from tools.analysis.answering import EVIDENCE_PASSAGES, PASSAGE_CHARS
 from tools.analysis.question import analyse
 from tools.platform import ChatPlatform
 from tools.request import ChatRequest
@@ -48,3 +50,23 @@ def test_issue_43_how_long_is_answered_by_a_length_of_time_not_by_the_word_long(
     platform = crafted_platform("Halt", PRISON, PRISON_ENTITIES)
     content = ask(platform, "How long did Edmund Vale serve in the prison?", "halt")
     assert content.splitlines()[0] == "twelve years — “Edmund Vale served twelve years in the prison at Halt.” [1]"
+
+
+# Fourteen chapters, each with one sentence about the lantern amid the same filler: every one answers in part, so the
+# evidence should show as many of them as fit, each around its lantern sentence.
+_FILLER = ("The fields lay quiet under a grey sky and nothing moved along the hedges for a while. "
+           "Smoke rose from the chimneys of the farms, and the dogs slept by the doors. ") * 3
+LANTERNS = {f"c{n}": (f"CHAPTER {n + 1}", f"{_FILLER}Keeper number {n + 1} carried the brass lantern to the "
+                      f"tower of Ardloe. {_FILLER}") for n in range(14)}
+LANTERN_ENTITIES = {"ardloe": ("Ardloe", "GPE", [], list(LANTERNS))}
+
+
+def test_issue_43_the_evidence_quotes_the_best_sentences_of_many_chunks_in_short_windows():
+    platform = crafted_platform("Ardloe", LANTERNS, LANTERN_ENTITIES)
+    content = ask(platform, "What did the keepers carry to the tower?", "ardloe")
+    passages = [line for line in content.splitlines() if line.startswith("> ")]
+    assert len(passages) == EVIDENCE_PASSAGES == 12  # was 8 windows of 650 characters
+    assert all(len(p) <= PASSAGE_CHARS + len("> … ") + len(" … [12]") for p in passages)
+    keepers = {int(n) for p in passages for n in re.findall(r"Keeper number (\d+) carried the brass lantern", p)}
+    assert len(keepers) == 12  # each passage around its own chunk's lantern sentence
+    assert sum(len(p) for p in passages) < 6_000
