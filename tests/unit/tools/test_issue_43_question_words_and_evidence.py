@@ -1,6 +1,7 @@
 """What the question answering tool reads of a question and how much evidence it prints, on books written here:
-the words of an interrogative phrase ("how long", "what kind of") do not pick the passage, and the evidence quotes
-the best sentences of many chunks in short windows rather than long windows of a few."""
+the words of an interrogative phrase ("how long", "what kind of") do not pick the passage, a sentence's neighbours
+count for the question's words it lacks, and the evidence quotes the best sentences of many chunks in short windows
+rather than long windows of a few."""
 
 from __future__ import annotations
 
@@ -50,6 +51,28 @@ def test_issue_43_how_long_is_answered_by_a_length_of_time_not_by_the_word_long(
     platform = crafted_platform("Halt", PRISON, PRISON_ENTITIES)
     content = ask(platform, "How long did Edmund Vale serve in the prison?", "halt")
     assert content.splitlines()[0] == "twelve years — “Edmund Vale served twelve years in the prison at Halt.” [1]"
+
+
+# The cup is named in every sentence of chapter I; chapter II names it once, and the burying in the next sentence.
+# Counted again for repeating the sentence's own words, chapter I's neighbours would win it the answer (Brindle).
+CUP = {
+    "c0": ("CHAPTER I", "The silver cup stood on the table at Brindle. Edmund Vale polished the silver cup at Brindle. "
+                        "The silver cup shone on the table at Brindle."),
+    "c1": ("CHAPTER II", "Edmund Vale wrapped the silver cup in a cloth. He buried it under the oak at Carrow."),
+    "c2": ("CHAPTER III", "The maid set out bread and a cup of milk."),
+    "c3": ("CHAPTER IV", "Rain fell on Carrow for a week."),
+}
+CUP_ENTITIES = {
+    "edmund": ("Edmund Vale", "PERSON", ["Edmund"], ["c0", "c1"]),
+    "brindle": ("Brindle", "GPE", [], ["c0"]),
+    "carrow": ("Carrow", "GPE", [], ["c1", "c3"]),
+}
+
+
+def test_issue_43_a_sentence_whose_neighbour_completes_the_question_beats_one_whose_neighbours_repeat_it():
+    platform = crafted_platform("Oak", CUP, CUP_ENTITIES)
+    content = ask(platform, "Where did Edmund Vale bury the silver cup?", "oak")
+    assert content.splitlines()[0] == "Carrow — “He buried it under the oak at Carrow.” [1]"
 
 
 # Fourteen chapters, each with one sentence about the lantern amid the same filler: every one answers in part, so the
