@@ -6,8 +6,9 @@ evidence — for every question that is not "Who is X?", a summary or a chapter'
    aliases), the chapter it names.
 2. **Retrieve**: BM25 over the chunks (of the named chapter when the question asks for something in one) with the
    content words and every name of the named entities, then re-rank the candidates' sentences by the question's
-   words (weighted by their rarity in the book), the named entities present, their neighbours' words, and — when
-   the question asks for a span — whether the sentence holds one that the question does not already name.
+   words (weighted by their rarity in the book), the named entities present, the question's words it lacks that its
+   neighbours hold, and — when the question asks for a span — whether the sentence holds one that the question does
+   not already name.
 3. **Answer**: the first line is the answer — the span found in the best sentence, then that sentence, cited
    ``[1]``; for why/how/what questions the sentence itself. A person or a number is chosen by the best sentences
    together (``vote``): each of the ``VOTERS`` best offers its span with its score (and every other person it
@@ -49,11 +50,14 @@ from tools.streaming import FinalCallback, ResponseEmitter
 logger = logging.getLogger(__name__)
 
 CANDIDATE_CHUNKS = 40
-PASSAGE_CHARS = 650
-EVIDENCE_PASSAGES = 8  # with PASSAGE_CHARS, about the 6,000 characters a reader (or an LLM's context) takes in
+# The evidence: a window around the best sentence of each of the EVIDENCE_PASSAGES best chunks, about the 6,000
+# characters a reader (or an LLM's context) takes in. More chunks in shorter windows hold more answers than fewer
+# chunks in longer windows, or than several windows of one chunk (docs/decisions/0027).
+PASSAGE_CHARS = 430
+EVIDENCE_PASSAGES = 12
 ANSWER_SENTENCE_CHARS = 400
 TYPE_WEIGHT = 4.0  # the sentence holds what the question asks for (a person, place, time or number)
-NEIGHBOUR_WEIGHT = 0.35  # the question's words in the sentences before and after
+NEIGHBOUR_WEIGHT = 0.35  # the question's words the sentence lacks, found in the sentences before and after
 CHUNK_WEIGHT = 1.0  # the chunk's BM25 score, relative to the best chunk's
 VOTERS = 10  # the best sentences whose spans are summed when a person or a number is asked (docs/decisions/0001)
 # A person a voting sentence names after its first candidate gets this share of the sentence's score: the one who
@@ -209,8 +213,10 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
             terms = [set(analyzer.terms(text)) for text in texts]
             for i, text in enumerate(texts):
                 own = sum(weights[t] for t in terms[i] & asked_set)
-                around = sum(weights[t] for j in (i - 1, i + 1) if 0 <= j < len(texts)
-                             for t in terms[j] & asked_set)
+                # The neighbours count for the question's words this sentence lacks: a passage that completes the
+                # question ranks above one that only repeats the sentence's own words (docs/decisions/0027).
+                near = {t for j in (i - 1, i + 1) if 0 <= j < len(texts) for t in terms[j] & asked_set}
+                around = sum(weights[t] for t in near - terms[i])
                 present = sum(weight for group, weight in entity_weights if group & terms[i])
                 if question.answer_type == "person":
                     people = lexicon.answer_names(text, "person", excluded, said)

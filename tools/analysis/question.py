@@ -146,11 +146,22 @@ class Question:
         return self.answer_type in SPAN_TYPES
 
 
+# The words of an interrogative phrase say what kind of answer is wanted, not what the answer is about: "How long did
+# Clifford serve?" is not about the word "long", and a sentence on "the long past" does not answer it. "How old"
+# keeps "old": an age is written with it ("six months old").
+_FRAME = re.compile(
+    r"\bhow\s+(long|many|much|far|often|soon)\b|\b(what|which)\s+(kind|kinds|sort|sorts|type|types)\s+of\b|"
+    r"\b(what|which)\s+(is|was|are|were)\s+the\s+(name|names)\s+of\b",
+    re.IGNORECASE,
+)
+
+
 def content_words(text: str, language: str) -> tuple[str, ...]:
-    """The question's words less stop words and question words, in order, without repeats."""
+    """The question's words less stop words, question words and the words of an interrogative phrase ("how long",
+    "what kind of", "what is the name of"), in order, without repeats."""
     stops = STOP_WORDS.get(language, frozenset()) | STOP_WORDS.get("en", frozenset())
     seen: dict[str, None] = {}
-    for word in _WORD.findall(text):
+    for word in _WORD.findall(_FRAME.sub(" ", text)):
         folded = word.casefold().strip("'’")
         if folded.endswith(("'s", "’s")):
             folded = folded[:-2]

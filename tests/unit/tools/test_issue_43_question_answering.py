@@ -8,19 +8,14 @@ import json
 
 import pytest
 
-from graph.embedded import EmbeddedGraphStore
-from graph.model import ChunkNode, DocumentNode, EntityNode, GraphData, UnitNode
+from tests.unit.tools.crafted_book import crafted_platform
 from tools.analysis.answering import ANSWERED, Scored, vote, with_earlier_answer
 from tools.analysis.base import readable_title
-from tools.analysis.domain import DomainSettings
 from tools.analysis.question import Kind, analyse
 from tools.documents import InternalContextDocument, ToolExecutionResult
-from tools.domains.egri_csillagok import TOOLS
 from tools.platform import ChatPlatform
-from tools.plugins import ToolRegistry
 from tools.request import ChatRequest
-from tools.retrieval.chunks import Chunk, ChunkRetriever
-from tools.retrieval.units import UnitCatalog
+from tools.retrieval.chunks import Chunk
 
 CHAPTERS = {
     "c0": ("CHAPTER I", "Anna Keller lived in the mill house at Brindle with her father, Tomas Keller. In the spring "
@@ -44,29 +39,7 @@ ENTITIES = {  # id: (canonical name, label, aliases, chunks it appears in)
 
 @pytest.fixture(scope="module")
 def platform() -> ChatPlatform:
-    ids = list(CHAPTERS)
-    chunks = [Chunk(c, "doc", n, f"u{n}", n + 1, "chapter", title, "", n * 1000, n * 1000 + len(text), text, "Mill")
-              for n, (c, (title, text)) in enumerate(CHAPTERS.items())]
-    graph = EmbeddedGraphStore.from_graph(GraphData(
-        entities=[EntityNode(entity_id=i, canonical_name=name, label=label, aliases=aliases,
-                             mention_count=len(seen), first_chunk_id=seen[0], last_chunk_id=seen[-1],
-                             first_unit_id=f"u{ids.index(seen[0])}", last_unit_id=f"u{ids.index(seen[-1])}")
-                  for i, (name, label, aliases, seen) in ENTITIES.items()],
-        relations=[],
-        documents=[DocumentNode(doc_id="doc", title="Mill")],
-        units=[UnitNode(unit_id=f"u{n}", doc_id="doc", unit_index=n + 1, unit_kind="chapter", unit_title=title)
-               for n, (title, _) in enumerate(CHAPTERS.values())],
-        chunks=[ChunkNode(chunk_id=c.chunk_id, doc_id="doc", chunk_index=c.chunk_index, unit_id=c.unit_id,
-                          start=c.start, end=c.end, text=c.text) for c in chunks],
-        mentions=[],
-    ))
-    by_chunk = {c: [i for i, (*_, seen) in ENTITIES.items() if c in seen] for c in CHAPTERS}
-    services = [DomainSettings(name="mill", title="Mill", language="en"), graph,
-                ChunkRetriever.from_chunks(chunks, "en"), UnitCatalog(chunks, by_chunk)]
-    registry = ToolRegistry(entry_point_group=None)
-    for cls in TOOLS:
-        registry.register(cls)
-    return ChatPlatform(registry, services=services).start()
+    return crafted_platform("Mill", CHAPTERS, ENTITIES)
 
 
 def ask(platform: ChatPlatform, question: str) -> tuple[str, list[str]]:
