@@ -7,6 +7,7 @@ from graph.kinship import FAMILY_TYPES, INVERSE, RELATION_TYPES, ROMANCE_TYPES, 
 from ingestion.relations.extract import Relation, RelationMention, aggregate, extract_relations, relation_mentions
 from ingestion.relations.inference import infer
 from ingestion.relations.sentences import PersonMention
+from ingestion.relations.speech import SpokenQuote
 
 __all__ = [
     "FAMILY_TYPES",
@@ -16,6 +17,7 @@ __all__ = [
     "PersonMention",
     "Relation",
     "RelationMention",
+    "SpokenQuote",
     "aggregate",
     "extract_relations",
     "infer",

@@ -24,6 +24,8 @@ COMPOSITION: dict[tuple[str, str], str] = {
     ("spouse", "sibling"): "in_law",
     ("sibling", "spouse"): "in_law",
     ("parent", "spouse"): "in_law",
+    ("parent", "sibling"): "parent",
+    ("spouse", "parent"): "parent",
 }
 ROUNDS = 3  # a chain of four siblings is closed in two; a third round costs nothing when nothing is new
 

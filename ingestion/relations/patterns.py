@@ -2,9 +2,10 @@
 mention is ``@P<i>@``).
 
 Every pattern captures ``src`` (a mention's index) or ``list`` (a list of mentions, each a src), and either ``dst``
-(a mention's index), ``pron`` (a possessive pronoun whose antecedent is dst) or ``my`` (dst is the speaker of the
-quotation it stands in); and the relation either as ``kin`` (a kinship word, ``kinship.py``) or as a ``married`` /
-``engaged`` group. The relation reads "src is the TYPE of dst".
+(a mention's index), ``pron`` (a possessive pronoun whose antecedent is dst), ``my`` (dst is the speaker of the
+quotation it stands in) or ``your`` (dst is the one person that quotation speaks to); and the relation either as
+``kin`` (a kinship word, ``kinship.py``) or as a ``married`` / ``engaged`` group. The relation reads "src is the
+TYPE of dst".
 """
 
 from __future__ import annotations
@@ -96,14 +97,15 @@ def _english() -> tuple[Pattern, ...]:
     wed = rf"{_ADVERBS}(?:{married}|{engaged})"  # "was secretly married", "were engaged"
     src_, dst_ = _person("src"), _person("dst")
     were = r"(?:were|had\s+been|have\s+been|are|got)"
+    possessor = r"(?:(?P<pron>his|her)|(?P<your>your))"  # "your": the one person the quotation speaks to
     patterns = [
         ("kin_of", rf"{_person('src')}{link}{_ENGLISH_DETERMINER}\s+{modifiers}{kin}\s+of\s+{_person('dst')}", NAMED),
         ("named_possessive", rf"{_person('src')}{link}{_person('dst')}{_POSSESSIVE}\s+{modifiers}{kin}", NAMED),
         ("pronoun_possessive", rf"{_person('src')}{link}(?P<pron>his|her)\s+{modifiers}{kin}", PRONOUN),
         ("possessive_then_name", rf"(?<!\bof\s){dst_}{_POSSESSIVE}\s+{modifiers}{kin}{then}{src}", NAMED_AFTER),
-        ("pronoun_then_name", rf"\b(?P<pron>his|her)\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
+        ("pronoun_then_name", rf"\b{possessor}\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
         ("possessive_then_names", rf"{_person('dst')}{_POSSESSIVE}\s+{modifiers}{kins}\s*,?\s+{names}", NAMED_AFTER),
-        ("pronoun_then_names", rf"\b(?P<pron>his|her)\s+{modifiers}{kins}\s*,?\s+{names}", PRONOUN),
+        ("pronoun_then_names", rf"\b{possessor}\s+{modifiers}{kins}\s*,?\s+{names}", PRONOUN),
         ("speaker_then_name", rf"\b(?P<my>my)\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
         ("name_then_speaker", rf"{src_}(?:\s*,\s*|\s+(?P<cop>is|was)\s+)(?P<my>my)\s+{modifiers}{kin}", PRONOUN),
         ("married", rf"{src_}\s+(?:had\s+|has\s+)?{_ADVERBS}(?P<married>married|wedded|wed)\s+{dst_}", NAMED),
