@@ -67,7 +67,7 @@ BOOKS = tuple(sorted({path.stem for path in PEOPLE.glob("*.json")} | {path.stem 
 # Books built there without a list: read for the precision by reading, which needs more rows than the listed give.
 UNLISTED = ("1661_the_adventures_of_sherlock_holmes",)
 COREF = False  # --coref: "his"/"her" linked beyond their sentence by ingestion.coref
-QUOTES = True  # --no-quotes: without the quotes stage's speakers (no vocatives, "my" by speech tags only)
+QUOTES = True  # --no-quotes: without the quotes stage's quotations (no kinship vocatives, no "your KIN")
 FAMILY_KEYS = {"parents": "child", "children": "parent", "siblings": "sibling", "spouses": "spouse"}
 SCORED = FAMILY_TYPES | ROMANCE_TYPES
 
@@ -155,12 +155,8 @@ def pronoun_links(text: str, mentions: list[PersonMention]) -> dict[int, str]:
     """Start of each pronoun -> the entity ``ingestion.coref`` links it to, with the quotations' speakers."""
     entity_at = {(m.start, m.end): m.entity_id for m in mentions}
     speeches = [
-        Speech(
-            a.quote.start,
-            a.quote.end,
-            entity_at.get(a.speaker) if a.speaker else None,
-            tuple(entity_at[span] for span in a.addressees if span in entity_at),
-        )
+        Speech(a.quote.start, a.quote.end, entity_at.get(a.speaker) if a.speaker else None,
+               tuple(entity_at[span] for span in a.addressees if span in entity_at))
         for a in attribute(text, find_quotations(text), sorted(entity_at))
     ]
     return {r.start: r.entity_id for r in resolve_references(text, mentions, speeches) if r.kind == "pronoun"}
@@ -248,9 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--coref", action="store_true", help="his/her linked beyond their sentence (ingestion.coref)")
     parser.add_argument("--no-quotes", action="store_true", help="without the quotes stage's speakers and vocatives")
     args = parser.parse_args(argv)
-    parser_quotes = args.no_quotes
     global COREF, QUOTES
-    COREF, QUOTES = args.coref, not parser_quotes
+    COREF, QUOTES = args.coref, not args.no_quotes
     books = [
         book for book in BOOKS + UNLISTED if any(part in book for part in args.books) and lakehouse(book) is not None
     ]
