@@ -140,13 +140,13 @@ def test_your_kin_is_the_named_addressees() -> None:
     ]
 
 
-def test_inference_a_parent_of_a_sibling_and_a_parents_spouse() -> None:
-    """Mrs. March is Jo's mother (stated), Amy is Jo's sister, Mr. March is Mrs. March's husband: she is Amy's
-    mother and he the father of both; a parent stated of no one else stays as it is."""
+def test_inference_a_parent_of_a_sibling_not_a_parents_spouse() -> None:
+    """Mrs. March is Jo's mother (stated) and Amy is Jo's sister: she is Amy's mother too. Mr. March, her husband,
+    is made no one's father: a parent's spouse may be a step-parent."""
     text = "Jo, the daughter of Mrs. March, laughed. Jo's sister, Amy, drew. Mr. March married Mrs. March."
     names = {"Jo": "jo", "Mrs. March": "mother", "Amy": "amy", "Mr. March": "father"}
     rows = {(r.src_id, r.type, r.dst_id): r for r in infer(aggregate(relation_mentions(text, people(text, names))))}
     inferred = {key for key, row in rows.items() if row.inferred}
-    assert {("mother", "parent", "amy"), ("father", "parent", "jo"), ("father", "parent", "amy")} <= inferred
-    assert {("amy", "child", "mother"), ("jo", "child", "father"), ("amy", "child", "father")} <= inferred
-    assert all(rows[key].count == 0 for key in inferred)
+    assert {("mother", "parent", "amy"), ("amy", "child", "mother")} <= inferred
+    assert rows[("mother", "parent", "amy")].count == 0
+    assert not {key for key in rows if key[0] == "father" and key[1] == "parent"}
