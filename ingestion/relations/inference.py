@@ -1,6 +1,7 @@
 """Kinship the stated relations imply: two children of one parent are siblings, a parent's sibling is an uncle or an
-aunt, a parent of one child is the parent of its siblings. Each inferred row carries the evidence of the two rows it follows from and a confidence no higher than
-theirs; it never overrides a family tie stated between the same two people.
+aunt, a parent of one child is the parent of its siblings. Each inferred row carries the evidence of the two rows it
+follows from and a confidence no higher than theirs; it never overrides a family tie stated between the same two
+people.
 """
 
 from __future__ import annotations
