@@ -1,5 +1,6 @@
 """Typed relations between the people of a document ("src is the TYPE of dst"): kinship, marriage and engagement,
-read from sentence patterns over the text and its resolved person mentions, without a model."""
+read from sentence patterns over the text and its resolved person mentions, from the kinship words its quotations
+call people by (``vocatives``) and from couples' names (``couples``), without a model."""
 
 from __future__ import annotations
 

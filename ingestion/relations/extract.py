@@ -1,5 +1,6 @@
 """Typed relations between the people of one document, read from its text and its resolved person mentions: the
-sentence patterns of ``patterns.py`` with the kinship words of ``kinship.py``, no model.
+sentence patterns of ``patterns.py`` with the kinship words of ``kinship.py``, the couples of ``couples.py`` and,
+given the document's quotations, the kinship vocatives of ``vocatives.py``; no model.
 
 ``relation_mentions`` gives one row per statement; ``aggregate`` sums them per (src, type, dst) and adds each
 stated relation's inverse ("Mary, the daughter of John" also gives "John, the parent of Mary").
