@@ -51,11 +51,13 @@ from ingestion.relations import (  # noqa: E402
     INVERSE,
     ROMANCE_TYPES,
     PersonMention,
+    SpokenQuote,
     aggregate,
     infer,
     relation_mentions,
 )
 from ingestion.relations.sentences import sentence_spans  # noqa: E402
+from ingestion.stages.quotes import document_quotes  # noqa: E402
 
 CACHES = (Path("/tmp/csillag-people"), Path("/tmp/csillag-qa"))
 PEOPLE = ROOT / "tests" / "data" / "gold_people"
@@ -65,6 +67,7 @@ BOOKS = tuple(sorted({path.stem for path in PEOPLE.glob("*.json")} | {path.stem 
 # Books built there without a list: read for the precision by reading, which needs more rows than the listed give.
 UNLISTED = ("1661_the_adventures_of_sherlock_holmes",)
 COREF = False  # --coref: "his"/"her" linked beyond their sentence by ingestion.coref
+QUOTES = True  # --no-quotes: without the quotes stage's quotations (no kinship vocatives, no "your KIN")
 FAMILY_KEYS = {"parents": "child", "children": "parent", "siblings": "sibling", "spouses": "spouse"}
 SCORED = FAMILY_TYPES | ROMANCE_TYPES
 
@@ -86,11 +89,13 @@ def load_book(root: Path) -> tuple[str, str, list[PersonMention], dict[str, str]
     entities = DeltaTable(str(root / "entities")).to_pyarrow_table(columns=["entity_id", "canonical_name", "label"])
     people = entities.filter(pc.is_in(entities["label"], pa.array(["PERSON", "PER"])))  # en_litbank, hu_nerkor
     names = dict(zip(people["entity_id"].to_pylist(), people["canonical_name"].to_pylist(), strict=True))
+    table = DeltaTable(str(root / "mention_entities")).to_pyarrow_table()
     columns = ["entity_id", "chunk_id", "start", "end"]
-    rows = DeltaTable(str(root / "mention_entities")).to_pyarrow_table(columns=columns)
+    if "kind" in table.column_names:  # the quotes stage's pronoun and nominal rows are not names
+        table = table.filter(pc.equal(table["kind"], "name"))
     mentions = [
         PersonMention(row["start"], row["end"], row["entity_id"], row["chunk_id"])
-        for row in rows.to_pylist()
+        for row in table.select(columns).to_pylist()
         if row["entity_id"] in names
     ]
     return documents["text"][0].as_py(), documents["language"][0].as_py(), mentions, names
@@ -157,11 +162,22 @@ def pronoun_links(text: str, mentions: list[PersonMention]) -> dict[int, str]:
     return {r.start: r.entity_id for r in resolve_references(text, mentions, speeches) if r.kind == "pronoun"}
 
 
+def spoken_quotes(text: str, mentions: list[PersonMention]) -> list[SpokenQuote]:
+    """The document's quotations with their speakers and addressees, as the quotes stage writes them."""
+    people = sorted({(m.start, m.end, m.entity_id) for m in mentions})
+    rows = document_quotes("doc", text, [(0, "chunk")], people)
+    return [
+        SpokenQuote(r["start"], r["end"], r["speaker_id"], tuple(r["addressee_ids"]), r["attribution"]) for r in rows
+    ]
+
+
 def score_book(book: str, rows_out: list[list[str]]) -> dict[str, Any]:
     """Extract one book's relations and score them; append its stated statements to ``rows_out``."""
     text, language, mentions, names = load_book(lakehouse(book))  # type: ignore[arg-type]
     gold, gold_rows = gold_for(book)
-    statements = relation_mentions(text, mentions, language, pronoun_links(text, mentions) if COREF else None)
+    quotes = spoken_quotes(text, mentions) if QUOTES else []
+    links = pronoun_links(text, mentions) if COREF else None
+    statements = relation_mentions(text, mentions, language, links, quotes)
     relations = aggregate(statements)
     inferred = [r for r in infer(relations) if r.inferred]
     character = characters_of(text, mentions, gold)
@@ -226,9 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judged", type=Path, default=RELATIONS / "judged_rows.tsv", help="judged statements")
     parser.add_argument("--json", type=Path, help="write the results here too")
     parser.add_argument("--coref", action="store_true", help="his/her linked beyond their sentence (ingestion.coref)")
+    parser.add_argument("--no-quotes", action="store_true", help="without the quotes stage's speakers and vocatives")
     args = parser.parse_args(argv)
-    global COREF
-    COREF = args.coref
+    global COREF, QUOTES
+    COREF, QUOTES = args.coref, not args.no_quotes
     books = [
         book for book in BOOKS + UNLISTED if any(part in book for part in args.books) and lakehouse(book) is not None
     ]

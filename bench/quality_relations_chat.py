@@ -20,13 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import pyarrow as pa  # noqa: E402
+import pyarrow.compute as pc  # noqa: E402
 from deltalake import DeltaTable  # noqa: E402
 
 from graph.embedded import EmbeddedGraphStore  # noqa: E402
 from graph.lakehouse import Lakehouse  # noqa: E402
 from graph.model import GraphData, QuoteNode, TypedRelationEdge  # noqa: E402
 from ingestion.stages.quotes import quote_rows  # noqa: E402
-from ingestion.stages.relations import relation_table, statement_rows  # noqa: E402
+from ingestion.stages.relations import QUOTE_COLUMNS, relation_table, statement_rows  # noqa: E402
 from tools.analysis.relations import read_question  # noqa: E402
 from tools.retrieval.analyzer import Analyzer  # noqa: E402
 
@@ -40,11 +41,12 @@ def book_store(root: Path) -> tuple[EmbeddedGraphStore, str]:
         return DeltaTable(str(root / name)).to_pyarrow_table(columns=columns)
 
     documents = table("documents", ["doc_id", "text", "language"])
-    people = table("mention_entities", ["doc_id", "chunk_id", "entity_id", "start", "end"])
+    people = table("mention_entities", ["doc_id", "chunk_id", "entity_id", "start", "end", "kind"])
+    names = people.filter(pc.equal(people["kind"], "name")).drop_columns(["kind"])  # as the relations stage reads
     entities = table("entities", ["entity_id", "label"])
     chunks = table("chunks", ["doc_id", "chunk_id", "start", "unit_kind"])
     quotes = quote_rows(documents.select(["doc_id", "text"]), chunks, people, entities)
-    relations = relation_table(statement_rows(documents, people, entities))
+    relations = relation_table(statement_rows(documents, names, entities, quotes.select(QUOTE_COLUMNS)))
     graph = GraphData.from_lakehouse(Lakehouse.for_root(root)).model_copy(
         update={
             "typed_relations": [TypedRelationEdge.model_validate(row) for row in relations.to_pylist()],

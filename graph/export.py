@@ -43,10 +43,14 @@ def community_colour(community: int) -> str:
     return _OTHER if community < 0 else _PALETTE[community % len(_PALETTE)]
 
 
-def to_networkx(graph: GraphData) -> nx.Graph:
+def to_networkx(graph: GraphData, *, typed: bool = True) -> nx.Graph:
     """The entity graph with file-friendly attributes: lists joined with ``"; "``, no ``None`` values.
 
-    GraphML and GEXF hold only scalar attributes, hence the joined lists (aliases, chunk ids, unit ids).
+    GraphML and GEXF hold only scalar attributes, hence the joined lists (aliases, chunk ids, unit ids). With
+    ``typed``, the typed relations between two entities (``relations`` rows, both directions) are attributes of
+    their pair's edge: ``relations``, each written "SRC TYPE DST" (read "src is the TYPE of dst", entity ids) and
+    joined with ``"; "``, and ``relation_confidence``, the highest of theirs; a pair related but never together in
+    the co-occurrence window gets an edge of its own with these two attributes only.
     """
     result = nx.Graph()
     for entity in sorted(graph.entities, key=lambda e: e.entity_id):
@@ -54,7 +58,23 @@ def to_networkx(graph: GraphData) -> nx.Graph:
     for edge in sorted(graph.relations, key=lambda r: (r.src_id, r.dst_id)):
         if edge.src_id in result and edge.dst_id in result:
             result.add_edge(edge.src_id, edge.dst_id, **_scalars(edge.model_dump(exclude={"src_id", "dst_id"})))
+    if typed:
+        _add_typed_relations(result, graph)
     return result
+
+
+def _add_typed_relations(result: nx.Graph, graph: GraphData) -> None:
+    """The typed relations of ``graph`` between entities of ``result``, as attributes of their pairs' edges."""
+    by_pair: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for row in graph.typed_relations:
+        if row.src_id in result and row.dst_id in result:
+            pair = (min(row.src_id, row.dst_id), max(row.src_id, row.dst_id))
+            by_pair.setdefault(pair, []).append((f"{row.src_id} {row.type} {row.dst_id}", row.confidence))
+    for (a, b), rows in sorted(by_pair.items()):
+        if not result.has_edge(a, b):
+            result.add_edge(a, b)
+        result.edges[a, b]["relations"] = "; ".join(sorted(text for text, _ in rows))
+        result.edges[a, b]["relation_confidence"] = max(confidence for _, confidence in rows)
 
 
 def _scalars(values: dict[str, Any]) -> dict[str, Any]:
@@ -112,7 +132,7 @@ def top_subgraph(graph: GraphData, top_n: int = 40) -> nx.Graph:
     """
     if top_n < 1:
         raise ValueError(f"top_n must be at least 1, got {top_n!r}")
-    full = to_networkx(graph)
+    full = to_networkx(graph, typed=False)
     connected = [n for n in full.nodes if full.degree(n) > 0]
     chosen = sorted(connected, key=lambda n: (-full.nodes[n].get("pagerank", 0.0), n))[:top_n]
     return full.subgraph(chosen).copy()

@@ -1,5 +1,6 @@
 """Typed relations between the people of one document, read from its text and its resolved person mentions: the
-sentence patterns of ``patterns.py`` with the kinship words of ``kinship.py``, no model.
+sentence patterns of ``patterns.py`` with the kinship words of ``kinship.py``, the couples of ``couples.py`` and,
+given the document's quotations, the kinship vocatives of ``vocatives.py``; no model.
 
 ``relation_mentions`` gives one row per statement; ``aggregate`` sums them per (src, type, dst) and adds each
 stated relation's inverse ("Mary, the daughter of John" also gives "John, the parent of Mary").
@@ -14,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.kinship import FORMS_OF_ADDRESS, INVERSE, KIN_TITLES, Kin, kinship_words
+from ingestion.relations.couples import couple_statements
 from ingestion.relations.patterns import (
     APPOSITION_CLOSES,
     CALLED_OUT,
@@ -25,25 +27,13 @@ from ingestion.relations.patterns import (
 )
 from ingestion.relations.sentences import PLACEHOLDER, PersonMention, Sentence, sentences_with_people
 from ingestion.relations.sexes import FEMALE, MALE, person_sexes
-from ingestion.relations.speech import Speakers, paragraph_speakers
+from ingestion.relations.speech import Speakers, SpokenQuote, paragraph_speakers, quote_at
+from ingestion.relations.statements import RelationMention
+from ingestion.relations.vocatives import vocative_statements
 
 logger = logging.getLogger(__name__)
 
 _PRONOUN_SEX = {"his": MALE, "her": FEMALE}
-
-
-@dataclass(frozen=True)
-class RelationMention:
-    """One statement of a relation: "src is the TYPE of dst", where (``start``, ``end``) of the text says so."""
-
-    src_id: str
-    type: str
-    dst_id: str
-    start: int
-    end: int
-    chunk_id: str
-    pattern: str
-    confidence: float
 
 
 @dataclass(frozen=True)
@@ -106,6 +96,14 @@ class _Document:
     forms_of_address: frozenset[str]
     # "his"/"her" linked beyond their sentence (``ingestion.coref``): document offset -> entity
     pronouns: Mapping[int, str] = field(default_factory=dict)
+    # the quotes stage's quotations, sorted, and their starts: whom "your" is said to
+    quotes: Sequence[SpokenQuote] = ()
+    quote_starts: Sequence[int] = ()
+
+    def addressee_at(self, offset: int) -> str | None:
+        """The one person the quotation at document ``offset`` names as its addressee, if it names one."""
+        quote = quote_at(self.quotes, self.quote_starts, offset)
+        return quote.addressee_ids[0] if quote and len(set(quote.addressee_ids)) == 1 else None
 
 
 def _dst(sentence: Sentence, match: re.Match[str], src: int, document: _Document) -> str | None:
@@ -116,6 +114,8 @@ def _dst(sentence: Sentence, match: re.Match[str], src: int, document: _Document
         return found or (linked if linked != sentence.mentions[src].entity_id else None)
     if groups.get("my"):
         return document.speakers.speaker_at(sentence.offsets[match.start("my")])
+    if groups.get("your"):
+        return document.addressee_at(sentence.offsets[match.start("your")])
     return sentence.mentions[int(match.group("dst"))].entity_id
 
 
@@ -161,22 +161,32 @@ def _statements(
 
 
 def relation_mentions(
-    text: str, mentions: Sequence[PersonMention], language: str = "en", pronouns: Mapping[int, str] | None = None
+    text: str,
+    mentions: Sequence[PersonMention],
+    language: str = "en",
+    pronouns: Mapping[int, str] | None = None,
+    quotes: Sequence[SpokenQuote] = (),
 ) -> list[RelationMention]:
     """Every statement of a relation between two of ``mentions`` (a document's resolved person mentions) in
     ``text``, in text order. A statement in a conditional, wishing or negated clause, one whose pronoun could point
     to two people, one that relates a person to itself, and one whose kinship word is of the other sex than its
     person, give nothing. ``pronouns`` (start of a "his"/"her" in ``text`` -> entity: ``ingestion.coref``'s links)
-    answers a pronoun its own sentence leaves open."""
+    answers a pronoun its own sentence leaves open. ``quotes`` (the quotes stage's quotations with their speakers
+    and addressees) give whom "your KIN" is said to, and the kinship vocatives (``vocatives``).
+    Couples named "Mr. and Mrs. X" are read from the names' forms (``couples``)."""
     patterns = patterns_for(language)
+    ordered_quotes = sorted(quotes, key=lambda quote: quote.start)
     document = _Document(
         person_sexes(text, mentions, language),
         paragraph_speakers(text, mentions),
         kinship_words(language),
         FORMS_OF_ADDRESS[language],
         dict(pronouns or {}),
+        ordered_quotes,
+        [quote.start for quote in ordered_quotes],
     )
-    found: list[RelationMention] = []
+    found: list[RelationMention] = couple_statements(text, mentions, language)
+    found += vocative_statements(text, ordered_quotes, document.sexes, mentions, language)
     for sentence in sentences_with_people(text, mentions, KIN_TITLES[language]):
         for pattern in patterns:
             for match in pattern.regex.finditer(sentence.template):

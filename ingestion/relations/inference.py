@@ -1,6 +1,7 @@
 """Kinship the stated relations imply: two children of one parent are siblings, a parent's sibling is an uncle or an
-aunt. Each inferred row carries the evidence of the two rows it follows from and a confidence no higher than
-theirs; it never overrides a family tie stated between the same two people.
+aunt, a parent of one child is the parent of its siblings. Each inferred row carries the evidence of the two rows it
+follows from and a confidence no higher than theirs; it never overrides a family tie stated between the same two
+people.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ COMPOSITION: dict[tuple[str, str], str] = {
     ("spouse", "sibling"): "in_law",
     ("sibling", "spouse"): "in_law",
     ("parent", "spouse"): "in_law",
+    ("parent", "sibling"): "parent",  # a parent of one child is a parent of that child's siblings
 }
+# Not composed: a parent's spouse as the other parent ("spouse", "parent"): a step-parent as often, and the couples
+# read from names' forms carry the resolver's joins (docs/decisions/0025: 5 of 13 such rows right by reading).
 ROUNDS = 3  # a chain of four siblings is closed in two; a third round costs nothing when nothing is new
 
 

@@ -2,9 +2,10 @@
 mention is ``@P<i>@``).
 
 Every pattern captures ``src`` (a mention's index) or ``list`` (a list of mentions, each a src), and either ``dst``
-(a mention's index), ``pron`` (a possessive pronoun whose antecedent is dst) or ``my`` (dst is the speaker of the
-quotation it stands in); and the relation either as ``kin`` (a kinship word, ``kinship.py``) or as a ``married`` /
-``engaged`` group. The relation reads "src is the TYPE of dst".
+(a mention's index), ``pron`` (a possessive pronoun whose antecedent is dst), ``my`` (dst is the speaker of the
+quotation it stands in) or ``your`` (dst is the one person that quotation speaks to); and the relation either as
+``kin`` (a kinship word, ``kinship.py``) or as a ``married`` / ``engaged`` group. The relation reads "src is the
+TYPE of dst".
 """
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ def _english() -> tuple[Pattern, ...]:
     titles = "|".join(sorted(KIN_TITLES["en"]))
     src = rf"(?:(?:old|young|little|poor|dear|{titles})\s+)?{_person('src')}"  # "her father, old Aleck Minafer"
     names = r"(?P<list>@P\d+@(?:\s*,\s*@P\d+@)*\s*,?\s+and\s+@P\d+@)"  # "her sisters, Meg and Amy"
-    link = rf"(?:\s*,\s*|\s+(?P<cop>{_ENGLISH_COPULA})\s+)"  # an apposition or a copula
+    # an apposition, a copula, or both in a relative clause ("Hindley, that was Hareton's father")
+    copula = rf"(?P<cop>{_ENGLISH_COPULA})\s+"
+    link = rf"(?:\s*,\s*(?:(?:who|that)\s+(?={_ENGLISH_COPULA}\s))?|\s+(?={_ENGLISH_COPULA}\s))(?:{copula})?"
     then = r"(?:\s*,?\s+|\s+(?:was|is)\s+(?:(?:a|an|the)\s+)?)"  # "Y's cousin, X", "Y's cousin was X"
     married = r"(?P<married>married|wedded)"
     engaged = r"(?P<engaged>engaged|betrothed|affianced)"
@@ -96,23 +99,26 @@ def _english() -> tuple[Pattern, ...]:
     wed = rf"{_ADVERBS}(?:{married}|{engaged})"  # "was secretly married", "were engaged"
     src_, dst_ = _person("src"), _person("dst")
     were = r"(?:were|had\s+been|have\s+been|are|got)"
+    relative = r"(?:(?:who|that)\s+(?:was|is|had\s+been)\s+)?"
+    possessor = r"(?:(?P<pron>his|her)|(?P<your>your))"  # "your": the one person the quotation speaks to
     patterns = [
         ("kin_of", rf"{_person('src')}{link}{_ENGLISH_DETERMINER}\s+{modifiers}{kin}\s+of\s+{_person('dst')}", NAMED),
         ("named_possessive", rf"{_person('src')}{link}{_person('dst')}{_POSSESSIVE}\s+{modifiers}{kin}", NAMED),
         ("pronoun_possessive", rf"{_person('src')}{link}(?P<pron>his|her)\s+{modifiers}{kin}", PRONOUN),
         ("possessive_then_name", rf"(?<!\bof\s){dst_}{_POSSESSIVE}\s+{modifiers}{kin}{then}{src}", NAMED_AFTER),
-        ("pronoun_then_name", rf"\b(?P<pron>his|her)\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
+        ("pronoun_then_name", rf"\b{possessor}\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
         ("possessive_then_names", rf"{_person('dst')}{_POSSESSIVE}\s+{modifiers}{kins}\s*,?\s+{names}", NAMED_AFTER),
-        ("pronoun_then_names", rf"\b(?P<pron>his|her)\s+{modifiers}{kins}\s*,?\s+{names}", PRONOUN),
+        ("pronoun_then_names", rf"\b{possessor}\s+{modifiers}{kins}\s*,?\s+{names}", PRONOUN),
         ("speaker_then_name", rf"\b(?P<my>my)\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
         ("name_then_speaker", rf"{src_}(?:\s*,\s*|\s+(?P<cop>is|was)\s+)(?P<my>my)\s+{modifiers}{kin}", PRONOUN),
         ("married", rf"{src_}\s+(?:had\s+|has\s+)?{_ADVERBS}(?P<married>married|wedded|wed)\s+{dst_}", NAMED),
         ("married_to", rf"{src_}\s+(?:was|had\s+been|has\s+been|is|became|got)\s+{wed}\s+to\s+{dst_}", NAMED),
+        ("married_to_apposition", rf"{src_}\s*,\s*{relative}{wed}\s+to\s+{dst_}", NAMED),  # "Lise, married to Andrew"
         ("were_married", rf"(?<!\bboth\s){src_}\s+and\s+{dst_}\s+{were}\s+{wed}\b", NAMED),
         ("union_of", rf"\b{union}\s+(?:of|between)\s+{_person('src')}\s+(?:and|with|to)\s+{_person('dst')}", NAMED),
         ("possessive_union", rf"{_person('src')}{_POSSESSIVE}\s+{union}\s+(?:to|with)\s+{_person('dst')}", NAMED),
     ]  # fmt: skip
-    events = {"married", "married_to", "were_married", "union_of", "possessive_union"}
+    events = {"married", "married_to", "married_to_apposition", "were_married", "union_of", "possessive_union"}
     return tuple(
         Pattern(name, re.compile(regex + _NOT_POSSESSIVE, re.IGNORECASE), confidence, name in events)
         for name, regex, confidence in patterns

@@ -37,6 +37,26 @@ def in_quotation(text: str) -> bool:
 
 
 @dataclass(frozen=True)
+class SpokenQuote:
+    """A quotation of the document as the ``quotes`` stage attributed it: its offsets (marks included), its speaker
+    and the people it names as addressees (entity ids)."""
+
+    start: int
+    end: int
+    speaker_id: str | None
+    addressee_ids: tuple[str, ...] = ()
+    attribution: str = ""  # explicit, anaphoric, implicit or none (ingestion.quotes)
+
+
+def quote_at(quotes: Sequence[SpokenQuote], starts: Sequence[int], offset: int) -> SpokenQuote | None:
+    """The quotation of ``quotes`` (sorted, ``starts`` their starts) that holds ``offset``, if any."""
+    index = bisect.bisect_right(starts, offset) - 1
+    if index < 0 or offset >= quotes[index].end:
+        return None
+    return quotes[index]
+
+
+@dataclass(frozen=True)
 class Speakers:
     """The paragraphs of a document (their start offsets) and the speaker of each, or ``None``."""
 

@@ -2,30 +2,31 @@
 
 After ``quotes``: each document's text (``documents.text``) goes through ``ingestion.relations`` with the document's
 resolved person mentions (``mention_entities`` rows of entities labelled as people, selected by ``PEOPLE_SQL``
-through the relational seam: DuckDB in process, Spark SQL at scale). The per-document extractor is pure Python and
+through the relational seam: DuckDB in process, Spark SQL at scale) and its quotations with their speakers and
+addressees (``quotes``). The per-document extractor is pure Python and
 runs in the driver for a small corpus (``LakehouseTables.small_increment``) or in Spark's Python workers
 (``mapInPandas``) for a bigger one; either way it gives *statements* (one row per sentence that states a relation),
 few enough to be gathered in the driver (War and Peace: hundreds). There they are summed per (src, type, dst) with
 their inverses (``ingestion.relations.aggregate``), completed with the kinship they imply (``infer``) and written
 whole: a relation sums statements of every document, so one document's change reaches rows of others. The markers
-skip the stage when ``entities`` did not change; a rerun with nothing new does nothing.
+skip the stage when neither ``entities`` nor ``quotes`` changed; a rerun with nothing new does nothing.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from graph.kinship import KINSHIP_WORDS
-from graph.tables import DOCUMENTS, ENTITIES, MENTION_ENTITIES, RELATIONS, TableSpec
+from graph.tables import DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES, RELATIONS, TableSpec
 from ingestion.names import PERSON_LABELS
 from ingestion.relational import query_arrow, query_spark
-from ingestion.relations import PersonMention, RelationMention, aggregate, infer, relation_mentions
+from ingestion.relations import PersonMention, RelationMention, SpokenQuote, aggregate, infer, relation_mentions
 from ingestion.stage import Stage, StageOutput
 
 if TYPE_CHECKING:
@@ -59,17 +60,36 @@ STATEMENTS = TableSpec(
 )
 
 
+#: What the extractor reads of each quotation (table ``quotes``): where it is, who says it, to whom.
+QUOTE_COLUMNS = ["doc_id", "start", "end", "speaker_id", "addressee_ids", "attribution"]
+
+
 def document_statements(
-    doc_id: str, text: str, language: str | None, people: Iterable[tuple[int, int, str, str]]
+    doc_id: str,
+    text: str,
+    language: str | None,
+    people: Iterable[tuple[int, int, str, str]],
+    quotes: Iterable[Mapping[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """The statements of relations in one document; ``people``: (start, end, entity_id, chunk_id) of its resolved
-    person mentions. A document in a language without kinship words (``graph.kinship``) states none."""
+    person mentions; ``quotes``: its ``quotes`` rows (``QUOTE_COLUMNS`` but doc_id). A document in a language
+    without kinship words (``graph.kinship``) states none."""
     if language not in KINSHIP_WORDS:
         return []
     mentions = [PersonMention(start, end, entity_id, chunk_id) for start, end, entity_id, chunk_id in people]
+    spoken = [
+        SpokenQuote(
+            q["start"],
+            q["end"],
+            q["speaker_id"],
+            tuple(() if q["addressee_ids"] is None else q["addressee_ids"]),
+            q["attribution"] or "",
+        )
+        for q in quotes
+    ]
     return [
         {"doc_id": doc_id, **{key: getattr(row, key) for key in STATEMENTS.names[1:]}}
-        for row in relation_mentions(text, mentions, language or "")
+        for row in relation_mentions(text, mentions, language or "", quotes=spoken)
     ]
 
 
@@ -103,22 +123,33 @@ def relation_table(statements: pa.Table) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=RELATIONS.arrow_schema())
 
 
-def statement_rows(documents: pa.Table, mention_entities: pa.Table, entities: pa.Table) -> pa.Table:
+def statement_rows(
+    documents: pa.Table, mention_entities: pa.Table, entities: pa.Table, quotes: pa.Table | None = None
+) -> pa.Table:
     """The statements of the driver's engine: ``documents`` doc_id, text, language; ``mention_entities`` doc_id,
-    chunk_id, entity_id, start, end; ``entities`` entity_id, label."""
+    chunk_id, entity_id, start, end; ``entities`` entity_id, label; ``quotes`` ``QUOTE_COLUMNS`` (none: no
+    quotations read)."""
     people = query_arrow(PEOPLE_SQL, {"mention_entities": mention_entities, "entities": entities})
     by_doc: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for row in people.to_pylist():
         by_doc[row["doc_id"]].append((row["start"], row["end"], row["entity_id"], row["chunk_id"]))
+    quotes_by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for quote in quotes.select(QUOTE_COLUMNS).to_pylist() if quotes is not None else ():
+        quotes_by_doc[quote["doc_id"]].append(quote)
     rows: list[dict[str, Any]] = []
     for doc in documents.select(["doc_id", "text", "language"]).to_pylist():
-        rows.extend(document_statements(doc["doc_id"], doc["text"], doc["language"], by_doc.get(doc["doc_id"], ())))
+        doc_id = doc["doc_id"]
+        rows.extend(
+            document_statements(doc_id, doc["text"], doc["language"], by_doc.get(doc_id, ()), quotes_by_doc[doc_id])
+        )
     return pa.Table.from_pylist(rows, schema=STATEMENTS.arrow_schema())
 
 
-def statement_frame(documents: DataFrame, mention_entities: DataFrame, entities: DataFrame) -> DataFrame:
-    """The statements of the Spark engine: ``PEOPLE_SQL`` by Spark SQL, one row per document with its people
-    gathered, then ``document_statements`` in ``mapInPandas``."""
+def statement_frame(
+    documents: DataFrame, mention_entities: DataFrame, entities: DataFrame, quotes: DataFrame | None = None
+) -> DataFrame:
+    """The statements of the Spark engine: ``PEOPLE_SQL`` by Spark SQL, one row per document with its people and
+    its quotations gathered, then ``document_statements`` in ``mapInPandas``."""
     from pyspark.sql import functions as F
 
     people = (
@@ -127,6 +158,11 @@ def statement_frame(documents: DataFrame, mention_entities: DataFrame, entities:
         .agg(F.collect_list(F.struct("start", "end", "entity_id", "chunk_id")).alias("people"))
     )
     gathered = documents.select("doc_id", "text", "language").join(people, "doc_id")
+    if quotes is None:
+        gathered = gathered.withColumn("quotes", F.lit(None))
+    else:
+        spoken = quotes.groupBy("doc_id").agg(F.collect_list(F.struct(*QUOTE_COLUMNS[1:])).alias("quotes"))
+        gathered = gathered.join(spoken, "doc_id", "left")
     return gathered.mapInPandas(_statement_batches, STATEMENTS.ddl())
 
 
@@ -136,11 +172,11 @@ def _statement_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame
 
     for batch in batches:
         rows: list[dict[str, Any]] = []
-        for doc_id, text, language, people in zip(
-            batch["doc_id"], batch["text"], batch["language"], batch["people"], strict=True
+        for doc_id, text, language, people, quotes in zip(
+            batch["doc_id"], batch["text"], batch["language"], batch["people"], batch["quotes"], strict=True
         ):
             named = [(p["start"], p["end"], p["entity_id"], p["chunk_id"]) for p in people]
-            rows.extend(document_statements(doc_id, text, language, named))
+            rows.extend(document_statements(doc_id, text, language, named, [] if quotes is None else quotes))
         yield pd.DataFrame(rows, columns=list(STATEMENTS.names))
 
 
@@ -148,15 +184,17 @@ class RelationsStage(Stage):
     """Writes ``relations``."""
 
     name = "relations"
-    version = 1
+    version = 2
     tables = (RELATIONS.name,)
-    # entities' output stands for its inputs too (documents), as for the quotes and cooccurrences stages
-    requires = ("entities",)
+    # entities' output stands for its inputs too (documents), as for the quotes and cooccurrences stages; the
+    # quotations' speakers and addressees give the kinship vocatives
+    requires = ("entities", "quotes")
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """Every document's statements (in the driver or by Spark), summed and written whole. The people are the
-        names of ``mention_entities``: a pronoun taken beyond its sentence makes statements about half of which are
-        wrong (docs/decisions/0020), so the quotes stage's pronoun rows are not read."""
+        names of ``mention_entities``: a pronoun taken beyond its sentence makes statements about a third of which
+        are wrong (docs/decisions/0020, 0025), so the quotes stage's pronoun rows are not read; its quotations are
+        (who calls whom "Mamma", whom "your" is said to)."""
         lake = ctx.lakehouse
         documents = sorted(lake.doc_ids(DOCUMENTS.name))
         if lake.small_increment(documents):
@@ -166,13 +204,15 @@ class RelationsStage(Stage):
                     columns=["doc_id", "chunk_id", "entity_id", "start", "end"], filter=pc.field("kind") == "name"
                 ),
                 lake.snapshot(ENTITIES.name).to_table(columns=["entity_id", "label"]),
+                lake.snapshot(QUOTES.name).to_table(columns=QUOTE_COLUMNS) if lake.exists(QUOTES.name) else None,
             )
             engine = "driver"
         else:
             from pyspark.sql import functions as F
 
             names = lake.read(MENTION_ENTITIES.name).where(F.col("kind") == "name")
-            frame = statement_frame(lake.read(DOCUMENTS.name), names, lake.read(ENTITIES.name))
+            quotes = lake.read(QUOTES.name).select(*QUOTE_COLUMNS) if lake.exists(QUOTES.name) else None
+            frame = statement_frame(lake.read(DOCUMENTS.name), names, lake.read(ENTITIES.name), quotes)
             gathered = [row.asDict() for row in frame.collect()]  # hundreds of rows for a novel
             statements = pa.Table.from_pylist(gathered, schema=STATEMENTS.arrow_schema())
             engine = "spark"

@@ -145,6 +145,9 @@ def _entity(graph: Any, text: str, analyzer: Analyzer | None) -> EntityRef | Non
 _TITLE_END = re.compile(r"(?:^|\s)[A-Z][a-z]{0,3}\.$")  # "Mr.", "Mrs.", "St.", "Dr." end no sentence
 
 
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|‘[^’]*’")
+
+
 def _sentences(text: str) -> list[str]:
     """``text``'s sentences, a title's dot ("Mr. Hale") not taken for a sentence's end."""
     joined: list[str] = []
@@ -174,19 +177,32 @@ def _names(graph: Any, entity: EntityRef) -> re.Pattern[str]:
 def _evidence(kinship: Kinship, graph: Any, words: dict[str, Kin]) -> tuple[Passage, str, set[str]] | None:
     """The passage and sentence that state ``kinship``: a sentence naming its source beside a word of its type, with
     the sexes those words say (``m``/``f``), else one naming both people ("Nicholas married Princess Mary"), which
-    says no sex; None when no passage has either."""
+    says no sex, else one naming its target beside such a word: the target calls the source so ("Papa, what is
+    it?" asked Natasha); None when no passage has any."""
     of_type = {word: kin for word, kin in words.items() if kin.type == kinship.type}
     source, target = _names(graph, kinship.source), _names(graph, kinship.target)
     typed = _word_pattern(list(of_type)) if of_type else None
     both: tuple[Passage, str, set[str]] | None = None
+    called: tuple[Passage, str, set[str]] | None = None
     for passage in kinship.passages:
         for sentence in _sentences(passage.text):
             found = typed.findall(sentence) if typed is not None else []
+            sexes = {of_type[w.casefold()].sex for w in found} - {""}
             if found and source.search(sentence):
-                return passage, sentence, {of_type[w.casefold()].sex for w in found} - {""}
+                return passage, sentence, sexes
             if both is None and source.search(sentence) and target.search(sentence):
                 both = passage, sentence, set()
-    return both
+            if called is None and found and typed is not None and target.search(sentence):
+                called = passage, sentence, _called_sexes(sentence, typed, of_type)
+    return both or called
+
+
+def _called_sexes(sentence: str, typed: re.Pattern[str], of_type: dict[str, Kin]) -> set[str]:
+    """The sex the kinship words inside the sentence's quotations say (the call, not the narration around it:
+    "“Papa!” cried Natasha, running to her mother"); none when they say both."""
+    quoted = " ".join(_QUOTED.findall(sentence))
+    sexes = {of_type[word.casefold()].sex for word in typed.findall(quoted)} - {""}
+    return sexes if len(sexes) == 1 else set()
 
 
 def _kin_answer(graph: Any, target: EntityRef, asked: str, kin: Kin, lang: str) -> GraphAnswer | None:

@@ -122,5 +122,40 @@ def test_issue_11_png_draws_names_with_dollars_and_control_characters(tmp_path: 
 def test_issue_11_html_escapes_every_name() -> None:
     page = render_html(nasty_graph(), top_n=12, title="<b>&</b>")
     assert "<b>&</b>" not in page and "&lt;b&gt;&amp;&lt;/b&gt;" in page
-    assert 'Tom &lt;&amp; &quot;Jerry&quot;' in page and "<&" not in page
+    assert "Tom &lt;&amp; &quot;Jerry&quot;" in page and "<&" not in page
     assert "O&#x27;Brien `rm -rf`" in page
+
+
+def test_typed_relations_are_attributes_of_their_pairs_edges(tmp_path: Path) -> None:
+    """The fixture's typed relations (graph/testing/fixtures.py TYPED_RELATIONS) read back from both files: each
+    pair's rows in both directions, the highest confidence; ent_99's row (no entity) is left out; ent_06 and ent_07
+    are related and co-occur, ent_01 and ent_03 likewise."""
+    for back in (
+        nx.read_graphml(write_graphml(small_graph(), tmp_path / "graph.graphml")),
+        nx.read_gexf(write_gexf(small_graph(), tmp_path / "graph.gexf")),
+    ):
+        related = {tuple(sorted((u, v))): d["relations"] for u, v, d in back.edges(data=True) if "relations" in d}
+        assert related == {
+            ("ent_01", "ent_02"): "ent_01 child ent_02; ent_02 parent ent_01",
+            ("ent_02", "ent_03"): "ent_02 parent ent_03; ent_03 child ent_02",
+            ("ent_01", "ent_03"): "ent_01 sibling ent_03; ent_03 sibling ent_01",
+            ("ent_03", "ent_04"): "ent_03 spouse ent_04; ent_04 spouse ent_03",
+            ("ent_03", "ent_05"): "ent_03 engaged ent_05; ent_05 engaged ent_03",
+            ("ent_06", "ent_07"): "ent_06 parent ent_07; ent_07 child ent_06",
+        }
+        assert back.edges["ent_02", "ent_03"]["relation_confidence"] == pytest.approx(0.84)
+        assert back.edges["ent_06", "ent_07"]["weight"] == pytest.approx(0.9)  # the co-occurrence is kept
+
+
+def test_a_related_pair_that_never_co_occurs_gets_an_edge_of_its_relations_only(tmp_path: Path) -> None:
+    graph = small_graph()
+    apart = graph.model_copy(
+        update={"relations": [r for r in graph.relations if (r.src_id, r.dst_id) != ("ent_06", "ent_07")]}
+    )
+    back = nx.read_graphml(write_graphml(apart, tmp_path / "apart.graphml"))
+    assert back.edges["ent_06", "ent_07"] == {
+        "relations": "ent_06 parent ent_07; ent_07 child ent_06",
+        "relation_confidence": pytest.approx(0.6),
+    }
+    # the pictures draw co-occurrences only
+    assert not top_subgraph(apart, 12).has_edge("ent_06", "ent_07")

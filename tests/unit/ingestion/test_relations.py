@@ -209,3 +209,20 @@ def test_relations_a_pronoun_linked_beyond_its_sentence() -> None:
     assert relation_mentions(text, mentions) == []
     found = {(row.src_id, row.type, row.dst_id) for row in relation_mentions(text, mentions, "en", links)}
     assert found == {("ellen", "child", "mother")}
+
+
+def test_relations_a_relative_clause_and_married_to_as_an_apposition() -> None:
+    text = (
+        "My mother had nursed Hindley Earnshaw, that was Hareton's father. There's Lise, married to Andrew. "
+        "Amy, who is the niece of Miss March, sews. If Kitty, married to Levin, were here!"
+    )
+    names = {
+        "Hindley Earnshaw": "hindley", "Hareton": "hareton", "Lise": "lise", "Andrew": "andrew", "Amy": "amy",
+        "Miss March": "aunt", "Kitty": "kitty", "Levin": "levin",
+    }  # fmt: skip
+    # the condition voids the last marriage
+    assert triples(text, names) == {
+        ("hindley", "parent", "hareton"),
+        ("lise", "spouse", "andrew"),
+        ("amy", "nephew_niece", "aunt"),
+    }

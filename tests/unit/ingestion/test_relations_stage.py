@@ -11,7 +11,7 @@ import pytest
 
 from ingestion.relations import relation_mentions
 from ingestion.relations.sentences import PersonMention
-from ingestion.stages.relations import relation_table, statement_frame, statement_rows
+from ingestion.stages.relations import STATEMENTS, relation_table, statement_frame, statement_rows
 
 DOC_A = (
     "Mr. Hale came in with Ellen Pryor, his daughter. Helen is Pierre's wife.\n\n"
@@ -128,3 +128,52 @@ def test_relations_spark_engine_equals_the_driver_row_for_row(spark: Any) -> Non
         pa.table({"entity_id": list(LABELS), "label": list(LABELS.values())}),
     )
     assert spark_rows == relation_table(driver).to_pylist()
+
+
+TALK = (
+    '"Come here," said Countess Rostova.\n\n"Mamma, may I go?" asked Natasha.\n\n"You may," said Countess Rostova.'
+    '\n\n"Tell me, Mamma, is he kind?" asked Natasha.\n\n"He is," said Countess Rostova.'
+)
+TALK_NAMES = {"Countess Rostova": "countess", "Natasha": "natasha"}
+
+
+def _talk_tables() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The talk's person mentions and its quotes rows (speakers as the quotes stage gives them: explicit)."""
+    mentions = [
+        {"doc_id": "t", "chunk_id": "t:c0", "entity_id": TALK_NAMES[m.group()], "start": m.start(), "end": m.end()}
+        for m in re.finditer("|".join(TALK_NAMES), TALK)
+    ]
+    speakers = ["countess", "natasha", "countess", "natasha", "countess"]
+    quotes = [
+        {"doc_id": "t", "start": m.start(), "end": m.end(), "speaker_id": speaker, "addressee_ids": [],
+         "attribution": "explicit"}
+        for m, speaker in zip(re.finditer(r'"[^"]*"', TALK), speakers, strict=True)
+    ]  # fmt: skip
+    return mentions, quotes
+
+
+def test_relations_stage_reads_the_quotations_vocatives_in_both_engines(spark: Any) -> None:
+    """Natasha calls the countess "Mamma" twice between two of her turns: the quotes table makes her the mother,
+    in the driver and in Spark alike; without the quotes table the talk states nothing."""
+    mentions, quotes = _talk_tables()
+    entities = pa.table({"entity_id": ["countess", "natasha"], "label": ["PERSON", "PERSON"]})
+    documents = pa.table({"doc_id": ["t"], "text": [TALK], "language": ["en"]})
+    driver = relation_table(
+        statement_rows(documents, pa.Table.from_pylist(mentions), entities, pa.Table.from_pylist(quotes))
+    ).to_pylist()
+    assert {(r["src_id"], r["type"], r["dst_id"], r["count"]) for r in driver} == {
+        ("countess", "parent", "natasha", 2),
+        ("natasha", "child", "countess", 2),
+    }
+    assert relation_table(statement_rows(documents, pa.Table.from_pylist(mentions), entities)).num_rows == 0
+    frame = statement_frame(
+        spark.createDataFrame([("t", TALK, "en")], "doc_id string, text string, language string"),
+        spark.createDataFrame(mentions, "doc_id string, chunk_id string, entity_id string, start long, end long"),
+        spark.createDataFrame(entities.to_pylist(), "entity_id string, label string"),
+        spark.createDataFrame(
+            quotes,
+            "doc_id string, start long, end long, speaker_id string, addressee_ids array<string>, attribution string",
+        ),
+    )
+    statements = pa.Table.from_pylist([row.asDict() for row in frame.collect()])
+    assert relation_table(statements.select(list(STATEMENTS.names))).to_pylist() == driver

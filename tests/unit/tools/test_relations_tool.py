@@ -133,3 +133,32 @@ def test_relations_tool_reads_a_hungarian_kinship_question() -> None:
     answer = read_question(graph, "Ki Gergely felesége?", "hu")
     assert answer is not None and answer.lines == ["Bornemissza Gergely felesége: Cecey Éva [1]"]
     assert [(p.chunk_id, sentence) for p, sentence in answer.passages] == [("c", text)]
+
+
+def test_relations_tool_reads_the_sex_a_kinship_call_says() -> None:
+    """A parent row read from Natasha's "Papa, …" (the relations stage's vocatives): the sentence names her, not him,
+    beside the word; the word inside the quotation still says he is her father (not the "mother" of the narration),
+    so he is no answer to "mother"."""
+    text = "“Papa, what are you doing that for?” asked Natasha, in her mother's room. “Papa!” cried Natasha."
+    graph = EmbeddedGraphStore.from_graph(
+        GraphData(
+            entities=[
+                EntityNode(entity_id="natasha", canonical_name="Natasha Rostova", label="PERSON", aliases=["Natasha"]),
+                EntityNode(entity_id="ilya", canonical_name="Ilya Rostov", label="PERSON", aliases=["Count Rostov"]),
+            ],
+            documents=[DocumentNode(doc_id="d")],
+            units=[UnitNode(unit_id="u", doc_id="d", unit_index=0)],
+            chunks=[ChunkNode(chunk_id="c", doc_id="d", chunk_index=0, unit_id="u", start=0, end=len(text), text=text)],
+            typed_relations=[
+                TypedRelationEdge(
+                    src_id="ilya", type="parent", dst_id="natasha", chunk_ids=["c"], count=2, confidence=0.75
+                ),
+                TypedRelationEdge(
+                    src_id="natasha", type="child", dst_id="ilya", chunk_ids=["c"], count=2, confidence=0.75
+                ),
+            ],
+        )
+    )
+    assert read_question(graph, "Who is Natasha's mother?", "en") is None
+    father = read_question(graph, "Who is Natasha's father?", "en")
+    assert father is not None and father.lines == ["Natasha Rostova's father: Ilya Rostov [1]"]
