@@ -39,6 +39,7 @@ from ingestion.quotes.detection import Quotation, paragraphs
 from ingestion.quotes.speech import (
     DESCRIPTION_STOPS,
     DETERMINERS,
+    OBJECT_MARKERS,
     SPOKEN_TO_ENDINGS,
     SUBJECT_PRONOUNS,
     WORD,
@@ -61,6 +62,8 @@ TURN_GAP = 4
 LEAD_WINDOW = 300
 # A clause ends at these marks, but not at the dot of an abbreviated title ("Mr. Bennet").
 CLAUSE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?;:]|\n\s*\n")
+# A paragraph that announces the quotation opening the next one ends with a colon (and perhaps a dash).
+ANNOUNCING = re.compile(r":\s*(?:--|[-–—])?\s*$")
 SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?]\s")
 
 
@@ -214,13 +217,7 @@ def _said(
         limit = min(limit, quotations[index + 1].start)
     tail_end = CLAUSE_END.search(text, quote.end, limit)
     tail = (quote.end, tail_end.start() if tail_end else limit)
-    start = (
-        paragraph_ends[bisect.bisect_left(paragraph_ends, quote.start) - 1] if quote.start > paragraph_ends[0] else 0
-    )
-    if index > 0:
-        start = max(start, quotations[index - 1].end)
-    heads = list(SENTENCE_END.finditer(text, start, quote.start))
-    head = (heads[-1].end() if heads else start, quote.start)
+    head = _head(text, quotations, index, paragraph_ends)
     for clause, after in ((tail, True), (head, False)):
         words = [
             (m.start() + clause[0], m.end() + clause[0], m.group()) for m in WORD.finditer(text[clause[0] : clause[1]])
@@ -232,6 +229,20 @@ def _said(
     return None
 
 
+def _head(text: str, quotations: Sequence[Quotation], index: int, paragraph_ends: list[int]) -> Span:
+    """The sentence before a quotation, in its paragraph — or, for a quotation opening its paragraph, the previous
+    paragraph's last sentence when it ends with a colon ("Then Mary spoke:" / the quotation), which announces it."""
+    quote = quotations[index]
+    at = bisect.bisect_left(paragraph_ends, quote.start)
+    start = paragraph_ends[at - 1] if at > 0 else 0
+    if at > 0 and not text[start : quote.start].strip() and ANNOUNCING.search(text, max(paragraph_ends[at - 1] - 8, 0), paragraph_ends[at - 1]):
+        start = paragraph_ends[at - 2] if at > 1 else 0
+    if index > 0:
+        start = max(start, quotations[index - 1].end)
+    heads = list(SENTENCE_END.finditer(text, start, quote.start))
+    return heads[-1].end() if heads else start, quote.start
+
+
 def _speaker_of_clause(
     text: str,
     quote: Quotation,
@@ -241,31 +252,57 @@ def _speaker_of_clause(
     addressees: tuple[Span, ...],
     avoid: tuple[str, ...],
 ) -> Attribution:
-    """Name, else pronoun, else description, else the dropped subject, around the verb of a said-clause; a pronoun
+    """The subject of a said-clause: the name, pronoun or description nearest its verb (a name after "to" or
+    possessive is not one: "said he to Temple", "with a glance at Dick's coat"), else the dropped subject; a pronoun
     or a dropped subject is not the previous turn's speaker (``avoid``) while another name fits."""
-    lo, hi = words[0][0], words[-1][1]
-    first = bisect.bisect_left(names.starts, lo)
-    in_clause = [i for i in range(first, bisect.bisect_left(names.starts, hi)) if names.spans[i][1] <= hi]
-    if in_clause:
-        best = min(in_clause, key=lambda i: min(abs(names.spans[i][0] - verb[1]), abs(verb[0] - names.spans[i][1])))
-        return Attribution(quote, names.spans[best], names.spans[best], EXPLICIT, addressees)
     position = words.index(verb)
+    named = _named_subject(text, words, position, names)
     beside = words[max(position - 2, 0) : position] + words[position + 1 : position + 3]
     pronoun = next((w for w in beside if w[2].casefold() in SUBJECT_PRONOUNS), None)
-    if pronoun is not None:
+    description = _description(text, words, position)
+    adjacent = {w[0] for w in words[max(position - 1, 0) : position + 2]}
+    pronoun_adjacent = pronoun is not None and pronoun[0] in adjacent
+    description_adjacent = description is not None and (
+        description[0] in adjacent or position > 0 and description[1] == words[position - 1][1]
+    )
+    if named is not None and (named[0] <= 1 or not (pronoun_adjacent or description_adjacent)):
+        return Attribution(quote, named[1], named[1], EXPLICIT, addressees)
+    if pronoun is not None and (pronoun_adjacent or not description_adjacent):
         sex = SUBJECT_PRONOUNS[pronoun[2].casefold()]
         cue = (pronoun[0], pronoun[1])
         if pronoun[2].casefold() in ("i", "én"):
             return Attribution(quote, cue, cue, ANAPHORIC, addressees)
         resolved = _recent(names, pronoun[0], sex, addressees, avoid) or _recent(names, pronoun[0], sex, addressees)
         return Attribution(quote, resolved or cue, cue, ANAPHORIC, addressees)
-    description = _description(text, words, position)
     if description is not None:
         carried = names.latest_with_word(text[description[0] : description[1]].split()[-1], description[0])
         return Attribution(quote, carried or description, description, ANAPHORIC, addressees)
     cue = (verb[0], verb[1])
     resolved = _recent(names, quote.start, "", addressees, avoid) or _recent(names, quote.start, "", addressees)
     return Attribution(quote, resolved, cue, ANAPHORIC, addressees)
+
+
+def _named_subject(
+    text: str, words: list[tuple[int, int, str]], verb: int, names: _Names
+) -> tuple[int, Span] | None:
+    """The name of the clause nearest its verb that can be its subject, with its distance in words."""
+    lo, hi = words[0][0], words[-1][1]
+    found = []
+    for i in range(bisect.bisect_left(names.starts, lo), bisect.bisect_left(names.starts, hi)):
+        start, end = names.spans[i]
+        inside = [k for k, w in enumerate(words) if start <= w[0] < end]
+        if end > hi or not inside:
+            continue
+        before = words[inside[0] - 1][2].casefold() if inside[0] > 0 else ""
+        if before in OBJECT_MARKERS or text.startswith(("'s", "’s"), end):
+            continue
+        found.append((min(abs(k - verb) for k in inside), (start, end)))
+    return min(found) if found else None
+
+
+def _word_at(words: list[tuple[int, int, str]], offset: int) -> tuple[int, int, str] | None:
+    """The word starting at ``offset``."""
+    return next((w for w in words if w[0] == offset), None)
 
 
 def _description(text: str, words: list[tuple[int, int, str]], verb: int) -> Span | None:
@@ -349,13 +386,16 @@ def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> No
 def _turns(result: list[Attribution], names: _Names) -> None:
     """Replies to vocatives and alternating turns, over runs of paragraphs that each hold a quotation."""
     turns = _first_of_paragraphs(result)
-    for _ in range(2):
+    changed = True
+    while changed:  # each pass reaches two turns further from a known speaker
+        changed = False
         for k, i in enumerate(turns):
             if result[i].speaker is not None:
                 continue
             speaker = _turn_speaker(result, turns, k, names)
             if speaker is not None and not _addresses(result[i], speaker, names):
                 result[i] = replace(result[i], speaker=speaker, cue=None, kind=IMPLICIT)
+                changed = True
         _same_paragraph(result)
 
 

@@ -12,6 +12,7 @@ __all__ = [
     "DESCRIPTION_STOPS",
     "DETERMINERS",
     "HU_SPEECH_STEMS",
+    "OBJECT_MARKERS",
     "SPEECH_VERBS",
     "SPOKEN_TO_ENDINGS",
     "SUBJECT_PRONOUNS",
@@ -45,6 +46,8 @@ DESCRIPTION_STOPS = frozenset(
     """of with in to at from on by for and but or who whom whose which that as when while after before into upon
     again then now quietly softly""".split()
 )
+# A name right after these words is spoken to or of, not the one speaking ("said he to Temple", "turned to Simon").
+OBJECT_MARKERS = frozenset("to at of with for from upon on toward towards into".split())
 # Hungarian case endings of the one spoken to (dative, allative): "mondja a fiúnak", "szólt a leányhoz".
 SPOKEN_TO_ENDINGS = ("nak", "nek", "hoz", "hez", "höz")
 WORD = re.compile(r"\w+(?:['’]\w+)*")
