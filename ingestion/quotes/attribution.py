@@ -36,6 +36,7 @@ from ingestion.names import (
 )
 from ingestion.normalize import EN_TITLES, HU_TITLES
 from ingestion.quotes.detection import Quotation, paragraphs
+from ingestion.quotes.unnamed import unnamed_people
 from ingestion.quotes.speech import (
     DESCRIPTION_STOPS,
     DETERMINERS,
@@ -124,10 +125,31 @@ def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span])
         avoid = (_key_of(names_info, previous.speaker),) if previous and previous.speaker else ()
         found = _said(text, quotations, index, paragraph_ends, names_info, addressees, avoid)
         result.append(found or Attribution(quote, addressees=addressees))
+    _unnamed_speakers(text, quotations, result, names_info)
     _same_paragraph(result)
     _leading_subjects(text, result, names_info)
     _turns(result, names_info)
     return result
+
+
+def _unnamed_speakers(text: str, quotations: Sequence[Quotation], result: list[Attribution], names: _Names) -> None:
+    """"he said" is a speaking description ("the doctor", ``ingestion.quotes.unnamed``) when one of its sex occurs
+    after the name the pronoun was given, or when it was given none."""
+    heads = {
+        text[a.cue[0] : a.cue[1]].split()[-1].casefold()
+        for a in result
+        if a.kind == ANAPHORIC and a.cue and text[a.cue[0] : a.cue[1]].split()[0].casefold() in DETERMINERS
+    }
+    unnamed = unnamed_people(text, heads, quotations)
+    for i, attribution in enumerate(result):
+        cue, speaker = attribution.cue, attribution.speaker
+        word = text[cue[0] : cue[1]].casefold() if cue else ""
+        if attribution.kind != ANAPHORIC or cue is None or speaker is None or word not in ("he", "she"):
+            continue
+        found = unnamed.latest(cue[0], SUBJECT_PRONOUNS[word], RECENT_WINDOW)
+        if found is not None and (speaker == cue or found[0][0] > speaker[0]):
+            carried = names.latest_with_word(found[1], found[0][0])
+            result[i] = replace(attribution, speaker=carried or found[0])
 
 
 def _names(text: str, spans: list[Span], quotations: Sequence[Quotation]) -> _Names:
@@ -363,7 +385,8 @@ def _same_paragraph(result: list[Attribution]) -> None:
 
 
 def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> None:
-    """A name opening the sentence just before a paragraph's first quotation speaks it ("Pierre turned. “…”")."""
+    """A name or a "he"/"she" opening the sentence just before a paragraph's first quotation speaks it ("Pierre
+    turned. “…”", "She pounced at once. “…”"); the pronoun is the latest name whose sex fits, as in a said-clause."""
     previous_paragraph = -1
     for i, attribution in enumerate(result):
         quote = attribution.quote
@@ -375,12 +398,28 @@ def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> No
         lead = text[origin : quote.start].rstrip()[:-1]  # the sentence the quotation follows
         cut = max(lead.rfind("\n\n"), *(m.end() - 1 for m in SENTENCE_END.finditer(lead)), -1)
         sentence_start = origin + cut + 1
-        for j in names.before(quote.start):
-            if names.spans[j][0] < sentence_start:
-                break
-            if not names.quoted[j] and not text[sentence_start : names.spans[j][0]].strip(" \n\t\"“‘'"):
-                if not _addresses(attribution, names.spans[j], names):
-                    result[i] = replace(attribution, speaker=names.spans[j], cue=names.spans[j], kind=IMPLICIT)
+        found = _leading_name(text, sentence_start, quote.start, names)
+        if found is not None and not _addresses(attribution, found, names):
+            result[i] = replace(attribution, speaker=found, cue=found, kind=IMPLICIT)
+            continue
+        opening = WORD.search(text, sentence_start, quote.start)
+        word = opening.group().casefold() if opening else ""
+        if word in SUBJECT_PRONOUNS and word not in ("i", "én") and not text[sentence_start : opening.start()].strip(
+            " \n\t\"“‘'"
+        ):
+            cue = opening.span()
+            resolved = _recent(names, cue[0], SUBJECT_PRONOUNS[word], attribution.addressees)
+            result[i] = replace(attribution, speaker=resolved or cue, cue=cue, kind=IMPLICIT)
+
+
+def _leading_name(text: str, sentence_start: int, offset: int, names: _Names) -> Span | None:
+    """A name outside quotations opening the sentence that starts at ``sentence_start``, before ``offset``."""
+    for j in names.before(offset):
+        if names.spans[j][0] < sentence_start:
+            break
+        if not names.quoted[j] and not text[sentence_start : names.spans[j][0]].strip(" \n\t\"“‘'"):
+            return names.spans[j]
+    return None
 
 
 def _turns(result: list[Attribution], names: _Names) -> None:

@@ -11,7 +11,9 @@ import re
 __all__ = [
     "DESCRIPTION_STOPS",
     "DETERMINERS",
+    "FEMALE_NOUNS",
     "HU_SPEECH_STEMS",
+    "MALE_NOUNS",
     "OBJECT_MARKERS",
     "SPEECH_VERBS",
     "SPOKEN_TO_ENDINGS",
@@ -48,6 +50,12 @@ DESCRIPTION_STOPS = frozenset(
 )
 # A name right after these words is spoken to or of, not the one speaking ("said he to Temple", "turned to Simon").
 OBJECT_MARKERS = frozenset("to at of with for from upon on toward towards into".split())
+# The sex English nouns for people carry (titles and kin words are ``ingestion.names.title_gender``'s): what a
+# description's head says of the one it describes ("the young man … she cried" is not him).
+MALE_NOUNS = frozenset("man men boy lad gentleman fellow son husband chap youth bachelor nephew grandson".split())
+FEMALE_NOUNS = frozenset(
+    "woman women girl lass wife daughter maid maiden niece granddaughter widow nurse governess landlady".split()
+)
 # Hungarian case endings of the one spoken to (dative, allative): "mondja a fiúnak", "szólt a leányhoz".
 SPOKEN_TO_ENDINGS = ("nak", "nek", "hoz", "hez", "höz")
 WORD = re.compile(r"\w+(?:['’]\w+)*")

@@ -1,0 +1,89 @@
+"""Speakers a text never names: "the guide", "the doctor", "the girl" — descriptions that speak in the text itself.
+
+A novel's minor characters often speak under a description only ("“Which?” repeated the doctor."). Which words are
+people is not taken from a list: a description's head word is a person when the text makes it the subject of a verb
+of saying somewhere (``ingestion.quotes.attribution`` finds those said-clauses). Every other occurrence of that head
+after a determiner, in narration, is then a mention of someone a later "he said" may point to; its sex is what the
+pronouns after the head's occurrences say (as for a name), unknown when they disagree.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ingestion.names import FEMALE, MALE, PRONOUN_PATTERNS, PRONOUN_WINDOW, pronoun_gender, title_gender
+from ingestion.quotes.detection import Quotation
+from ingestion.quotes.speech import DESCRIPTION_STOPS, DETERMINERS, FEMALE_NOUNS, MALE_NOUNS, SUBJECT_PRONOUNS
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Unnamed", "unnamed_people"]
+
+Span = tuple[int, int]
+# Where a sentence's or a clause's subject stands: at a paragraph's or sentence's start, after a closing quotation
+# mark, or after a conjunction ("and the doctor smiled"); an object ("interrupted her cousin") is no one speaking.
+SUBJECT_PLACE = r"(?:(?<=^)|(?<=\n)|(?<=[.!?;:”\"’]\s)|(?<=[.!?;:”\"’]\s\s)|(?<=\band\s)|(?<=\bbut\s)|(?<=\bthen\s))"
+# Words between the determiner and the head: "the old doctor", "the tall young man".
+MAX_MODIFIERS = 2
+
+
+@dataclass(frozen=True)
+class Unnamed:
+    """Occurrences of speaking descriptions in narration (determiner to head), in text order, with each head's sex."""
+
+    spans: list[Span]
+    heads: list[str]
+    sexes: dict[str, str]
+
+    def latest(self, offset: int, sex: str, reach: int) -> tuple[Span, str] | None:
+        """The latest occurrence before ``offset`` and at most ``reach`` characters before it of ``sex`` (known: a
+        description of unknown sex is nobody's "he" or "she"), with its head word."""
+        starts = [start for start, _ in self.spans]
+        for i in range(bisect.bisect_left(starts, offset) - 1, -1, -1):
+            if self.spans[i][1] < offset - reach:
+                break
+            if self.sexes.get(self.heads[i]) == sex:
+                return self.spans[i], self.heads[i]
+        return None
+
+
+def unnamed_people(text: str, heads: Iterable[str], quotations: Sequence[Quotation]) -> Unnamed:
+    """Every occurrence outside ``quotations`` of a determiner, at most ``MAX_MODIFIERS`` words and one of
+    ``heads`` (casefolded words), and each head's sex by the pronouns after its occurrences."""
+    wanted = sorted({h for h in heads if h.isalpha() and h not in SUBJECT_PRONOUNS and h not in DESCRIPTION_STOPS})
+    if not wanted:
+        return Unnamed([], [], {})
+    determiners = "|".join(sorted(DETERMINERS, key=len, reverse=True))
+    pattern = re.compile(
+        rf"{SUBJECT_PLACE}\b(?i:{determiners})\s+(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}?({'|'.join(map(re.escape, wanted))})\b"
+    )
+    quote_starts = [q.start for q in quotations]
+    spans, found_heads = [], []
+    counts: dict[str, list[int]] = {}
+    for match in pattern.finditer(text):
+        at = bisect.bisect_right(quote_starts, match.start()) - 1
+        if at >= 0 and quotations[at].end > match.start():
+            continue
+        head = match.group(1)
+        spans.append((match.start(), match.end()))
+        found_heads.append(head)
+        window = text[match.end() : match.end() + PRONOUN_WINDOW]
+        tally = counts.setdefault(head, [0, 0])
+        tally[0] += len(re.findall(PRONOUN_PATTERNS["he"], window))
+        tally[1] += len(re.findall(PRONOUN_PATTERNS["she"], window))
+    sexes = {head: _noun_sex(head) or pronoun_gender(*tally) for head, tally in counts.items()}
+    return Unnamed(spans, found_heads, sexes)
+
+
+def _noun_sex(head: str) -> str:
+    """The sex a person noun says by itself ("girl", "father"), ``""`` when none or not one sex ("widow")."""
+    if head in MALE_NOUNS:
+        return MALE
+    if head in FEMALE_NOUNS:
+        return FEMALE
+    sex = title_gender(head)
+    return sex if sex in (MALE, FEMALE) else ""
