@@ -276,34 +276,71 @@ def _speaker_of_clause(
     addressees: tuple[Span, ...],
     avoid: tuple[str, ...],
 ) -> Attribution:
-    """The subject of a said-clause: the name, pronoun or description nearest its verb (a name after "to" or
-    possessive is not one: "said he to Temple", "with a glance at Dick's coat"), else the dropped subject; a pronoun
-    or a dropped subject is not the previous turn's speaker (``avoid``) while another name fits."""
-    position = words.index(verb)
+    """The attribution a said-clause gives (``_subject``): a name is ``explicit``; a pronoun, a description or a
+    dropped subject ``anaphoric`` — "he"/"she" and a dropped subject the latest fitting name, not the previous
+    turn's speaker (``avoid``) while another fits; a description the latest name holding its head noun, else itself."""
+    kind, span = _subject(text, words, words.index(verb), names)
+    if kind == "name":
+        return Attribution(quote, span, span, EXPLICIT, addressees)
+    if kind == "pronoun":
+        word = text[span[0] : span[1]].casefold()
+        if word in ("i", "én"):
+            return Attribution(quote, span, span, ANAPHORIC, addressees)
+        sex = SUBJECT_PRONOUNS[word]
+        resolved = _recent(names, span[0], sex, addressees, avoid) or _recent(names, span[0], sex, addressees)
+        return Attribution(quote, resolved or span, span, ANAPHORIC, addressees)
+    if kind == "description":
+        carried = names.latest_with_word(text[span[0] : span[1]].split()[-1], span[0])
+        return Attribution(quote, carried or span, span, ANAPHORIC, addressees)
+    resolved = _recent(names, quote.start, "", addressees, avoid) or _recent(names, quote.start, "", addressees)
+    return Attribution(quote, resolved, span, ANAPHORIC, addressees)
+
+
+def _subject(text: str, words: list[tuple[int, int, str]], position: int, names: _Names) -> tuple[str, Span]:
+    """Who a said-clause says speaks, as ``(kind, span)``: a name, pronoun or description right beside the verb
+    (a name after "to" or possessive is not one: "said he to Temple", "at Dick's coat"); else the subject opening
+    the clause when it comes before the verb ("The old lady felt his shirt, and said:"); else the nearest name, a
+    pronoun two words off, a description; else ``("dropped", verb)``, the subject Hungarian leaves out."""
     named = _named_subject(text, words, position, names)
     beside = words[max(position - 2, 0) : position] + words[position + 1 : position + 3]
-    pronoun = next((w for w in beside if w[2].casefold() in SUBJECT_PRONOUNS), None)
+    pronoun = next(((w[0], w[1]) for w in beside if w[2].casefold() in SUBJECT_PRONOUNS), None)
     description = _description(text, words, position)
     adjacent = {w[0] for w in words[max(position - 1, 0) : position + 2]}
-    pronoun_adjacent = pronoun is not None and pronoun[0] in adjacent
-    description_adjacent = description is not None and (
+    if named is not None and named[0] <= 1:
+        return "name", named[1]
+    if pronoun is not None and pronoun[0] in adjacent:
+        return "pronoun", pronoun
+    if description is not None and (
         description[0] in adjacent or position > 0 and description[1] == words[position - 1][1]
-    )
-    if named is not None and (named[0] <= 1 or not (pronoun_adjacent or description_adjacent)):
-        return Attribution(quote, named[1], named[1], EXPLICIT, addressees)
-    if pronoun is not None and (pronoun_adjacent or not description_adjacent):
-        sex = SUBJECT_PRONOUNS[pronoun[2].casefold()]
-        cue = (pronoun[0], pronoun[1])
-        if pronoun[2].casefold() in ("i", "én"):
-            return Attribution(quote, cue, cue, ANAPHORIC, addressees)
-        resolved = _recent(names, pronoun[0], sex, addressees, avoid) or _recent(names, pronoun[0], sex, addressees)
-        return Attribution(quote, resolved or cue, cue, ANAPHORIC, addressees)
+    ):
+        return "description", description
+    opening = _opening_subject(text, words, position, names)
+    if opening is not None:
+        return opening
+    if named is not None:
+        return "name", named[1]
+    if pronoun is not None:
+        return "pronoun", pronoun
     if description is not None:
-        carried = names.latest_with_word(text[description[0] : description[1]].split()[-1], description[0])
-        return Attribution(quote, carried or description, description, ANAPHORIC, addressees)
-    cue = (verb[0], verb[1])
-    resolved = _recent(names, quote.start, "", addressees, avoid) or _recent(names, quote.start, "", addressees)
-    return Attribution(quote, resolved, cue, ANAPHORIC, addressees)
+        return "description", description
+    return "dropped", words[position][:2]
+
+
+def _opening_subject(
+    text: str, words: list[tuple[int, int, str]], position: int, names: _Names
+) -> tuple[str, Span] | None:
+    """The name, pronoun or description opening a clause whose verb of saying comes later in it."""
+    if position == 0:
+        return None
+    first = words[0]
+    at = bisect.bisect_left(names.starts, first[0])
+    if at < len(names.spans) and names.spans[at][0] == first[0] and not text.startswith(("'s", "’s"),
+                                                                                       names.spans[at][1]):
+        return "name", names.spans[at]
+    if first[2].casefold() in SUBJECT_PRONOUNS:
+        return "pronoun", (first[0], first[1])
+    found = _description_from(text, words, 0, position)
+    return ("description", found) if found is not None else None
 
 
 def _named_subject(
