@@ -4,16 +4,19 @@ Input: the document's text, its quotations (``ingestion.quotes.detection``) and 
 mentions stage's NER; no list of characters). Output per quotation: the speaker span, the words next to the quotation
 that name the speaker (the *cue*), the addressees named in it, and the kind of evidence, in this order of trust:
 
-- ``explicit``: a verb of saying next to the quotation, with a name beside it ("…," said Pierre / Pierre said, "…").
-- ``anaphoric``: a verb of saying with a pronoun ("he said") or a description ("said the old man"). "he"/"she" is the
+- ``explicit``: a verb of saying next to the quotation, in its sentence or in a paragraph before it that ends with a
+  colon ("Then Mary spoke:"), whose subject is a name (``ingestion.quotes.clauses``: "…," said Pierre / Pierre
+  said, "…"; not "said he to Temple").
+- ``anaphoric``: the subject is a pronoun ("he said") or a description ("said the old man"). "he"/"she" is the
   most recent name outside quotations whose sex fits (titles, then the pronouns after the name's mentions, then the
-  given name); a description is the most recent name that carries its head noun ("the parson": Parson Tringham),
-  else itself (a span no entity matches). A verb with no subject (Hungarian drops it: "- mondja a fiúnak") is the
-  most recent name outside quotations. "I said" is the narrator: the pronoun is the speaker.
+  given name) — or a description the text lets speak elsewhere, met after that name ("the doctor",
+  ``ingestion.quotes.unnamed``); a description is the most recent name that carries its head noun ("the parson":
+  Parson Tringham), else itself (a span no entity matches). A verb with no subject (Hungarian drops it: "- mondja a
+  fiúnak") is the most recent name outside quotations. "I said" is the narrator: the pronoun is the speaker.
 - ``implicit``: another quotation of the same paragraph already attributed (one paragraph, one speaker); a name or
-  a pronoun opening the sentence just before the quotation ("Pierre turned to her. “…”"); a reply to a vocative
-  ("…, Natasha?" makes the next turn Natasha's); alternating turns (the speaker two turns back, when the turn
-  between is someone else's).
+  a "he"/"she" opening the sentence just before the quotation ("Pierre turned to her. “…”"); a reply to a vocative
+  ("…, Natasha?" makes the next turn Natasha's); alternating turns (the speaker two turns back or ahead, when the
+  turn between is someone else's), carried along the whole conversation.
 - ``none``: nothing of the above.
 """
 
@@ -35,17 +38,15 @@ from ingestion.names import (
     title_gender,
 )
 from ingestion.normalize import EN_TITLES, HU_TITLES
+from ingestion.quotes.clauses import subject
 from ingestion.quotes.detection import Quotation, paragraphs
-from ingestion.quotes.unnamed import unnamed_people
 from ingestion.quotes.speech import (
-    DESCRIPTION_STOPS,
     DETERMINERS,
-    OBJECT_MARKERS,
-    SPOKEN_TO_ENDINGS,
     SUBJECT_PRONOUNS,
     WORD,
     is_speech_verb,
 )
+from ingestion.quotes.unnamed import unnamed_people
 
 logger = logging.getLogger(__name__)
 
@@ -56,15 +57,13 @@ EXPLICIT, ANAPHORIC, IMPLICIT, NONE = "explicit", "anaphoric", "implicit", "none
 # How many words may stand between a quotation and its verb of saying ("…," the old man at last said).
 VERB_WINDOW = 5
 # How far back a pronoun looks for its name: past it, the pronoun itself is the speaker (no entity).
-RECENT_WINDOW = 4000
+RECENT_WINDOW = 8000
 # Two paragraphs with quotations are turns of one conversation when this many paragraphs apart or fewer.
 TURN_GAP = 4
 # How far before a quotation the sentence it follows is looked for.
 LEAD_WINDOW = 300
 # A clause ends at these marks, but not at the dot of an abbreviated title ("Mr. Bennet").
 CLAUSE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?;:]|\n\s*\n")
-# Between a verb of saying and the one saying it: adverbs and "one of", never a preposition ("answered in a voice").
-NOT_BEFORE_SPEAKER = (OBJECT_MARKERS - {"of"}) | {"in", "by", "and", "but", "or"}
 # A paragraph that announces the quotation opening the next one ends with a colon (and perhaps a dash).
 ANNOUNCING = re.compile(r":\s*(?:--|[-–—])?\s*$")
 SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?]\s")
@@ -259,7 +258,8 @@ def _head(text: str, quotations: Sequence[Quotation], index: int, paragraph_ends
     quote = quotations[index]
     at = bisect.bisect_left(paragraph_ends, quote.start)
     start = paragraph_ends[at - 1] if at > 0 else 0
-    if at > 0 and not text[start : quote.start].strip() and ANNOUNCING.search(text, max(paragraph_ends[at - 1] - 8, 0), paragraph_ends[at - 1]):
+    announced = at > 0 and ANNOUNCING.search(text, max(paragraph_ends[at - 1] - 8, 0), paragraph_ends[at - 1])
+    if announced and not text[start : quote.start].strip():
         start = paragraph_ends[at - 2] if at > 1 else 0
     if index > 0:
         start = max(start, quotations[index - 1].end)
@@ -276,10 +276,11 @@ def _speaker_of_clause(
     addressees: tuple[Span, ...],
     avoid: tuple[str, ...],
 ) -> Attribution:
-    """The attribution a said-clause gives (``_subject``): a name is ``explicit``; a pronoun, a description or a
-    dropped subject ``anaphoric`` — "he"/"she" and a dropped subject the latest fitting name, not the previous
-    turn's speaker (``avoid``) while another fits; a description the latest name holding its head noun, else itself."""
-    kind, span = _subject(text, words, words.index(verb), names)
+    """The attribution a said-clause's subject gives (``ingestion.quotes.clauses.subject``): a name is
+    ``explicit``; a pronoun, a description or a dropped subject ``anaphoric`` — "he"/"she" and a dropped subject the
+    latest fitting name, not the previous turn's speaker (``avoid``) while another fits; a description the latest
+    name holding its head noun, else itself."""
+    kind, span = subject(text, words, words.index(verb), names.spans, names.starts)
     if kind == "name":
         return Attribution(quote, span, span, EXPLICIT, addressees)
     if kind == "pronoun":
@@ -294,113 +295,6 @@ def _speaker_of_clause(
         return Attribution(quote, carried or span, span, ANAPHORIC, addressees)
     resolved = _recent(names, quote.start, "", addressees, avoid) or _recent(names, quote.start, "", addressees)
     return Attribution(quote, resolved, span, ANAPHORIC, addressees)
-
-
-def _subject(text: str, words: list[tuple[int, int, str]], position: int, names: _Names) -> tuple[str, Span]:
-    """Who a said-clause says speaks, as ``(kind, span)``: a name, pronoun or description right beside the verb
-    (a name after "to" or possessive is not one: "said he to Temple", "at Dick's coat"); else the subject opening
-    the clause when it comes before the verb ("The old lady felt his shirt, and said:"); else the nearest name, a
-    pronoun two words off, a description; else ``("dropped", verb)``, the subject Hungarian leaves out."""
-    named = _named_subject(text, words, position, names)
-    beside = words[max(position - 2, 0) : position] + words[position + 1 : position + 3]
-    pronoun = next(((w[0], w[1]) for w in beside if w[2].casefold() in SUBJECT_PRONOUNS), None)
-    description = _description(text, words, position)
-    adjacent = {w[0] for w in words[max(position - 1, 0) : position + 2]}
-    if named is not None and named[0] <= 1:
-        return "name", named[1]
-    if pronoun is not None and pronoun[0] in adjacent:
-        return "pronoun", pronoun
-    if description is not None and (
-        description[0] in adjacent or position > 0 and description[1] == words[position - 1][1]
-    ):
-        return "description", description
-    opening = _opening_subject(text, words, position, names)
-    if opening is not None:
-        return opening
-    if named is not None:
-        return "name", named[1]
-    if pronoun is not None:
-        return "pronoun", pronoun
-    if description is not None:
-        return "description", description
-    return "dropped", words[position][:2]
-
-
-def _opening_subject(
-    text: str, words: list[tuple[int, int, str]], position: int, names: _Names
-) -> tuple[str, Span] | None:
-    """The name, pronoun or description opening a clause whose verb of saying comes later in it."""
-    if position == 0:
-        return None
-    first = words[0]
-    at = bisect.bisect_left(names.starts, first[0])
-    if at < len(names.spans) and names.spans[at][0] == first[0] and not text.startswith(("'s", "’s"),
-                                                                                       names.spans[at][1]):
-        return "name", names.spans[at]
-    if first[2].casefold() in SUBJECT_PRONOUNS:
-        return "pronoun", (first[0], first[1])
-    found = _description_from(text, words, 0, position)
-    return ("description", found) if found is not None else None
-
-
-def _named_subject(
-    text: str, words: list[tuple[int, int, str]], verb: int, names: _Names
-) -> tuple[int, Span] | None:
-    """The name of the clause nearest its verb that can be its subject, with its distance in words."""
-    lo, hi = words[0][0], words[-1][1]
-    found = []
-    for i in range(bisect.bisect_left(names.starts, lo), bisect.bisect_left(names.starts, hi)):
-        start, end = names.spans[i]
-        inside = [k for k, w in enumerate(words) if start <= w[0] < end]
-        if end > hi or not inside:
-            continue
-        before = words[inside[0] - 1][2].casefold() if inside[0] > 0 else ""
-        if before in OBJECT_MARKERS or text.startswith(("'s", "’s"), end):
-            continue
-        found.append((min(abs(k - verb) for k in inside), (start, end)))
-    return min(found) if found else None
-
-
-def _word_at(words: list[tuple[int, int, str]], offset: int) -> tuple[int, int, str] | None:
-    """The word starting at ``offset``."""
-    return next((w for w in words if w[0] == offset), None)
-
-
-def _description(text: str, words: list[tuple[int, int, str]], verb: int) -> Span | None:
-    """A determiner and up to three words with no punctuation but a hyphen between them, after the verb ("said the
-    parson, smacking his leg": "the parson"; "cried one of the women", but not "answered in a trembling voice") or
-    ending right before it, perhaps with adverbs between ("the old man slowly said"). It ends before an adverb ("the
-    doctor carelessly"); not a Hungarian noun in the dative, the one spoken to ("mondja a fiúnak")."""
-    for first in range(verb + 1, min(verb + 4, len(words))):
-        if words[first][2].casefold() in DETERMINERS:
-            return _description_from(text, words, first, min(first + 4, len(words)))
-        if words[first][2].casefold() in NOT_BEFORE_SPEAKER:
-            break
-    for first in range(max(verb - 4, 0), verb):
-        found = _description_from(text, words, first, verb)
-        if found is None:
-            continue
-        last = next(k for k in range(first, verb) if words[k][1] >= found[1])
-        between = words[last + 1 : verb]
-        if found[1] == words[last][1] and all(w[2].endswith("ly") for w in between):
-            return found
-    return None
-
-
-def _description_from(text: str, words: list[tuple[int, int, str]], first: int, last: int) -> Span | None:
-    """The description that ``words[first]`` opens, within ``words[first:last]`` (``_description``), or None."""
-    if first >= last or words[first][2].casefold() not in DETERMINERS:
-        return None
-    body = [words[first]]
-    for following in words[first + 1 : last]:
-        joined = text[body[-1][1] : following[0]].strip() in ("", "-")
-        lower = following[2].casefold()
-        if not joined or lower in DESCRIPTION_STOPS or is_speech_verb(following[2]) or lower.endswith("ly"):
-            break
-        body.append(following)
-    if len(body) < 2 or body[-1][2].casefold().endswith(SPOKEN_TO_ENDINGS):
-        return None
-    return body[0][0], body[-1][1]
 
 
 def _recent(
@@ -458,10 +352,10 @@ def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> No
             result[i] = replace(attribution, speaker=found, cue=found, kind=IMPLICIT)
             continue
         opening = WORD.search(text, sentence_start, quote.start)
-        word = opening.group().casefold() if opening else ""
-        if word in SUBJECT_PRONOUNS and word not in ("i", "én") and not text[sentence_start : opening.start()].strip(
-            " \n\t\"“‘'"
-        ):
+        if opening is None or text[sentence_start : opening.start()].strip(" \n\t\"“‘'"):
+            continue
+        word = opening.group().casefold()
+        if word in SUBJECT_PRONOUNS and word not in ("i", "én"):
             cue = opening.span()
             resolved = _recent(names, cue[0], SUBJECT_PRONOUNS[word], attribution.addressees)
             result[i] = replace(attribution, speaker=resolved or cue, cue=cue, kind=IMPLICIT)

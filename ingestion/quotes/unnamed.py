@@ -58,9 +58,8 @@ def unnamed_people(text: str, heads: Iterable[str], quotations: Sequence[Quotati
     if not wanted:
         return Unnamed([], [], {})
     determiners = "|".join(sorted(DETERMINERS, key=len, reverse=True))
-    pattern = re.compile(
-        rf"{SUBJECT_PLACE}\b(?i:{determiners})\s+(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}?({'|'.join(map(re.escape, wanted))})\b"
-    )
+    head = "|".join(map(re.escape, wanted))
+    pattern = re.compile(rf"{SUBJECT_PLACE}\b(?i:{determiners})\s+(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}?({head})\b")
     quote_starts = [q.start for q in quotations]
     spans, found_heads = [], []
     counts: dict[str, list[int]] = {}

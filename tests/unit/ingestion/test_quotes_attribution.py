@@ -120,3 +120,64 @@ def test_quotes_a_name_called_after_words_of_address_is_still_called() -> None:
     result = run(text, ["Pierre"])
     assert [text[s:e] for s, e in result[-1].addressees] == ["Pierre"]
     assert said(text, result)[-1][0] != "Pierre"
+
+
+def test_quotes_turns_run_back_through_a_whole_conversation() -> None:
+    # six unattributed turns before the two a verb of saying names: every one alternates back from them
+    text = "\n\n".join(
+        [
+            *("“Is it far?”", "“Two miles.”", "“And the road?”", "“Muddy.”", "“And the river?”", "“High.”"),
+            *("“Then we walk,” said Anna.", "“In the rain,” said Boris."),
+        ]
+    )
+    assert [speaker for speaker, _ in said(text, run(text, ["Anna", "Boris"]))] == ["Anna", "Boris"] * 4
+
+
+def test_quotes_paragraph_ending_with_a_colon_announces_the_next() -> None:
+    text = "Peter came in late.\n\nHis sister looked up from her book and said:\n\n“You missed supper.”"
+    assert said(text, run(text, ["Peter"])) == [("His sister", "anaphoric")]
+
+
+def test_quotes_name_after_to_or_possessive_is_not_the_speaker() -> None:
+    text = (
+        "Eldridge rose from his seat.\n\n“This is a strange place,” said he to Temple.\n\n"
+        "“You have a large rent too,” said the gentleman, with a glance at Dick's coat."
+    )
+    assert said(text, run(text, ["Eldridge", "Temple", "Dick"])) == [
+        ("Eldridge", "anaphoric"),
+        ("the gentleman", "anaphoric"),
+    ]
+
+
+def test_quotes_subject_beside_the_verb_wins_over_a_name_further_on() -> None:
+    text = "“I rather like them,” said I, and Rose smiled."
+    assert said(text, run(text, ["Rose"])) == [("I", "anaphoric")]
+
+
+def test_quotes_subject_opening_the_clause_before_the_quotation() -> None:
+    text = "Tom came in.\n\nThe old lady reached out her hand and felt Tom's shirt, and said: “You are dry.”"
+    assert said(text, run(text, ["Tom"])) == [("The old lady", "anaphoric")]
+
+
+def test_quotes_description_is_the_subject_not_a_phrase_after_a_preposition_or_an_adverb() -> None:
+    text = (
+        "Mrs. Lennox wrung her hands.\n\n“Awfully,” the young man answered in a trembling voice.\n\n"
+        "“Good evening,” said the doctor carelessly."
+    )
+    assert said(text, run(text, ["Mrs. Lennox"])) == [("the young man", "anaphoric"), ("the doctor", "anaphoric")]
+
+
+def test_quotes_he_said_is_a_speaking_description_met_after_the_last_name() -> None:
+    # "the doctor" speaks in a said-clause, so the text itself makes it a person; "he asked" follows him, not Peter
+    text = (
+        "Peter Kronborg sat in the kitchen.\n\nThe doctor went in; he shut his door and he took out his "
+        "watch.\n\n“Feel pretty sick?” he asked.\n\n“A little,” said Thea.\n\n“Open,” said the doctor."
+    )
+    assert said(text, run(text, ["Peter Kronborg", "Thea"]))[0] == ("The doctor", "anaphoric")
+
+
+def test_quotes_pronoun_opening_the_sentence_before_speaks() -> None:
+    text = "Tommy waited by the door, and Tuppence looked at him. She pounced at once.\n\n“Tommy, you are broke!”"
+    result = run(text, ["Tommy", "Tuppence"])
+    assert said(text, result) == [("Tuppence", "implicit")]
+    assert result[0].cue is not None and text[result[0].cue[0] : result[0].cue[1]] == "She"
