@@ -127,6 +127,7 @@ def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span])
         found = _said(text, quotations, index, paragraph_ends, names_info, addressees, avoid)
         result.append(found or Attribution(quote, addressees=addressees))
     _unnamed_speakers(text, quotations, result, names_info)
+    _continued(text, result)
     _same_paragraph(result)
     _leading_subjects(text, result, names_info)
     _turns(result, names_info)
@@ -151,6 +152,20 @@ def _unnamed_speakers(text: str, quotations: Sequence[Quotation], result: list[A
         if found is not None and (speaker == cue or found[0][0] > speaker[0]):
             carried = names.latest_with_word(found[1], found[0][0])
             result[i] = replace(attribution, speaker=carried or found[0])
+
+
+def _continued(text: str, result: list[Attribution]) -> None:
+    """A quotation that goes on after its said-clause within one sentence is still its speaker's ("Ah," cried Miss
+    Marjoribanks, reposing her sorrow in the arms of this anxious attendant, "we must try")."""
+    for i in range(1, len(result)):
+        before, attribution = result[i - 1], result[i]
+        cue = before.cue
+        if attribution.speaker is not None or before.speaker is None or cue is None:
+            continue
+        between = (before.quote.end, attribution.quote.start)
+        same_paragraph = before.quote.paragraph == attribution.quote.paragraph
+        if same_paragraph and between[0] <= cue[0] < between[1] and not SENTENCE_END.search(text, *between):
+            result[i] = replace(attribution, speaker=before.speaker, cue=cue, kind=before.kind)
 
 
 def _names(text: str, spans: list[Span], quotations: Sequence[Quotation]) -> _Names:

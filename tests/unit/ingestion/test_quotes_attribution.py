@@ -181,3 +181,16 @@ def test_quotes_pronoun_opening_the_sentence_before_speaks() -> None:
     result = run(text, ["Tommy", "Tuppence"])
     assert said(text, result) == [("Tuppence", "implicit")]
     assert result[0].cue is not None and text[result[0].cue[0] : result[0].cue[1]] == "She"
+
+
+def test_quotes_quotation_going_on_after_a_long_said_clause_keeps_its_speaker() -> None:
+    # two speakers in one paragraph: only the clause between the two parts of Ellen's sentence says it is hers
+    text = (
+        "“Tea is ready,” said Mary. “Ah, Mary,” cried Ellen, reposing her sorrow in the arms of her old nurse, "
+        "“we must go home.”"
+    )
+    assert said(text, run(text, ["Mary", "Ellen"])) == [
+        ("Mary", "explicit"),
+        ("Ellen", "explicit"),
+        ("Ellen", "explicit"),
+    ]
