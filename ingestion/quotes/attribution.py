@@ -42,6 +42,7 @@ from ingestion.quotes.clauses import subject
 from ingestion.quotes.detection import Quotation, paragraphs
 from ingestion.quotes.speech import (
     DETERMINERS,
+    POLITE_ADDRESS,
     SUBJECT_PRONOUNS,
     WORD,
     is_speech_verb,
@@ -64,6 +65,12 @@ TURN_GAP = 4
 LEAD_WINDOW = 300
 # A clause ends at these marks, but not at the dot of an abbreviated title ("Mr. Bennet").
 CLAUSE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?;:]|\n\s*\n")
+# A title or kin word called out alone, set off by punctuation ("…, parson, …", "Uncle, you know", "…, doctor.").
+_CALLING_TITLES = sorted((t for t in EN_TITLES if len(t) > 2 and t not in ("old", "young", "little", "grand")), key=len)
+TITLE_VOCATIVE = re.compile(
+    r"(?:(?<=[,;!?.“\"‘'—-])|(?<=[,;!?.“\"‘'—-]\s))"
+    + r"((?i:" + "|".join(reversed(_CALLING_TITLES)) + r"))(?=\s*[,;!?.”\"’'—])"
+)
 # A paragraph that announces the quotation opening the next one ends with a colon (and perhaps a dash).
 ANNOUNCING = re.compile(r":\s*(?:--|[-–—])?\s*$")
 SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?]\s")
@@ -130,7 +137,7 @@ def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span])
     _continued(text, result)
     _same_paragraph(result)
     _leading_subjects(text, result, names_info)
-    _turns(result, names_info)
+    _turns(text, result, names_info)
     return result
 
 
@@ -386,7 +393,7 @@ def _leading_name(text: str, sentence_start: int, offset: int, names: _Names) ->
     return None
 
 
-def _turns(result: list[Attribution], names: _Names) -> None:
+def _turns(text: str, result: list[Attribution], names: _Names) -> None:
     """Replies to vocatives and alternating turns, over runs of paragraphs that each hold a quotation."""
     turns = _first_of_paragraphs(result)
     changed = True
@@ -395,7 +402,7 @@ def _turns(result: list[Attribution], names: _Names) -> None:
         for k, i in enumerate(turns):
             if result[i].speaker is not None:
                 continue
-            speaker = _turn_speaker(result, turns, k, names)
+            speaker = _turn_speaker(text, result, turns, k, names)
             if speaker is not None and not _addresses(result[i], speaker, names):
                 result[i] = replace(result[i], speaker=speaker, cue=None, kind=IMPLICIT)
                 changed = True
@@ -412,7 +419,9 @@ def _first_of_paragraphs(result: list[Attribution]) -> list[int]:
     return turns
 
 
-def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _Names) -> Span | None:
+def _turn_speaker(
+    text: str, result: list[Attribution], turns: list[int], k: int, names: _Names
+) -> Span | None:
     """The speaker the conversation gives turn ``k``: the one its previous turn addressed, else the speaker two
     turns back (or ahead) when the turn between is another's. Turns are the paragraphs holding a quotation, one
     conversation while at most ``TURN_GAP - 1`` paragraphs of narration stand between two."""
@@ -430,6 +439,10 @@ def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _N
     previous = turn(-1)
     if previous is not None and previous.addressees:
         return previous.addressees[-1]
+    called = _called_by_title(text, previous.quote) if previous is not None else None
+    if called is not None:
+        word = text[called[0] : called[1]].casefold()
+        return called if word in POLITE_ADDRESS else names.latest_with_word(word, called[0]) or called
     for step in (-2, 2):
         other, between = turn(step), turn(step // 2)
         if other is None or other.speaker is None or other.kind == NONE or between is None:
@@ -437,6 +450,15 @@ def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _N
         if between.speaker is None or _key_of(names, between.speaker) != _key_of(names, other.speaker):
             return other.speaker
     return None
+
+
+def _called_by_title(text: str, quote: Quotation) -> Span | None:
+    """A title or kin word a quotation calls someone by, alone between punctuation ("…, parson, …", "Uncle, you
+    know"): the one who answers next."""
+    found = None
+    for match in TITLE_VOCATIVE.finditer(text, quote.start, quote.end):
+        found = match.span(1)
+    return found
 
 
 def _addresses(attribution: Attribution, speaker: Span, names: _Names) -> bool:

@@ -15,6 +15,7 @@ __all__ = [
     "HU_SPEECH_STEMS",
     "MALE_NOUNS",
     "OBJECT_MARKERS",
+    "POLITE_ADDRESS",
     "SPEECH_VERBS",
     "SPOKEN_TO_ENDINGS",
     "SUBJECT_PRONOUNS",
@@ -50,6 +51,8 @@ DESCRIPTION_STOPS = frozenset(
 )
 # A name right after these words is spoken to or of, not the one speaking ("said he to Temple", "turned to Simon").
 OBJECT_MARKERS = frozenset("to at of with for from upon on toward towards into".split())
+# Forms of address said to anyone: "…, sir" calls no one by name ("Sir John" is not who answers).
+POLITE_ADDRESS = frozenset("sir madam madame monsieur mademoiselle signor signora signorina herr frau mister".split())
 # The sex English nouns for people carry (titles and kin words are ``ingestion.names.title_gender``'s): what a
 # description's head says of the one it describes ("the young man … she cried" is not him).
 MALE_NOUNS = frozenset("man men boy lad gentleman fellow son husband chap youth bachelor nephew grandson".split())

@@ -194,3 +194,15 @@ def test_quotes_quotation_going_on_after_a_long_said_clause_keeps_its_speaker() 
         ("Ellen", "explicit"),
         ("Ellen", "explicit"),
     ]
+
+
+def test_quotes_title_called_out_makes_the_reply_that_persons() -> None:
+    # "parson" calls the one named Parson Tringham; "sir" is said to anyone, so it is not Sir John who answers
+    text = (
+        "Parson Tringham rode up, and Durbeyfield, whom he had called Sir John, stopped.\n\n"
+        "“Where do we live now, parson?” asked Durbeyfield.\n\n“You do not live anywhere.”\n\n"
+        "“What should I do, sir?” asked Durbeyfield.\n\n“Nothing at all.”"
+    )
+    result = said(text, run(text, ["Parson Tringham", "Durbeyfield", "Sir John"]))
+    assert result[1] == ("Parson Tringham", "implicit")
+    assert result[3] == ("sir", "implicit")
