@@ -17,7 +17,14 @@ from dataclasses import dataclass
 
 from ingestion.names import FEMALE, MALE, PRONOUN_PATTERNS, PRONOUN_WINDOW, pronoun_gender, title_gender
 from ingestion.quotes.detection import Quotation
-from ingestion.quotes.speech import DESCRIPTION_STOPS, DETERMINERS, FEMALE_NOUNS, MALE_NOUNS, SUBJECT_PRONOUNS
+from ingestion.quotes.speech import (
+    DESCRIPTION_STOPS,
+    DETERMINERS,
+    FEMALE_NOUNS,
+    MALE_NOUNS,
+    SUBJECT_PRONOUNS,
+    is_speech_verb,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -25,8 +32,9 @@ __all__ = ["Unnamed", "unnamed_people"]
 
 Span = tuple[int, int]
 # Where a sentence's or a clause's subject stands: at a paragraph's or sentence's start, after a closing quotation
-# mark, or after a conjunction ("and the doctor smiled"); an object ("interrupted her cousin") is no one speaking.
-SUBJECT_PLACE = r"(?:(?<=^)|(?<=\n)|(?<=[.!?;:”\"’]\s)|(?<=[.!?;:”\"’]\s\s)|(?<=\band\s)|(?<=\bbut\s)|(?<=\bthen\s))"
+# mark, after a conjunction ("and the doctor smiled") or a verb of saying ("cried the girl"); an object ("interrupted
+# her cousin") is no one speaking.
+SUBJECT_PLACE = re.compile(r"(?:^|\n|[.!?;:”\"’]\s{1,2}|\b(?:and|but|then)\s)$")
 # Words between the determiner and the head: "the old doctor", "the tall young man".
 MAX_MODIFIERS = 2
 
@@ -59,13 +67,13 @@ def unnamed_people(text: str, heads: Iterable[str], quotations: Sequence[Quotati
         return Unnamed([], [], {})
     determiners = "|".join(sorted(DETERMINERS, key=len, reverse=True))
     head = "|".join(map(re.escape, wanted))
-    pattern = re.compile(rf"{SUBJECT_PLACE}\b(?i:{determiners})\s+(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}?({head})\b")
+    pattern = re.compile(rf"\b(?i:{determiners})\s+(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}?({head})\b")
     quote_starts = [q.start for q in quotations]
     spans, found_heads = [], []
     counts: dict[str, list[int]] = {}
     for match in pattern.finditer(text):
         at = bisect.bisect_right(quote_starts, match.start()) - 1
-        if at >= 0 and quotations[at].end > match.start():
+        if at >= 0 and quotations[at].end > match.start() or not _subject_place(text, match.start()):
             continue
         head = match.group(1)
         spans.append((match.start(), match.end()))
@@ -86,3 +94,10 @@ def _noun_sex(head: str) -> str:
         return FEMALE
     sex = title_gender(head)
     return sex if sex in (MALE, FEMALE) else ""
+
+
+def _subject_place(text: str, offset: int) -> bool:
+    """Whether a description at ``offset`` stands where a subject does (``SUBJECT_PLACE``)."""
+    before = text[max(offset - 20, 0) : offset]
+    words = before.split()
+    return bool(SUBJECT_PLACE.search(before)) or bool(words) and before.endswith(" ") and is_speech_verb(words[-1])

@@ -206,3 +206,11 @@ def test_quotes_title_called_out_makes_the_reply_that_persons() -> None:
     result = said(text, run(text, ["Parson Tringham", "Durbeyfield", "Sir John"]))
     assert result[1] == ("Parson Tringham", "implicit")
     assert result[3] == ("sir", "implicit")
+
+
+def test_quotes_description_after_a_verb_of_saying_is_a_speaker_for_a_later_she() -> None:
+    text = (
+        "Old Billy sat by the fire, and he poked it.\n\n“I hate it!” cried the girl.\n\n“Why?” he asked.\n\n"
+        "“It is dark,” she said."
+    )
+    assert said(text, run(text, ["Old Billy"]))[2] == ("the girl", "anaphoric")
