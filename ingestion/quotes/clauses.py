@@ -1,8 +1,8 @@
 """Who a said-clause says speaks: the subject of a verb of saying next to a quotation, found by word order alone.
 
-A name, a pronoun or a description ("the old man") right beside the verb; else, in a clause before the quotation,
-the subject opening it; else the nearest name that is no object (not after "to", not a possessive), a pronoun two
-words off, a description. Descriptions are a determiner and a few words that stop at punctuation, at an adverb and at
+A name, a pronoun or a description ("the old man") right beside the verb; else "one" or "another" right after it
+("said another": someone, no one named); else, in a clause before the quotation, the subject opening it; else the
+nearest name that is no object (not after "to", not a possessive), a pronoun two words off, a description. Descriptions are a determiner and a few words that stop at punctuation, at an adverb and at
 a verb in the past. Word lists are ``ingestion.quotes.speech``'s language resources.
 """
 
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from ingestion.quotes.speech import (
     DESCRIPTION_STOPS,
     DETERMINERS,
+    INDEFINITE_SUBJECTS,
     OBJECT_MARKERS,
     SPOKEN_TO_ENDINGS,
     SUBJECT_PRONOUNS,
@@ -53,6 +54,8 @@ def subject(
         description[0] in adjacent or position > 0 and description[1] == words[position - 1][1]
     ):
         return "description", description
+    if position + 1 < len(words) and words[position + 1][2].casefold() in INDEFINITE_SUBJECTS:
+        return "description", words[position + 1][:2]  # "said another": someone, not the latest name
     opening = _opening_subject(text, words, position, names, name_starts)
     if opening is not None:
         return opening

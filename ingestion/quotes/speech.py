@@ -13,6 +13,7 @@ __all__ = [
     "DETERMINERS",
     "FEMALE_NOUNS",
     "HU_SPEECH_STEMS",
+    "INDEFINITE_SUBJECTS",
     "MALE_NOUNS",
     "OBJECT_MARKERS",
     "POLITE_ADDRESS",
@@ -51,6 +52,8 @@ DESCRIPTION_STOPS = frozenset(
 )
 # A name right after these words is spoken to or of, not the one speaking ("said he to Temple", "turned to Simon").
 OBJECT_MARKERS = frozenset("to at of with for from upon on toward towards into".split())
+# Someone among several, right after a verb of saying ("said another"): a speaker of its own, not the latest name.
+INDEFINITE_SUBJECTS = frozenset({"one", "another"})
 # Forms of address said to anyone: "…, sir" calls no one by name ("Sir John" is not who answers).
 POLITE_ADDRESS = frozenset("sir madam madame monsieur mademoiselle signor signora signorina herr frau mister".split())
 # The sex English nouns for people carry (titles and kin words are ``ingestion.names.title_gender``'s): what a

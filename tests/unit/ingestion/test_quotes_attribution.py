@@ -214,3 +214,8 @@ def test_quotes_description_after_a_verb_of_saying_is_a_speaker_for_a_later_she(
         "“It is dark,” she said."
     )
     assert said(text, run(text, ["Old Billy"]))[2] == ("the girl", "anaphoric")
+
+
+def test_quotes_said_another_is_someone_not_the_latest_name() -> None:
+    text = "Hester stood on the scaffold.\n\n“She ought to die,” said another, “and the law says so.”"
+    assert said(text, run(text, ["Hester"])) == [("another", "anaphoric"), ("another", "anaphoric")]
