@@ -2,8 +2,9 @@
 
 A name, a pronoun or a description ("the old man") right beside the verb; else "one" or "another" right after it
 ("said another": someone, no one named); else, in a clause before the quotation, the subject opening it; else the
-nearest name that is no object (not after "to", not a possessive), a pronoun two words off, a description. Descriptions are a determiner and a few words that stop at punctuation, at an adverb and at
-a verb in the past. Word lists are ``ingestion.quotes.speech``'s language resources.
+nearest name that is no object (not after "to", not a possessive), a pronoun two words off, a description.
+Descriptions are a determiner and a few words that stop at punctuation, at an adverb and at a verb in the past.
+Word lists are ``ingestion.quotes.speech``'s language resources.
 """
 
 from __future__ import annotations

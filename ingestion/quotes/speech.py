@@ -64,6 +64,8 @@ FEMALE_NOUNS = frozenset(
 )
 # Hungarian case endings of the one spoken to (dative, allative): "mondja a fiúnak", "szólt a leányhoz".
 SPOKEN_TO_ENDINGS = ("nak", "nek", "hoz", "hez", "höz")
+# A stem and at most HU_STEM_MAX_ENDING characters of ending, in one pattern (a loop over the stems is slow).
+_HU_SPEECH_FORM = re.compile(rf"(?:{'|'.join(HU_SPEECH_STEMS)}).{{0,{HU_STEM_MAX_ENDING}}}", re.DOTALL)
 WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 
@@ -75,6 +77,4 @@ def is_speech_verb(word: str) -> bool:
     if lower in HU_NOT_SPEECH:
         return False
     # lower case only: a capital word that starts like a stem is a name or English ("Monday")
-    return word[:1].islower() and any(
-        lower.startswith(stem) and len(lower) - len(stem) <= HU_STEM_MAX_ENDING for stem in HU_SPEECH_STEMS
-    )
+    return word[:1].islower() and _HU_SPEECH_FORM.fullmatch(lower) is not None

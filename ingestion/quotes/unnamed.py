@@ -13,7 +13,7 @@ import bisect
 import logging
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ingestion.names import FEMALE, MALE, PRONOUN_PATTERNS, PRONOUN_WINDOW, pronoun_gender, title_gender
 from ingestion.quotes.detection import Quotation
@@ -37,6 +37,8 @@ Span = tuple[int, int]
 SUBJECT_PLACE = re.compile(r"(?:^|\n|[.!?;:”\"’]\s{1,2}|\b(?:and|but|then)\s)$")
 # Words between the determiner and the head: "the old doctor", "the tall young man".
 MAX_MODIFIERS = 2
+# How far before a head its determiner and modifiers are looked for (characters).
+LEAD_CHARS = 60
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,15 @@ class Unnamed:
     spans: list[Span]
     heads: list[str]
     sexes: dict[str, str]
+    starts: list[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "starts", [start for start, _ in self.spans])
 
     def latest(self, offset: int, sex: str, reach: int) -> tuple[Span, str] | None:
         """The latest occurrence before ``offset`` and at most ``reach`` characters before it of ``sex`` (known: a
         description of unknown sex is nobody's "he" or "she"), with its head word."""
-        starts = [start for start, _ in self.spans]
-        for i in range(bisect.bisect_left(starts, offset) - 1, -1, -1):
+        for i in range(bisect.bisect_left(self.starts, offset) - 1, -1, -1):
             if self.spans[i][1] < offset - reach:
                 break
             if self.sexes.get(self.heads[i]) == sex:
@@ -66,17 +71,22 @@ def unnamed_people(text: str, heads: Iterable[str], quotations: Sequence[Quotati
     if not wanted:
         return Unnamed([], [], {})
     determiners = "|".join(sorted(DETERMINERS, key=len, reverse=True))
-    head = "|".join(map(re.escape, wanted))
-    pattern = re.compile(rf"\b(?i:{determiners})\s+(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}?({head})\b")
+    heads_pattern = re.compile(rf"\b({'|'.join(map(re.escape, wanted))})\b")
+    # searched in the few words before a head, not over the text: a determiner opens every other phrase of a novel
+    opening = re.compile(rf"\b(?i:{determiners})\s+(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}$")
     quote_starts = [q.start for q in quotations]
     spans, found_heads = [], []
     counts: dict[str, list[int]] = {}
-    for match in pattern.finditer(text):
-        at = bisect.bisect_right(quote_starts, match.start()) - 1
-        if at >= 0 and quotations[at].end > match.start() or not _subject_place(text, match.start()):
+    for match in heads_pattern.finditer(text):
+        lead = max(match.start() - LEAD_CHARS, 0)
+        determiner = opening.search(text, lead, match.start())
+        if determiner is None:
             continue
-        head = match.group(1)
-        spans.append((match.start(), match.end()))
+        start, head = determiner.start(), match.group(1)
+        at = bisect.bisect_right(quote_starts, start) - 1
+        if at >= 0 and quotations[at].end > start or not _subject_place(text, start):
+            continue
+        spans.append((start, match.end()))
         found_heads.append(head)
         window = text[match.end() : match.end() + PRONOUN_WINDOW]
         tally = counts.setdefault(head, [0, 0])
