@@ -37,8 +37,9 @@ Span = tuple[int, int]
 SUBJECT_PLACE = re.compile(r"(?:^|\n|[.!?;:”\"’]\s{1,2}|\b(?:and|but|then)\s)$")
 # Words between the determiner and the head: "the old doctor", "the tall young man".
 MAX_MODIFIERS = 2
-# How far before a head its determiner and modifiers are looked for (characters).
-LEAD_CHARS = 60
+_DETERMINER = re.compile(rf"\b(?i:{'|'.join(sorted(DETERMINERS, key=len, reverse=True))})\s+")
+# The head and the modifiers before it: the first of the next MAX_MODIFIERS + 1 lowercase words that is a head.
+_FOLLOWING = re.compile(r"([a-z-]+)" + r"(?:\s+([a-z-]+))?" * MAX_MODIFIERS + r"\b")
 
 
 @dataclass(frozen=True)
@@ -70,25 +71,25 @@ def unnamed_people(text: str, heads: Iterable[str], quotations: Sequence[Quotati
     wanted = sorted({h for h in heads if h.isalpha() and h not in SUBJECT_PRONOUNS and h not in DESCRIPTION_STOPS})
     if not wanted:
         return Unnamed([], [], {})
-    determiners = "|".join(sorted(DETERMINERS, key=len, reverse=True))
-    heads_pattern = re.compile(rf"\b({'|'.join(map(re.escape, wanted))})\b")
-    # searched in the few words before a head, not over the text: a determiner opens every other phrase of a novel
-    opening = re.compile(rf"\b(?i:{determiners})\s+(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}$")
+    wanted_set = set(wanted)
     quote_starts = [q.start for q in quotations]
     spans, found_heads = [], []
     counts: dict[str, list[int]] = {}
-    for match in heads_pattern.finditer(text):
-        lead = max(match.start() - LEAD_CHARS, 0)
-        determiner = opening.search(text, lead, match.start())
-        if determiner is None:
+    for match in _DETERMINER.finditer(text):
+        following = _FOLLOWING.match(text, match.end())
+        words = [following.group(g) for g in range(1, MAX_MODIFIERS + 2)] if following else []
+        # a head is a word or a hyphenated word's first part ("the man-servant": man)
+        group = next((g for g, w in enumerate(words, 1) if w and w.split("-")[0] in wanted_set), 0)
+        if not group or following is None:
             continue
-        start, head = determiner.start(), match.group(1)
+        head = words[group - 1].split("-")[0]
+        start, end = match.start(), following.start(group) + len(head)
         at = bisect.bisect_right(quote_starts, start) - 1
         if at >= 0 and quotations[at].end > start or not _subject_place(text, start):
             continue
-        spans.append((start, match.end()))
+        spans.append((start, end))
         found_heads.append(head)
-        window = text[match.end() : match.end() + PRONOUN_WINDOW]
+        window = text[end : end + PRONOUN_WINDOW]
         tally = counts.setdefault(head, [0, 0])
         tally[0] += len(re.findall(PRONOUN_PATTERNS["he"], window))
         tally[1] += len(re.findall(PRONOUN_PATTERNS["she"], window))
