@@ -162,8 +162,9 @@ def _unnamed_speakers(text: str, quotations: Sequence[Quotation], result: list[A
 
 
 def _continued(text: str, result: list[Attribution]) -> None:
-    """A quotation that goes on after its said-clause within one sentence is still its speaker's ("Ah," cried Miss
-    Marjoribanks, reposing her sorrow in the arms of this anxious attendant, "we must try")."""
+    """A quotation that goes on after its said-clause is still its speaker's, within one sentence ("Ah," cried Miss
+    Marjoribanks, reposing her sorrow in the arms of this anxious attendant, "we must try") or right after the
+    sentence the clause ends ("Snake, snow will be flying," said Jim Wilson. "Are we going south?")."""
     for i in range(1, len(result)):
         before, attribution = result[i - 1], result[i]
         cue = before.cue
@@ -171,7 +172,9 @@ def _continued(text: str, result: list[Attribution]) -> None:
             continue
         between = (before.quote.end, attribution.quote.start)
         same_paragraph = before.quote.paragraph == attribution.quote.paragraph
-        if same_paragraph and between[0] <= cue[0] < between[1] and not SENTENCE_END.search(text, *between):
+        clause_first = not SENTENCE_END.search(text, between[0], cue[0])  # the clause is the quotation's own
+        ends = len(SENTENCE_END.findall(text, *between))
+        if same_paragraph and between[0] <= cue[0] < between[1] and clause_first and ends <= 1:
             result[i] = replace(attribution, speaker=before.speaker, cue=cue, kind=before.kind)
 
 

@@ -219,3 +219,8 @@ def test_quotes_description_after_a_verb_of_saying_is_a_speaker_for_a_later_she(
 def test_quotes_said_another_is_someone_not_the_latest_name() -> None:
     text = "Hester stood on the scaffold.\n\n“She ought to die,” said another, “and the law says so.”"
     assert said(text, run(text, ["Hester"])) == [("another", "anaphoric"), ("another", "anaphoric")]
+
+
+def test_quotes_quotation_right_after_its_said_clause_sentence_keeps_its_speaker() -> None:
+    text = "“You are right,” replied Burt. “Snow is coming,” said Jim. “Are we going south?”"
+    assert said(text, run(text, ["Burt", "Jim"])) == [("Burt", "explicit"), ("Jim", "explicit"), ("Jim", "explicit")]
