@@ -1,7 +1,7 @@
 """Quality of quotation detection and speaker attribution on LitBank's quotations layer (75 books).
 
     .venv/bin/python bench/quality_quotes.py [--litbank ../shared/data/litbank] [--names gold|ner] [--tune] [--errors N]
-                                             [--coref]
+                                             [--coref] [--classes]
 
 LitBank annotates every quotation of each book's first ~2,000 tokens with its speaker (an entity of the book's
 coreference layer). Its texts are tokenised, one sentence per line, without paragraphs; the whole books in
@@ -23,6 +23,9 @@ quotations are found and attributed on the original prose, paragraphs and all, a
   entity; the figure "right and a name" counts only name spans.
 - ``--coref``: a speaker given as "he"/"she" is the entity ``ingestion.coref`` links the pronoun to, as in the
   quotes stage (the names grouped by csillag's resolver; the speaker span is that entity's latest name).
+- ``--classes``: each kind's wrong attributions by a class read from the gold (``error_class``): the speaker named
+  before the quotation, only after it or never (an unnamed speaker needs a description or "I" to be right), and the
+  answer nobody, a neighbouring turn's speaker, or someone else.
 - Character names given to attribution: ``gold`` the coreference layer's proper-name mentions of people (as with a
   perfect character list); ``ner`` csillag's English NER (ingestion/models/en_litbank, trained on these 75 books:
   seen text, so an optimistic figure for it).
@@ -61,6 +64,8 @@ UNRESOLVED = frozenset({"he", "she", "ő"})
 KINDS = ("explicit", "anaphoric", "implicit", "none")
 # --coref: "he said" given to the entity its pronoun is linked to, as the quotes stage does.
 COREF = False
+# --classes: the wrong ones of each kind by ``error_class``.
+CLASSES = False
 
 
 @dataclass
@@ -229,12 +234,26 @@ def score_book(book: Book, names_mode: str, errors: list[str]) -> Counter[str]:
         counts[f"right:{kind}"] += right
         counts["right"] += right
         counts["right_named"] += right and attribution is not None and attribution.speaker in name_set
+        if not right:
+            counts[f"wrong:{kind}:{error_class(book, g, speaker_entity(book, span))}"] += 1
         if not right and len(errors) < ERRORS_KEPT:
             errors.append(f"{book.name[:30]:30} {kind:9} gold={speaker:25} said={said!r:22} {book.text[gs:ge][:60]!r}")
     return counts
 
 
 ERRORS_KEPT = 10_000
+
+
+def error_class(book: Book, g: int, predicted: str | None) -> str:
+    """A wrong attribution's class from the gold alone: whether its speaker is named (a proper name in the excerpt)
+    before the quotation, only after it, or never; and whether the answer is nobody, the speaker of the gold
+    quotation just before or after (a turn of the conversation taken for another), or someone else."""
+    start, _, speaker = book.quotes[g]
+    named = [s for s, _, entity, kind in book.mentions if entity == speaker and kind == "PROP"]
+    where = "named before" if any(s < start for s in named) else "named after" if named else "never named"
+    neighbours = {book.quotes[j][2] for j in (g - 1, g + 1) if 0 <= j < len(book.quotes)}
+    given = "nobody" if predicted is None else "a neighbouring turn's" if predicted in neighbours else "another"
+    return f"{where}, {given}"
 
 
 def report(title: str, counts: Counter[str]) -> None:
@@ -252,6 +271,9 @@ def report(title: str, counts: Counter[str]) -> None:
         if n:
             share, right = n / counts["gold"], counts[f"right:{kind}"] / n
             print(f"    {kind:9} {n:5} quotations ({share:.0%}), speaker right {right:.3f}")
+            if CLASSES:
+                wrong = sorted(((v, k.split(":")[2]) for k, v in counts.items() if k.startswith(f"wrong:{kind}:")))
+                print("        wrong: " + "; ".join(f"{label} {v}" for v, label in reversed(wrong)))
 
 
 def main() -> int:
@@ -262,9 +284,10 @@ def main() -> int:
     parser.add_argument("--tune", action="store_true", help="5-fold choice of the attribution's parameters")
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong attributions")
     parser.add_argument("--coref", action="store_true", help="pronoun speakers from ingestion.coref, as the stage")
+    parser.add_argument("--classes", action="store_true", help="the wrong attributions of each kind by error class")
     args = parser.parse_args()
-    global COREF
-    COREF = args.coref
+    global COREF, CLASSES
+    COREF, CLASSES = args.coref, args.classes
     logging.basicConfig(level=logging.WARNING)
     if not (args.litbank / "quotations").is_dir():
         print(f"LitBank quotations not found under {args.litbank}: nothing to measure", file=sys.stderr)

@@ -34,7 +34,7 @@ def pronoun_speakers(
     cued = {
         attribution.cue: index
         for index, attribution in enumerate(attributions)
-        if attribution.kind == ANAPHORIC and attribution.cue
+        if attribution.cue and (attribution.speaker == attribution.cue or attribution.speaker in entity_at)
         and text[attribution.cue[0] : attribution.cue[1]].casefold() in THIRD_PERSON
     }
     if not cued:

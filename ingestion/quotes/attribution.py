@@ -4,16 +4,19 @@ Input: the document's text, its quotations (``ingestion.quotes.detection``) and 
 mentions stage's NER; no list of characters). Output per quotation: the speaker span, the words next to the quotation
 that name the speaker (the *cue*), the addressees named in it, and the kind of evidence, in this order of trust:
 
-- ``explicit``: a verb of saying next to the quotation, with a name beside it ("…," said Pierre / Pierre said, "…").
-- ``anaphoric``: a verb of saying with a pronoun ("he said") or a description ("said the old man"). "he"/"she" is the
+- ``explicit``: a verb of saying next to the quotation, in its sentence or in a paragraph before it that ends with a
+  colon ("Then Mary spoke:"), whose subject is a name (``ingestion.quotes.clauses``: "…," said Pierre / Pierre
+  said, "…"; not "said he to Temple").
+- ``anaphoric``: the subject is a pronoun ("he said") or a description ("said the old man"). "he"/"she" is the
   most recent name outside quotations whose sex fits (titles, then the pronouns after the name's mentions, then the
-  given name); a description is the most recent name that carries its head noun ("the parson": Parson Tringham),
-  else itself (a span no entity matches). A verb with no subject (Hungarian drops it: "- mondja a fiúnak") is the
-  most recent name outside quotations. "I said" is the narrator: the pronoun is the speaker.
+  given name) — or a description the text lets speak elsewhere, met after that name ("the doctor",
+  ``ingestion.quotes.unnamed``); a description is the most recent name that carries its head noun ("the parson":
+  Parson Tringham), else itself (a span no entity matches). A verb with no subject (Hungarian drops it: "- mondja a
+  fiúnak") is the most recent name outside quotations. "I said" is the narrator: the pronoun is the speaker.
 - ``implicit``: another quotation of the same paragraph already attributed (one paragraph, one speaker); a name or
-  a pronoun opening the sentence just before the quotation ("Pierre turned to her. “…”"); a reply to a vocative
-  ("…, Natasha?" makes the next turn Natasha's); alternating turns (the speaker two turns back, when the turn
-  between is someone else's).
+  a "he"/"she" opening the sentence just before the quotation ("Pierre turned to her. “…”"); a reply to a vocative
+  ("…, Natasha?" makes the next turn Natasha's); alternating turns (the speaker two turns back or ahead, when the
+  turn between is someone else's), carried along the whole conversation.
 - ``none``: nothing of the above.
 """
 
@@ -35,15 +38,16 @@ from ingestion.names import (
     title_gender,
 )
 from ingestion.normalize import EN_TITLES, HU_TITLES
+from ingestion.quotes.clauses import subject
 from ingestion.quotes.detection import Quotation, paragraphs
 from ingestion.quotes.speech import (
-    DESCRIPTION_STOPS,
     DETERMINERS,
-    SPOKEN_TO_ENDINGS,
+    POLITE_ADDRESS,
     SUBJECT_PRONOUNS,
     WORD,
     is_speech_verb,
 )
+from ingestion.quotes.unnamed import unnamed_people
 
 logger = logging.getLogger(__name__)
 
@@ -54,13 +58,21 @@ EXPLICIT, ANAPHORIC, IMPLICIT, NONE = "explicit", "anaphoric", "implicit", "none
 # How many words may stand between a quotation and its verb of saying ("…," the old man at last said).
 VERB_WINDOW = 5
 # How far back a pronoun looks for its name: past it, the pronoun itself is the speaker (no entity).
-RECENT_WINDOW = 4000
+RECENT_WINDOW = 8000
 # Two paragraphs with quotations are turns of one conversation when this many paragraphs apart or fewer.
 TURN_GAP = 4
 # How far before a quotation the sentence it follows is looked for.
 LEAD_WINDOW = 300
 # A clause ends at these marks, but not at the dot of an abbreviated title ("Mr. Bennet").
 CLAUSE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?;:]|\n\s*\n")
+# A title or kin word called out alone, set off by punctuation ("…, parson, …", "Uncle, you know", "…, doctor.").
+_CALLING_TITLES = sorted((t for t in EN_TITLES if len(t) > 2 and t not in ("old", "young", "little", "grand")), key=len)
+TITLE_VOCATIVE = re.compile(
+    r"(?:(?<=[,;!?.“\"‘'—-])|(?<=[,;!?.“\"‘'—-]\s))"
+    + r"((?i:" + "|".join(reversed(_CALLING_TITLES)) + r"))(?=\s*[,;!?.”\"’'—])"
+)
+# A paragraph that announces the quotation opening the next one ends with a colon (and perhaps a dash).
+ANNOUNCING = re.compile(r":\s*(?:--|[-–—])?\s*$")
 SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?]\s")
 
 
@@ -121,10 +133,49 @@ def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span])
         avoid = (_key_of(names_info, previous.speaker),) if previous and previous.speaker else ()
         found = _said(text, quotations, index, paragraph_ends, names_info, addressees, avoid)
         result.append(found or Attribution(quote, addressees=addressees))
+    _unnamed_speakers(text, quotations, result, names_info)
+    _continued(text, result)
     _same_paragraph(result)
     _leading_subjects(text, result, names_info)
-    _turns(result, names_info)
+    _turns(text, result, names_info)
     return result
+
+
+def _unnamed_speakers(text: str, quotations: Sequence[Quotation], result: list[Attribution], names: _Names) -> None:
+    """"he said" is a speaking description ("the doctor", ``ingestion.quotes.unnamed``) when one of its sex occurs
+    after the name the pronoun was given, or when it was given none."""
+    heads = {
+        text[a.cue[0] : a.cue[1]].split()[-1].casefold()
+        for a in result
+        if a.kind == ANAPHORIC and a.cue and text[a.cue[0] : a.cue[1]].split()[0].casefold() in DETERMINERS
+    }
+    unnamed = unnamed_people(text, heads, quotations)
+    for i, attribution in enumerate(result):
+        cue, speaker = attribution.cue, attribution.speaker
+        word = text[cue[0] : cue[1]].casefold() if cue else ""
+        if attribution.kind != ANAPHORIC or cue is None or speaker is None or word not in ("he", "she"):
+            continue
+        found = unnamed.latest(cue[0], SUBJECT_PRONOUNS[word], RECENT_WINDOW)
+        if found is not None and (speaker == cue or found[0][0] > speaker[0]):
+            carried = names.latest_with_word(found[1], found[0][0])
+            result[i] = replace(attribution, speaker=carried or found[0])
+
+
+def _continued(text: str, result: list[Attribution]) -> None:
+    """A quotation that goes on after its said-clause is still its speaker's, within one sentence ("Ah," cried Miss
+    Marjoribanks, reposing her sorrow in the arms of this anxious attendant, "we must try") or right after the
+    sentence the clause ends ("Snake, snow will be flying," said Jim Wilson. "Are we going south?")."""
+    for i in range(1, len(result)):
+        before, attribution = result[i - 1], result[i]
+        cue = before.cue
+        if attribution.speaker is not None or before.speaker is None or cue is None:
+            continue
+        between = (before.quote.end, attribution.quote.start)
+        same_paragraph = before.quote.paragraph == attribution.quote.paragraph
+        clause_first = not SENTENCE_END.search(text, between[0], cue[0])  # the clause is the quotation's own
+        ends = len(SENTENCE_END.findall(text, *between))
+        if same_paragraph and between[0] <= cue[0] < between[1] and clause_first and ends <= 1:
+            result[i] = replace(attribution, speaker=before.speaker, cue=cue, kind=before.kind)
 
 
 def _names(text: str, spans: list[Span], quotations: Sequence[Quotation]) -> _Names:
@@ -214,13 +265,7 @@ def _said(
         limit = min(limit, quotations[index + 1].start)
     tail_end = CLAUSE_END.search(text, quote.end, limit)
     tail = (quote.end, tail_end.start() if tail_end else limit)
-    start = (
-        paragraph_ends[bisect.bisect_left(paragraph_ends, quote.start) - 1] if quote.start > paragraph_ends[0] else 0
-    )
-    if index > 0:
-        start = max(start, quotations[index - 1].end)
-    heads = list(SENTENCE_END.finditer(text, start, quote.start))
-    head = (heads[-1].end() if heads else start, quote.start)
+    head = _head(text, quotations, index, paragraph_ends)
     for clause, after in ((tail, True), (head, False)):
         words = [
             (m.start() + clause[0], m.end() + clause[0], m.group()) for m in WORD.finditer(text[clause[0] : clause[1]])
@@ -232,6 +277,21 @@ def _said(
     return None
 
 
+def _head(text: str, quotations: Sequence[Quotation], index: int, paragraph_ends: list[int]) -> Span:
+    """The sentence before a quotation, in its paragraph — or, for a quotation opening its paragraph, the previous
+    paragraph's last sentence when it ends with a colon ("Then Mary spoke:" / the quotation), which announces it."""
+    quote = quotations[index]
+    at = bisect.bisect_left(paragraph_ends, quote.start)
+    start = paragraph_ends[at - 1] if at > 0 else 0
+    announced = at > 0 and ANNOUNCING.search(text, max(paragraph_ends[at - 1] - 8, 0), paragraph_ends[at - 1])
+    if announced and not text[start : quote.start].strip():
+        start = paragraph_ends[at - 2] if at > 1 else 0
+    if index > 0:
+        start = max(start, quotations[index - 1].end)
+    heads = list(SENTENCE_END.finditer(text, start, quote.start))
+    return heads[-1].end() if heads else start, quote.start
+
+
 def _speaker_of_clause(
     text: str,
     quote: Quotation,
@@ -241,52 +301,25 @@ def _speaker_of_clause(
     addressees: tuple[Span, ...],
     avoid: tuple[str, ...],
 ) -> Attribution:
-    """Name, else pronoun, else description, else the dropped subject, around the verb of a said-clause; a pronoun
-    or a dropped subject is not the previous turn's speaker (``avoid``) while another name fits."""
-    lo, hi = words[0][0], words[-1][1]
-    first = bisect.bisect_left(names.starts, lo)
-    in_clause = [i for i in range(first, bisect.bisect_left(names.starts, hi)) if names.spans[i][1] <= hi]
-    if in_clause:
-        best = min(in_clause, key=lambda i: min(abs(names.spans[i][0] - verb[1]), abs(verb[0] - names.spans[i][1])))
-        return Attribution(quote, names.spans[best], names.spans[best], EXPLICIT, addressees)
-    position = words.index(verb)
-    beside = words[max(position - 2, 0) : position] + words[position + 1 : position + 3]
-    pronoun = next((w for w in beside if w[2].casefold() in SUBJECT_PRONOUNS), None)
-    if pronoun is not None:
-        sex = SUBJECT_PRONOUNS[pronoun[2].casefold()]
-        cue = (pronoun[0], pronoun[1])
-        if pronoun[2].casefold() in ("i", "én"):
-            return Attribution(quote, cue, cue, ANAPHORIC, addressees)
-        resolved = _recent(names, pronoun[0], sex, addressees, avoid) or _recent(names, pronoun[0], sex, addressees)
-        return Attribution(quote, resolved or cue, cue, ANAPHORIC, addressees)
-    description = _description(text, words, position)
-    if description is not None:
-        carried = names.latest_with_word(text[description[0] : description[1]].split()[-1], description[0])
-        return Attribution(quote, carried or description, description, ANAPHORIC, addressees)
-    cue = (verb[0], verb[1])
+    """The attribution a said-clause's subject gives (``ingestion.quotes.clauses.subject``): a name is
+    ``explicit``; a pronoun, a description or a dropped subject ``anaphoric`` — "he"/"she" and a dropped subject the
+    latest fitting name, not the previous turn's speaker (``avoid``) while another fits; a description the latest
+    name holding its head noun, else itself."""
+    kind, span = subject(text, words, words.index(verb), names.spans, names.starts)
+    if kind == "name":
+        return Attribution(quote, span, span, EXPLICIT, addressees)
+    if kind == "pronoun":
+        word = text[span[0] : span[1]].casefold()
+        if word in ("i", "én"):
+            return Attribution(quote, span, span, ANAPHORIC, addressees)
+        sex = SUBJECT_PRONOUNS[word]
+        resolved = _recent(names, span[0], sex, addressees, avoid) or _recent(names, span[0], sex, addressees)
+        return Attribution(quote, resolved or span, span, ANAPHORIC, addressees)
+    if kind == "description":
+        carried = names.latest_with_word(text[span[0] : span[1]].split()[-1], span[0])
+        return Attribution(quote, carried or span, span, ANAPHORIC, addressees)
     resolved = _recent(names, quote.start, "", addressees, avoid) or _recent(names, quote.start, "", addressees)
-    return Attribution(quote, resolved, cue, ANAPHORIC, addressees)
-
-
-def _description(text: str, words: list[tuple[int, int, str]], verb: int) -> Span | None:
-    """A determiner and up to three words right after the verb, or right before it, with no punctuation between
-    them: "the man", "the old woman" ("said the parson, smacking his leg": "the parson"). Not a Hungarian noun in
-    the dative, the one spoken to ("mondja a fiúnak": says to the boy)."""
-    for first, last in ((verb + 1, min(verb + 5, len(words))), (max(verb - 4, 0), verb)):
-        chosen = words[first:last]
-        for i, word in enumerate(chosen):
-            if word[2].casefold() not in DETERMINERS:
-                continue
-            body = [word]
-            for following in chosen[i + 1 :]:
-                joined = text[body[-1][1] : following[0]].strip() == ""
-                if not joined or following[2].casefold() in DESCRIPTION_STOPS or is_speech_verb(following[2]):
-                    break
-                body.append(following)
-            if len(body) > 1 and not body[-1][2].casefold().endswith(SPOKEN_TO_ENDINGS):
-                return word[0], body[-1][1]
-            break
-    return None
+    return Attribution(quote, resolved, span, ANAPHORIC, addressees)
 
 
 def _recent(
@@ -326,7 +359,8 @@ def _same_paragraph(result: list[Attribution]) -> None:
 
 
 def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> None:
-    """A name opening the sentence just before a paragraph's first quotation speaks it ("Pierre turned. “…”")."""
+    """A name or a "he"/"she" opening the sentence just before a paragraph's first quotation speaks it ("Pierre
+    turned. “…”", "She pounced at once. “…”"); the pronoun is the latest name whose sex fits, as in a said-clause."""
     previous_paragraph = -1
     for i, attribution in enumerate(result):
         quote = attribution.quote
@@ -338,24 +372,43 @@ def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> No
         lead = text[origin : quote.start].rstrip()[:-1]  # the sentence the quotation follows
         cut = max(lead.rfind("\n\n"), *(m.end() - 1 for m in SENTENCE_END.finditer(lead)), -1)
         sentence_start = origin + cut + 1
-        for j in names.before(quote.start):
-            if names.spans[j][0] < sentence_start:
-                break
-            if not names.quoted[j] and not text[sentence_start : names.spans[j][0]].strip(" \n\t\"“‘'"):
-                if not _addresses(attribution, names.spans[j], names):
-                    result[i] = replace(attribution, speaker=names.spans[j], cue=names.spans[j], kind=IMPLICIT)
+        found = _leading_name(text, sentence_start, quote.start, names)
+        if found is not None and not _addresses(attribution, found, names):
+            result[i] = replace(attribution, speaker=found, cue=found, kind=IMPLICIT)
+            continue
+        opening = WORD.search(text, sentence_start, quote.start)
+        if opening is None or text[sentence_start : opening.start()].strip(" \n\t\"“‘'"):
+            continue
+        word = opening.group().casefold()
+        if word in SUBJECT_PRONOUNS and word not in ("i", "én"):
+            cue = opening.span()
+            resolved = _recent(names, cue[0], SUBJECT_PRONOUNS[word], attribution.addressees)
+            result[i] = replace(attribution, speaker=resolved or cue, cue=cue, kind=IMPLICIT)
 
 
-def _turns(result: list[Attribution], names: _Names) -> None:
+def _leading_name(text: str, sentence_start: int, offset: int, names: _Names) -> Span | None:
+    """A name outside quotations opening the sentence that starts at ``sentence_start``, before ``offset``."""
+    for j in names.before(offset):
+        if names.spans[j][0] < sentence_start:
+            break
+        if not names.quoted[j] and not text[sentence_start : names.spans[j][0]].strip(" \n\t\"“‘'"):
+            return names.spans[j]
+    return None
+
+
+def _turns(text: str, result: list[Attribution], names: _Names) -> None:
     """Replies to vocatives and alternating turns, over runs of paragraphs that each hold a quotation."""
     turns = _first_of_paragraphs(result)
-    for _ in range(2):
+    changed = True
+    while changed:  # each pass reaches two turns further from a known speaker
+        changed = False
         for k, i in enumerate(turns):
             if result[i].speaker is not None:
                 continue
-            speaker = _turn_speaker(result, turns, k, names)
+            speaker = _turn_speaker(text, result, turns, k, names)
             if speaker is not None and not _addresses(result[i], speaker, names):
                 result[i] = replace(result[i], speaker=speaker, cue=None, kind=IMPLICIT)
+                changed = True
         _same_paragraph(result)
 
 
@@ -369,7 +422,9 @@ def _first_of_paragraphs(result: list[Attribution]) -> list[int]:
     return turns
 
 
-def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _Names) -> Span | None:
+def _turn_speaker(
+    text: str, result: list[Attribution], turns: list[int], k: int, names: _Names
+) -> Span | None:
     """The speaker the conversation gives turn ``k``: the one its previous turn addressed, else the speaker two
     turns back (or ahead) when the turn between is another's. Turns are the paragraphs holding a quotation, one
     conversation while at most ``TURN_GAP - 1`` paragraphs of narration stand between two."""
@@ -387,6 +442,10 @@ def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _N
     previous = turn(-1)
     if previous is not None and previous.addressees:
         return previous.addressees[-1]
+    called = _called_by_title(text, previous.quote) if previous is not None else None
+    if called is not None:
+        word = text[called[0] : called[1]].casefold()
+        return called if word in POLITE_ADDRESS else names.latest_with_word(word, called[0]) or called
     for step in (-2, 2):
         other, between = turn(step), turn(step // 2)
         if other is None or other.speaker is None or other.kind == NONE or between is None:
@@ -394,6 +453,15 @@ def _turn_speaker(result: list[Attribution], turns: list[int], k: int, names: _N
         if between.speaker is None or _key_of(names, between.speaker) != _key_of(names, other.speaker):
             return other.speaker
     return None
+
+
+def _called_by_title(text: str, quote: Quotation) -> Span | None:
+    """A title or kin word a quotation calls someone by, alone between punctuation ("…, parson, …", "Uncle, you
+    know"): the one who answers next."""
+    found = None
+    for match in TITLE_VOCATIVE.finditer(text, quote.start, quote.end):
+        found = match.span(1)
+    return found
 
 
 def _addresses(attribution: Attribution, speaker: Span, names: _Names) -> bool:

@@ -11,7 +11,12 @@ import re
 __all__ = [
     "DESCRIPTION_STOPS",
     "DETERMINERS",
+    "FEMALE_NOUNS",
     "HU_SPEECH_STEMS",
+    "INDEFINITE_SUBJECTS",
+    "MALE_NOUNS",
+    "OBJECT_MARKERS",
+    "POLITE_ADDRESS",
     "SPEECH_VERBS",
     "SPOKEN_TO_ENDINGS",
     "SUBJECT_PRONOUNS",
@@ -45,8 +50,22 @@ DESCRIPTION_STOPS = frozenset(
     """of with in to at from on by for and but or who whom whose which that as when while after before into upon
     again then now quietly softly""".split()
 )
+# A name right after these words is spoken to or of, not the one speaking ("said he to Temple", "turned to Simon").
+OBJECT_MARKERS = frozenset("to at of with for from upon on toward towards into".split())
+# Someone among several, right after a verb of saying ("said another"): a speaker of its own, not the latest name.
+INDEFINITE_SUBJECTS = frozenset({"one", "another"})
+# Forms of address said to anyone: "…, sir" calls no one by name ("Sir John" is not who answers).
+POLITE_ADDRESS = frozenset("sir madam madame monsieur mademoiselle signor signora signorina herr frau mister".split())
+# The sex English nouns for people carry (titles and kin words are ``ingestion.names.title_gender``'s): what a
+# description's head says of the one it describes ("the young man … she cried" is not him).
+MALE_NOUNS = frozenset("man men boy lad gentleman fellow son husband chap youth bachelor nephew grandson".split())
+FEMALE_NOUNS = frozenset(
+    "woman women girl lass wife daughter maid maiden niece granddaughter widow nurse governess landlady".split()
+)
 # Hungarian case endings of the one spoken to (dative, allative): "mondja a fiúnak", "szólt a leányhoz".
 SPOKEN_TO_ENDINGS = ("nak", "nek", "hoz", "hez", "höz")
+# A stem and at most HU_STEM_MAX_ENDING characters of ending, in one pattern (a loop over the stems is slow).
+_HU_SPEECH_FORM = re.compile(rf"(?:{'|'.join(HU_SPEECH_STEMS)}).{{0,{HU_STEM_MAX_ENDING}}}", re.DOTALL)
 WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 
@@ -58,6 +77,4 @@ def is_speech_verb(word: str) -> bool:
     if lower in HU_NOT_SPEECH:
         return False
     # lower case only: a capital word that starts like a stem is a name or English ("Monday")
-    return word[:1].islower() and any(
-        lower.startswith(stem) and len(lower) - len(stem) <= HU_STEM_MAX_ENDING for stem in HU_SPEECH_STEMS
-    )
+    return word[:1].islower() and _HU_SPEECH_FORM.fullmatch(lower) is not None

@@ -120,3 +120,107 @@ def test_quotes_a_name_called_after_words_of_address_is_still_called() -> None:
     result = run(text, ["Pierre"])
     assert [text[s:e] for s, e in result[-1].addressees] == ["Pierre"]
     assert said(text, result)[-1][0] != "Pierre"
+
+
+def test_quotes_turns_run_back_through_a_whole_conversation() -> None:
+    # six unattributed turns before the two a verb of saying names: every one alternates back from them
+    text = "\n\n".join(
+        [
+            *("“Is it far?”", "“Two miles.”", "“And the road?”", "“Muddy.”", "“And the river?”", "“High.”"),
+            *("“Then we walk,” said Anna.", "“In the rain,” said Boris."),
+        ]
+    )
+    assert [speaker for speaker, _ in said(text, run(text, ["Anna", "Boris"]))] == ["Anna", "Boris"] * 4
+
+
+def test_quotes_paragraph_ending_with_a_colon_announces_the_next() -> None:
+    text = "Peter came in late.\n\nHis sister looked up from her book and said:\n\n“You missed supper.”"
+    assert said(text, run(text, ["Peter"])) == [("His sister", "anaphoric")]
+
+
+def test_quotes_name_after_to_or_possessive_is_not_the_speaker() -> None:
+    text = (
+        "Eldridge rose from his seat.\n\n“This is a strange place,” said he to Temple.\n\n"
+        "“You have a large rent too,” said the gentleman, with a glance at Dick's coat."
+    )
+    assert said(text, run(text, ["Eldridge", "Temple", "Dick"])) == [
+        ("Eldridge", "anaphoric"),
+        ("the gentleman", "anaphoric"),
+    ]
+
+
+def test_quotes_subject_beside_the_verb_wins_over_a_name_further_on() -> None:
+    text = "“I rather like them,” said I, and Rose smiled."
+    assert said(text, run(text, ["Rose"])) == [("I", "anaphoric")]
+
+
+def test_quotes_subject_opening_the_clause_before_the_quotation() -> None:
+    text = "Tom came in.\n\nThe old lady reached out her hand and felt Tom's shirt, and said: “You are dry.”"
+    assert said(text, run(text, ["Tom"])) == [("The old lady", "anaphoric")]
+
+
+def test_quotes_description_is_the_subject_not_a_phrase_after_a_preposition_or_an_adverb() -> None:
+    text = (
+        "Mrs. Lennox wrung her hands.\n\n“Awfully,” the young man answered in a trembling voice.\n\n"
+        "“Good evening,” said the doctor carelessly."
+    )
+    assert said(text, run(text, ["Mrs. Lennox"])) == [("the young man", "anaphoric"), ("the doctor", "anaphoric")]
+
+
+def test_quotes_he_said_is_a_speaking_description_met_after_the_last_name() -> None:
+    # "the doctor" speaks in a said-clause, so the text itself makes it a person; "he asked" follows him, not Peter
+    text = (
+        "Peter Kronborg sat in the kitchen.\n\nThe doctor went in; he shut his door and he took out his "
+        "watch.\n\n“Feel pretty sick?” he asked.\n\n“A little,” said Thea.\n\n“Open,” said the doctor."
+    )
+    assert said(text, run(text, ["Peter Kronborg", "Thea"]))[0] == ("The doctor", "anaphoric")
+
+
+def test_quotes_pronoun_opening_the_sentence_before_speaks() -> None:
+    text = "Tommy waited by the door, and Tuppence looked at him. She pounced at once.\n\n“Tommy, you are broke!”"
+    result = run(text, ["Tommy", "Tuppence"])
+    assert said(text, result) == [("Tuppence", "implicit")]
+    assert result[0].cue is not None and text[result[0].cue[0] : result[0].cue[1]] == "She"
+
+
+def test_quotes_quotation_going_on_after_a_long_said_clause_keeps_its_speaker() -> None:
+    # two speakers in one paragraph: only the clause between the two parts of Ellen's sentence says it is hers
+    text = (
+        "“Tea is ready,” said Mary. “Ah, Mary,” cried Ellen, reposing her sorrow in the arms of her old nurse, "
+        "“we must go home.”"
+    )
+    assert said(text, run(text, ["Mary", "Ellen"])) == [
+        ("Mary", "explicit"),
+        ("Ellen", "explicit"),
+        ("Ellen", "explicit"),
+    ]
+
+
+def test_quotes_title_called_out_makes_the_reply_that_persons() -> None:
+    # "parson" calls the one named Parson Tringham; "sir" is said to anyone, so it is not Sir John who answers
+    text = (
+        "Parson Tringham rode up, and Durbeyfield, whom he had called Sir John, stopped.\n\n"
+        "“Where do we live now, parson?” asked Durbeyfield.\n\n“You do not live anywhere.”\n\n"
+        "“What should I do, sir?” asked Durbeyfield.\n\n“Nothing at all.”"
+    )
+    result = said(text, run(text, ["Parson Tringham", "Durbeyfield", "Sir John"]))
+    assert result[1] == ("Parson Tringham", "implicit")
+    assert result[3] == ("sir", "implicit")
+
+
+def test_quotes_description_after_a_verb_of_saying_is_a_speaker_for_a_later_she() -> None:
+    text = (
+        "Old Billy sat by the fire, and he poked it.\n\n“I hate it!” cried the girl.\n\n“Why?” he asked.\n\n"
+        "“It is dark,” she said."
+    )
+    assert said(text, run(text, ["Old Billy"]))[2] == ("the girl", "anaphoric")
+
+
+def test_quotes_said_another_is_someone_not_the_latest_name() -> None:
+    text = "Hester stood on the scaffold.\n\n“She ought to die,” said another, “and the law says so.”"
+    assert said(text, run(text, ["Hester"])) == [("another", "anaphoric"), ("another", "anaphoric")]
+
+
+def test_quotes_quotation_right_after_its_said_clause_sentence_keeps_its_speaker() -> None:
+    text = "“You are right,” replied Burt. “Snow is coming,” said Jim. “Are we going south?”"
+    assert said(text, run(text, ["Burt", "Jim"])) == [("Burt", "explicit"), ("Jim", "explicit"), ("Jim", "explicit")]

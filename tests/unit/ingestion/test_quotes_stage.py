@@ -112,6 +112,25 @@ def test_quotes_he_said_is_the_entity_the_pronoun_is_linked_to() -> None:
     ]
 
 
+def test_quotes_he_opening_the_sentence_before_is_the_entity_the_pronoun_is_linked_to() -> None:
+    """No verb of saying: the "He" opening the sentence before the quotation speaks it, and that "He" continues
+    Tom's chain, not John, the latest man named."""
+    text = "Tom looked at John. He was angry. He turned away.\n\n“Go away!”"
+    people = [(0, 3, "tom"), (14, 18, "john")]
+    rows = document_quotes("d", text, [(0, "c0")], people)
+    assert [(row["speaker_id"], row["attribution"]) for row in rows] == [("tom", "implicit")]
+
+
+def test_quotes_he_said_of_a_speaking_description_is_no_named_entity() -> None:
+    """"he asked" follows the doctor, who speaks unnamed; no pronoun link may make it Peter, the man named before."""
+    text = (
+        "Peter sat in the kitchen.\n\nThe doctor went in; he shut his door and he took out his watch.\n\n"
+        "“Feel pretty sick?” he asked.\n\n“Open,” said the doctor."
+    )
+    rows = document_quotes("d", text, [(0, "c0")], [(0, 5, "peter")])
+    assert [(row["speaker_id"], row["attribution"]) for row in rows] == [(None, "anaphoric"), (None, "anaphoric")]
+
+
 def test_quotes_read_only_the_names_of_mention_entities() -> None:
     """A pronoun row of ``mention_entities`` (``kind`` pronoun) is no name: "she" in the text is not a speaker's
     name, so the quotation stays Natasha's."""
