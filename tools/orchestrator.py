@@ -36,7 +36,7 @@ from tools.contracts import (
     ToolDependent,
 )
 from tools.coordination import PlanExecutor
-from tools.deadlines import GroupDeadlines
+from tools.deadlines import GroupDeadlines, run_together
 from tools.documents import PromptAndContext, ResultKind, ToolExecutionResult
 from tools.errors import ToolError, ToolExecutionError, UnknownToolError
 from tools.ingestion import IngestionTool
@@ -506,14 +506,14 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 for rank, names in pending.extra["plan"]
             ]
             self._rank = cast(Rank, tuple(pending.resume_rank))
-            results = await asyncio.gather(*(
+            results = await run_together([
                 self.run_tool(
                     tools[name], request, emitter, guard, snapshot=snapshot,
                     session=ClarificationSession(pending.session_id, name, question.text, answers[name],
                                                  dict(question.state), rounds.get(name, 1)),
                 )
                 for name, question in pending.questions.items()
-            ))
+            ])
             if await self._ask_if_needed(request, results, ranked, self._rank, rounds, emitter, guard):
                 return
             await self._run_groups(request, ranked, emitter, guard, after=self._rank)
@@ -555,7 +555,7 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                                   snapshot=self.snapshot_for(t, snapshot, public_only=public_only))
                     for t in tools]
             try:
-                results = [await runs[0]] if len(runs) == 1 else await asyncio.gather(*runs)
+                results = await run_together(runs)
             finally:
                 deadlines.close()
             if guard.done:  # a tool answered the user itself through the final callback
