@@ -145,6 +145,7 @@ async def run_together(runs: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
     except asyncio.CancelledError:
         for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)  # as gather does: the group ends before its caller
         raise
     try:
         return [task.result() for task in tasks]
