@@ -3,7 +3,10 @@
 Topology: ten no-op async tools in three priority groups (4 + 4 + 2). Routing selects every tool (LangGraph has no
 routing step), the answer is composed by the offline extractive composer. Run:
 
-    .venv/bin/python bench/bench_orchestrator.py [--requests 2000] [--concurrency 100]
+    .venv/bin/python bench/bench_orchestrator.py [--requests 2000] [--concurrency 100] [--rounds 1]
+
+On a loaded machine one comparison moves with whatever else runs; ``--rounds N`` measures the two alternately N times
+and prints every round's ratio with the load average, so the spread is visible.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import argparse
 import asyncio
 import importlib.metadata
 import operator
+import os
 import statistics
 import sys
 import time
@@ -123,6 +127,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--batches", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=1, help="alternate the per-request measurements N times")
     args = parser.parse_args(argv)
 
     platform = csillag_platform()
@@ -136,8 +141,18 @@ async def main(argv: list[str] | None = None) -> int:
     async def langgraph_run() -> Any:
         return await app.ainvoke({"outputs": []})
 
-    ours = await per_request(csillag_run, args.requests)
-    theirs = await per_request(langgraph_run, args.requests)
+    ours: list[float] = []
+    theirs: list[float] = []
+    rounds: list[str] = []
+    for _ in range(max(1, args.rounds)):
+        ours_now = await per_request(csillag_run, args.requests)
+        theirs_now = await per_request(langgraph_run, args.requests)
+        ours += ours_now
+        theirs += theirs_now
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        rounds.append(f"{statistics.median(theirs_now) / statistics.median(ours_now):.2f}x "
+                      f"({statistics.median(ours_now) * 1000:.3f}/{statistics.median(theirs_now) * 1000:.3f} ms, "
+                      f"load {load:.1f})")
     ours_rps = await throughput(csillag_run, args.concurrency, args.batches)
     theirs_rps = await throughput(langgraph_run, args.concurrency, args.batches)
     wall, slowest = await group_wall_time()
@@ -150,6 +165,8 @@ async def main(argv: list[str] | None = None) -> int:
     print(f"csillag   per request: median {statistics.median(ours) * 1000:.3f} ms, p95 {ms(ours, 95):.3f} ms")
     print(f"langgraph per request: median {statistics.median(theirs) * 1000:.3f} ms, p95 {ms(theirs, 95):.3f} ms")
     print(f"speed-up (median): {statistics.median(theirs) / statistics.median(ours):.2f}x")
+    if len(rounds) > 1:
+        print("speed-up per round (csillag/langgraph median): " + "; ".join(rounds))
     print(f"throughput with {args.concurrency} concurrent: csillag {ours_rps:,.0f} req/s, "
           f"langgraph {theirs_rps:,.0f} req/s ({ours_rps / theirs_rps:.2f}x)")
     print(f"group wall time (tools sleeping 10/20/30/40 ms): median {wall * 1000:.2f} ms "
