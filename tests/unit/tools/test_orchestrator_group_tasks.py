@@ -1,4 +1,5 @@
-"""A group's tools run in a task each, and a group of tools that do not wait costs the request one loop iteration."""
+"""A group's tools run in a task each, a group of tools that do not wait costs the request one loop iteration, and a
+tool's group follows its own priority however it joined the plan."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import asyncio
 import contextvars
 
 from tests.unit.tools.tooltest_helpers import make_platform
-from tools.contracts import OrchestratorActivatedTool
+from tools.contracts import ContextConsumerTool, OrchestratorActivatedTool, ToolDependent
 from tools.documents import TextAnswer, ToolExecutionResult
+from tools.orchestrator import AbstractOrchestratorTool
+from tools.plugins import Injected
 from tools.request import ChatRequest
 
 SEEN: contextvars.ContextVar[str] = contextvars.ContextVar("SEEN", default="nobody")
@@ -112,3 +115,47 @@ def test_tools_of_one_group_keep_their_own_task_context_and_timeouts():
     # every tool started from the request's context, not from a peer's or an earlier group's
     assert READ == dict.fromkeys(["quick_a", "quick_b", "later_c", "later_d"], "the request")
     assert request_sees == "the request"
+
+
+# -- a required tool from outside the orchestrator's list keeps its own priority (R-PRIO-1, R-DEP-2) ---------------
+class Early(Quick):
+    name = "early"
+    priority = 0
+
+
+class NeedsEarly(ToolDependent):
+    name = "needs_early"
+    early: Injected[Early]
+
+    def get_priority(self) -> int:
+        return 5
+
+    def get_required_tools(self):
+        return [self.early]
+
+    async def execute_with_required_context(self, systems, prompt, lang, words, required, emitter, callback):
+        return guaranteed(self.name, "The dependant used the early context.")
+
+
+class ReaderOfEarly(ContextConsumerTool):
+    name = "reader_of_early"
+
+    def get_priority(self) -> int:
+        return 1
+
+    async def execute_with_prior_context(self, systems, prompt, lang, words, prior, emitter, callback):
+        READ[self.name] = ",".join(sorted(prior))
+        return guaranteed(self.name, "The reader read what came before.")
+
+
+class ListedOnly(AbstractOrchestratorTool):
+    name = "listed_only"
+    tool_names = ("needs_early", "reader_of_early")
+
+
+def test_r_prio_1_a_required_tool_outside_the_orchestrators_list_runs_in_its_own_priority_group():
+    READ.clear()
+    platform = make_platform(ListedOnly, Early, NeedsEarly, ReaderOfEarly, rag_fallback=False).start()
+    response = asyncio.run(platform.handle(ChatRequest("What came first?")))
+    assert response.tools_run == ["early", "reader_of_early", "needs_early"]
+    assert READ["reader_of_early"] == "1:early"  # priority 0 ran in a group before the reader's priority 1
