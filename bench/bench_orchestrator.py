@@ -3,7 +3,11 @@
 Topology: ten no-op async tools in three priority groups (4 + 4 + 2). Routing selects every tool (LangGraph has no
 routing step), the answer is composed by the offline extractive composer. Run:
 
-    .venv/bin/python bench/bench_orchestrator.py [--requests 2000] [--concurrency 100]
+    .venv/bin/python bench/bench_orchestrator.py [--requests 2000] [--concurrency 100] [--rounds 1]
+
+On a loaded machine one comparison moves with whatever else runs; ``--rounds N`` measures the two alternately N times
+and prints every round's ratio with the load average, so the spread is visible; ``--clock cpu`` times each request by
+the process's CPU time instead of the wall clock, which the other jobs of a busy machine do not lengthen.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import argparse
 import asyncio
 import importlib.metadata
 import operator
+import os
 import statistics
 import sys
 import time
@@ -83,14 +88,14 @@ def langgraph_app() -> Any:
     return graph.compile()
 
 
-async def per_request(run: Any, n: int) -> list[float]:
+async def per_request(run: Any, n: int, clock: Any = time.perf_counter) -> list[float]:
     for _ in range(50):  # warm-up
         await run()
     times = []
     for _ in range(n):
-        started = time.perf_counter()
+        started = clock()
         await run()
-        times.append(time.perf_counter() - started)
+        times.append(clock() - started)
     return times
 
 
@@ -123,6 +128,8 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--batches", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=1, help="alternate the per-request measurements N times")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="per-request clock")
     args = parser.parse_args(argv)
 
     platform = csillag_platform()
@@ -136,8 +143,19 @@ async def main(argv: list[str] | None = None) -> int:
     async def langgraph_run() -> Any:
         return await app.ainvoke({"outputs": []})
 
-    ours = await per_request(csillag_run, args.requests)
-    theirs = await per_request(langgraph_run, args.requests)
+    ours: list[float] = []
+    theirs: list[float] = []
+    rounds: list[str] = []
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    for _ in range(max(1, args.rounds)):
+        ours_now = await per_request(csillag_run, args.requests, clock)
+        theirs_now = await per_request(langgraph_run, args.requests, clock)
+        ours += ours_now
+        theirs += theirs_now
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        rounds.append(f"{statistics.median(theirs_now) / statistics.median(ours_now):.2f}x "
+                      f"({statistics.median(ours_now) * 1000:.3f}/{statistics.median(theirs_now) * 1000:.3f} ms, "
+                      f"load {load:.1f})")
     ours_rps = await throughput(csillag_run, args.concurrency, args.batches)
     theirs_rps = await throughput(langgraph_run, args.concurrency, args.batches)
     wall, slowest = await group_wall_time()
@@ -146,10 +164,13 @@ async def main(argv: list[str] | None = None) -> int:
         return statistics.quantiles(values, n=100)[int(q) - 1] * 1000 if q < 100 else max(values) * 1000
 
     print(f"python {sys.version.split()[0]}, langgraph {importlib.metadata.version('langgraph')}")
-    print(f"topology: {' + '.join(map(str, GROUPS))} no-op async tools, {args.requests} sequential requests")
+    print(f"topology: {' + '.join(map(str, GROUPS))} no-op async tools, {args.requests} sequential requests, "
+          f"{args.clock} clock")
     print(f"csillag   per request: median {statistics.median(ours) * 1000:.3f} ms, p95 {ms(ours, 95):.3f} ms")
     print(f"langgraph per request: median {statistics.median(theirs) * 1000:.3f} ms, p95 {ms(theirs, 95):.3f} ms")
     print(f"speed-up (median): {statistics.median(theirs) / statistics.median(ours):.2f}x")
+    if len(rounds) > 1:
+        print("speed-up per round (csillag/langgraph median): " + "; ".join(rounds))
     print(f"throughput with {args.concurrency} concurrent: csillag {ours_rps:,.0f} req/s, "
           f"langgraph {theirs_rps:,.0f} req/s ({ours_rps / theirs_rps:.2f}x)")
     print(f"group wall time (tools sleeping 10/20/30/40 ms): median {wall * 1000:.2f} ms "

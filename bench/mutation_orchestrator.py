@@ -25,11 +25,13 @@ TESTS = (
     "tests/unit/tools/test_orchestrator_clarification.py",
     "tests/unit/tools/test_orchestrator_concurrency.py",
     "tests/unit/tools/test_orchestrator_coordination.py",
+    "tests/unit/tools/test_orchestrator_group_tasks.py",
     "tests/unit/tools/test_orchestrator_groups.py",
     "tests/unit/tools/test_orchestrator_passthrough.py",
     "tests/unit/tools/test_orchestrator_rules.py",
     "tests/unit/tools/test_orchestrator_selection.py",
     "tests/unit/tools/test_tool_contracts.py",
+    "tests/unit/tools/test_issue_43_orchestrator_isolation.py",
 )
 # What the tests import besides the mutated package; the test helpers come with tests/unit/tools.
 COPIED = ("tools", "settings", "graph", "tests/__init__.py", "tests/conftest.py", "tests/unit/__init__.py",

@@ -36,7 +36,7 @@ from tools.contracts import (
     ToolDependent,
 )
 from tools.coordination import PlanExecutor
-from tools.deadlines import GroupDeadlines
+from tools.deadlines import GroupDeadlines, run_together
 from tools.documents import PromptAndContext, ResultKind, ToolExecutionResult
 from tools.errors import ToolError, ToolExecutionError, UnknownToolError
 from tools.ingestion import IngestionTool
@@ -205,7 +205,8 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         """Priority → tools to run: routed tools, suitable orchestrator tools, their requirements, the fallback."""
         orchestrated = self.get_orchestrated_tools(request)
         routable = self.get_routable_tools(request)
-        testable = [t for t in orchestrated if t.get_priority() != PRIORITY_MAX]
+        priorities = {t.get_name(): t.get_priority() for t in orchestrated}  # asked once per request
+        testable = [t for t in orchestrated if priorities[t.get_name()] != PRIORITY_MAX]
         if routable and testable:  # two router calls, possibly remote: side by side
             routed, suitable = await asyncio.gather(
                 self.route(request, routable), self.check_suitability(request, testable)
@@ -221,15 +222,17 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
             if tool.get_name() in suitable:
                 self._add_with_requirements(tool, selected)
         for tool in orchestrated:  # the fallback; its required tools join its phase (tools.scheduling)
-            if tool.get_priority() == PRIORITY_MAX and tool.get_name() not in self.container.disabled:
+            if priorities[tool.get_name()] == PRIORITY_MAX and tool.get_name() not in self.container.disabled:
                 selected.setdefault(tool.get_name(), tool)
         groups: dict[int, list[ChatbotTool]] = {}
-        for tool in selected.values():
-            priority = (
-                tool.get_priority()
-                if isinstance(tool, OrchestratorActivatedTool)
-                else self.settings.routed_tool_priority
-            )
+        for name, tool in selected.items():
+            priority = priorities.get(name)
+            if priority is None:  # a required tool from outside this orchestrator's own, or a routed plain tool
+                priority = (
+                    tool.get_priority()
+                    if isinstance(tool, OrchestratorActivatedTool)
+                    else self.settings.routed_tool_priority
+                )
             groups.setdefault(priority, []).append(tool)
         return dict(sorted(groups.items()))
 
@@ -276,7 +279,9 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
         """What ``tool`` sees of the earlier groups: ``shared``, plus, where internal documents were dropped
         (the fallback's snapshot), its own required tools' contexts whole — internal documents are addressed to the
         tool that requires them (R-INT-1), and only the answer step must not see them (R-INT-2)."""
-        own = {req.get_name() for req in self.requirements(tool) or ()} if public_only else set()
+        if not public_only:
+            return shared
+        own = {req.get_name() for req in self.requirements(tool) or ()}
         addressed = {key: tuple(contexts) for key, contexts in self._buffer.items()
                      if contexts and contexts[0].tool_name in own}
         if not addressed:
@@ -447,19 +452,15 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
     def schedule(self, groups: dict[int, list[ChatbotTool]]) -> Schedule:
         """The plan's groups in run order, every required tool included (``tools.scheduling``; R-DEP-2, R-PRIO-5).
 
-        The same plan with the same requirements gives the same schedule: it is remembered per tool set, keyed by
-        the tools and what each required this request (a request where a tool's requirements raised is not)."""
+        The same plan with the same requirements gives the same schedule: it is remembered per tool set (whose
+        disabled tools are fixed when it starts), keyed by the tools and what each required this request (a request
+        where a tool's requirements raised is not)."""
         broken = {name: "its get_required_tools() raised" for name, found in self._required.items() if found is None}
-        disabled = {**self.container.disabled, **broken}
         requires = self._requires_now
         if broken:
-            return schedule(groups, disabled, requires=requires)
-        key = (
-            "schedule",
-            tuple((p, tuple((t, tuple(requires(t))) for t in tools)) for p, tools in groups.items()),
-            tuple(sorted(disabled)),
-        )
-        remembered = self.container.memo(key, lambda: schedule(groups, disabled, requires=requires))
+            return schedule(groups, {**self.container.disabled, **broken}, requires=requires)
+        key = ("schedule", tuple((p, tuple((t, requires(t)) for t in tools)) for p, tools in groups.items()))
+        remembered = self.container.memo(key, lambda: schedule(groups, self.container.disabled, requires=requires))
         return [(rank, list(tools)) for rank, tools in remembered]  # a request's own lists, the memo's untouched
 
     def _requires_now(self, tool: ChatbotTool) -> tuple[ChatbotTool, ...]:
@@ -506,14 +507,14 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                 for rank, names in pending.extra["plan"]
             ]
             self._rank = cast(Rank, tuple(pending.resume_rank))
-            results = await asyncio.gather(*(
+            results = await run_together([
                 self.run_tool(
                     tools[name], request, emitter, guard, snapshot=snapshot,
                     session=ClarificationSession(pending.session_id, name, question.text, answers[name],
                                                  dict(question.state), rounds.get(name, 1)),
                 )
                 for name, question in pending.questions.items()
-            ))
+            ])
             if await self._ask_if_needed(request, results, ranked, self._rank, rounds, emitter, guard):
                 return
             await self._run_groups(request, ranked, emitter, guard, after=self._rank)
@@ -555,7 +556,7 @@ class AbstractOrchestratorTool(ChatbotTool, OrchestratorTool, abstract=True):
                                   snapshot=self.snapshot_for(t, snapshot, public_only=public_only))
                     for t in tools]
             try:
-                results = [await runs[0]] if len(runs) == 1 else await asyncio.gather(*runs)
+                results = await run_together(runs)
             finally:
                 deadlines.close()
             if guard.done:  # a tool answered the user itself through the final callback
