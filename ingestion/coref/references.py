@@ -6,16 +6,17 @@ model, no list of a book's characters). English only: the pronoun words are a la
 - *Inside a quotation* "I/me/my/mine/myself" is its speaker and "you/your/yours/yourself" its addressee when it
   calls exactly one person; a third-person pronoun there is never the speaker or the addressee.
 - *Third person* (he/him/his/himself, she/her/hers/herself): the candidates are the names and the pronouns already
-  linked whose sex fits or is unknown (``ingestion.relations.sexes``: titles, then the pronouns after the name's
-  mentions, then the given name; an entity still unknown after a first reading takes the sex its linked pronouns
-  clearly say, and the text is read again: ``PASSES``) within ``SENTENCE_REACH`` sentences back, none across more
-  than ``PARAGRAPH_REACH`` paragraph breaks. The latest sentence holding one wins, and in it the first mention that
-  is not a possessive (its subject, most often: "Tom met John and he …"); a reflexive takes the nearest. A
-  possessive right after a name and a comma is not that name's ("Ellen, her daughter"). A narrator's pronoun skips
-  names said inside quotations when one outside fits, and a pronoun inside a quotation those of the narration when
-  one said in a quotation fits. No candidate: no link.
-- *Descriptions*: "the count", "the old colonel" — a lowercase word after "the" (and an adjective) that is a
-  capitalised word of a recent name ("Count Rostov") links to the latest name holding it.
+  linked whose sex fits (``ingestion.relations.sexes``: titles, then the pronouns after the name's mentions, then
+  the given name; an entity still unknown after a first reading takes the sex its linked pronouns clearly say, and
+  the text is read again: ``PASSES``) within ``SENTENCE_REACH`` sentences back, or whose sex is unknown within
+  ``UNKNOWN_REACH``, none across more than ``PARAGRAPH_REACH`` paragraph breaks. The latest sentence holding one
+  wins, and in it the first mention that is not a possessive (its subject, most often: "Tom met John and he …"); a
+  reflexive takes the nearest. A possessive right after a name and a comma is not that name's ("Ellen, her
+  daughter"). A narrator's pronoun skips names said inside quotations when one outside fits, and a pronoun inside a
+  quotation those of the narration when one said in a quotation fits. No candidate: no link.
+- *Descriptions*: "the count", "the old colonel", "the doctor" — a lowercase word after "the" (and an adjective)
+  that is a capitalised word of a recent name ("Count Rostov"), or the word of its abbreviated title ("Dr. Archie"),
+  links to the latest name holding it.
 """
 
 from __future__ import annotations
@@ -37,10 +38,19 @@ logger = logging.getLogger(__name__)
 __all__ = ["NOMINAL", "PRONOUN", "Reference", "Speech", "resolve_references"]
 
 PRONOUN, NOMINAL = "pronoun", "nominal"
-# How far back a third-person pronoun looks: sentences, and paragraph breaks crossed (chosen 5-fold on LitBank's
-# coreference, bench/quality_coref.py --tune: four folds of five chose no paragraph limit, 100 in effect).
-SENTENCE_REACH = 15
+# How far back a third-person pronoun looks: sentences, and paragraph breaks crossed; a person of unknown sex only
+# UNKNOWN_REACH sentences back, because the NER's names no title, given name or pronoun marks as a man or a woman
+# are often no person at all ("Somersetshire", "Thither") and would take every pronoun of a page. Chosen 5-fold on
+# LitBank's coreference with csillag's NER names (bench/quality_coref.py --tune): 40 (three folds of five; two 25),
+# no paragraph limit (100 in effect, all folds), 1 (four folds).
+SENTENCE_REACH = 40
 PARAGRAPH_REACH = 100
+UNKNOWN_REACH = 1
+# Abbreviated titles and the word a description says for them: "Dr. Archie" is "the doctor".
+TITLE_WORDS = {
+    "dr": "doctor", "capt": "captain", "col": "colonel", "gen": "general", "lieut": "lieutenant", "prof": "professor",
+    "sgt": "sergeant",
+}
 PASSES = 2  # readings of the text: the second with the sexes the first one's links taught
 THIRD_PERSON = {
     "he": MALE, "him": MALE, "his": MALE, "himself": MALE,
@@ -147,6 +157,8 @@ class _Context:
         for mention in people:
             for word in re.findall(r"[A-Z][a-z-]+", text[mention.start : mention.end]):
                 self.name_words.setdefault(word.casefold(), []).append(mention.start)
+                if said := TITLE_WORDS.get(word.casefold()):
+                    self.name_words.setdefault(said, []).append(mention.start)
 
     def learn_sexes(self, found: Sequence[Reference]) -> bool:
         """Give each person of unknown sex the sex its linked third-person pronouns clearly say; whether any was."""
@@ -202,7 +214,8 @@ class _Context:
         narrated = self.speech(offset) is None
         fitting = [m for m in _window(seen, sentence) if m.entity_id not in avoid and paragraph - m.paragraph
                    <= PARAGRAPH_REACH]
-        pool = [m for m in fitting if self.sexes.get(m.entity_id, "") in (sex, "")]
+        pool = [m for m in fitting if self.sexes.get(m.entity_id) == sex
+                or (not self.sexes.get(m.entity_id) and sentence - m.sentence <= UNKNOWN_REACH)]
         # each register first: a narrator's pronoun the names of the narration, a speaker's those said in speech
         if any(m.quoted == (not narrated) for m in pool):
             pool = [m for m in pool if m.quoted == (not narrated)]

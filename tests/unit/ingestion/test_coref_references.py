@@ -131,3 +131,22 @@ def test_coref_pronoun_inside_a_quotation_prefers_a_person_said_in_speech() -> N
     )
     links = _links(text, {"Boris": "boris", "Pierre": "pierre", "Andrew": "andrew"}, speeches)
     assert links == [("I", "pierre", PRONOUN), ("He", "boris", PRONOUN)]
+
+
+def test_coref_name_of_unknown_sex_keeps_a_pronoun_of_the_next_sentence_only() -> None:
+    """Nothing says whether Quelch is a man or a woman (no title, no given name, no pronoun after the name): the next
+    sentence's "He" may be Quelch, a "He" three sentences on is not — such names are often no person at all."""
+    near = "Quelch came up the stairs. He sat down."
+    assert _links(near, {"Quelch": "quelch"}) == [("He", "quelch", PRONOUN)]
+    far = "Quelch came up the stairs. The room was cold. The fire was out. The wind rose. He sat down."
+    assert _links(far, {"Quelch": "quelch"}) == []
+
+
+def test_coref_name_of_known_sex_keeps_its_pronouns_over_several_sentences() -> None:
+    text = "Mr. Quelch came up the stairs. The room was cold. The fire was out. The wind rose. He sat down."
+    assert _links(text, {"Mr. Quelch": "quelch"}) == [("He", "quelch", PRONOUN)]
+
+
+def test_coref_description_by_an_abbreviated_title_is_the_latest_name_carrying_it() -> None:
+    text = "Dr. Archie went up to the sick room. The doctor sat down by the bed."
+    assert _links(text, {"Dr. Archie": "archie"}) == [("The doctor", "archie", NOMINAL)]
