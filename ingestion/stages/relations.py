@@ -203,7 +203,10 @@ class RelationsStage(Stage):
         lake = ctx.lakehouse
         documents = sorted(lake.doc_ids(DOCUMENTS.name))
         current = input_fingerprints(engine_for(lake, lake.small_increment(documents)), None)
-        kept, kept_statements = self._kept(ctx, current) if incremental else (set(), [])
+        quotes = lake.markers.read("quotes")
+        # a document's quotations come from the inputs its fingerprint covers, by the quotes stage's code and settings
+        made_by = quotes.config_fingerprint if quotes is not None else None
+        kept, kept_statements = self._kept(ctx, current, made_by) if incremental else (set(), [])
         todo = sorted(set(documents) - kept)
         found, engine = self._statements(ctx, todo, everything=not kept)
         statements = pa.concat_tables([pa.Table.from_pylist(kept_statements, schema=STATEMENTS.arrow_schema()), found])
@@ -212,7 +215,11 @@ class RelationsStage(Stage):
         lake.markers.write_state(
             self.name,
             run_id=ctx.run_id,
-            state={"documents": dict(sorted(current.items())), "statements": statements.to_pylist()},
+            state={
+                "documents": dict(sorted(current.items())),
+                "quotes_config": made_by,
+                "statements": statements.to_pylist(),
+            },
         )
         counts = {
             "relations": lake.count(RELATIONS.name),
@@ -222,12 +229,17 @@ class RelationsStage(Stage):
         }
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"engine": engine})
 
-    def _kept(self, ctx: RunContext, current: dict[str, str]) -> tuple[set[str], list[dict[str, Any]]]:
+    def _kept(
+        self, ctx: RunContext, current: dict[str, str], quotes_config: str | None
+    ) -> tuple[set[str], list[dict[str, Any]]]:
         """The documents whose inputs' fingerprint is the one the last complete run recorded, and their statements
-        as it found them; none when it left no state to trust."""
+        as it found them; none when it left no state to trust, or its quotations were made with other settings or
+        another version of the quotes stage (``quotes_config``)."""
         state = ctx.lakehouse.markers.read_state(self.name, self.previous) or {}
         recorded, statements = state.get("documents"), state.get("statements")
         if not isinstance(recorded, dict) or not isinstance(statements, list):
+            return set(), []
+        if quotes_config is None or state.get("quotes_config") != quotes_config:
             return set(), []
         kept = {doc_id for doc_id, inputs in recorded.items() if current.get(doc_id) == inputs}
         return kept, [row for row in statements if row.get("doc_id") in kept]

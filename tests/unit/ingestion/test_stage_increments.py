@@ -172,3 +172,21 @@ def test_quotes_redo_a_document_whose_references_are_gone(ingest: Any, make_sett
     quotes = next(report for report in again.stages if report.stage == "quotes")
     assert (quotes.counts["documents_read"], quotes.counts["documents_kept"]) == (1, 1)
     assert comparable(read(tmp_path / "lake", "mention_entities")) == comparable(links)
+
+
+def test_relations_read_every_document_again_after_the_quotes_stage_changes(
+    ingest: Any, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document's statements read its quotations, which another version of the quotes stage makes otherwise from
+    the same inputs: the statements kept are those of the quotes stage's code and settings, or none."""
+    from ingestion.stages.quotes import QuotesStage
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SAMPLES, corpus)
+    settings = make_settings()
+    assert ingest([corpus], settings=settings).status == "succeeded"
+    monkeypatch.setattr(QuotesStage, "version", QuotesStage.version + 1)
+    result = ingest([corpus], settings=settings)
+    reports = {report.stage: report for report in result.stages}
+    assert reports["quotes"].counts["documents_read"] == 2  # the quotes stage's new version: everything
+    assert (reports["relations"].counts["documents_read"], reports["relations"].counts["documents_kept"]) == (2, 0)
