@@ -51,10 +51,14 @@ def columns(rows: Any) -> list[str]:
 
 def query_rows(sql: str, tables: Mapping[str, Any]) -> list[dict[str, Any]]:
     """``query``'s rows collected to the driver, as dicts (a struct as a dict too)."""
-    result = query(sql, tables)
-    if isinstance(result, pa.Table):
-        return result.to_pylist()
-    return [row.asDict(recursive=True) for row in result.collect()]
+    return collected(query(sql, tables))
+
+
+def collected(rows: Any) -> list[dict[str, Any]]:
+    """Arrow rows or a DataFrame's rows in the driver, as dicts (a struct as a dict too)."""
+    if isinstance(rows, pa.Table):
+        return rows.to_pylist()
+    return [row.asDict(recursive=True) for row in rows.collect()]
 
 
 def map_batches(

@@ -8,7 +8,9 @@ name a new document changes keeps the id it had in the previous table (``ingesti
 always recomputed whole: a new mention can change how names merge. In document scope (``ingestion.entity_scope``) a
 document's entities depend on it alone — its forms, and the casing evidence of its own text (sentence openers,
 article usage, words written in lowercase) — so an incremental run resolves only the documents that are new and
-deletes the removed ones' rows, and records which in its marker for the cooccurrences stage.
+deletes the removed ones' rows, and records which in its marker for the cooccurrences stage. The rows the quotes stage
+adds to ``mention_entities`` (pronouns, descriptions) are kept when the names are rewritten: that stage finds the
+documents whose names changed and replaces theirs.
 
 The joins and tallies are SQL (``keyed_mentions``, ``written_aliases``, ``attach_sql``, ``prose_sql``,
 ``entity_table_sql``; the surface forms' ``ingestion.evidence.form_tally_sql`` and the casing pass's
@@ -55,10 +57,11 @@ from ingestion.resolution import (
 from ingestion.resolution_eval import score_details
 from ingestion.schema import conform
 from ingestion.stage import Stage, StageOutput
+from ingestion.stages.references import REFERENCE_KINDS
 
 if TYPE_CHECKING:
-
     from ingestion.context import RunContext
+    from ingestion.lakehouse import LakehouseTables
 
 logger = logging.getLogger(__name__)
 
@@ -244,10 +247,21 @@ def entity_table(entities: Any, mention_entities: Any, chunks: Any, min_mentions
 
 
 UNION_SQL = "SELECT * FROM attached UNION ALL SELECT * FROM carried"
+REFERENCES_KEPT_SQL = "SELECT * FROM names UNION ALL SELECT * FROM kept_references"
+_REFERENCE_KINDS = ", ".join(f"'{kind}'" for kind in REFERENCE_KINDS)
 KEPT_SQL = "SELECT * FROM mention_entities WHERE entity_id IN (SELECT entity_id FROM entities)"
 MENTION_COLUMNS = ["mention_id", "doc_id", "chunk_id", "sentence_index", "sentence_id", "start", "end", "text", "label",
                    "ent_id"]
 CHUNK_COLUMNS = ["chunk_id", "doc_id", "chunk_index", "unit_id", "unit_kind", "start", "text"]
+
+
+def _references(lake: LakehouseTables, engine: Engine) -> Any:
+    """The quotes stage's rows of ``mention_entities`` (pronouns, descriptions) as the table holds them, cached by
+    the engine (the table is about to be overwritten); None when there is no such table or it has no kinds yet."""
+    if not lake.exists(MENTION_ENTITIES.name) or "kind" not in lake.snapshot(MENTION_ENTITIES.name).schema.names:
+        return None
+    rows = engine.read(MENTION_ENTITIES.name, list(MENTION_ENTITIES.names), None)
+    return engine.cache(query(f"SELECT * FROM rows WHERE kind IN ({_REFERENCE_KINDS})", {"rows": rows}))
 
 
 def _mapping_table(mapping: dict[tuple[str, str, str], str], by_document: bool) -> pa.Table:
@@ -430,10 +444,10 @@ class EntitiesStage(Stage):
         min_mentions = ctx.settings.ingestion.min_entity_mentions
         table = engine.cache(entity_table(_entities_rows(r.entities, r.inflected), mentions, chunks, min_mentions))
         kept = conform(query(KEPT_SQL, {"mention_entities": mentions, "entities": table}), MENTION_ENTITIES)
-        self._write(ctx, engine, table, kept, todo, removed, [e.entity_id for e in r.entities])
+        references = self._write(ctx, engine, table, kept, todo, removed, [e.entity_id for e in r.entities])
         n_carried = engine.count(carried) if carried is not None else 0  # from the cache the writes filled
         engine.release(attached, carried, table)
-        output = self._output(ctx, todo, removed, carried=n_carried, forms=r.n_forms)
+        output = self._output(ctx, todo, removed, carried=n_carried, forms=r.n_forms, references=references)
         if evidence is not None and key is not None:
             # before the marker, so trusted only with it (``read_state``); a crash here costs the next run a recount
             lake.markers.write_state(self.name, run_id=ctx.run_id, state={"key": key, "evidence": evidence.to_json()})
@@ -445,19 +459,29 @@ class EntitiesStage(Stage):
     def _write(
         self, ctx: RunContext, engine: Engine, table: Any, kept: Any, todo: list[str] | None, removed: list[str],
         new_ids: list[str],
-    ) -> None:
-        """Commit the ``entities`` rows (``table``) and the ``mention_entities`` rows (``kept``): overwritten for
-        every document (``todo`` None), else those of ``todo`` and ``removed`` replaced."""
+    ) -> int:
+        """Commit the ``entities`` rows (``table``) and the ``mention_entities`` names (``kept``): overwritten for
+        every document (``todo`` None), the quotes stage's rows of that table kept as they are; else the rows of
+        ``todo`` and ``removed`` replaced. Returns how many of the quotes stage's rows were kept in an overwrite."""
         if todo is None:
+            # The quotes stage finds which documents' names changed and makes their rows again; the others' stand,
+            # so a run that changes a few documents' names does not cost every document's quotations and pronouns.
+            references = _references(ctx.lakehouse, engine)
             engine.write(table, ENTITIES.name, overwrite=True)
-            engine.write(kept, MENTION_ENTITIES.name, overwrite=True)
-            return
+            names = kept if references is None else conform(
+                query(REFERENCES_KEPT_SQL, {"names": kept, "kept_references": references}), MENTION_ENTITIES
+            )
+            engine.write(names, MENTION_ENTITIES.name, overwrite=True)
+            count = 0 if references is None else engine.count(references)
+            engine.release(references)
+            return count
         self._forget_entities(ctx, new_ids, removed)
         engine.write(table, ENTITIES.name)
         # last: a document's rows here say it is resolved (``_documents_to_redo``), so a crash before this commit
         # has it resolved again, its entities above replaced rather than duplicated
         ctx.lakehouse.delete_docs(MENTION_ENTITIES.name, sorted({*todo, *removed}))
         engine.write(kept, MENTION_ENTITIES.name)
+        return 0
 
     def _evidence_key(self, ctx: RunContext) -> str | None:
         """What the corpus evidence was counted from and with: the chunks' and mentions' settings (their markers'
@@ -536,7 +560,8 @@ class EntitiesStage(Stage):
         )
 
     def _output(
-        self, ctx: RunContext, todo: list[str] | None, removed: list[str], *, carried: int, forms: int
+        self, ctx: RunContext, todo: list[str] | None, removed: list[str], *, carried: int, forms: int,
+        references: int = 0,
     ) -> StageOutput:
         """Counts and details of the tables as written: what the marker says (documents resolved and removed, for
         the cooccurrences stage; the documents resolved without an entity; the gold score)."""
@@ -544,7 +569,7 @@ class EntitiesStage(Stage):
         by_document = self.scope(ctx) == "document"
         counts = {
             "entities": lake.count(ENTITIES.name),
-            "resolved_mentions": lake.count(MENTION_ENTITIES.name),
+            "resolved_mentions": lake.count(MENTION_ENTITIES.name) - references,
             "carried_mentions": carried,
             "surface_forms": forms,
         }

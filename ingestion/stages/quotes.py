@@ -9,10 +9,12 @@ matter: ``NON_PROSE_UNIT_KINDS``) are left out, as they are of NER.
 
 Each document is gathered into one row with its prose chunks and people (``quotes_sql``), then ``document_quotes``
 runs on it (``relational.map_batches``), by one engine: in process (DuckDB, delta-rs) for a small corpus or increment
-(``LakehouseTables.small_increment``), Spark for a bigger one. The table is rewritten whole (a novel takes a few
-seconds of pure Python), except after an entities run in document scope that only resolved new documents and removed
-others: a document's quotations depend on that document alone, so only those documents' rows are deleted and made
-again. The markers skip the stage when nothing upstream changed.
+(``LakehouseTables.small_increment``), Spark for a bigger one. A document's quotations and references depend on that
+document alone — its text, prose chunks and names of people — so a run makes again only the documents whose inputs'
+fingerprint (``ingestion.stages.increments.input_fingerprints``) is not the one recorded with their rows (the stage's
+state), or whose references are not all there; the others' rows stand (the entities stage keeps the references when
+it rewrites the names). With nothing recorded, every document's. The markers skip the stage when nothing upstream
+changed.
 """
 
 from __future__ import annotations
@@ -22,20 +24,18 @@ import logging
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES
 from ingestion.coref.speakers import pronoun_speakers
 from ingestion.quotes import attribute, find_quotations
-from ingestion.relational import columns, engine_for, map_batches, query
+from ingestion.relational import Engine, columns, engine_for, map_batches, query
 from ingestion.relations.sentences import PersonMention
 from ingestion.stage import Stage, StageOutput
-from ingestion.stages.increments import documents_changed
+from ingestion.stages.increments import input_fingerprints
 from ingestion.stages.references import (
     PEOPLE_SQL,
     PROSE_CHUNKS_SQL,
-    REFERENCE_KINDS,
     delete_references,
+    reference_counts,
     reference_rows,
 )
 
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ingestion.context import RunContext
-    from ingestion.lakehouse import LakehouseTables
     from ingestion.markers import Marker
 
 logger = logging.getLogger(__name__)
@@ -137,14 +136,14 @@ class QuotesStage(Stage):
     they need the quotations' speakers)."""
 
     name = "quotes"
-    version = 4
+    version = 5
     tables = (QUOTES.name,)
     # entities' output stands for its inputs too (chunks, and so documents): as for the cooccurrences stage
     requires = ("entities",)
 
     def _done(self, ctx: RunContext, config_fp: str, input_fp: str) -> Marker | None:
         """Done as any stage is, and after the entities stage's last run: every run of that stage rewrites
-        ``mention_entities`` without the pronoun rows this stage adds there, so they are made again even when the
+        ``mention_entities``, so the rows this stage added there are checked again (``compute``) even when the
         names came out the same (a forced ``--stages entities``)."""
         previous = super()._done(ctx, config_fp, input_fp)
         entities = ctx.lakehouse.markers.read("entities")
@@ -153,28 +152,65 @@ class QuotesStage(Stage):
         return None
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Every document's quotations and references — or, when the entities stage only resolved and removed some
-        documents in document scope since these rows were made (``documents_changed``), only those documents'."""
+        """The quotations and references of the documents whose inputs changed since these rows were made — their
+        fingerprints (``input_fingerprints``) differ from those recorded with the rows, or their references are not
+        all there — the rows of the others kept; every document's when nothing was recorded."""
         lake = ctx.lakehouse
-        changed = documents_changed(ctx, self.previous) if incremental else None
-        if changed is None:
-            todo = sorted(lake.doc_ids(DOCUMENTS.name))
+        # the engine of the reads of every document's inputs (no text) and references
+        every = engine_for(lake, lake.small_increment(sorted(lake.doc_ids(DOCUMENTS.name))))
+        current = input_fingerprints(every, None)
+        recorded = self._recorded(ctx) if incremental else {}
+        kept = self._unchanged(every, current, recorded)
+        todo = sorted(set(current) - kept)
+        if not kept:
             delete_references(lake, None)
             engine = self._write(ctx, todo, everything=True)
         else:
-            todo, removed = changed
-            lake.delete_where(QUOTES.name, "doc_id", sorted({*todo, *removed}))
-            delete_references(lake, sorted({*todo, *removed}))
+            stale = sorted({*todo, *(set(recorded) - set(current))})
+            lake.delete_where(QUOTES.name, "doc_id", stale)
+            delete_references(lake, stale)
             engine = self._write(ctx, todo, everything=False)
-            logger.info("quotes: quotations of %d documents found, of %d removed", len(todo), len(removed))
+            logger.info("quotes: quotations of %d documents found again, of %d kept", len(todo), len(kept))
+        references = reference_counts(every)
+        lake.markers.write_state(
+            self.name,
+            run_id=ctx.run_id,
+            state={
+                "documents": {
+                    doc_id: [inputs, references.get(doc_id, 0)] for doc_id, inputs in sorted(current.items())
+                },
+            },
+        )
         counts = {
             "quotes": lake.count(QUOTES.name),
-            "references": _count_references(lake),
+            "references": sum(references.values()),
             "documents_read": len(todo),
+            "documents_kept": len(kept),
         }
         entities = lake.markers.read("entities")
         details = {"engine": engine, "entities_run": entities.run_id if entities else None}
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details=details)
+
+    def _recorded(self, ctx: RunContext) -> dict[str, list[Any]]:
+        """doc_id → [input fingerprint, references] of the documents as the last complete run left them (its state);
+        empty when there is none to trust."""
+        state = ctx.lakehouse.markers.read_state(self.name, self.previous) or {}
+        recorded = state.get("documents")
+        return recorded if isinstance(recorded, dict) else {}
+
+    @staticmethod
+    def _unchanged(every: Engine, current: dict[str, str], recorded: dict[str, list[Any]]) -> set[str]:
+        """The documents whose rows stand: their inputs' fingerprint as recorded and their references all there —
+        an entities run in corpus scope keeps them (``EntitiesStage._write``), one in document scope deletes those
+        of the documents it resolves again."""
+        if not recorded:
+            return set()
+        present = reference_counts(every)
+        return {
+            doc_id
+            for doc_id, (inputs, references) in recorded.items()
+            if current.get(doc_id) == inputs and present.get(doc_id, 0) == references
+        }
 
     def _write(self, ctx: RunContext, documents: list[str], *, everything: bool) -> str:
         """Write the quotations of ``documents`` (all of them, replacing the table, when ``everything``), then their
@@ -193,11 +229,3 @@ class QuotesStage(Stage):
         quotes = engine.read(QUOTES.name, ["doc_id", "start", "end", "speaker_id", "addressee_ids"], scope)
         engine.write(reference_rows(*inputs, quotes), MENTION_ENTITIES.name)
         return "driver" if engine.in_process else "spark"
-
-
-def _count_references(lake: LakehouseTables) -> int:
-    """The pronoun and description rows of ``mention_entities``."""
-    import pyarrow.compute as pc
-
-    kinds = lake.columns(MENTION_ENTITIES.name, ["kind"]).column("kind")
-    return int(pc.sum(pc.is_in(kinds, pa.array(REFERENCE_KINDS))).as_py() or 0)

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 from graph.tables import MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
 from ingestion.coref import Speech, resolve_references
 from ingestion.names import PERSON_LABELS
-from ingestion.relational import map_batches, query
+from ingestion.relational import map_batches, query, query_rows
 from ingestion.relations.sentences import PersonMention, sentence_spans
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ingestion.lakehouse import LakehouseTables
+    from ingestion.relational import Engine
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ __all__ = [
     "REFERENCE_KINDS",
     "delete_references",
     "document_references",
+    "reference_counts",
     "reference_rows",
     "references_sql",
 ]
@@ -174,3 +176,13 @@ def delete_references(lake: LakehouseTables, doc_ids: list[str] | None) -> None:
 
     condition = F.col("kind").isin(list(REFERENCE_KINDS))
     lake.delete_matching(table, condition if doc_ids is None else condition & F.col("doc_id").isin(doc_ids))
+
+
+def reference_counts(engine: Engine) -> dict[str, int]:
+    """doc_id → how many pronoun and description rows ``mention_entities`` holds of the document (none: absent)."""
+    kinds = ", ".join(f"'{kind}'" for kind in REFERENCE_KINDS)
+    rows = query_rows(
+        f"SELECT doc_id, count(*) AS n FROM mention_entities WHERE kind IN ({kinds}) GROUP BY doc_id",
+        {"mention_entities": engine.read(MENTION_ENTITIES.name, ["doc_id", "kind"], None)},
+    )
+    return {row["doc_id"]: int(row["n"]) for row in rows}

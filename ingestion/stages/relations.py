@@ -8,8 +8,10 @@ runs in the driver for a small corpus (``LakehouseTables.small_increment``) or i
 (``mapInPandas``) for a bigger one; either way it gives *statements* (one row per sentence that states a relation),
 few enough to be gathered in the driver (War and Peace: hundreds). There they are summed per (src, type, dst) with
 their inverses (``ingestion.relations.aggregate``), completed with the kinship they imply (``infer``) and written
-whole: a relation sums statements of every document, so one document's change reaches rows of others. The markers
-skip the stage when neither ``entities`` nor ``quotes`` changed; a rerun with nothing new does nothing.
+whole: a relation sums statements of every document, so one document's change reaches rows of others. The statements
+are kept in the stage's state with each document's inputs' fingerprint (``ingestion.stages.increments``): a run
+extracts again only those of the documents whose fingerprint changed. The markers skip the stage when neither
+``entities`` nor ``quotes`` changed.
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from graph.kinship import KINSHIP_WORDS
 from graph.tables import DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES, RELATIONS, TableSpec
 from ingestion.names import PERSON_LABELS
-from ingestion.relational import query_arrow, query_spark
+from ingestion.relational import engine_for, query_arrow, query_spark
 from ingestion.relations import PersonMention, RelationMention, SpokenQuote, aggregate, infer, relation_mentions
 from ingestion.stage import Stage, StageOutput
+from ingestion.stages.increments import input_fingerprints
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -95,7 +97,9 @@ def document_statements(
 
 def relation_table(statements: pa.Table) -> pa.Table:
     """The ``relations`` table from every document's statements: summed with their inverses, the kinship they imply
-    added (``aggregate``, ``infer``), sorted by (src, type, dst)."""
+    added (``aggregate``, ``infer``), sorted by (src, type, dst). The statements are taken in one order whatever
+    order they come in (a confidence is a product over them, rounded)."""
+    statements = statements.sort_by([(name, "ascending") for name in STATEMENTS.names])
     mentions = [
         RelationMention(
             row["src_id"],
@@ -184,42 +188,76 @@ class RelationsStage(Stage):
     """Writes ``relations``."""
 
     name = "relations"
-    version = 2
+    version = 3
     tables = (RELATIONS.name,)
     # entities' output stands for its inputs too (documents), as for the quotes and cooccurrences stages; the
     # quotations' speakers and addressees give the kinship vocatives
     requires = ("entities", "quotes")
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Every document's statements (in the driver or by Spark), summed and written whole. The people are the
-        names of ``mention_entities``: a pronoun taken beyond its sentence makes statements about a third of which
-        are wrong (docs/decisions/0020, 0025), so the quotes stage's pronoun rows are not read; its quotations are
-        (who calls whom "Mamma", whom "your" is said to)."""
+        """The statements of the documents whose inputs changed since the last run (``input_fingerprints``; every
+        document's the first time), with the others' as that run recorded them, summed and written whole. The people
+        are the names of ``mention_entities``: a pronoun taken beyond its sentence makes statements about a third of
+        which are wrong (docs/decisions/0020, 0025), so the quotes stage's pronoun rows are not read; its quotations
+        are (who calls whom "Mamma", whom "your" is said to) — made from the inputs the fingerprint covers."""
         lake = ctx.lakehouse
         documents = sorted(lake.doc_ids(DOCUMENTS.name))
-        if lake.small_increment(documents):
-            statements = statement_rows(
-                lake.snapshot(DOCUMENTS.name).to_table(columns=["doc_id", "text", "language"]),
-                lake.snapshot(MENTION_ENTITIES.name).to_table(
-                    columns=["doc_id", "chunk_id", "entity_id", "start", "end"], filter=pc.field("kind") == "name"
-                ),
-                lake.snapshot(ENTITIES.name).to_table(columns=["entity_id", "label"]),
-                lake.snapshot(QUOTES.name).to_table(columns=QUOTE_COLUMNS) if lake.exists(QUOTES.name) else None,
-            )
-            engine = "driver"
-        else:
-            from pyspark.sql import functions as F
-
-            names = lake.read(MENTION_ENTITIES.name).where(F.col("kind") == "name")
-            quotes = lake.read(QUOTES.name).select(*QUOTE_COLUMNS) if lake.exists(QUOTES.name) else None
-            frame = statement_frame(lake.read(DOCUMENTS.name), names, lake.read(ENTITIES.name), quotes)
-            gathered = [row.asDict() for row in frame.collect()]  # hundreds of rows for a novel
-            statements = pa.Table.from_pylist(gathered, schema=STATEMENTS.arrow_schema())
-            engine = "spark"
+        current = input_fingerprints(engine_for(lake, lake.small_increment(documents)), None)
+        quotes = lake.markers.read("quotes")
+        # a document's quotations come from the inputs its fingerprint covers, by the quotes stage's code and settings
+        made_by = quotes.config_fingerprint if quotes is not None else None
+        kept, kept_statements = self._kept(ctx, current, made_by) if incremental else (set(), [])
+        todo = sorted(set(documents) - kept)
+        found, engine = self._statements(ctx, todo, everything=not kept)
+        statements = pa.concat_tables([pa.Table.from_pylist(kept_statements, schema=STATEMENTS.arrow_schema()), found])
         lake.write_arrow(relation_table(statements), RELATIONS.name, overwrite=True)
+        # hundreds of statements for a novel: kept whole for the next run
+        lake.markers.write_state(
+            self.name,
+            run_id=ctx.run_id,
+            state={
+                "documents": dict(sorted(current.items())),
+                "quotes_config": made_by,
+                "statements": statements.to_pylist(),
+            },
+        )
         counts = {
             "relations": lake.count(RELATIONS.name),
             "statements": statements.num_rows,
-            "documents_read": len(documents),
+            "documents_read": len(todo),
+            "documents_kept": len(kept),
         }
         return StageOutput(counts=counts, output_fingerprint=self.derived_fingerprint(ctx), details={"engine": engine})
+
+    def _kept(
+        self, ctx: RunContext, current: dict[str, str], quotes_config: str | None
+    ) -> tuple[set[str], list[dict[str, Any]]]:
+        """The documents whose inputs' fingerprint is the one the last complete run recorded, and their statements
+        as it found them; none when it left no state to trust, or its quotations were made with other settings or
+        another version of the quotes stage (``quotes_config``)."""
+        state = ctx.lakehouse.markers.read_state(self.name, self.previous) or {}
+        recorded, statements = state.get("documents"), state.get("statements")
+        if not isinstance(recorded, dict) or not isinstance(statements, list):
+            return set(), []
+        if quotes_config is None or state.get("quotes_config") != quotes_config:
+            return set(), []
+        kept = {doc_id for doc_id, inputs in recorded.items() if current.get(doc_id) == inputs}
+        return kept, [row for row in statements if row.get("doc_id") in kept]
+
+    @staticmethod
+    def _statements(ctx: RunContext, documents: list[str], *, everything: bool) -> tuple[pa.Table, str]:
+        """The statements of ``documents`` (all of them when ``everything``) by one engine: in the driver when their
+        text is small (``LakehouseTables.small_increment``), else Spark's workers; and which."""
+        lake = ctx.lakehouse
+        engine = engine_for(lake, lake.small_increment(documents))
+        scope = None if everything else documents
+        texts = engine.read(DOCUMENTS.name, ["doc_id", "text", "language"], scope)
+        names = engine.read(
+            MENTION_ENTITIES.name, ["doc_id", "chunk_id", "entity_id", "start", "end"], scope, equal={"kind": "name"}
+        )
+        entities = engine.read(ENTITIES.name, ["entity_id", "label"], None)
+        quotes = engine.read(QUOTES.name, QUOTE_COLUMNS, scope) if lake.exists(QUOTES.name) else None
+        if engine.in_process:
+            return statement_rows(texts, names, entities, quotes), "driver"
+        gathered = [row.asDict() for row in statement_frame(texts, names, entities, quotes).collect()]
+        return pa.Table.from_pylist(gathered, schema=STATEMENTS.arrow_schema()), "spark"
