@@ -74,8 +74,8 @@ def test_issue_16_hdfs_pipeline_writes_the_local_disk_tables_and_a_rerun_skips_e
     assert storage.list_dirs("_markers") == sorted(s for s in STAGE_NAMES if s != "neo4j")
     for stage in storage.list_dirs("_markers"):
         # and no temp file; the documents stage keeps the files it read for its next run, the entities stage the
-        # corpus's evidence (issue 16, item 4)
-        state = ["_STATE"] if stage in ("documents", "entities") else []
+        # corpus's evidence (issue 16, item 4), the quotes and relations stages each document's input fingerprint
+        state = ["_STATE"] if stage in ("documents", "entities", "quotes", "relations") else []
         assert storage.list_files("_markers", stage) == ["_STARTED", *state, "_SUCCESS"], stage
     manifest = json.loads(storage.read_text("_published.json") or "{}")
     assert manifest["run_id"] == result["run_id"] and set(TABLES) <= set(manifest["tables"])
