@@ -50,7 +50,7 @@ def test_window_visits_are_py3langids_counts_in_its_order(py3langid_itself: Any)
         found = window_visits(tables, data)
         assert found == expected and list(found or ()) == list(expected or ())
         checked += len(data)
-    assert checked > 100_000
+    assert checked > 30_000  # the repository's own texts (~42,000 bytes); the novels add ~500,000 where present
 
 
 def test_detector_classifies_as_py3langid_does(py3langid_itself: Any) -> None:

@@ -90,7 +90,8 @@ ADDED = (
 )
 # The tables of the quotes and relations stages; mention_entities holds the quotes stage's pronoun rows too.
 THEIR_TABLES = ("quotes", "mention_entities", "relations")
-NOTHING_IN_THE_DRIVER = {"driver_max_chars": 0, "driver_max_delete_bytes": 0, "driver_max_ner_words": 0}
+# Every stage but NER through Spark (the new document's NER stays in the driver: its engine is not what is tested).
+NOTHING_IN_THE_DRIVER = {"driver_max_chars": 0, "driver_max_delete_bytes": 0}
 
 
 def _people(lake: Path) -> dict[str, set[tuple[Any, ...]]]:
