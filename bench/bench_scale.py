@@ -151,14 +151,15 @@ def run_once(corpus: Path, lake: Path, master: str, scope: str | None = None) ->
 
 # The stages ``--repeat`` redoes from scratch: not NER (hours at 8× for one more figure of a stable stage), nor the
 # chunks stage, which without its marker only splits the documents it finds no chunks of (a crashed run's resume).
-REPEATED = ("documents", "index", "entities", "cooccurrences", "graph")
+REPEATED = ("documents", "index", "entities", "quotes", "relations", "cooccurrences", "graph")
 
 
 def rerun(corpus: Path, lake: Path, master: str, scope: str | None = None) -> dict[str, Any]:
-    """Every ``REPEATED`` stage of a built lakehouse redone as a crashed run's would be: its marker deleted (and
-    the index's files, which the stage would otherwise find and keep); the mentions stage stays up to date."""
+    """Every ``REPEATED`` stage of a built lakehouse redone from scratch: its marker and state deleted (and the
+    index's files, which the stage would otherwise find and keep); the mentions stage stays up to date."""
     for stage in REPEATED:
         (lake / "_markers" / stage / "_SUCCESS").unlink(missing_ok=True)
+        (lake / "_markers" / stage / "_STATE").unlink(missing_ok=True)  # per-document state: all redone, not kept
     for path in (lake / "_index").glob("*"):
         path.unlink()
     return child(corpus, lake, master, scope)

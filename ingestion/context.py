@@ -69,5 +69,9 @@ class RunContext:
     # The bytes of input files this run will read, foreseen at its start (``ingestion.startup.SparkStartup.foresee``);
     # None when unknown (inputs that are not plain files, or no documents stage in the run).
     foreseen_bytes: int | None = None
-    # The NER processes the mentions stage began at the run's start (``MentionsStage.start_early``), if it did.
+    # The NER processes the mentions stage began at the run's start (``MentionsStage.start_early``) or started, if it
+    # did.
     ner_pool: Any = None
+    # Set by a run that closes ``ner_pool`` at its end (``ingestion.startup.SparkStartup``): the mentions stage then
+    # leaves its processes running for the later stages' per-row Python (``relational.python_processes``).
+    keeps_processes: bool = False

@@ -38,6 +38,7 @@ from ingestion.parent_watch import DyingWithParentContext
 
 if TYPE_CHECKING:
     from ingestion.nlp import NlpSpec
+    from ingestion.relational import Transform
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +78,11 @@ def _ner_part(key: str, rows: pd.DataFrame, spec: NlpSpec | None = None) -> pd.D
     if spec is not None:
         _specs.setdefault(key, spec)
     return pd.concat(list(ner_batches([rows], spec=_specs[key])))
+
+
+def _transform_part(transform: Transform, part: pd.DataFrame) -> list[pd.DataFrame]:
+    """One part's rows through a stage's per-row Python (``relational.map_batches``), in a pool's process."""
+    return list(transform([part]))
 
 
 def _ready() -> None:
@@ -122,6 +128,20 @@ class NerPool:
                 stage="mentions",
             ) from exc
         return pd.concat(found) if found else pd.DataFrame()
+
+    def map_parts(self, transform: Transform, parts: list[pd.DataFrame]) -> list[pd.DataFrame]:
+        """``transform`` (a module-level function, or a partial of one: it is pickled) over each part in the
+        processes, each part to a free one; the frames it yields, in the parts' order. The later stages' per-row
+        Python uses the processes NER has started (``relational.python_processes``)."""
+        try:
+            found = list(self._executor.map(_transform_part, [transform] * len(parts), parts))
+        except BrokenProcessPool as exc:
+            raise IngestionError(
+                f"a process of the driver's pool ({self.processes}, started for NER) ended abruptly (killed, or out of "
+                "memory); the stages committed before it are kept and a rerun goes on from them. Fewer processes: "
+                "ingestion.driver_ner_processes",
+            ) from exc
+        return [frame for frames in found for frame in frames]
 
     def close(self) -> None:
         """End the processes (waiting for none of their queued work: a failed stage has no use for it)."""

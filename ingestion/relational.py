@@ -14,7 +14,9 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
     from ingestion.lakehouse import LakehouseTables
 
 logger = logging.getLogger(__name__)
+
+# Per-row Python of ``map_batches``: pandas batches in, batches of a table's columns out.
+Transform = Callable[[Iterable["pd.DataFrame"]], Iterator["pd.DataFrame"]]
 
 
 def query(sql: str, tables: Mapping[str, Any]) -> Any:
@@ -61,16 +66,50 @@ def collected(rows: Any) -> list[dict[str, Any]]:
     return [row.asDict(recursive=True) for row in rows.collect()]
 
 
-def map_batches(
-    rows: Any, transform: Callable[[Iterable[pd.DataFrame]], Iterator[pd.DataFrame]], spec: TableSpec
-) -> Any:
+class PartPool(Protocol):
+    """Processes that run per-row Python over parts of a table (``ingestion.ner_pool.NerPool``)."""
+
+    processes: int
+
+    def map_parts(self, transform: Transform, parts: list[pd.DataFrame]) -> list[pd.DataFrame]:
+        """``transform`` over each part, in the pool's processes; the frames it yields, in the parts' order."""
+        ...
+
+
+# The processes a run has for per-row Python in process (``python_processes``): none, one process does it all.
+_PROCESSES: ContextVar[PartPool | None] = ContextVar("csillag_python_processes", default=None)
+# Parts per process: documents differ in length, so more parts than processes keep every process busy to the end.
+PARTS_PER_PROCESS = 4
+
+
+@contextmanager
+def python_processes(pool: PartPool | None) -> Iterator[None]:
+    """While in this block, ``map_batches`` in process runs its Python over parts of the rows in ``pool``'s processes
+    (the NER processes a run on a local master has started: two cores do what one did)."""
+    token = _PROCESSES.set(pool)
+    try:
+        yield
+    finally:
+        _PROCESSES.reset(token)
+
+
+def map_batches(rows: Any, transform: Transform, spec: TableSpec) -> Any:
     """Per-row Python over ``rows`` by their engine: ``transform`` (pandas batches in, batches of the table ``spec``'s
-    columns out) over one batch in process (Arrow rows in and out), or in Spark's Python workers (``mapInPandas``)."""
+    columns out) in process (Arrow rows in and out) — over parts of the rows in the run's processes when it has some
+    (``python_processes``), else over one batch — or in Spark's Python workers (``mapInPandas``)."""
     if not isinstance(rows, pa.Table):
         return rows.mapInPandas(transform, spec.ddl())
     import pandas as pd
 
-    found = [frame for frame in transform([rows.to_pandas()]) if len(frame)]
+    frame = rows.to_pandas()
+    pool = _PROCESSES.get()
+    if pool is not None and len(frame) > 1:
+        count = min(len(frame), pool.processes * PARTS_PER_PROCESS)
+        bounds = [len(frame) * i // count for i in range(count + 1)]
+        parts = [frame.iloc[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        found = [part for part in pool.map_parts(transform, parts) if len(part)]
+    else:
+        found = [part for part in transform([frame]) if len(part)]
     if not found:
         return spec.arrow_schema().empty_table()
     return pa.Table.from_pandas(pd.concat(found, ignore_index=True), schema=spec.arrow_schema(), preserve_index=False)

@@ -63,6 +63,7 @@ class SparkStartup:
         self._started: list[Started] = []
 
     def __enter__(self) -> SparkStartup:
+        self.ctx.keeps_processes = True
         self.foresee()
         self._started = self.start_early()
         return self
@@ -70,6 +71,9 @@ class SparkStartup:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
         for started in self._started:
             started.join()
+        if self.ctx.ner_pool is not None:  # kept by the mentions stage for the later stages
+            self.ctx.ner_pool.close()
+            self.ctx.ner_pool = None
 
     def foresee(self) -> None:
         """Plan the run from what it will read (``RunContext.foreseen_bytes``), and start Spark now unless it is

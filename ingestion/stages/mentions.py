@@ -435,7 +435,10 @@ class _MentionsRun:
             self.ner_pool = NerPool(self.processes, list({s.key: s for s in self.batch_specs}.values()))
         if ctx.ner_pool is not None and self.ner_pool is None:  # begun at the run's start, and not needed after all
             ctx.ner_pool.close()
-        if self.ner_pool is not None:
+            ctx.ner_pool = None
+        if self.ner_pool is not None and ctx.keeps_processes:
+            ctx.ner_pool = self.ner_pool  # the later stages' per-row Python runs in it; the run closes it
+        elif self.ner_pool is not None:
             stack.callback(self.ner_pool.close)
         elif self.plan and not self.in_driver:
             # When this stage is the run's first Python work, its workers' daemon starts (and preloads the pipeline)

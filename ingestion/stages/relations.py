@@ -1,23 +1,22 @@
 """Stage ``relations``: the typed relations between the people of the corpus ("src is the TYPE of dst").
 
 After ``quotes``: each document's text (``documents.text``) goes through ``ingestion.relations`` with the document's
-resolved person mentions (``mention_entities`` rows of entities labelled as people, selected by ``PEOPLE_SQL``
-through the relational seam: DuckDB in process, Spark SQL at scale) and its quotations with their speakers and
-addressees (``quotes``). The per-document extractor is pure Python and
-runs in the driver for a small corpus (``LakehouseTables.small_increment``) or in Spark's Python workers
-(``mapInPandas``) for a bigger one; either way it gives *statements* (one row per sentence that states a relation),
-few enough to be gathered in the driver (War and Peace: hundreds). There they are summed per (src, type, dst) with
-their inverses (``ingestion.relations.aggregate``), completed with the kinship they imply (``infer``) and written
-whole: a relation sums statements of every document, so one document's change reaches rows of others. The statements
-are kept in the stage's state with each document's inputs' fingerprint (``ingestion.stages.increments``): a run
-extracts again only those of the documents whose fingerprint changed. The markers skip the stage when neither
-``entities`` nor ``quotes`` changed.
+resolved person mentions (``mention_entities`` rows of entities labelled as people) and its quotations with their
+speakers and addressees (``quotes``), gathered per document by ``statements_sql`` through the relational seam
+(DuckDB in process, Spark SQL at scale). The per-document extractor is pure Python and runs by
+``relational.map_batches``: in the driver for a small corpus (``LakehouseTables.small_increment``; in the run's NER
+processes when it has some) or in Spark's Python workers for a bigger one; either way it gives *statements* (one row
+per sentence that states a relation), few enough to be gathered in the driver (War and Peace: hundreds). There
+they are summed per (src, type, dst) with their inverses (``ingestion.relations.aggregate``), completed with the
+kinship they imply (``infer``) and written whole: a relation sums statements of every document, so one document's
+change reaches rows of others. The statements are kept in the stage's state with each document's inputs'
+fingerprint (``ingestion.stages.increments``): a run extracts again only those of the documents whose fingerprint
+changed. The markers skip the stage when neither ``entities`` nor ``quotes`` changed.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -26,23 +25,17 @@ import pyarrow as pa
 from graph.kinship import KINSHIP_WORDS
 from graph.tables import DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES, RELATIONS, TableSpec
 from ingestion.names import PERSON_LABELS
-from ingestion.relational import engine_for, query_arrow, query_spark
+from ingestion.relational import collected, engine_for, map_batches, query
 from ingestion.relations import PersonMention, RelationMention, SpokenQuote, aggregate, infer, relation_mentions
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import input_fingerprints
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pyspark.sql import DataFrame
 
     from ingestion.context import RunContext
 
 logger = logging.getLogger(__name__)
-
-#: The resolved mentions of people, with their offsets: what the extractor reads as the names of a document.
-PEOPLE_SQL = f"""SELECT m.doc_id, m.chunk_id, m.start, m."end", m.entity_id
-FROM mention_entities AS m JOIN entities AS e ON m.entity_id = e.entity_id
-WHERE e.label IN ({", ".join(f"'{label}'" for label in sorted(PERSON_LABELS))})"""
 
 #: One row per statement of a relation (``ingestion.relations.RelationMention``) with its document: what the
 #: engines hand the driver, never a table of the lakehouse.
@@ -127,51 +120,43 @@ def relation_table(statements: pa.Table) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=RELATIONS.arrow_schema())
 
 
-def statement_rows(
-    documents: pa.Table, mention_entities: pa.Table, entities: pa.Table, quotes: pa.Table | None = None
-) -> pa.Table:
-    """The statements of the driver's engine: ``documents`` doc_id, text, language; ``mention_entities`` doc_id,
-    chunk_id, entity_id, start, end; ``entities`` entity_id, label; ``quotes`` ``QUOTE_COLUMNS`` (none: no
-    quotations read)."""
-    people = query_arrow(PEOPLE_SQL, {"mention_entities": mention_entities, "entities": entities})
-    by_doc: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
-    for row in people.to_pylist():
-        by_doc[row["doc_id"]].append((row["start"], row["end"], row["entity_id"], row["chunk_id"]))
-    quotes_by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for quote in quotes.select(QUOTE_COLUMNS).to_pylist() if quotes is not None else ():
-        quotes_by_doc[quote["doc_id"]].append(quote)
-    rows: list[dict[str, Any]] = []
-    for doc in documents.select(["doc_id", "text", "language"]).to_pylist():
-        doc_id = doc["doc_id"]
-        rows.extend(
-            document_statements(doc_id, doc["text"], doc["language"], by_doc.get(doc_id, ()), quotes_by_doc[doc_id])
-        )
-    return pa.Table.from_pylist(rows, schema=STATEMENTS.arrow_schema())
+def statements_sql(with_quotes: bool) -> str:
+    """The query of one row per document (table ``documents``: doc_id, text, language) with resolved person names:
+    its ``people``, the (start, end, entity_id, chunk_id) of its mentions (table ``mention_entities``) of entities
+    labelled as people (table ``entities``), and its ``quotes``, its quotations' ``QUOTE_COLUMNS`` but doc_id (table
+    ``quotes``; null when it has none, or when ``with_quotes`` is false and there is no such table) — both sorted."""
+    labels = ", ".join(f"'{label}'" for label in sorted(PERSON_LABELS))
+    fields = ", ".join(f"'{column}': \"{column}\"" for column in QUOTE_COLUMNS[1:])
+    spoken = f"""
+LEFT JOIN (SELECT doc_id, list_sort(list({{{fields}}})) AS quotes FROM quotes GROUP BY doc_id) AS q
+  ON d.doc_id = q.doc_id""" if with_quotes else ""
+    return f"""SELECT d.doc_id, d.text, d.language, p.people, {"q.quotes" if with_quotes else "NULL AS quotes"}
+FROM documents AS d JOIN (
+  SELECT m.doc_id,
+         list_sort(list({{'start': m.start, 'end': m."end", 'entity_id': m.entity_id, 'chunk_id': m.chunk_id}}))
+           AS people
+  FROM mention_entities AS m JOIN entities AS e ON m.entity_id = e.entity_id
+  WHERE e.label IN ({labels})
+  GROUP BY m.doc_id
+) AS p ON d.doc_id = p.doc_id{spoken}"""
 
 
-def statement_frame(
-    documents: DataFrame, mention_entities: DataFrame, entities: DataFrame, quotes: DataFrame | None = None
-) -> DataFrame:
-    """The statements of the Spark engine: ``PEOPLE_SQL`` by Spark SQL, one row per document with its people and
-    its quotations gathered, then ``document_statements`` in ``mapInPandas``."""
-    from pyspark.sql import functions as F
-
-    people = (
-        query_spark(PEOPLE_SQL, {"mention_entities": mention_entities, "entities": entities})
-        .groupBy("doc_id")
-        .agg(F.collect_list(F.struct("start", "end", "entity_id", "chunk_id")).alias("people"))
-    )
-    gathered = documents.select("doc_id", "text", "language").join(people, "doc_id")
-    if quotes is None:
-        gathered = gathered.withColumn("quotes", F.lit(None))
-    else:
-        spoken = quotes.groupBy("doc_id").agg(F.collect_list(F.struct(*QUOTE_COLUMNS[1:])).alias("quotes"))
-        gathered = gathered.join(spoken, "doc_id", "left")
-    return gathered.mapInPandas(_statement_batches, STATEMENTS.ddl())
+def statements(documents: Any, mention_entities: Any, entities: Any, quotes: Any = None) -> pa.Table:
+    """The statements of relations of ``documents`` (doc_id, text, language) by the engine of the tables (Arrow
+    rows: in process; DataFrames: Spark), gathered to the driver: each document with its people (``mention_entities``
+    doc_id, chunk_id, entity_id, start, end; ``entities`` entity_id, label) and quotations (``quotes``
+    ``QUOTE_COLUMNS``; none: no quotations read) by ``statements_sql``, then ``document_statements``."""
+    tables = {"documents": documents, "mention_entities": mention_entities, "entities": entities}
+    if quotes is not None:
+        tables["quotes"] = quotes
+    rows = map_batches(query(statements_sql(quotes is not None), tables), _statement_batches, STATEMENTS)
+    if isinstance(rows, pa.Table):
+        return rows
+    return pa.Table.from_pylist(collected(rows), schema=STATEMENTS.arrow_schema())
 
 
 def _statement_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """``document_statements`` over each document of each batch (``statement_frame``'s worker side)."""
+    """``document_statements`` over each document of each batch (``statements``' per-document Python)."""
     import pandas as pd
 
     for batch in batches:
@@ -257,7 +242,4 @@ class RelationsStage(Stage):
         )
         entities = engine.read(ENTITIES.name, ["entity_id", "label"], None)
         quotes = engine.read(QUOTES.name, QUOTE_COLUMNS, scope) if lake.exists(QUOTES.name) else None
-        if engine.in_process:
-            return statement_rows(texts, names, entities, quotes), "driver"
-        gathered = [row.asDict() for row in statement_frame(texts, names, entities, quotes).collect()]
-        return pa.Table.from_pylist(gathered, schema=STATEMENTS.arrow_schema()), "spark"
+        return statements(texts, names, entities, quotes), "driver" if engine.in_process else "spark"

@@ -11,7 +11,7 @@ import pytest
 
 from ingestion.relations import relation_mentions
 from ingestion.relations.sentences import PersonMention
-from ingestion.stages.relations import STATEMENTS, relation_table, statement_frame, statement_rows
+from ingestion.stages.relations import relation_table, statements
 
 DOC_A = (
     "Mr. Hale came in with Ellen Pryor, his daughter. Helen is Pierre's wife.\n\n"
@@ -97,9 +97,9 @@ def test_relations_driver_engine_rows() -> None:
         }
     )
     entities = pa.table({"entity_id": list(LABELS), "label": list(LABELS.values())})
-    statements = statement_rows(documents, pa.Table.from_pylist(_mentions()), entities)
-    assert set(statements.column("doc_id").to_pylist()) == {"a", "b"}
-    _check(relation_table(statements).to_pylist())
+    found = statements(documents, pa.Table.from_pylist(_mentions()), entities)
+    assert set(found.column("doc_id").to_pylist()) == {"a", "b"}
+    _check(relation_table(found).to_pylist())
 
 
 def test_relations_spark_engine_equals_the_driver_row_for_row(spark: Any) -> None:
@@ -110,13 +110,9 @@ def test_relations_spark_engine_equals_the_driver_row_for_row(spark: Any) -> Non
         _mentions(), "doc_id string, chunk_id string, entity_id string, start long, end long"
     )
     entities = spark.createDataFrame(list(LABELS.items()), "entity_id string, label string")
-    frame = statement_frame(documents, mentions, entities)
-    statements = pa.Table.from_pylist([row.asDict() for row in frame.collect()])
-    spark_rows = relation_table(
-        statements.select(["doc_id", "src_id", "type", "dst_id", "start", "end", "chunk_id", "pattern", "confidence"])
-    ).to_pylist()
+    spark_rows = relation_table(statements(documents, mentions, entities)).to_pylist()
     _check(spark_rows)
-    driver = statement_rows(
+    driver = statements(
         pa.table(
             {
                 "doc_id": list(DOCUMENTS),
@@ -159,14 +155,14 @@ def test_relations_stage_reads_the_quotations_vocatives_in_both_engines(spark: A
     entities = pa.table({"entity_id": ["countess", "natasha"], "label": ["PERSON", "PERSON"]})
     documents = pa.table({"doc_id": ["t"], "text": [TALK], "language": ["en"]})
     driver = relation_table(
-        statement_rows(documents, pa.Table.from_pylist(mentions), entities, pa.Table.from_pylist(quotes))
+        statements(documents, pa.Table.from_pylist(mentions), entities, pa.Table.from_pylist(quotes))
     ).to_pylist()
     assert {(r["src_id"], r["type"], r["dst_id"], r["count"]) for r in driver} == {
         ("countess", "parent", "natasha", 2),
         ("natasha", "child", "countess", 2),
     }
-    assert relation_table(statement_rows(documents, pa.Table.from_pylist(mentions), entities)).num_rows == 0
-    frame = statement_frame(
+    assert relation_table(statements(documents, pa.Table.from_pylist(mentions), entities)).num_rows == 0
+    found = statements(
         spark.createDataFrame([("t", TALK, "en")], "doc_id string, text string, language string"),
         spark.createDataFrame(mentions, "doc_id string, chunk_id string, entity_id string, start long, end long"),
         spark.createDataFrame(entities.to_pylist(), "entity_id string, label string"),
@@ -175,5 +171,4 @@ def test_relations_stage_reads_the_quotations_vocatives_in_both_engines(spark: A
             "doc_id string, start long, end long, speaker_id string, addressee_ids array<string>, attribution string",
         ),
     )
-    statements = pa.Table.from_pylist([row.asDict() for row in frame.collect()])
-    assert relation_table(statements.select(list(STATEMENTS.names))).to_pylist() == driver
+    assert relation_table(found).to_pylist() == driver
