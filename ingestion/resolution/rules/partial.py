@@ -111,7 +111,7 @@ def fits(book: Book, index: int, other: int) -> str:
         # ambiguous ("maybe"): it just cannot receive it. A wife named by her husband's name ("Mrs. Bayham Badger")
         # has his given name, whose sex is not hers.
         by_given = set() if book.husbands_name(other) else book.words.given_genders.get(full[given], set())
-        known = book.nodes[book.root(other)].genders | by_given
+        known = book.genders(book.root(other)) | by_given
         if not group.gender:
             return "family"
         if not known:
@@ -185,13 +185,13 @@ def homes_of(book: Book, index: int) -> Partial:
     if name.lone and book.on("usual_role"):
         name.matches = usual_role(book, name)
     surname_alone = name.lone and tokens[0] in book.words.surnames
-    own = book.sexes(index) if surname_alone else book.nodes[index].genders
+    own = book.sexes(index) if surname_alone else book.genders(index)
     roots = {book.root(other) for other in name.matches}
     name.homes = sorted(
         roots
         - {index}
         - {home for home in roots
-           if not compatible_sets(own, book.sexes(home) if surname_alone else book.nodes[home].genders)
+           if not compatible_sets(own, book.sexes(home) if surname_alone else book.genders(home))
            or his_wifes_name(book, index, home)}
     )
     return name
