@@ -81,6 +81,7 @@ RULES: tuple[Rule, ...] = (
     Rule("shared_surnames", "keep apart", shared_surnames),
     Rule("kin_titles_apart", "keep apart", apart.kin_titles_apart),
     Rule("nickname_chains", "keep apart", apart.nickname_chains),
+    Rule("nickname_of_a_one_off", "keep apart", apart.nickname_of_a_one_off),
     Rule("said_together", "keep apart", apart.said_together),
     Rule("diminutive_spellings", "evidence", nicknames.diminutive_spellings),
     Rule("unmarried_when_so_called", "evidence", unmarried_when_so_called),

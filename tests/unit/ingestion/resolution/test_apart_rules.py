@@ -270,3 +270,15 @@ def test_usual_sex_keeps_a_title_said_again_however_rare_beside_the_bare_name() 
     prince, bare = index_of(book, "Prince Kutuzov"), index_of(book, "Kutuzov")
     book.union(bare, prince, "test")
     assert book.genders(prince) == {"m"}
+
+
+def test_nickname_of_a_one_off_keeps_a_pet_form_off_a_full_name_said_once() -> None:
+    forms = [SurfaceForm("Emma", "PERSON", 26, he=12, she=3), SurfaceForm("Emily Wilkinson", "PERSON", 1, he=1),
+             SurfaceForm("Miss Wilkinson", "PERSON", 99, she=45), SurfaceForm("Emily", "PERSON", 3)]
+    book = prepare(forms, language="en")
+    assert apart.nickname_of_a_one_off(book, index_of(book, "Emily Wilkinson"))
+    assert not together(resolve(forms), "Emma", "Emily Wilkinson")
+    assert together(resolve(forms, off={"nickname_of_a_one_off"}), "Emma", "Emily Wilkinson")
+    # a full name said again keeps its pet form: "Pip" is "Philip Pirrip"
+    pip = [SurfaceForm("Pip", "PERSON", 259, he=80), SurfaceForm("Philip Pirrip", "PERSON", 3, he=1)]
+    assert together(resolve(pip), "Pip", "Philip Pirrip")
