@@ -51,6 +51,7 @@ class Node:
     mass: int  # the mentions gathered under it, for dominance
     where: Counter[str]  # mentions per unit (chapter): where the name is said
     genders: set[str]  # the sexes its titles give
+    gender_mass: Counter[str]  # the mentions under each of those sexes' titles (``usual_sex``)
     titles: set[str]  # its titles, bar the weak ones
     # how often each title is used with the name: the title a book mostly gives a name is the one that picks its
     # bearer ("Princess Mary", 484 times, is "Princess Mary Bolkonskaya" though she is "Countess Mary" later too)
@@ -71,6 +72,7 @@ class Node:
             mass=group.count,
             where=sum((form.units for form in group.forms), Counter[str]()),
             genders={group.gender} - {""},
+            gender_mass=Counter({group.gender: group.count}) if group.gender else Counter(),
             titles={t for form in group.forms for t in form.titles if t not in WEAK_TITLES},
             title_mass=title_mass,
             said_sex=pronoun_gender(sum(f.pronouns["he"] for f in group.forms),
@@ -155,6 +157,7 @@ class Book:
         into.mass += joined.mass
         into.where += joined.where
         into.genders |= joined.genders
+        into.gender_mass += joined.gender_mass
         into.titles |= joined.titles
         into.title_mass += joined.title_mass
 
@@ -168,12 +171,17 @@ class Book:
         Dashwood", "Mrs. Joe"): the name says nothing of her sex."""
         return self.language.english_titles and self.groups[index].gender == MARRIED
 
+    def genders(self, index: int) -> set[str]:
+        """The sexes the titles gathered under the group ``index`` give (``usual_sex``: those said often enough)."""
+        node = self.nodes[index]
+        return usual_sex(node) if self.on("usual_sex") else node.genders
+
     def sexes(self, index: int) -> set[str]:
         """What is known of a group's sex: its titles'; for a full name its given name's in the book (titles and
         pronouns, ``Words.given_genders``) and its surname's form where the book has both ("Rostova" beside
         "Rostov"); for a lone word the pronouns after its own mentions (a full name's few mentions say too little)."""
         words = self.groups[index].name_tokens
-        genders = self.nodes[self.root(index)].genders
+        genders = self.genders(self.root(index))
         if len(words) == 1:
             return genders | ({self.nodes[index].said_sex} - {""})
         # transliterated Russian
@@ -231,6 +239,21 @@ def unmarried_when_so_called(groups: list[Group], nodes: list[Node], people: lis
         name = groups[i].name_tokens
         if groups[i].gender == UNMARRIED and len(name) == 1 and name[0] in words.given_names:
             nodes[i].genders = {FEMALE}
+            nodes[i].gender_mass = Counter({FEMALE: nodes[i].mass})
+
+
+def usual_sex(node: Node) -> set[str]:
+    """Reads a person's sex from the titles said again, not from a title said once among many mentions: a "Mrs.
+    Price" said once, gathered under "Fanny Price" (24 mentions), does not make her a married woman whom the "Miss
+    Price" said 39 times cannot be. A one-off title can be a slip, another woman of the name or the NER's; what the
+    book calls a person again is her title. Returns those sexes.
+
+    Evidence: the mentions under each sex's titles (``Node.gender_mass``): ``MIN_ANCHOR_SUPPORT`` at least, or
+    ``RANK_SHARE`` of all the mentions gathered (a title said once of a name said once counts); with the rule off,
+    every sex any title gave. "Prince Kutuzov", 40 of 489, keeps him a man.
+    """
+    return {sex for sex in node.genders
+            if node.gender_mass[sex] >= min(MIN_ANCHOR_SUPPORT, RANK_SHARE * node.mass)}
 
 
 def _texts(book: Book, members: list[int]) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ingestion.alias_table import AliasTable
 from ingestion.names import gender_of_titles
 from ingestion.normalize import clean_surface, is_title, match_key, split_titles
-from ingestion.resolution.evidence import Book, TraceStep, shared_surnames, unmarried_when_so_called
+from ingestion.resolution.evidence import Book, TraceStep, shared_surnames, unmarried_when_so_called, usual_sex
 from ingestion.resolution.forms import Form, Group, ResolvedEntity, SurfaceForm, label_family, parse, strip_descriptions
 from ingestion.resolution.language import Language, language_of
 from ingestion.resolution.rules import apart, grouping, joins, naming, nicknames, partial
@@ -67,6 +67,7 @@ RULES: tuple[Rule, ...] = (
     Rule("dominant_surname", "partial_names step", partial.dominant_surname),
     Rule("surname_near", "partial_names step", partial.surname_near),
     Rule("titled_family_member", "join", joins.titled_family_member),
+    Rule("family_head", "evidence", joins.family_head),
     Rule("office_holder", "join", joins.office_holder),
     Rule("titled_surname_of_the_unnamed", "join", joins.titled_surname_of_the_unnamed),
     Rule("other_forms_of_given_names", "join", joins.other_forms_of_given_names),
@@ -80,9 +81,11 @@ RULES: tuple[Rule, ...] = (
     Rule("shared_surnames", "keep apart", shared_surnames),
     Rule("kin_titles_apart", "keep apart", apart.kin_titles_apart),
     Rule("nickname_chains", "keep apart", apart.nickname_chains),
+    Rule("nickname_of_a_one_off", "keep apart", apart.nickname_of_a_one_off),
     Rule("said_together", "keep apart", apart.said_together),
     Rule("diminutive_spellings", "evidence", nicknames.diminutive_spellings),
     Rule("unmarried_when_so_called", "evidence", unmarried_when_so_called),
+    Rule("usual_sex", "evidence", usual_sex),
     Rule("families", "label", naming.families),
     Rule("deities", "label", naming.deities),
 )

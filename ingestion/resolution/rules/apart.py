@@ -158,6 +158,19 @@ def nickname_chains(book: Book, index: int, other: int) -> bool:
     return DOMINANCE * book.nodes[index].mass > theirs
 
 
+def nickname_of_a_one_off(book: Book, home: int) -> bool:
+    """Keeps a nickname off a full name the book says once: "Emma" (26 times, the nursemaid) is not "Emily
+    Wilkinson", said once, though "Emma" is a pet form of "Emily"; "Emma", a servant called to once, is not "Miss
+    Emily Snow". A pet form names whoever the book calls so, and a full name said once says too little of who that
+    is; a name's own words are another matter ("Anatole" of "Anatole Kuragin", said once: ``credible``). Returns
+    whether the nickname stays off.
+
+    Evidence: the mentions gathered under the full name (``MIN_ANCHOR_SUPPORT``); "Philip Pirrip", three times, keeps
+    "Pip".
+    """
+    return book.on("nickname_of_a_one_off") and book.nodes[book.root(home)].support < MIN_ANCHOR_SUPPORT
+
+
 def kin_titles_apart(book: Book, a: int, b: int) -> bool:
     """Keeps a one-word name under a kin title apart from a form of that name without it when the book names several
     people by that name in full: "Uncle George" is George Amberson ("Uncle George Amberson"), not his nephew George

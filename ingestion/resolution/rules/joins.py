@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-from ingestion.names import FEMALE, RANKS_BEFORE_SURNAME, UNMARRIED, genders_compatible, specificity, title_gender
+from ingestion.names import FEMALE, MALE, RANKS_BEFORE_SURNAME, UNMARRIED, genders_compatible, specificity, title_gender
 from ingestion.normalize import is_patronymic
 from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, FORM_STEM, MIN_ANCHOR_SUPPORT, NEAR
@@ -114,12 +114,13 @@ def titled_family_member(book: Book) -> None:
     Morgan", "Miss Morgan" to his daughter "Lucy Morgan". A surname seen in the plural may mean any of the family
     (``shared_surnames``), so ``partial_names`` leaves it; the title narrows it to the members of one sex.
 
-    Keeps apart: a family with two members the title fits, or one of unknown sex ("Mr. Pocket": Matthew and Herbert
-    Pocket, both men); a member of another or only vaguer sex ("Mrs. Chester" is not "May Chester", a woman not known
-    to be married); a member the book names with the same title and given name again and again (``named_apart``)
-    while the title alone is said more: that is the head of the family ("Mr. Knightley" beside "Mr. John
-    Knightley"); a rank a woman rarely held (``rank_fits``), his wife's name (``his_wifes_name``), a member said
-    together with the title again and again (``said_together``: "Mr. Hale" beside his son "Frederick").
+    Keeps apart: a family with two members the title fits ("Mr. Pocket": Matthew and Herbert Pocket, both men), or
+    one of unknown sex (but for a man's title, the family's only member named in full: ``family_head``); a member of
+    another or only vaguer sex ("Mrs. Chester" is not "May Chester", a woman not known to be married); a member the
+    book names with the same title and given name again and again (``named_apart``) while the title alone is said
+    more: that is the head of the family ("Mr. Knightley" beside "Mr. John Knightley"); a rank a woman rarely held
+    (``rank_fits``), his wife's name (``his_wifes_name``), a member said together with the title again and again
+    (``said_together``: "Mr. Hale" beside his son "Frederick").
 
     Evidence: the surnames seen in the plural (``Words.shared_surnames``); the title's sex (a man, a married or an
     unmarried woman) against what is known of each member's (``Book.sexes``: titles, pronouns, the given name's);
@@ -128,7 +129,9 @@ def titled_family_member(book: Book) -> None:
     for index in book.people:
         home = _family_member(book, index)
         if home is not None:
-            book.union(index, home, "titled_family_member")
+            # the trace names the step that knew the member's sex when the book did not
+            rule = "titled_family_member" if book.sexes(home) else "family_head"
+            book.union(index, home, rule)
 
 
 def _family_member(book: Book, index: int) -> int | None:
@@ -153,6 +156,8 @@ def _family_member(book: Book, index: int) -> int | None:
     # known to be of the title's sex; for "Miss", a woman is enough: a daughter's full name has the family's surname
     # from birth, while a wife's ("Mrs.") is the one she married into, and the title alone is often hers
     known = book.sexes(home)
+    if not known and family_head(book, index, members, home):
+        known = {MALE}
     if (
         not ({group.gender} | ({FEMALE} if group.gender == UNMARRIED else set())) & known
         or not rank_fits(book, {t for t in node.titles if not title_gender(t)}, group.gender, book.nodes[home].titles)
@@ -162,6 +167,24 @@ def _family_member(book: Book, index: int) -> int | None:
     ):
         return None
     return home
+
+
+def family_head(book: Book, index: int, members: set[int], home: int) -> bool:
+    """Reads a family's one member named in full, of no known sex, as the man a man's titled surname names: "Mr.
+    Athelny" (and the "Athelny … he" said with it) is "Thorpe Athelny", the only Athelny the book names in full
+    beside "Mrs. Athelny" and "the Athelnys". A man's surname is his from birth and the head of a family is who it is
+    called after, while a woman's full name may be her maiden one; so only a man's title is read so.
+
+    Evidence: the title's sex (a man's), the word's usual role (a surname of the book's recurring full names), the
+    family's members named in full and said ``MIN_ANCHOR_SUPPORT`` times (exactly one), nothing known of that one's
+    sex (titles, pronouns, its given name's in the book or in the world).
+    """
+    if not book.on("family_head") or book.groups[index].gender != MALE:
+        return False
+    if book.groups[index].name_tokens[0] not in book.words.surnames:
+        return False  # "Mr. Philip" beside a glued "Louvre Philip": a given name, not a family's
+    recurring = [member for member in members if book.nodes[member].support >= MIN_ANCHOR_SUPPORT]
+    return recurring == [home] and not book.sexes(home)
 
 
 def _named_in_full(book: Book, index: int, surname: str, titles: frozenset[str] | set[str] = frozenset()) -> set[int]:

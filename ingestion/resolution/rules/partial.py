@@ -26,6 +26,7 @@ from ingestion.resolution.rules.apart import (
     kin_titles_apart,
     named_apart,
     nickname_chains,
+    nickname_of_a_one_off,
     rank_fits,
     ranks_apart,
     said_together,
@@ -84,7 +85,7 @@ def fits(book: Book, index: int, other: int) -> str:
     in "Prince Andrew"), a part of a longer name in order, a nickname of its given name; never across sexes
     ("Mademoiselle X" and "Monsieur X" stay two), ranks (``ranks_apart``) or kin titles (``kin_titles_apart``),
     between names said together again and again (``said_together``), nor through a nickname's rarer variant
-    (``nickname_chains``)."""
+    (``nickname_chains``) or to a full name said once (``nickname_of_a_one_off``)."""
     group, home = book.groups[index], book.groups[other]
     part, full, given = group.name_tokens, home.name_tokens, book.given
     if other == index or not genders_compatible(group.gender, home.gender) or ranks_apart(book, index, other):
@@ -111,7 +112,7 @@ def fits(book: Book, index: int, other: int) -> str:
         # ambiguous ("maybe"): it just cannot receive it. A wife named by her husband's name ("Mrs. Bayham Badger")
         # has his given name, whose sex is not hers.
         by_given = set() if book.husbands_name(other) else book.words.given_genders.get(full[given], set())
-        known = book.nodes[book.root(other)].genders | by_given
+        known = book.genders(book.root(other)) | by_given
         if not group.gender:
             return "family"
         if not known:
@@ -121,6 +122,8 @@ def fits(book: Book, index: int, other: int) -> str:
     # are one person only when one of them is rare beside the other ("Josephine", twice, beside "Jo"); two names
     # both in common use are two people ("Mary" and "Aunt Polly").
     if len(part) == 1 and book.variant(part[0], full[given]) and credible(book, other, part):
+        if len(full) > 1 and nickname_of_a_one_off(book, other):
+            return ""  # "Emma", 26 times, is not the "Emily Wilkinson" said once
         mine, theirs = book.nodes[index].mass, book.nodes[book.root(other)].mass
         if len(full) == 1 and nickname_chains(book, index, other):
             return ""
@@ -185,13 +188,13 @@ def homes_of(book: Book, index: int) -> Partial:
     if name.lone and book.on("usual_role"):
         name.matches = usual_role(book, name)
     surname_alone = name.lone and tokens[0] in book.words.surnames
-    own = book.sexes(index) if surname_alone else book.nodes[index].genders
+    own = book.sexes(index) if surname_alone else book.genders(index)
     roots = {book.root(other) for other in name.matches}
     name.homes = sorted(
         roots
         - {index}
         - {home for home in roots
-           if not compatible_sets(own, book.sexes(home) if surname_alone else book.nodes[home].genders)
+           if not compatible_sets(own, book.sexes(home) if surname_alone else book.genders(home))
            or his_wifes_name(book, index, home)}
     )
     return name

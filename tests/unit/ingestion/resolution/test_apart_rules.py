@@ -4,6 +4,7 @@ crafted forms, and switched off in a whole resolution (which then joins what it 
 from __future__ import annotations
 
 from ingestion.resolution import SurfaceForm, prepare
+from ingestion.resolution.evidence import usual_sex
 from ingestion.resolution.rules import apart, joins, partial
 
 from .crafted import index_of, people, resolve, together
@@ -241,3 +242,43 @@ def test_said_together_leaves_a_miss_and_a_wife_named_by_her_husband_to_the_othe
              SurfaceForm("Mrs. George Osborne", "PERSON", 11, she=4)]
     book = prepare(forms, language="en")
     assert not apart.said_together(book, index_of(book, "Mrs. Osborne"), index_of(book, "Mrs. George Osborne"))
+
+
+PRICES = [SurfaceForm("Miss Price", "PERSON", 39, he=11, she=11), SurfaceForm("Fanny Price", "PERSON", 23, he=4, she=6),
+          SurfaceForm("Mrs. Price", "PERSON", 1, she=1), SurfaceForm("Fanny", "PERSON", 9),
+          SurfaceForm("Albert Price", "PERSON", 11, he=3)]
+
+
+def test_usual_sex_reads_no_sex_from_a_title_said_once_among_many_mentions() -> None:
+    # "Mrs. Price", once, joins "Fanny Price" first (the rarer first); it must not make her a married woman whom the
+    # "Miss Price" said 39 times cannot be
+    on = resolve(PRICES)
+    assert together(on, "Miss Price", "Fanny Price") and not together(on, "Miss Price", "Albert Price")
+    assert not together(resolve(PRICES, off={"usual_sex"}), "Miss Price", "Fanny Price")
+    book = prepare(PRICES, language="en")
+    fanny, mrs = index_of(book, "Fanny Price"), index_of(book, "Mrs. Price")
+    book.union(mrs, fanny, "test")
+    assert book.nodes[fanny].genders == {"fm"} and book.genders(fanny) == set()
+    assert usual_sex(book.nodes[mrs]) == {"fm"}  # said once of a name said once, it counts
+
+
+def test_usual_sex_keeps_a_title_said_again_however_rare_beside_the_bare_name() -> None:
+    # "Prince Kutuzov", 40 of 540 mentions: a man still, so the bare surname is his
+    forms = [SurfaceForm("Kutuzov", "PERSON", 500), SurfaceForm("Prince Kutuzov", "PERSON", 40),
+             SurfaceForm("Countess Kutuzova", "PERSON", 2)]
+    book = prepare(forms, language="en")
+    prince, bare = index_of(book, "Prince Kutuzov"), index_of(book, "Kutuzov")
+    book.union(bare, prince, "test")
+    assert book.genders(prince) == {"m"}
+
+
+def test_nickname_of_a_one_off_keeps_a_pet_form_off_a_full_name_said_once() -> None:
+    forms = [SurfaceForm("Emma", "PERSON", 26, he=12, she=3), SurfaceForm("Emily Wilkinson", "PERSON", 1, he=1),
+             SurfaceForm("Miss Wilkinson", "PERSON", 99, she=45), SurfaceForm("Emily", "PERSON", 3)]
+    book = prepare(forms, language="en")
+    assert apart.nickname_of_a_one_off(book, index_of(book, "Emily Wilkinson"))
+    assert not together(resolve(forms), "Emma", "Emily Wilkinson")
+    assert together(resolve(forms, off={"nickname_of_a_one_off"}), "Emma", "Emily Wilkinson")
+    # a full name said again keeps its pet form: "Pip" is "Philip Pirrip"
+    pip = [SurfaceForm("Pip", "PERSON", 259, he=80), SurfaceForm("Philip Pirrip", "PERSON", 3, he=1)]
+    assert together(resolve(pip), "Pip", "Philip Pirrip")

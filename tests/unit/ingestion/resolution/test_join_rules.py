@@ -157,3 +157,34 @@ def test_same_name_titles_reads_a_police_officers_rank_as_a_title() -> None:
     assert together(resolve(forms), "Mr. Bucket", "Inspector Bucket", "Bucket")
     # an office of its own kind: an inspector and a colonel of one surname, each said again and again, are two men
     assert offices({"inspector", "superintendent"}) == {"police"} and offices({"archdeacon"}) == {"clergy"}
+
+
+ATHELNYS = [SurfaceForm("Athelny", "PERSON", 116, he=57, she=7), SurfaceForm("Mr. Athelny", "PERSON", 5, he=3),
+            SurfaceForm("Mrs. Athelny", "PERSON", 35, he=8, she=13), SurfaceForm("Athelnys", "GPE", 7),
+            SurfaceForm("Thorpe Athelny", "PERSON", 5, he=1)]
+
+
+def test_family_head_joins_a_mans_titled_surname_to_the_familys_one_member_named_in_full() -> None:
+    # "Thorpe" says no sex (no title, one pronoun, no bearer in the world's lists): only a man's title reads him so
+    on = resolve(ATHELNYS)
+    assert together(on, "Mr. Athelny", "Athelny", "Thorpe Athelny")
+    assert "family_head" in rules_of(on, "Thorpe Athelny")
+    assert not together(on, "Mrs. Athelny", "Thorpe Athelny")  # his wife's title is not read so
+    off = resolve(ATHELNYS, off={"family_head"})
+    assert not together(off, "Mr. Athelny", "Thorpe Athelny")
+    book = prepare(ATHELNYS, language="en")
+    joins.same_name_titles(book)
+    mister, thorpe = book.root(index_of(book, "Mr. Athelny")), index_of(book, "Thorpe Athelny")
+    assert joins.family_head(book, mister, {thorpe}, thorpe)
+    assert not joins.family_head(book, index_of(book, "Mrs. Athelny"), {thorpe}, thorpe)
+
+
+def test_family_head_keeps_apart_two_members_named_in_full_and_a_given_name() -> None:
+    # a second member of no known sex named in full again: either may be the head
+    two = resolve([*ATHELNYS, SurfaceForm("Lowther Athelny", "PERSON", 4)])
+    assert not together(two, "Mr. Athelny", "Thorpe Athelny") and not together(two, "Mr. Athelny", "Lowther Athelny")
+    # a titled given name beside a glued full name ending with it is no family's head ("Louvre Philip")
+    philips = [SurfaceForm("Philip", "PERSON", 900, he=300), SurfaceForm("Mr. Philip", "PERSON", 10, he=3),
+               SurfaceForm("Philips", "PERSON", 2), SurfaceForm("Louvre Philip", "PERSON", 2),
+               SurfaceForm("Philip Carey", "PERSON", 3, he=2), SurfaceForm("Philip Carey", "PERSON", 2, he=1)]
+    assert not together(resolve(philips), "Mr. Philip", "Louvre Philip")
