@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -182,8 +183,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
             candidates = name.match.candidates[:2] if name.match.ambiguous else [name.match.best]
             for candidate in candidates:
                 node = self.graph.get_entity(candidate.entity_id)
-                forms = [node.canonical_name, *node.aliases, name.surface]
-                found.append((node.canonical_name, sorted(set(forms), key=len, reverse=True)))
+                found.append((node.canonical_name, name_forms([node.canonical_name, *node.aliases, name.surface])))
         return found
 
     # -- ranking -------------------------------------------------------------------------------------------------
@@ -212,12 +212,14 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
             texts = sentences(hit.chunk.text)
             terms = [set(analyzer.terms(text)) for text in texts]
             for i, text in enumerate(texts):
-                own = sum(weights[t] for t in terms[i] & asked_set)
+                # fsum: exact in whatever order the set is iterated (the process's hash seed decides it), so that
+                # sentences tie, and ties break, the same way in every process.
+                own = math.fsum(weights[t] for t in terms[i] & asked_set)
                 # The neighbours count for the question's words this sentence lacks: a passage that completes the
                 # question ranks above one that only repeats the sentence's own words (docs/decisions/0027).
                 near = {t for j in (i - 1, i + 1) if 0 <= j < len(texts) for t in terms[j] & asked_set}
-                around = sum(weights[t] for t in near - terms[i])
-                present = sum(weight for group, weight in entity_weights if group & terms[i])
+                around = math.fsum(weights[t] for t in near - terms[i])
+                present = math.fsum(weight for group, weight in entity_weights if group & terms[i])
                 if question.answer_type == "person":
                     people = lexicon.answer_names(text, "person", excluded, said)
                     span, others = (people[0], tuple(people[1:])) if people else ("", ())
@@ -285,6 +287,13 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         docs = [TextAnswer(window(chunk.text, at, PASSAGE_CHARS), source=cite(self.retriever, chunk_id))]
         line = f"{head.format(name=name)} {chunk.citation} — “{cut(at, ANSWER_SENTENCE_CHARS)}” [1]"
         return self._answer(lang, line, docs)
+
+
+def name_forms(forms: Sequence[str]) -> list[str]:
+    """An entity's names without repeats, longest first, names of one length in alphabetical order: the first six
+    make the entity's search terms, so they must be the same in every process (a set's order is not: it follows
+    the process's hash seed, and the same question got another answer in another process)."""
+    return sorted(set(forms), key=lambda form: (-len(form), form))
 
 
 def vote(ranked: Sequence[Scored], voters: int = VOTERS) -> Scored:
