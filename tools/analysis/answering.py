@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -65,6 +66,12 @@ VOTERS = 10  # the best sentences whose spans are summed when a person or a numb
 OTHER_NAME_SHARE = 0.5
 VOTED_TYPES = frozenset({"person", "number"})  # a place or a time: the best sentence's own span measured better
 ANSWERED_ELSEWHERE = frozenset({Kind.IDENTITY, Kind.SUMMARY, Kind.CHAPTER})
+
+# A who-question asking for the doer ("Who adopted Jack?") or for whom the named one did it to ("Who does Anna
+# marry?", "With whom does George fall in love?"): a name right after the auxiliary is the doer.
+_ASKS_OBJECT = re.compile(r"^\W*(?:[a-zA-Z]+\s+)?(?i:who|whom)\s+(?i:does|did|do|will|would|can|could)\s+[A-Z]")
+_ASKS_SUBJECT = re.compile(r"^\W*(?i:who)\s+(?!(?:does|did|do|will|would|is|was|are|were|has|had|can|could)\b)"
+                           r"[a-z]+(?:s|ed)\b")
 
 ANSWERED = "answered_span"  # the InternalContextDocument source of a person or place this tool answered
 _PRONOUN = re.compile(r"\b(he|she|him|her|his|hers|they|them|their|ő|őt|ők|neki|vele)\b", re.IGNORECASE)
@@ -182,8 +189,7 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
             candidates = name.match.candidates[:2] if name.match.ambiguous else [name.match.best]
             for candidate in candidates:
                 node = self.graph.get_entity(candidate.entity_id)
-                forms = [node.canonical_name, *node.aliases, name.surface]
-                found.append((node.canonical_name, sorted(set(forms), key=len, reverse=True)))
+                found.append((node.canonical_name, name_forms([node.canonical_name, *node.aliases, name.surface])))
         return found
 
     # -- ranking -------------------------------------------------------------------------------------------------
@@ -207,19 +213,22 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         lexicon = self._lexicon()
         excluded = {form.casefold() for _, forms in names for form in forms}
         said = frozenset(re.sub(r"['’]s$", "", w.casefold()) for w in re.findall(r"[^\W\d_][\w'’-]*", question.text))
+        role = asked_role(question.text) if names else ""
         scored: list[Scored] = []
         for hit in hits:
             texts = sentences(hit.chunk.text)
             terms = [set(analyzer.terms(text)) for text in texts]
             for i, text in enumerate(texts):
-                own = sum(weights[t] for t in terms[i] & asked_set)
+                # fsum: exact in whatever order the set is iterated (the process's hash seed decides it), so that
+                # sentences tie, and ties break, the same way in every process.
+                own = math.fsum(weights[t] for t in terms[i] & asked_set)
                 # The neighbours count for the question's words this sentence lacks: a passage that completes the
                 # question ranks above one that only repeats the sentence's own words (docs/decisions/0027).
                 near = {t for j in (i - 1, i + 1) if 0 <= j < len(texts) for t in terms[j] & asked_set}
-                around = sum(weights[t] for t in near - terms[i])
-                present = sum(weight for group, weight in entity_weights if group & terms[i])
+                around = math.fsum(weights[t] for t in near - terms[i])
+                present = math.fsum(weight for group, weight in entity_weights if group & terms[i])
                 if question.answer_type == "person":
-                    people = lexicon.answer_names(text, "person", excluded, said)
+                    people = in_the_asked_role(lexicon, text, excluded, said, role)
                     span, others = (people[0], tuple(people[1:])) if people else ("", ())
                 else:
                     span, others = lexicon.answer_span(text, question.answer_type, excluded, said), ()
@@ -285,6 +294,34 @@ class AbstractQuestionAnsweringTool(AnalysisCollaborators, ContextConsumerTool, 
         docs = [TextAnswer(window(chunk.text, at, PASSAGE_CHARS), source=cite(self.retriever, chunk_id))]
         line = f"{head.format(name=name)} {chunk.citation} — “{cut(at, ANSWER_SENTENCE_CHARS)}” [1]"
         return self._answer(lang, line, docs)
+
+
+def asked_role(text: str) -> str:
+    """Which side of the entity a who-question names the answer is on: "subject" for "Who adopted Jack?" (someone did
+    it to Jack: said before him, "Kala adopted Jack"), "object" for "Who does Anna marry?" / "With whom does George
+    fall in love?" (Anna did it to someone: said after her, "Anna married Oswin"); "" for any other question."""
+    if _ASKS_OBJECT.match(text):
+        return "object"
+    return "subject" if _ASKS_SUBJECT.match(text) else ""
+
+
+def in_the_asked_role(lexicon: EntityLexicon, text: str, excluded: set[str], said: frozenset[str],
+                      role: str) -> list[str]:
+    """The people ``text`` names that may answer (``EntityLexicon.answer_names``), those on the ``role`` side of the
+    question's own first name in ``text`` first (before it for "subject", after it for "object"): "Philip knew that
+    Mildred had run away with Griffiths" answers "Who does Mildred run away with?" with Griffiths, not Philip."""
+    found = lexicon.answer_names_at(text, "person", excluded, said)
+    entity = next((at for at, name in lexicon.names_at(text, "person") if name.casefold() in excluded), None)
+    if role and entity is not None:
+        found = sorted(found, key=lambda named: (named[0] < entity) != (role == "subject"))  # stable: in order
+    return list(dict.fromkeys(name for _, name in found))
+
+
+def name_forms(forms: Sequence[str]) -> list[str]:
+    """An entity's names without repeats, longest first, names of one length in alphabetical order: the first six
+    make the entity's search terms, so they must be the same in every process (a set's order is not: it follows
+    the process's hash seed, and the same question got another answer in another process)."""
+    return sorted(set(forms), key=lambda form: (-len(form), form))
 
 
 def vote(ranked: Sequence[Scored], voters: int = VOTERS) -> Scored:

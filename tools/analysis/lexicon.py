@@ -109,18 +109,22 @@ class EntityLexicon:
 
     def names(self, text: str, kind: str) -> list[str]:
         """The names of ``kind`` in ``text``, in order, each the longest known run of capitalised words."""
-        tokens = _TOKEN.findall(text)
-        found: list[str] = []
+        return [name for _, name in self.names_at(text, kind)]
+
+    def names_at(self, text: str, kind: str) -> list[tuple[int, str]]:
+        """``names`` with the offset in ``text`` where each is written."""
+        tokens = list(_TOKEN.finditer(text))
+        found: list[tuple[int, str]] = []
         i = 0
         while i < len(tokens):
-            if not tokens[i][:1].isupper():
+            if not tokens[i].group(0)[:1].isupper():
                 i += 1
                 continue
             for j in range(min(len(tokens), i + MAX_NAME_WORDS), i, -1):
-                written = " ".join(tokens[i:j])
+                written = " ".join(t.group(0) for t in tokens[i:j])
                 name = next((c for c in (written, written.rstrip(".")) if self.kinds.get(c) == kind), None)
                 if name is not None:
-                    found.append(name)
+                    found.append((tokens[i].start(), name))
                     i = j
                     break
             else:
@@ -145,8 +149,13 @@ class EntityLexicon:
     def answer_names(self, text: str, kind: str, excluded: set[str], asked: frozenset[str] = frozenset()) -> list[str]:
         """Every person or place (``kind``) ``text`` names that may answer, canonical, in order, without repeats:
         the question's own names left out as in ``answer_span``."""
-        names = [n for n in self.names(text, kind) if n.casefold() not in excluded and not _said_in(n, asked)]
-        return list(dict.fromkeys(self.canonical.get(n, n) for n in names))
+        return list(dict.fromkeys(name for _, name in self.answer_names_at(text, kind, excluded, asked)))
+
+    def answer_names_at(self, text: str, kind: str, excluded: set[str],
+                        asked: frozenset[str] = frozenset()) -> list[tuple[int, str]]:
+        """``answer_names`` with the offset of each mention (repeats kept)."""
+        return [(at, self.canonical.get(n, n)) for at, n in self.names_at(text, kind)
+                if n.casefold() not in excluded and not _said_in(n, asked)]
 
 
 def _most_exact_time(text: str) -> str:
