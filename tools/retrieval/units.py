@@ -156,15 +156,18 @@ class UnitCatalog:
 
     @classmethod
     def from_lakehouse(cls, root: Lakehouse, chunks: Sequence[Chunk]) -> UnitCatalog:
-        """The catalogue of ``chunks`` with the resolved mentions the lakehouse ``root`` published."""
+        """The catalogue of ``chunks`` with the resolved names the lakehouse ``root`` published (not the pronoun and
+        description rows of ``mention_entities``: who appears in a chapter is who is named there, as in the graph)."""
         try:
-            rows, _ = _read(root, MENTION_ENTITIES.name, MENTION_ENTITIES.pick("chunk_id", "entity_id"))
+            rows, _ = _read(root, MENTION_ENTITIES.name, MENTION_ENTITIES.pick("chunk_id", "entity_id"),
+                            optional=("kind",))
         except RetrievalError:
             logger.warning("no mention_entities table under %s: units will list no entities", root.uri())
             rows = []
         by_chunk: dict[str, list[str]] = {}
         for row in rows:
-            by_chunk.setdefault(row["chunk_id"], []).append(row["entity_id"])
+            if row.get("kind") in (None, "name"):
+                by_chunk.setdefault(row["chunk_id"], []).append(row["entity_id"])
         return cls(chunks, by_chunk)
 
     def find(self, reference: UnitReference) -> list[Unit]:
