@@ -259,3 +259,8 @@ def test_quotes_turns_stop_at_narration_bringing_in_someone_new() -> None:
     known = opening + "The road was muddy and long, and Boris had no coat.\n\n“Then we walk.”"
     assert said(newcomer, run(newcomer, ["Anna", "Boris", "Clara"]))[2] == (None, "none")
     assert said(known, run(known, ["Anna", "Boris"]))[2] == ("Anna", "implicit")
+
+
+def test_quotes_description_ends_before_another_determiner() -> None:
+    text = "Dick lay on the box.\n\n“Wake up, you young vagabond!” said the man a little impatiently."
+    assert said(text, run(text, ["Dick"])) == [("the man", "anaphoric")]
