@@ -13,8 +13,9 @@ that name the speaker (the *cue*), the addressees named in it, and the kind of e
   ``ingestion.quotes.unnamed``); a description is the most recent name that carries its head noun ("the parson":
   Parson Tringham), else itself (a span no entity matches). A verb with no subject (Hungarian drops it: "- mondja a
   fiúnak") is the most recent name outside quotations. "I said" is the narrator: the pronoun is the speaker.
-- ``implicit``: another quotation of the same paragraph already attributed (one paragraph, one speaker); a name or
-  a "he"/"she" opening the sentence just before the quotation ("Pierre turned to her. “…”"); a reply to a vocative
+- ``implicit``: another quotation of the same paragraph already attributed (one paragraph, one speaker); a name,
+  a "he"/"she" or a description of a person opening the sentence just before the quotation ("Pierre turned to her.
+  “…”", "The old man looked up. “…”"); a reply to a vocative
   ("…, Natasha?" makes the next turn Natasha's; the first name called, since a later one is often an apposition:
   "…, Florence, … my boy, Harvey."); alternating turns (the speaker two turns back or ahead, when the turn between
   is someone else's), carried along the whole conversation — which ends where the narration between two turns
@@ -49,7 +50,7 @@ from ingestion.quotes.speech import (
     WORD,
     is_speech_verb,
 )
-from ingestion.quotes.unnamed import unnamed_people
+from ingestion.quotes.unnamed import noun_sex, unnamed_people
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +77,10 @@ TITLE_VOCATIVE = re.compile(
 # A paragraph that announces the quotation opening the next one ends with a colon (and perhaps a dash) or a dash
 # ("and said at once--"); the verb of saying must still be among its last words.
 ANNOUNCING = re.compile(r"(?::\s*(?:--|[-–—])?|--|[–—])\s*$")
+# A description opening a sentence as its subject: a determiner, at most two lowercase words, then a verb in the past.
+LEADING_DESCRIPTION = re.compile(
+    r"(?:The|A|An|His|Her|Their|Our|My)\s+(?:[a-z-]+\s+){0,2}?([a-z-]+)(?=\s+(?:was|had|[a-z]+ed)\b)"
+)
 SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?]\s")
 
 
@@ -136,22 +141,29 @@ def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span])
         avoid = (_key_of(names_info, previous.speaker),) if previous and previous.speaker else ()
         found = _said(text, quotations, index, paragraph_ends, names_info, addressees, avoid)
         result.append(found or Attribution(quote, addressees=addressees))
-    _unnamed_speakers(text, quotations, result, names_info)
+    heads = _speaking_heads(text, result)
+    _unnamed_speakers(text, quotations, result, names_info, heads)
     _continued(text, result)
     _same_paragraph(result)
-    _leading_subjects(text, result, names_info)
+    _leading_subjects(text, result, names_info, heads)
     _turns(text, result, names_info, paragraphs(text))
     return result
 
 
-def _unnamed_speakers(text: str, quotations: Sequence[Quotation], result: list[Attribution], names: _Names) -> None:
-    """"he said" is a speaking description ("the doctor", ``ingestion.quotes.unnamed``) when one of its sex occurs
-    after the name the pronoun was given, or when it was given none."""
-    heads = {
+def _speaking_heads(text: str, result: list[Attribution]) -> set[str]:
+    """The head words of the descriptions said-clauses make speak ("said the doctor": doctor)."""
+    return {
         text[a.cue[0] : a.cue[1]].split()[-1].casefold()
         for a in result
         if a.kind == ANAPHORIC and a.cue and text[a.cue[0] : a.cue[1]].split()[0].casefold() in DETERMINERS
     }
+
+
+def _unnamed_speakers(
+    text: str, quotations: Sequence[Quotation], result: list[Attribution], names: _Names, heads: set[str]
+) -> None:
+    """"he said" is a speaking description ("the doctor", ``ingestion.quotes.unnamed``) when one of its sex occurs
+    after the name the pronoun was given, or when it was given none."""
     unnamed = unnamed_people(text, heads, quotations)
     for i, attribution in enumerate(result):
         cue, speaker = attribution.cue, attribution.speaker
@@ -362,9 +374,11 @@ def _same_paragraph(result: list[Attribution]) -> None:
                 result[i] = replace(result[i], speaker=source.speaker, cue=source.cue, kind=source.kind)
 
 
-def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> None:
+def _leading_subjects(text: str, result: list[Attribution], names: _Names, heads: set[str]) -> None:
     """A name or a "he"/"she" opening the sentence just before a paragraph's first quotation speaks it ("Pierre
-    turned. “…”", "She pounced at once. “…”"); the pronoun is the latest name whose sex fits, as in a said-clause."""
+    turned. “…”", "She pounced at once. “…”"); the pronoun is the latest name whose sex fits, as in a said-clause.
+    So does a description of a person there ("The old man surveyed the road. “…”"): its head a noun of one sex or
+    one that speaks in a said-clause (``heads``), since "The paper crackled" is no one."""
     previous_paragraph = -1
     for i, attribution in enumerate(result):
         quote = attribution.quote
@@ -388,6 +402,11 @@ def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> No
             cue = opening.span()
             resolved = _recent(names, cue[0], SUBJECT_PRONOUNS[word], attribution.addressees)
             result[i] = replace(attribution, speaker=resolved or cue, cue=cue, kind=IMPLICIT)
+            continue
+        described = LEADING_DESCRIPTION.match(text, opening.start())
+        if described is not None and (described.group(1) in heads or noun_sex(described.group(1))):
+            cue = (described.start(), described.end(1))
+            result[i] = replace(attribution, speaker=cue, cue=cue, kind=IMPLICIT)
 
 
 def _leading_name(text: str, sentence_start: int, offset: int, names: _Names) -> Span | None:

@@ -28,7 +28,7 @@ from ingestion.quotes.speech import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Unnamed", "unnamed_people"]
+__all__ = ["Unnamed", "noun_sex", "unnamed_people"]
 
 Span = tuple[int, int]
 # Where a sentence's or a clause's subject stands: at a paragraph's or sentence's start, after a closing quotation
@@ -96,11 +96,11 @@ def unnamed_people(text: str, heads: Iterable[str], quotations: Sequence[Quotati
         tally = counts.setdefault(head, [0, 0])
         tally[0] += len(re.findall(PRONOUN_PATTERNS["he"], window))
         tally[1] += len(re.findall(PRONOUN_PATTERNS["she"], window))
-    sexes = {head: _noun_sex(head) or pronoun_gender(*tally) for head, tally in counts.items()}
+    sexes = {head: noun_sex(head) or pronoun_gender(*tally) for head, tally in counts.items()}
     return Unnamed(spans, found_heads, sexes)
 
 
-def _noun_sex(head: str) -> str:
+def noun_sex(head: str) -> str:
     """The sex a person noun says by itself ("girl", "father"), ``""`` when none or not one sex ("widow")."""
     if head in MALE_NOUNS:
         return MALE

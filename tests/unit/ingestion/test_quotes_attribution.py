@@ -264,3 +264,10 @@ def test_quotes_turns_stop_at_narration_bringing_in_someone_new() -> None:
 def test_quotes_description_ends_before_another_determiner() -> None:
     text = "Dick lay on the box.\n\n“Wake up, you young vagabond!” said the man a little impatiently."
     assert said(text, run(text, ["Dick"])) == [("the man", "anaphoric")]
+
+
+def test_quotes_description_of_a_person_opening_the_sentence_before_speaks() -> None:
+    person = "Gabriel Oak stood by the gate.\n\nThe old man surveyed the road.\n\n“That's a handsome maid.”"
+    thing = "Gabriel Oak stood by the gate.\n\nThe paper crackled in the wind.\n\n“That's a handsome maid.”"
+    assert said(person, run(person, ["Gabriel Oak"])) == [("The old man", "implicit")]
+    assert said(thing, run(thing, ["Gabriel Oak"])) == [(None, "none")]
