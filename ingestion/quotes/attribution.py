@@ -45,6 +45,8 @@ from ingestion.quotes.clauses import subject
 from ingestion.quotes.detection import Paragraph, Quotation, paragraphs
 from ingestion.quotes.speech import (
     DETERMINERS,
+    FEMALE_NOUNS,
+    MALE_NOUNS,
     POLITE_ADDRESS,
     SUBJECT_PRONOUNS,
     WORD,
@@ -81,6 +83,8 @@ ANNOUNCING = re.compile(r"(?::\s*(?:--|[-–—])?|--|[–—])\s*$")
 LEADING_DESCRIPTION = re.compile(
     r"(?:The|A|An|His|Her|Their|Our|My)\s+(?:[a-z-]+\s+){0,2}?([a-z-]+)(?=\s+(?:was|had|[a-z]+ed)\b)"
 )
+# Nouns that are people by themselves: an unresolved "he said" may be one met before, though it never speaks.
+PERSON_NOUNS = MALE_NOUNS | FEMALE_NOUNS
 SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?]\s")
 
 
@@ -163,14 +167,17 @@ def _unnamed_speakers(
     text: str, quotations: Sequence[Quotation], result: list[Attribution], names: _Names, heads: set[str]
 ) -> None:
     """"he said" is a speaking description ("the doctor", ``ingestion.quotes.unnamed``) when one of its sex occurs
-    after the name the pronoun was given, or when it was given none."""
+    after the name the pronoun was given, or when it was given none; then a person noun of its sex that does not
+    speak elsewhere may be it too ("A man was sitting across the aisle. … he asked"): a pronoun left as the speaker
+    names no one."""
     unnamed = unnamed_people(text, heads, quotations)
+    people = unnamed_people(text, heads | PERSON_NOUNS, quotations)
     for i, attribution in enumerate(result):
         cue, speaker = attribution.cue, attribution.speaker
         word = text[cue[0] : cue[1]].casefold() if cue else ""
         if attribution.kind != ANAPHORIC or cue is None or speaker is None or word not in ("he", "she"):
             continue
-        found = unnamed.latest(cue[0], SUBJECT_PRONOUNS[word], RECENT_WINDOW)
+        found = (people if speaker == cue else unnamed).latest(cue[0], SUBJECT_PRONOUNS[word], RECENT_WINDOW)
         if found is not None and (speaker == cue or found[0][0] > speaker[0]):
             carried = names.latest_with_word(found[1], found[0][0])
             result[i] = replace(attribution, speaker=carried or found[0])

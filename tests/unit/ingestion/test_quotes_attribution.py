@@ -271,3 +271,8 @@ def test_quotes_description_of_a_person_opening_the_sentence_before_speaks() -> 
     thing = "Gabriel Oak stood by the gate.\n\nThe paper crackled in the wind.\n\n“That's a handsome maid.”"
     assert said(person, run(person, ["Gabriel Oak"])) == [("The old man", "implicit")]
     assert said(thing, run(thing, ["Gabriel Oak"])) == [(None, "none")]
+
+
+def test_quotes_he_said_with_no_name_of_his_sex_is_a_person_noun_met_before() -> None:
+    text = "The train rolled on. A man was sitting across the aisle.\n\n“Is this your first visit?” he asked."
+    assert said(text, run(text, [])) == [("A man", "anaphoric")]
