@@ -52,7 +52,7 @@ from ingestion.quotes.speech import (
     WORD,
     is_speech_verb,
 )
-from ingestion.quotes.unnamed import noun_sex, unnamed_people
+from ingestion.quotes.unnamed import Unnamed, noun_sex, unnamed_people
 
 logger = logging.getLogger(__name__)
 
@@ -171,13 +171,17 @@ def _unnamed_speakers(
     speak elsewhere may be it too ("A man was sitting across the aisle. … he asked"): a pronoun left as the speaker
     names no one."""
     unnamed = unnamed_people(text, heads, quotations)
-    people = unnamed_people(text, heads | PERSON_NOUNS, quotations)
+    people: Unnamed | None = None  # read only when some pronoun is left unresolved
     for i, attribution in enumerate(result):
         cue, speaker = attribution.cue, attribution.speaker
         word = text[cue[0] : cue[1]].casefold() if cue else ""
         if attribution.kind != ANAPHORIC or cue is None or speaker is None or word not in ("he", "she"):
             continue
-        found = (people if speaker == cue else unnamed).latest(cue[0], SUBJECT_PRONOUNS[word], RECENT_WINDOW)
+        source = unnamed
+        if speaker == cue:
+            people = people or unnamed_people(text, heads | PERSON_NOUNS, quotations)
+            source = people
+        found = source.latest(cue[0], SUBJECT_PRONOUNS[word], RECENT_WINDOW)
         if found is not None and (speaker == cue or found[0][0] > speaker[0]):
             carried = names.latest_with_word(found[1], found[0][0])
             result[i] = replace(attribution, speaker=carried or found[0])
