@@ -1,7 +1,7 @@
 """Quality of quotation detection and speaker attribution on LitBank's quotations layer (75 books).
 
     .venv/bin/python bench/quality_quotes.py [--litbank ../shared/data/litbank] [--names gold|ner] [--tune] [--errors N]
-                                             [--coref] [--classes]
+                                             [--coref] [--classes] [--save FILE] [--against FILE]
 
 LitBank annotates every quotation of each book's first ~2,000 tokens with its speaker (an entity of the book's
 coreference layer). Its texts are tokenised, one sentence per line, without paragraphs; the whole books in
@@ -26,6 +26,9 @@ quotations are found and attributed on the original prose, paragraphs and all, a
 - ``--classes``: each kind's wrong attributions by a class read from the gold (``error_class``): the speaker named
   before the quotation, only after it or never (an unnamed speaker needs a description or "I" to be right), and the
   answer nobody, a neighbouring turn's speaker, or someone else.
+- ``--save FILE`` writes each book's right and gold counts (shipped parameters) as JSON; ``--against FILE`` prints
+  the per-book spread against such a file: how many books gain, lose, and by how much (a rule kept only when it helps
+  across the books, not in one).
 - Character names given to attribution: ``gold`` the coreference layer's proper-name mentions of people (as with a
   perfect character list); ``ner`` csillag's English NER (ingestion/models/en_litbank, trained on these 75 books:
   seen text, so an optimistic figure for it).
@@ -38,6 +41,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import itertools
+import json
 import logging
 import re
 import sys
@@ -233,6 +237,7 @@ def score_book(book: Book, names_mode: str, errors: list[str]) -> Counter[str]:
         counts[f"n:{kind}"] += 1
         counts[f"right:{kind}"] += right
         counts["right"] += right
+        counts["given"] += bool(attribution and attribution.speaker)
         counts["right_named"] += right and attribution is not None and attribution.speaker in name_set
         if not right:
             counts[f"wrong:{kind}:{error_class(book, g, speaker_entity(book, span))}"] += 1
@@ -264,7 +269,8 @@ def report(title: str, counts: Counter[str]) -> None:
         f"{title}: quotations gold {counts['gold']}, found {counts['found']}: P {precision:.3f} R {recall:.3f} "
         f"(exact offsets {counts['exact'] / max(counts['gold'], 1):.3f} of gold); speaker accuracy "
         f"{counts['right'] / max(counts['gold'], 1):.3f}, right and a name (an entity for the pipeline) "
-        f"{counts['right_named'] / max(counts['gold'], 1):.3f}"
+        f"{counts['right_named'] / max(counts['gold'], 1):.3f}; given a speaker {counts['given']}, right among them "
+        f"{counts['right'] / max(counts['given'], 1):.3f}"
     )
     for kind in (*KINDS, "missed"):
         n = counts[f"n:{kind}"]
@@ -285,6 +291,8 @@ def main() -> int:
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong attributions")
     parser.add_argument("--coref", action="store_true", help="pronoun speakers from ingestion.coref, as the stage")
     parser.add_argument("--classes", action="store_true", help="the wrong attributions of each kind by error class")
+    parser.add_argument("--save", type=Path, help="write each book's right/gold counts to this JSON file")
+    parser.add_argument("--against", type=Path, help="print the per-book spread against a file --save wrote")
     args = parser.parse_args()
     global COREF, CLASSES
     COREF, CLASSES = args.coref, args.classes
@@ -300,17 +308,36 @@ def main() -> int:
     total: Counter[str] = Counter()
     by_fold: dict[int, Counter[str]] = defaultdict(Counter)
     errors: list[str] = []
+    per_book: dict[str, list[int]] = {}
     for i, book in enumerate(books):
         counts = score_book(book, args.names, errors)
         total.update(counts)
         by_fold[i % FOLDS].update(counts)
+        per_book[book.name] = [counts["right"], counts["gold"]]
     report(f"all {len(stems)} books, names={args.names}, shipped parameters", total)
     for fold in sorted(by_fold):
         c = by_fold[fold]
         print(f"  fold {fold}: gold {c['gold']}, speaker accuracy {c['right'] / max(c['gold'], 1):.3f}")
     for line in errors[: args.errors]:
         print(line)
+    if args.against:
+        print_spread(json.loads(args.against.read_text(encoding="utf-8")), per_book)
+    if args.save:
+        args.save.write_text(json.dumps(per_book, indent=0), encoding="utf-8")
     return 0
+
+
+def print_spread(before: dict[str, list[int]], after: dict[str, list[int]]) -> None:
+    """Books gaining and losing right speakers against an earlier run (``--save``), with the largest changes."""
+    deltas = {name: right - before[name][0] for name, (right, _) in after.items() if name in before}
+    gained = sorted(((d, n) for n, d in deltas.items() if d > 0), reverse=True)
+    lost = sorted((d, n) for n, d in deltas.items() if d < 0)
+    print(
+        f"per book against the saved run: {len(gained)} gain (+{sum(d for d, _ in gained)}), {len(lost)} lose "
+        f"({sum(d for d, _ in lost)}), {len(deltas) - len(gained) - len(lost)} unchanged"
+    )
+    for delta, name in [*gained[:5], *lost[:5]]:
+        print(f"    {delta:+3d} {name}")
 
 
 def cross_validate(books: Sequence[Book], names_mode: str) -> None:

@@ -5,18 +5,21 @@ mentions stage's NER; no list of characters). Output per quotation: the speaker 
 that name the speaker (the *cue*), the addressees named in it, and the kind of evidence, in this order of trust:
 
 - ``explicit``: a verb of saying next to the quotation, in its sentence or in a paragraph before it that ends with a
-  colon ("Then Mary spoke:"), whose subject is a name (``ingestion.quotes.clauses``: "…," said Pierre / Pierre
-  said, "…"; not "said he to Temple").
+  colon or a dash ("Then Mary spoke:", "and said at once--"), whose subject is a name
+  (``ingestion.quotes.clauses``: "…," said Pierre / Pierre said, "…"; not "said he to Temple").
 - ``anaphoric``: the subject is a pronoun ("he said") or a description ("said the old man"). "he"/"she" is the
   most recent name outside quotations whose sex fits (titles, then the pronouns after the name's mentions, then the
   given name) — or a description the text lets speak elsewhere, met after that name ("the doctor",
   ``ingestion.quotes.unnamed``); a description is the most recent name that carries its head noun ("the parson":
   Parson Tringham), else itself (a span no entity matches). A verb with no subject (Hungarian drops it: "- mondja a
   fiúnak") is the most recent name outside quotations. "I said" is the narrator: the pronoun is the speaker.
-- ``implicit``: another quotation of the same paragraph already attributed (one paragraph, one speaker); a name or
-  a "he"/"she" opening the sentence just before the quotation ("Pierre turned to her. “…”"); a reply to a vocative
-  ("…, Natasha?" makes the next turn Natasha's); alternating turns (the speaker two turns back or ahead, when the
-  turn between is someone else's), carried along the whole conversation.
+- ``implicit``: another quotation of the same paragraph already attributed (one paragraph, one speaker); a name,
+  a "he"/"she" or a description of a person opening the sentence just before the quotation ("Pierre turned to her.
+  “…”", "The old man looked up. “…”"); a reply to a vocative
+  ("…, Natasha?" makes the next turn Natasha's; the first name called, since a later one is often an apposition:
+  "…, Florence, … my boy, Harvey."); alternating turns (the speaker two turns back or ahead, when the turn between
+  is someone else's), carried along the whole conversation — which ends where the narration between two turns
+  brings in someone new (a name said there for the first time).
 - ``none``: nothing of the above.
 """
 
@@ -39,15 +42,17 @@ from ingestion.names import (
 )
 from ingestion.normalize import EN_TITLES, HU_TITLES
 from ingestion.quotes.clauses import subject
-from ingestion.quotes.detection import Quotation, paragraphs
+from ingestion.quotes.detection import Paragraph, Quotation, paragraphs
 from ingestion.quotes.speech import (
     DETERMINERS,
+    FEMALE_NOUNS,
+    MALE_NOUNS,
     POLITE_ADDRESS,
     SUBJECT_PRONOUNS,
     WORD,
     is_speech_verb,
 )
-from ingestion.quotes.unnamed import unnamed_people
+from ingestion.quotes.unnamed import Unnamed, noun_sex, unnamed_people
 
 logger = logging.getLogger(__name__)
 
@@ -71,8 +76,15 @@ TITLE_VOCATIVE = re.compile(
     r"(?:(?<=[,;!?.“\"‘'—-])|(?<=[,;!?.“\"‘'—-]\s))"
     + r"((?i:" + "|".join(reversed(_CALLING_TITLES)) + r"))(?=\s*[,;!?.”\"’'—])"
 )
-# A paragraph that announces the quotation opening the next one ends with a colon (and perhaps a dash).
-ANNOUNCING = re.compile(r":\s*(?:--|[-–—])?\s*$")
+# A paragraph that announces the quotation opening the next one ends with a colon (and perhaps a dash) or a dash
+# ("and said at once--"); the verb of saying must still be among its last words.
+ANNOUNCING = re.compile(r"(?::\s*(?:--|[-–—])?|--|[–—])\s*$")
+# A description opening a sentence as its subject: a determiner, at most two lowercase words, then a verb in the past.
+LEADING_DESCRIPTION = re.compile(
+    r"(?:The|A|An|His|Her|Their|Our|My)\s+(?:[a-z-]+\s+){0,2}?([a-z-]+)(?=\s+(?:was|had|[a-z]+ed)\b)"
+)
+# Nouns that are people by themselves: an unresolved "he said" may be one met before, though it never speaks.
+PERSON_NOUNS = MALE_NOUNS | FEMALE_NOUNS
 SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bSt)(?<!\bMs)(?<!\b[A-Z])[.!?]\s")
 
 
@@ -133,29 +145,43 @@ def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span])
         avoid = (_key_of(names_info, previous.speaker),) if previous and previous.speaker else ()
         found = _said(text, quotations, index, paragraph_ends, names_info, addressees, avoid)
         result.append(found or Attribution(quote, addressees=addressees))
-    _unnamed_speakers(text, quotations, result, names_info)
+    heads = _speaking_heads(text, result)
+    _unnamed_speakers(text, quotations, result, names_info, heads)
     _continued(text, result)
     _same_paragraph(result)
-    _leading_subjects(text, result, names_info)
-    _turns(text, result, names_info)
+    _leading_subjects(text, result, names_info, heads)
+    _turns(text, result, names_info, paragraphs(text))
     return result
 
 
-def _unnamed_speakers(text: str, quotations: Sequence[Quotation], result: list[Attribution], names: _Names) -> None:
-    """"he said" is a speaking description ("the doctor", ``ingestion.quotes.unnamed``) when one of its sex occurs
-    after the name the pronoun was given, or when it was given none."""
-    heads = {
+def _speaking_heads(text: str, result: list[Attribution]) -> set[str]:
+    """The head words of the descriptions said-clauses make speak ("said the doctor": doctor)."""
+    return {
         text[a.cue[0] : a.cue[1]].split()[-1].casefold()
         for a in result
         if a.kind == ANAPHORIC and a.cue and text[a.cue[0] : a.cue[1]].split()[0].casefold() in DETERMINERS
     }
+
+
+def _unnamed_speakers(
+    text: str, quotations: Sequence[Quotation], result: list[Attribution], names: _Names, heads: set[str]
+) -> None:
+    """"he said" is a speaking description ("the doctor", ``ingestion.quotes.unnamed``) when one of its sex occurs
+    after the name the pronoun was given, or when it was given none; then a person noun of its sex that does not
+    speak elsewhere may be it too ("A man was sitting across the aisle. … he asked"): a pronoun left as the speaker
+    names no one."""
     unnamed = unnamed_people(text, heads, quotations)
+    people: Unnamed | None = None  # read only when some pronoun is left unresolved
     for i, attribution in enumerate(result):
         cue, speaker = attribution.cue, attribution.speaker
         word = text[cue[0] : cue[1]].casefold() if cue else ""
         if attribution.kind != ANAPHORIC or cue is None or speaker is None or word not in ("he", "she"):
             continue
-        found = unnamed.latest(cue[0], SUBJECT_PRONOUNS[word], RECENT_WINDOW)
+        source = unnamed
+        if speaker == cue:
+            people = people or unnamed_people(text, heads | PERSON_NOUNS, quotations)
+            source = people
+        found = source.latest(cue[0], SUBJECT_PRONOUNS[word], RECENT_WINDOW)
         if found is not None and (speaker == cue or found[0][0] > speaker[0]):
             carried = names.latest_with_word(found[1], found[0][0])
             result[i] = replace(attribution, speaker=carried or found[0])
@@ -279,7 +305,8 @@ def _said(
 
 def _head(text: str, quotations: Sequence[Quotation], index: int, paragraph_ends: list[int]) -> Span:
     """The sentence before a quotation, in its paragraph — or, for a quotation opening its paragraph, the previous
-    paragraph's last sentence when it ends with a colon ("Then Mary spoke:" / the quotation), which announces it."""
+    paragraph's last sentence when it ends with a colon or a dash ("Then Mary spoke:" / the quotation), which
+    announces it."""
     quote = quotations[index]
     at = bisect.bisect_left(paragraph_ends, quote.start)
     start = paragraph_ends[at - 1] if at > 0 else 0
@@ -358,9 +385,11 @@ def _same_paragraph(result: list[Attribution]) -> None:
                 result[i] = replace(result[i], speaker=source.speaker, cue=source.cue, kind=source.kind)
 
 
-def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> None:
+def _leading_subjects(text: str, result: list[Attribution], names: _Names, heads: set[str]) -> None:
     """A name or a "he"/"she" opening the sentence just before a paragraph's first quotation speaks it ("Pierre
-    turned. “…”", "She pounced at once. “…”"); the pronoun is the latest name whose sex fits, as in a said-clause."""
+    turned. “…”", "She pounced at once. “…”"); the pronoun is the latest name whose sex fits, as in a said-clause.
+    So does a description of a person there ("The old man surveyed the road. “…”"): its head a noun of one sex or
+    one that speaks in a said-clause (``heads``), since "The paper crackled" is no one."""
     previous_paragraph = -1
     for i, attribution in enumerate(result):
         quote = attribution.quote
@@ -384,6 +413,11 @@ def _leading_subjects(text: str, result: list[Attribution], names: _Names) -> No
             cue = opening.span()
             resolved = _recent(names, cue[0], SUBJECT_PRONOUNS[word], attribution.addressees)
             result[i] = replace(attribution, speaker=resolved or cue, cue=cue, kind=IMPLICIT)
+            continue
+        described = LEADING_DESCRIPTION.match(text, opening.start())
+        if described is not None and (described.group(1) in heads or noun_sex(described.group(1))):
+            cue = (described.start(), described.end(1))
+            result[i] = replace(attribution, speaker=cue, cue=cue, kind=IMPLICIT)
 
 
 def _leading_name(text: str, sentence_start: int, offset: int, names: _Names) -> Span | None:
@@ -396,20 +430,41 @@ def _leading_name(text: str, sentence_start: int, offset: int, names: _Names) ->
     return None
 
 
-def _turns(text: str, result: list[Attribution], names: _Names) -> None:
+def _turns(text: str, result: list[Attribution], names: _Names, parts: Sequence[Paragraph]) -> None:
     """Replies to vocatives and alternating turns, over runs of paragraphs that each hold a quotation."""
     turns = _first_of_paragraphs(result)
+    breaks = _breaks(result, turns, names, parts)
     changed = True
     while changed:  # each pass reaches two turns further from a known speaker
         changed = False
         for k, i in enumerate(turns):
             if result[i].speaker is not None:
                 continue
-            speaker = _turn_speaker(text, result, turns, k, names)
+            speaker = _turn_speaker(text, result, turns, k, names, breaks)
             if speaker is not None and not _addresses(result[i], speaker, names):
                 result[i] = replace(result[i], speaker=speaker, cue=None, kind=IMPLICIT)
                 changed = True
         _same_paragraph(result)
+
+
+def _breaks(result: list[Attribution], turns: list[int], names: _Names, parts: Sequence[Paragraph]) -> set[int]:
+    """The turns after which the conversation ends: more than ``TURN_GAP - 1`` paragraphs of narration before the
+    next turn, or narration between them that brings in someone new (a name said there for the first time) — who
+    may be the one answering, so the turns before say nothing of it."""
+    first: dict[str, int] = {}
+    for j, key in enumerate(names.keys):
+        first.setdefault(key, j)
+    found = set()
+    for k in range(len(turns) - 1):
+        here, following = result[turns[k]].quote.paragraph, result[turns[k + 1]].quote.paragraph
+        if following - here > TURN_GAP:
+            found.add(k)
+        elif following - here > 1:
+            low, high = parts[here].end, parts[following].start
+            between = range(bisect.bisect_left(names.starts, low), bisect.bisect_left(names.starts, high))
+            if any(not names.quoted[j] and first[names.keys[j]] == j for j in between):
+                found.add(k)
+    return found
 
 
 def _first_of_paragraphs(result: list[Attribution]) -> list[int]:
@@ -423,25 +478,24 @@ def _first_of_paragraphs(result: list[Attribution]) -> list[int]:
 
 
 def _turn_speaker(
-    text: str, result: list[Attribution], turns: list[int], k: int, names: _Names
+    text: str, result: list[Attribution], turns: list[int], k: int, names: _Names, breaks: set[int]
 ) -> Span | None:
-    """The speaker the conversation gives turn ``k``: the one its previous turn addressed, else the speaker two
+    """The speaker the conversation gives turn ``k``: the first one its previous turn addressed, else the speaker two
     turns back (or ahead) when the turn between is another's. Turns are the paragraphs holding a quotation, one
-    conversation while at most ``TURN_GAP - 1`` paragraphs of narration stand between two."""
+    conversation across none of the ``breaks`` (``_breaks``)."""
 
     def turn(offset: int) -> Attribution | None:
         j = k + offset
         if not 0 <= j < len(turns):
             return None
         low, high = sorted((k, j))
-        steps = zip(turns[low:high], turns[low + 1 : high + 1], strict=True)
-        if any(result[b].quote.paragraph - result[a].quote.paragraph > TURN_GAP for a, b in steps):
+        if any(step in breaks for step in range(low, high)):
             return None
         return result[turns[j]]
 
     previous = turn(-1)
     if previous is not None and previous.addressees:
-        return previous.addressees[-1]
+        return previous.addressees[0]
     called = _called_by_title(text, previous.quote) if previous is not None else None
     if called is not None:
         word = text[called[0] : called[1]].casefold()

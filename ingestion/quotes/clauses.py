@@ -108,7 +108,8 @@ def _description(text: str, words: Sequence[Word], verb: int) -> Span | None:
     """A determiner and up to three words with no punctuation but a hyphen between them, after the verb ("said the
     parson, smacking his leg": "the parson"; "cried one of the women", but not "answered in a trembling voice") or
     ending right before it, perhaps with adverbs between ("the old man slowly said"). It ends before an adverb ("the
-    doctor carelessly") and a verb in the past ("the lady reached"); not a Hungarian noun in the dative, the one
+    doctor carelessly"), a verb in the past ("the lady reached") and another determiner ("the man a little
+    impatiently"); not a Hungarian noun in the dative, the one
     spoken to ("mondja a fiúnak")."""
     for first in range(verb + 1, min(verb + 4, len(words))):
         if words[first][2].casefold() in DETERMINERS:
@@ -135,7 +136,8 @@ def _description_from(text: str, words: Sequence[Word], first: int, last: int) -
         joined = text[body[-1][1] : following[0]].strip() in ("", "-")
         lower = following[2].casefold()
         verb_like = lower.endswith("ly") or (len(body) > 1 and lower.endswith("ed"))  # "the wounded man" is one
-        if not joined or lower in DESCRIPTION_STOPS or is_speech_verb(following[2]) or verb_like:
+        stop = lower in DESCRIPTION_STOPS or lower in DETERMINERS  # "said the man a little impatiently"
+        if not joined or stop or is_speech_verb(following[2]) or verb_like:
             break
         body.append(following)
     if len(body) < 2 or body[-1][2].casefold().endswith(SPOKEN_TO_ENDINGS):

@@ -31,7 +31,8 @@ SPEECH_VERBS = frozenset(
     concluded agreed admitted whimpered growled snapped resumed ventured persisted echoed faltered gasped hissed roared
     bawled drawled stuttered commented mused announced warned ordered commanded interposed spoke sang grumbled
     grunted chuckled moaned wailed panted breathed mumbled blurted lisped sneered scoffed shrieked squeaked called
-    went put broke told tells remonstrated assented objected cautioned entreated implored begged thundered""".split()
+    went put broke told tells remonstrated assented objected cautioned entreated implored begged thundered stated
+    asserted queried pursued challenged bellowed ejaculated teased jeered conceded confessed croaked quavered""".split()
 )
 # "went on", "put in", "broke in": the particle follows; "went", "put", "broke" alone are rarely attribution verbs,
 # but next to a quotation they are.

@@ -28,13 +28,16 @@ from ingestion.quotes.speech import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Unnamed", "unnamed_people"]
+__all__ = ["Unnamed", "noun_sex", "unnamed_people"]
 
 Span = tuple[int, int]
 # Where a sentence's or a clause's subject stands: at a paragraph's or sentence's start, after a closing quotation
 # mark, after a conjunction ("and the doctor smiled") or a verb of saying ("cried the girl"); an object ("interrupted
 # her cousin") is no one speaking.
 SUBJECT_PLACE = re.compile(r"(?:^|\n|[.!?;:”\"’]\s{1,2}|\b(?:and|but|then)\s)$")
+# Or right before a verb in the past or an auxiliary, wherever the clause starts ("Amid the smoke, a girl was
+# dancing", "the elf-girl paused"); the rest of a hyphenated head first.
+VERB_AFTER = re.compile(r"[a-z-]*\s+(?:was|were|had|is|has|did|could|would|[a-z]+ed)\b")
 # Words between the determiner and the head: "the old doctor", "the tall young man".
 MAX_MODIFIERS = 2
 _DETERMINER = re.compile(rf"\b(?i:{'|'.join(sorted(DETERMINERS, key=len, reverse=True))})\s+")
@@ -85,7 +88,7 @@ def unnamed_people(text: str, heads: Iterable[str], quotations: Sequence[Quotati
         head = words[group - 1].split("-")[0]
         start, end = match.start(), following.start(group) + len(head)
         at = bisect.bisect_right(quote_starts, start) - 1
-        if at >= 0 and quotations[at].end > start or not _subject_place(text, start):
+        if at >= 0 and quotations[at].end > start or not _subject_place(text, start, end):
             continue
         spans.append((start, end))
         found_heads.append(head)
@@ -93,11 +96,11 @@ def unnamed_people(text: str, heads: Iterable[str], quotations: Sequence[Quotati
         tally = counts.setdefault(head, [0, 0])
         tally[0] += len(re.findall(PRONOUN_PATTERNS["he"], window))
         tally[1] += len(re.findall(PRONOUN_PATTERNS["she"], window))
-    sexes = {head: _noun_sex(head) or pronoun_gender(*tally) for head, tally in counts.items()}
+    sexes = {head: noun_sex(head) or pronoun_gender(*tally) for head, tally in counts.items()}
     return Unnamed(spans, found_heads, sexes)
 
 
-def _noun_sex(head: str) -> str:
+def noun_sex(head: str) -> str:
     """The sex a person noun says by itself ("girl", "father"), ``""`` when none or not one sex ("widow")."""
     if head in MALE_NOUNS:
         return MALE
@@ -107,8 +110,11 @@ def _noun_sex(head: str) -> str:
     return sex if sex in (MALE, FEMALE) else ""
 
 
-def _subject_place(text: str, offset: int) -> bool:
-    """Whether a description at ``offset`` stands where a subject does (``SUBJECT_PLACE``)."""
-    before = text[max(offset - 20, 0) : offset]
+def _subject_place(text: str, start: int, end: int) -> bool:
+    """Whether a description from ``start`` to its head's ``end`` stands where a subject does: after
+    ``SUBJECT_PLACE`` or a verb of saying, or before a verb (``VERB_AFTER``)."""
+    before = text[max(start - 20, 0) : start]
     words = before.split()
-    return bool(SUBJECT_PLACE.search(before)) or bool(words) and before.endswith(" ") and is_speech_verb(words[-1])
+    if SUBJECT_PLACE.search(before) or words and before.endswith(" ") and is_speech_verb(words[-1]):
+        return True
+    return VERB_AFTER.match(text, end) is not None

@@ -224,3 +224,55 @@ def test_quotes_said_another_is_someone_not_the_latest_name() -> None:
 def test_quotes_quotation_right_after_its_said_clause_sentence_keeps_its_speaker() -> None:
     text = "“You are right,” replied Burt. “Snow is coming,” said Jim. “Are we going south?”"
     assert said(text, run(text, ["Burt", "Jim"])) == [("Burt", "explicit"), ("Jim", "explicit"), ("Jim", "explicit")]
+
+
+def test_quotes_description_before_a_verb_is_a_speaker_for_a_later_she() -> None:
+    # "a girl was dancing" stands before a verb: a subject, though after a comma; "the girl" speaks later in the text
+    text = (
+        "Old Billy slept by the fire.\n\nAmid the smoke, a girl was dancing.\n\n“What you run for?” she asked.\n\n"
+        "“I hate it!” cried the girl."
+    )
+    assert said(text, run(text, ["Old Billy"]))[0] == ("a girl", "anaphoric")
+
+
+def test_quotes_reply_goes_to_the_first_name_called_not_a_later_apposition() -> None:
+    text = (
+        "John Linden sat by the fire with Florence.\n\n“True, Florence, but I lost my boy, Harvey,” said John Linden."
+        "\n\n“It is long since you spoke of him.”"
+    )
+    assert said(text, run(text, ["John Linden", "Florence", "Harvey"]))[1] == ("Florence", "implicit")
+
+
+def test_quotes_paragraph_ending_with_said_and_a_dash_announces_the_next() -> None:
+    text = "John looked about the room. Eliza put her head in at the door, and said at once--\n\n“She is here, Jack.”"
+    assert said(text, run(text, ["John", "Eliza"])) == [("Eliza", "explicit")]
+
+
+def test_quotes_less_common_verbs_of_saying() -> None:
+    text = "“He's got the earmarks,” Big Medicine stated.\n\n“Where from?” queried Snake."
+    assert said(text, run(text, ["Big Medicine", "Snake"])) == [("Big Medicine", "explicit"), ("Snake", "explicit")]
+
+
+def test_quotes_turns_stop_at_narration_bringing_in_someone_new() -> None:
+    opening = "“Is it far?” asked Anna.\n\n“Two miles,” said Boris.\n\n"
+    newcomer = opening + "Just then Clara came in from the garden.\n\n“Who wants tea?”"
+    known = opening + "The road was muddy and long, and Boris had no coat.\n\n“Then we walk.”"
+    assert said(newcomer, run(newcomer, ["Anna", "Boris", "Clara"]))[2] == (None, "none")
+    assert said(known, run(known, ["Anna", "Boris"]))[2] == ("Anna", "implicit")
+
+
+def test_quotes_description_ends_before_another_determiner() -> None:
+    text = "Dick lay on the box.\n\n“Wake up, you young vagabond!” said the man a little impatiently."
+    assert said(text, run(text, ["Dick"])) == [("the man", "anaphoric")]
+
+
+def test_quotes_description_of_a_person_opening_the_sentence_before_speaks() -> None:
+    person = "Gabriel Oak stood by the gate.\n\nThe old man surveyed the road.\n\n“That's a handsome maid.”"
+    thing = "Gabriel Oak stood by the gate.\n\nThe paper crackled in the wind.\n\n“That's a handsome maid.”"
+    assert said(person, run(person, ["Gabriel Oak"])) == [("The old man", "implicit")]
+    assert said(thing, run(thing, ["Gabriel Oak"])) == [(None, "none")]
+
+
+def test_quotes_he_said_with_no_name_of_his_sex_is_a_person_noun_met_before() -> None:
+    text = "The train rolled on. A man was sitting across the aisle.\n\n“Is this your first visit?” he asked."
+    assert said(text, run(text, [])) == [("A man", "anaphoric")]
