@@ -1,12 +1,11 @@
 """The sentence patterns that state a relation, as regexes over a sentence template (``sentences.py``: each person
 mention is ``@P<i>@``).
 
-Every pattern captures ``src`` (a mention's index), ``psrc`` (a subject pronoun, "he" or "she", whose antecedent is
-src) or ``list`` (a list of mentions, each a src), and either ``dst``
-(a mention's index), ``pron`` (a possessive pronoun whose antecedent is dst), ``my`` (dst is the speaker of the
-quotation it stands in) or ``your`` (dst is the one person that quotation speaks to); and the relation either as
-``kin`` (a kinship word, ``kinship.py``) or as a ``married`` / ``engaged`` group. The relation reads "src is the
-TYPE of dst".
+Every pattern captures ``src`` (a mention's index), ``psrc`` (a pronoun, "he", "she" or a possessive one, whose
+antecedent is src: ``antecedents.py``) or ``list`` (a list of mentions, each a src), and either ``dst`` (a mention's
+index), ``pron`` (a possessive pronoun whose antecedent is dst), ``my`` (dst is the speaker of the quotation it
+stands in) or ``your`` (dst is the one person that quotation speaks to); and the relation either as ``kin`` (a
+kinship word, ``kinship.py``) or as a ``married`` / ``engaged`` group. The relation reads "src is the TYPE of dst".
 """
 
 from __future__ import annotations
@@ -102,7 +101,7 @@ def _english() -> tuple[Pattern, ...]:
     were = r"(?:were|had\s+been|have\s+been|are|got)"
     relative = r"(?:(?:who|that)\s+(?:was|is|had\s+been)\s+)?"
     possessor = r"(?:(?P<pron>his|her)|(?P<your>your))"  # "your": the one person the quotation speaks to
-    he = r"\b(?P<psrc>he|she)"  # a pronoun as src, its antecedent found as "his" and "her" are (``antecedents``)
+    he = r"\b(?P<psrc>he|she)"  # a pronoun as src: its antecedent is found as a possessive's is
     has_married = rf"\s+(?:had\s+|has\s+)?{_ADVERBS}(?P<married>married|wedded|wed)\s+{dst_}"
     was_married = rf"\s+(?:was|had\s+been|has\s+been|is|became|got)\s+{wed}\s+to\s+{dst_}"
     patterns = [
@@ -125,9 +124,10 @@ def _english() -> tuple[Pattern, ...]:
         ("were_married", rf"(?<!\bboth\s){src_}\s+and\s+{dst_}\s+{were}\s+{wed}\b", NAMED),
         ("union_of", rf"\b{union}\s+(?:of|between)\s+{_person('src')}\s+(?:and|with|to)\s+{_person('dst')}", NAMED),
         ("possessive_union", rf"{_person('src')}{_POSSESSIVE}\s+{union}\s+(?:to|with)\s+{_person('dst')}", NAMED),
+        ("pronoun_union", rf"\b(?P<psrc>his|her)\s+{union}\s+(?:to|with)\s+{dst_}", PRONOUN),  # "her marriage with X"
     ]  # fmt: skip
     events = {"married", "married_to", "married_to_apposition", "were_married", "union_of", "possessive_union"}
-    events |= {"pronoun_married", "pronoun_married_to"}
+    events |= {"pronoun_married", "pronoun_married_to", "pronoun_union"}
     return tuple(
         Pattern(name, re.compile(regex + _NOT_POSSESSIVE, re.IGNORECASE), confidence, name in events)
         for name, regex, confidence in patterns

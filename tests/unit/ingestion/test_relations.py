@@ -256,17 +256,22 @@ def test_relations_a_pronoun_beyond_its_sentence_with_two_candidates_or_too_far_
     assert linked_rows(text, names) == set()
 
 
-def test_relations_a_subject_pronoun_married_engaged_or_a_kin_of() -> None:
+def test_relations_a_pronoun_as_src_married_engaged_or_a_kin_of() -> None:
     text = (
         "Mr. Hale came home. He married Mrs. Brown in May. She was the daughter of Mr. Green. "
-        "Ann laughed; she was Mrs. Brown's niece. Ann sang, and she was engaged to John."
+        "Ann laughed; she was Mrs. Brown's niece. Ann sang, and she was engaged to John. "
+        "Sonya wept at the breaking off of her engagement with Nicholas."
     )
-    names = {"Mr. Hale": "hale", "Mrs. Brown": "brown", "Mr. Green": "green", "Ann": "ann", "John": "john"}
+    names = {
+        "Mr. Hale": "hale", "Mrs. Brown": "brown", "Mr. Green": "green", "Ann": "ann", "John": "john",
+        "Sonya": "sonya", "Nicholas": "nicholas",
+    }  # fmt: skip
     assert {row[:3] for row in linked_rows(text, names)} == {
         ("hale", "spouse", "brown"),
         ("brown", "child", "green"),
         ("ann", "nephew_niece", "brown"),
         ("ann", "engaged", "john"),
+        ("sonya", "engaged", "nicholas"),
     }
 
 
