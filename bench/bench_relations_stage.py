@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_relations_stage.py LAKEHOUSE… [--repeat 3]
 
 Reads each lakehouse's ``documents``, ``mention_entities`` and ``entities`` with delta-rs (only read, never written),
-times ``ingestion.stages.relations.statement_rows`` (the people by SQL, the per-document extractor) and
+times ``ingestion.stages.relations.statements`` (the people by SQL, the per-document extractor) and
 ``relation_table`` (sums, inverses, inferred kinship), and prints the best of ``--repeat`` runs with the row counts.
 Never a test: it measures and prints (docs/benchmarks.md).
 """
@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from deltalake import DeltaTable  # noqa: E402
 
-from ingestion.stages.relations import relation_table, statement_rows  # noqa: E402
+from ingestion.stages.relations import relation_table, statements  # noqa: E402
 
 
 def measure(root: Path, repeat: int) -> str:
@@ -33,14 +33,14 @@ def measure(root: Path, repeat: int) -> str:
     extract, total = [], []
     for _ in range(repeat):
         started = time.perf_counter()
-        statements = statement_rows(documents, mentions, entities)
+        found = statements(documents, mentions, entities)
         extract.append(time.perf_counter() - started)
-        relations = relation_table(statements)
+        relations = relation_table(found)
         total.append(time.perf_counter() - started)
     words = sum(len(text.split()) for text in documents.column("text").to_pylist())
     inferred = sum(1 for count in relations.column("count").to_pylist() if count == 0)
     return (
-        f"{root.name}: {words:,} words, {mentions.num_rows:,} resolved mentions; {statements.num_rows} statements, "
+        f"{root.name}: {words:,} words, {mentions.num_rows:,} resolved mentions; {found.num_rows} statements, "
         f"{relations.num_rows} relations ({inferred} inferred); statements {min(extract):.2f} s, "
         f"whole {min(total):.2f} s"
     )

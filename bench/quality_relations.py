@@ -2,7 +2,7 @@
 written by reading the books, and its rows printed with their evidence for judging by reading.
 
     .venv/bin/python bench/quality_relations.py [--books SUBSTR …] [--rows FILE] [--judged FILE] [--json FILE]
-                                                [--coref]
+                                                [--no-coref] [--nominals] [--no-quotes]
 
 1. Lakehouses built before (read only, no NER run): ``/tmp/csillag-people/<book>`` or ``/tmp/csillag-qa/<book>``
    (bench/quality_people.py and bench/quality_qa.py build them); the ``documents`` text and the PERSON mentions of
@@ -44,8 +44,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from people_scoring import GoldPeople, form_key, load_gold  # noqa: E402
 
-from ingestion.coref import Speech, resolve_references  # noqa: E402
-from ingestion.quotes import attribute, find_quotations  # noqa: E402
 from ingestion.relations import (  # noqa: E402
     FAMILY_TYPES,
     INVERSE,
@@ -58,6 +56,7 @@ from ingestion.relations import (  # noqa: E402
 )
 from ingestion.relations.sentences import sentence_spans  # noqa: E402
 from ingestion.stages.quotes import document_quotes  # noqa: E402
+from ingestion.stages.references import document_references  # noqa: E402
 
 CACHES = (Path("/tmp/csillag-people"), Path("/tmp/csillag-qa"))
 PEOPLE = ROOT / "tests" / "data" / "gold_people"
@@ -66,7 +65,8 @@ RELATIONS = ROOT / "tests" / "data" / "gold_relations"
 BOOKS = tuple(sorted({path.stem for path in PEOPLE.glob("*.json")} | {path.stem for path in RELATIONS.glob("*.json")}))
 # Books built there without a list: read for the precision by reading, which needs more rows than the listed give.
 UNLISTED = ("1661_the_adventures_of_sherlock_holmes",)
-COREF = False  # --coref: "his"/"her" linked beyond their sentence by ingestion.coref
+COREF = True  # --no-coref: without the pronoun links that confirm a pronoun's person in the sentence before
+NOMINALS = False  # --nominals: the quotes stage's descriptions linked to a person ("the old prince") read as names
 QUOTES = True  # --no-quotes: without the quotes stage's quotations (no kinship vocatives, no "your KIN")
 FAMILY_KEYS = {"parents": "child", "children": "parent", "siblings": "sibling", "spouses": "spouse"}
 SCORED = FAMILY_TYPES | ROMANCE_TYPES
@@ -92,7 +92,8 @@ def load_book(root: Path) -> tuple[str, str, list[PersonMention], dict[str, str]
     table = DeltaTable(str(root / "mention_entities")).to_pyarrow_table()
     columns = ["entity_id", "chunk_id", "start", "end"]
     if "kind" in table.column_names:  # the quotes stage's pronoun and nominal rows are not names
-        table = table.filter(pc.equal(table["kind"], "name"))
+        kinds = ["name", "nominal"] if NOMINALS else ["name"]
+        table = table.filter(pc.is_in(table["kind"], pa.array(kinds)))
     mentions = [
         PersonMention(row["start"], row["end"], row["entity_id"], row["chunk_id"])
         for row in table.select(columns).to_pylist()
@@ -151,15 +152,13 @@ def sentence_of(text: str, spans: list[tuple[int, int]], starts: list[int], star
     return " ".join(text[first:last].split())
 
 
-def pronoun_links(text: str, mentions: list[PersonMention]) -> dict[int, str]:
-    """Start of each pronoun -> the entity ``ingestion.coref`` links it to, with the quotations' speakers."""
-    entity_at = {(m.start, m.end): m.entity_id for m in mentions}
-    speeches = [
-        Speech(a.quote.start, a.quote.end, entity_at.get(a.speaker) if a.speaker else None,
-               tuple(entity_at[span] for span in a.addressees if span in entity_at))
-        for a in attribute(text, find_quotations(text), sorted(entity_at))
-    ]
-    return {r.start: r.entity_id for r in resolve_references(text, mentions, speeches) if r.kind == "pronoun"}
+def pronoun_links(text: str, mentions: list[PersonMention], quotes: list[SpokenQuote]) -> dict[int, str]:
+    """Start of each pronoun -> the entity the quotes stage links it to (its ``mention_entities`` rows of kind
+    pronoun, ``ingestion.stages.references``), from the names and the quotations with their speakers."""
+    people = sorted({(m.start, m.end, m.entity_id, f"s{m.start}") for m in mentions})
+    spoken = [(q.start, q.end, q.speaker_id, q.addressee_ids) for q in quotes]
+    rows = document_references("doc", text, [(0, "chunk")], people, spoken)
+    return {row["start"]: row["entity_id"] for row in rows if row["kind"] == "pronoun"}
 
 
 def spoken_quotes(text: str, mentions: list[PersonMention]) -> list[SpokenQuote]:
@@ -176,7 +175,7 @@ def score_book(book: str, rows_out: list[list[str]]) -> dict[str, Any]:
     text, language, mentions, names = load_book(lakehouse(book))  # type: ignore[arg-type]
     gold, gold_rows = gold_for(book)
     quotes = spoken_quotes(text, mentions) if QUOTES else []
-    links = pronoun_links(text, mentions) if COREF else None
+    links = pronoun_links(text, mentions, quotes) if COREF else None
     statements = relation_mentions(text, mentions, language, links, quotes)
     relations = aggregate(statements)
     inferred = [r for r in infer(relations) if r.inferred]
@@ -241,11 +240,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=Path, default=Path("/tmp/relations_rows.tsv"), help="statements to judge")
     parser.add_argument("--judged", type=Path, default=RELATIONS / "judged_rows.tsv", help="judged statements")
     parser.add_argument("--json", type=Path, help="write the results here too")
-    parser.add_argument("--coref", action="store_true", help="his/her linked beyond their sentence (ingestion.coref)")
+    parser.add_argument("--no-coref", action="store_true", help="without the quotes stage's pronoun links")
+    parser.add_argument("--nominals", action="store_true", help="descriptions linked to a person read as names")
     parser.add_argument("--no-quotes", action="store_true", help="without the quotes stage's speakers and vocatives")
     args = parser.parse_args(argv)
-    global COREF, QUOTES
-    COREF, QUOTES = args.coref, not args.no_quotes
+    global COREF, NOMINALS, QUOTES
+    COREF, NOMINALS, QUOTES = not args.no_coref, args.nominals, not args.no_quotes
     books = [
         book for book in BOOKS + UNLISTED if any(part in book for part in args.books) and lakehouse(book) is not None
     ]

@@ -27,7 +27,7 @@ from graph.embedded import EmbeddedGraphStore  # noqa: E402
 from graph.lakehouse import Lakehouse  # noqa: E402
 from graph.model import GraphData, QuoteNode, TypedRelationEdge  # noqa: E402
 from ingestion.stages.quotes import quote_rows  # noqa: E402
-from ingestion.stages.relations import QUOTE_COLUMNS, relation_table, statement_rows  # noqa: E402
+from ingestion.stages.relations import PRONOUN_COLUMNS, QUOTE_COLUMNS, relation_table, statements  # noqa: E402
 from tools.analysis.relations import read_question  # noqa: E402
 from tools.retrieval.analyzer import Analyzer  # noqa: E402
 
@@ -46,7 +46,8 @@ def book_store(root: Path) -> tuple[EmbeddedGraphStore, str]:
     entities = table("entities", ["entity_id", "label"])
     chunks = table("chunks", ["doc_id", "chunk_id", "start", "unit_kind"])
     quotes = quote_rows(documents.select(["doc_id", "text"]), chunks, people, entities)
-    relations = relation_table(statement_rows(documents, names, entities, quotes.select(QUOTE_COLUMNS)))
+    linked = people.filter(pc.equal(people["kind"], "pronoun")).select(PRONOUN_COLUMNS)
+    relations = relation_table(statements(documents, names, entities, quotes.select(QUOTE_COLUMNS), linked))
     graph = GraphData.from_lakehouse(Lakehouse.for_root(root)).model_copy(
         update={
             "typed_relations": [TypedRelationEdge.model_validate(row) for row in relations.to_pylist()],

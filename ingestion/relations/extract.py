@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.kinship import FORMS_OF_ADDRESS, INVERSE, KIN_TITLES, Kin, kinship_words
+from ingestion.relations.antecedents import PREVIOUS, Antecedent, antecedent
 from ingestion.relations.couples import couple_statements
 from ingestion.relations.patterns import (
     APPOSITION_CLOSES,
@@ -26,14 +27,17 @@ from ingestion.relations.patterns import (
     patterns_for,
 )
 from ingestion.relations.sentences import PLACEHOLDER, PersonMention, Sentence, sentences_with_people
-from ingestion.relations.sexes import FEMALE, MALE, person_sexes
+from ingestion.relations.sexes import person_sexes
 from ingestion.relations.speech import Speakers, SpokenQuote, paragraph_speakers, quote_at
 from ingestion.relations.statements import RelationMention
 from ingestion.relations.vocatives import vocative_statements
 
 logger = logging.getLogger(__name__)
 
-_PRONOUN_SEX = {"his": MALE, "her": FEMALE}
+# A pronoun's antecedent found in the sentence before its own (``antecedents.PREVIOUS``): more often wrong than one
+# named in the relation's own sentence (``patterns.PRONOUN``).
+PREVIOUS_SENTENCE = 0.5
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True)
@@ -51,22 +55,6 @@ class Relation:
     confidence: float
     stated: bool
     inferred: bool = False
-
-
-def _antecedent(sentence: Sentence, pronoun_at: int, src: int, sexes: dict[str, str], pronoun: str) -> str | None:
-    """The entity "his"/"her" at template offset ``pronoun_at`` points to: the one person named before it in the
-    sentence (besides ``src``) whose sex fits; none when two could be meant or the one's sex is unknown."""
-    wanted = _PRONOUN_SEX[pronoun.casefold()]
-    before = {
-        sentence.mentions[int(match.group(1))].entity_id
-        for match in PLACEHOLDER.finditer(sentence.template, 0, pronoun_at)
-        if int(match.group(1)) != src
-    }
-    before.discard(sentence.mentions[src].entity_id)
-    fitting = [entity for entity in before if sexes.get(entity, "") in (wanted, "")]
-    if len(fitting) == 1 and sexes.get(fitting[0]) == wanted:
-        return fitting[0]
-    return None
 
 
 def _hypothetical(sentence: Sentence, at: int, language: str) -> bool:
@@ -94,7 +82,7 @@ class _Document:
     speakers: Speakers
     words: dict[str, Kin]
     forms_of_address: frozenset[str]
-    # "his"/"her" linked beyond their sentence (``ingestion.coref``): document offset -> entity
+    # pronouns linked beyond their sentence (``ingestion.coref``): document offset -> entity
     pronouns: Mapping[int, str] = field(default_factory=dict)
     # the quotes stage's quotations, sorted, and their starts: whom "your" is said to
     quotes: Sequence[SpokenQuote] = ()
@@ -106,17 +94,39 @@ class _Document:
         return quote.addressee_ids[0] if quote and len(set(quote.addressee_ids)) == 1 else None
 
 
-def _dst(sentence: Sentence, match: re.Match[str], src: int, document: _Document) -> str | None:
+def _dst(
+    sentence: Sentence, match: re.Match[str], src: int | None, document: _Document, previous: Sentence | None
+) -> tuple[str | None, str | None]:
+    """The entity the match's other side names and, for a pronoun, how far back it was found."""
     groups = match.groupdict()
     if groups.get("pron"):
-        found = _antecedent(sentence, match.start("pron"), src, document.sexes, match.group("pron"))
-        linked = document.pronouns.get(sentence.offsets[match.start("pron")])
-        return found or (linked if linked != sentence.mentions[src].entity_id else None)
+        pron_at = match.start("pron")
+        linked = document.pronouns.get(sentence.offsets[pron_at])
+        found = antecedent(sentence, pron_at, src, document.sexes, match.group("pron"), previous, linked)
+        return (found.entity_id, found.reach) if found else (None, None)
     if groups.get("my"):
-        return document.speakers.speaker_at(sentence.offsets[match.start("my")])
+        return document.speakers.speaker_at(sentence.offsets[match.start("my")]), None
     if groups.get("your"):
-        return document.addressee_at(sentence.offsets[match.start("your")])
-    return sentence.mentions[int(match.group("dst"))].entity_id
+        return document.addressee_at(sentence.offsets[match.start("your")]), None
+    return sentence.mentions[int(match.group("dst"))].entity_id, None
+
+
+def _sources(
+    sentence: Sentence, match: re.Match[str], document: _Document, previous: Sentence | None
+) -> list[tuple[int | None, Antecedent]]:
+    """Each src of a match: its mention's index (``None`` for a pronoun) and its entity; a list gives several, a
+    pronoun its antecedent or none."""
+    groups = match.groupdict()
+    if groups.get("list"):
+        indexes = [int(index) for index in PLACEHOLDER.findall(match.group("list"))]
+    elif groups.get("psrc"):
+        dst = int(match.group("dst"))
+        linked = document.pronouns.get(sentence.offsets[match.start("psrc")])
+        found = antecedent(sentence, match.start("psrc"), dst, document.sexes, match.group("psrc"), previous, linked)
+        return [(None, found)] if found else []
+    else:
+        indexes = [int(match.group("src"))]
+    return [(index, Antecedent(sentence.mentions[index].entity_id, "")) for index in indexes]
 
 
 def _set_off_badly(sentence: Sentence, match: re.Match[str]) -> bool:
@@ -136,28 +146,34 @@ def _set_off_badly(sentence: Sentence, match: re.Match[str]) -> bool:
 
 
 def _statements(
-    sentence: Sentence, match: re.Match[str], pattern: Pattern, document: _Document
+    sentence: Sentence, match: re.Match[str], pattern: Pattern, document: _Document, previous: Sentence | None
 ) -> Iterator[RelationMention]:
     """The relations one match states: one per src (a list gives several), none where the other side is unknown,
-    is src itself, or where the kinship word's sex is not src's."""
-    if match.groupdict().get("list"):
-        sources = [int(index) for index in PLACEHOLDER.findall(match.group("list"))]
-    else:
-        sources = [int(match.group("src"))]
+    is src itself, or where the kinship word's sex is not src's. A pronoun taken from the sentence before lowers
+    the statement's confidence to ``PREVIOUS_SENTENCE`` and is named in its pattern."""
     kin = _relation_type(match, document.words)
     said_to_anyone = match.groupdict().get("my") and match.group("kin").casefold() in document.forms_of_address
     if said_to_anyone or _set_off_badly(sentence, match):
         return
     start, end = sentence.offsets[match.start()], sentence.offsets[match.end() - 1] + 1
-    for index in sources:
-        src = sentence.mentions[index]
-        dst_id = _dst(sentence, match, index, document)
+    for index, src in _sources(sentence, match, document, previous):
+        dst_id, reach = _dst(sentence, match, index, document, previous)
         src_sex = document.sexes.get(src.entity_id, "")
         if dst_id is None or dst_id == src.entity_id or (kin.sex and src_sex and src_sex != kin.sex):
             continue
-        yield RelationMention(
-            src.entity_id, kin.type, dst_id, start, end, src.chunk_id, pattern.name, pattern.confidence
-        )
+        name, confidence = pattern.name, pattern.confidence
+        if PREVIOUS in (reach, src.reach):
+            name, confidence = f"{name}+{PREVIOUS}", min(confidence, PREVIOUS_SENTENCE)
+        chunk = sentence.mentions[index if index is not None else int(match.group("dst"))].chunk_id
+        yield RelationMention(src.entity_id, kin.type, dst_id, start, end, chunk, name, confidence)
+
+
+def _previous(text: str, last: Sentence | None, sentence: Sentence) -> Sentence | None:
+    """The sentence right before ``sentence`` in its paragraph, when it names someone (``last``: the one before
+    that did)."""
+    if last is None or last.end < sentence.start or _PARAGRAPH_BREAK.search(text, last.start, sentence.start):
+        return None
+    return last
 
 
 def relation_mentions(
@@ -170,10 +186,11 @@ def relation_mentions(
     """Every statement of a relation between two of ``mentions`` (a document's resolved person mentions) in
     ``text``, in text order. A statement in a conditional, wishing or negated clause, one whose pronoun could point
     to two people, one that relates a person to itself, and one whose kinship word is of the other sex than its
-    person, give nothing. ``pronouns`` (start of a "his"/"her" in ``text`` -> entity: ``ingestion.coref``'s links)
-    answers a pronoun its own sentence leaves open. ``quotes`` (the quotes stage's quotations with their speakers
-    and addressees) give whom "your KIN" is said to, and the kinship vocatives (``vocatives``).
-    Couples named "Mr. and Mrs. X" are read from the names' forms (``couples``)."""
+    person, give nothing. ``pronouns`` (start of a pronoun in ``text`` -> entity: ``ingestion.coref``'s links, the
+    quotes stage's pronoun rows) confirm a pronoun's one fitting person in the sentence before
+    (``antecedents.PREVIOUS``); without them a pronoun is read in its own sentence only. ``quotes`` (the quotes
+    stage's quotations with their speakers and addressees) give whom "your KIN" is said to, and the kinship
+    vocatives (``vocatives``). Couples named "Mr. and Mrs. X" are read from the names' forms (``couples``)."""
     patterns = patterns_for(language)
     ordered_quotes = sorted(quotes, key=lambda quote: quote.start)
     document = _Document(
@@ -187,12 +204,15 @@ def relation_mentions(
     )
     found: list[RelationMention] = couple_statements(text, mentions, language)
     found += vocative_statements(text, ordered_quotes, document.sexes, mentions, language)
+    last: Sentence | None = None
     for sentence in sentences_with_people(text, mentions, KIN_TITLES[language]):
+        previous = _previous(text, last, sentence)
         for pattern in patterns:
             for match in pattern.regex.finditer(sentence.template):
                 if (pattern.event or match.groupdict().get("cop")) and _hypothetical(sentence, match.start(), language):
                     continue
-                found.extend(_statements(sentence, match, pattern, document))
+                found.extend(_statements(sentence, match, pattern, document, previous))
+        last = sentence
     return sorted(set(found), key=lambda row: (row.start, row.end, row.src_id, row.type, row.dst_id))
 
 

@@ -1,11 +1,11 @@
 """The sentence patterns that state a relation, as regexes over a sentence template (``sentences.py``: each person
 mention is ``@P<i>@``).
 
-Every pattern captures ``src`` (a mention's index) or ``list`` (a list of mentions, each a src), and either ``dst``
-(a mention's index), ``pron`` (a possessive pronoun whose antecedent is dst), ``my`` (dst is the speaker of the
-quotation it stands in) or ``your`` (dst is the one person that quotation speaks to); and the relation either as
-``kin`` (a kinship word, ``kinship.py``) or as a ``married`` / ``engaged`` group. The relation reads "src is the
-TYPE of dst".
+Every pattern captures ``src`` (a mention's index), ``psrc`` (a pronoun, "he", "she" or a possessive one, whose
+antecedent is src: ``antecedents.py``) or ``list`` (a list of mentions, each a src), and either ``dst`` (a mention's
+index), ``pron`` (a possessive pronoun whose antecedent is dst), ``my`` (dst is the speaker of the quotation it
+stands in) or ``your`` (dst is the one person that quotation speaks to); and the relation either as ``kin`` (a
+kinship word, ``kinship.py``) or as a ``married`` / ``engaged`` group. The relation reads "src is the TYPE of dst".
 """
 
 from __future__ import annotations
@@ -101,9 +101,14 @@ def _english() -> tuple[Pattern, ...]:
     were = r"(?:were|had\s+been|have\s+been|are|got)"
     relative = r"(?:(?:who|that)\s+(?:was|is|had\s+been)\s+)?"
     possessor = r"(?:(?P<pron>his|her)|(?P<your>your))"  # "your": the one person the quotation speaks to
+    he = r"\b(?P<psrc>he|she)"  # a pronoun as src: its antecedent is found as a possessive's is
+    has_married = rf"\s+(?:had\s+|has\s+)?{_ADVERBS}(?P<married>married|wedded|wed)\s+{dst_}"
+    was_married = rf"\s+(?:was|had\s+been|has\s+been|is|became|got)\s+{wed}\s+to\s+{dst_}"
     patterns = [
-        ("kin_of", rf"{_person('src')}{link}{_ENGLISH_DETERMINER}\s+{modifiers}{kin}\s+of\s+{_person('dst')}", NAMED),
-        ("named_possessive", rf"{_person('src')}{link}{_person('dst')}{_POSSESSIVE}\s+{modifiers}{kin}", NAMED),
+        ("kin_of", rf"{src_}{link}{_ENGLISH_DETERMINER}\s+{modifiers}{kin}\s+of\s+{dst_}", NAMED),
+        ("named_possessive", rf"{src_}{link}{dst_}{_POSSESSIVE}\s+{modifiers}{kin}", NAMED),
+        ("pronoun_kin_of", rf"{he}\s+{copula}{_ENGLISH_DETERMINER}\s+{modifiers}{kin}\s+of\s+{dst_}", PRONOUN),
+        ("pronoun_named_possessive", rf"{he}\s+{copula}{dst_}{_POSSESSIVE}\s+{modifiers}{kin}", PRONOUN),
         ("pronoun_possessive", rf"{_person('src')}{link}(?P<pron>his|her)\s+{modifiers}{kin}", PRONOUN),
         ("possessive_then_name", rf"(?<!\bof\s){dst_}{_POSSESSIVE}\s+{modifiers}{kin}{then}{src}", NAMED_AFTER),
         ("pronoun_then_name", rf"\b{possessor}\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
@@ -111,14 +116,18 @@ def _english() -> tuple[Pattern, ...]:
         ("pronoun_then_names", rf"\b{possessor}\s+{modifiers}{kins}\s*,?\s+{names}", PRONOUN),
         ("speaker_then_name", rf"\b(?P<my>my)\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
         ("name_then_speaker", rf"{src_}(?:\s*,\s*|\s+(?P<cop>is|was)\s+)(?P<my>my)\s+{modifiers}{kin}", PRONOUN),
-        ("married", rf"{src_}\s+(?:had\s+|has\s+)?{_ADVERBS}(?P<married>married|wedded|wed)\s+{dst_}", NAMED),
-        ("married_to", rf"{src_}\s+(?:was|had\s+been|has\s+been|is|became|got)\s+{wed}\s+to\s+{dst_}", NAMED),
+        ("married", rf"{src_}{has_married}", NAMED),
+        ("married_to", rf"{src_}{was_married}", NAMED),
+        ("pronoun_married", rf"{he}{has_married}", PRONOUN),
+        ("pronoun_married_to", rf"{he}{was_married}", PRONOUN),
         ("married_to_apposition", rf"{src_}\s*,\s*{relative}{wed}\s+to\s+{dst_}", NAMED),  # "Lise, married to Andrew"
         ("were_married", rf"(?<!\bboth\s){src_}\s+and\s+{dst_}\s+{were}\s+{wed}\b", NAMED),
         ("union_of", rf"\b{union}\s+(?:of|between)\s+{_person('src')}\s+(?:and|with|to)\s+{_person('dst')}", NAMED),
         ("possessive_union", rf"{_person('src')}{_POSSESSIVE}\s+{union}\s+(?:to|with)\s+{_person('dst')}", NAMED),
+        ("pronoun_union", rf"\b(?P<psrc>his|her)\s+{union}\s+(?:to|with)\s+{dst_}", PRONOUN),  # "her marriage with X"
     ]  # fmt: skip
     events = {"married", "married_to", "married_to_apposition", "were_married", "union_of", "possessive_union"}
+    events |= {"pronoun_married", "pronoun_married_to", "pronoun_union"}
     return tuple(
         Pattern(name, re.compile(regex + _NOT_POSSESSIVE, re.IGNORECASE), confidence, name in events)
         for name, regex, confidence in patterns

@@ -1,8 +1,9 @@
 """Stage ``relations``: the typed relations between the people of the corpus ("src is the TYPE of dst").
 
 After ``quotes``: each document's text (``documents.text``) goes through ``ingestion.relations`` with the document's
-resolved person mentions (``mention_entities`` rows of entities labelled as people) and its quotations with their
-speakers and addressees (``quotes``), gathered per document by ``statements_sql`` through the relational seam
+resolved person mentions (``mention_entities`` rows of entities labelled as people), its quotations with their
+speakers and addressees (``quotes``) and the pronouns the quotes stage linked to people (``mention_entities`` rows of
+kind pronoun), gathered per document by ``statements_sql`` through the relational seam
 (DuckDB in process, Spark SQL at scale). The per-document extractor is pure Python and runs by
 ``relational.map_batches``: in the driver for a small corpus (``LakehouseTables.small_increment``; in the run's NER
 processes when it has some) or in Spark's Python workers for a bigger one; either way it gives *statements* (one row
@@ -17,7 +18,7 @@ changed. The markers skip the stage when neither ``entities`` nor ``quotes`` cha
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -57,6 +58,8 @@ STATEMENTS = TableSpec(
 
 #: What the extractor reads of each quotation (table ``quotes``): where it is, who says it, to whom.
 QUOTE_COLUMNS = ["doc_id", "start", "end", "speaker_id", "addressee_ids", "attribution"]
+#: What it reads of each pronoun the quotes stage linked to a person (``mention_entities`` rows of kind pronoun).
+PRONOUN_COLUMNS = ["doc_id", "start", "entity_id"]
 
 
 def document_statements(
@@ -65,10 +68,12 @@ def document_statements(
     language: str | None,
     people: Iterable[tuple[int, int, str, str]],
     quotes: Iterable[Mapping[str, Any]] = (),
+    pronouns: Iterable[tuple[int, str]] = (),
 ) -> list[dict[str, Any]]:
     """The statements of relations in one document; ``people``: (start, end, entity_id, chunk_id) of its resolved
-    person mentions; ``quotes``: its ``quotes`` rows (``QUOTE_COLUMNS`` but doc_id). A document in a language
-    without kinship words (``graph.kinship``) states none."""
+    person mentions; ``quotes``: its ``quotes`` rows (``QUOTE_COLUMNS`` but doc_id); ``pronouns``: (start,
+    entity_id) of its linked pronouns. A document in a language without kinship words (``graph.kinship``) states
+    none."""
     if language not in KINSHIP_WORDS:
         return []
     mentions = [PersonMention(start, end, entity_id, chunk_id) for start, end, entity_id, chunk_id in people]
@@ -84,7 +89,7 @@ def document_statements(
     ]
     return [
         {"doc_id": doc_id, **{key: getattr(row, key) for key in STATEMENTS.names[1:]}}
-        for row in relation_mentions(text, mentions, language or "", quotes=spoken)
+        for row in relation_mentions(text, mentions, language or "", dict(pronouns), spoken)
     ]
 
 
@@ -120,17 +125,25 @@ def relation_table(statements: pa.Table) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=RELATIONS.arrow_schema())
 
 
-def statements_sql(with_quotes: bool) -> str:
+def _gathered(table: str, columns: Sequence[str]) -> str:
+    """A join of the rows of ``table`` gathered per document as a sorted list of ``columns``, named as the table."""
+    fields = ", ".join(f"'{column}': \"{column}\"" for column in columns)
+    return f"""
+LEFT JOIN (SELECT doc_id, list_sort(list({{{fields}}})) AS {table} FROM {table} GROUP BY doc_id) AS {table}_of
+  ON d.doc_id = {table}_of.doc_id"""
+
+
+def statements_sql(with_quotes: bool, with_pronouns: bool = False) -> str:
     """The query of one row per document (table ``documents``: doc_id, text, language) with resolved person names:
     its ``people``, the (start, end, entity_id, chunk_id) of its mentions (table ``mention_entities``) of entities
-    labelled as people (table ``entities``), and its ``quotes``, its quotations' ``QUOTE_COLUMNS`` but doc_id (table
-    ``quotes``; null when it has none, or when ``with_quotes`` is false and there is no such table) — both sorted."""
+    labelled as people (table ``entities``), its ``quotes``, its quotations' ``QUOTE_COLUMNS`` but doc_id (table
+    ``quotes``; null when it has none, or when ``with_quotes`` is false and there is no such table), and its
+    ``pronouns``, the (start, entity_id) of its linked pronouns (table ``pronouns``; null likewise) — all sorted."""
     labels = ", ".join(f"'{label}'" for label in sorted(PERSON_LABELS))
-    fields = ", ".join(f"'{column}': \"{column}\"" for column in QUOTE_COLUMNS[1:])
-    spoken = f"""
-LEFT JOIN (SELECT doc_id, list_sort(list({{{fields}}})) AS quotes FROM quotes GROUP BY doc_id) AS q
-  ON d.doc_id = q.doc_id""" if with_quotes else ""
-    return f"""SELECT d.doc_id, d.text, d.language, p.people, {"q.quotes" if with_quotes else "NULL AS quotes"}
+    lists = (("quotes", QUOTE_COLUMNS[1:], with_quotes), ("pronouns", PRONOUN_COLUMNS[1:], with_pronouns))
+    selected = ", ".join(f"{name}_of.{name}" if wanted else f"NULL AS {name}" for name, _, wanted in lists)
+    joins = "".join(_gathered(name, columns) for name, columns, wanted in lists if wanted)
+    return f"""SELECT d.doc_id, d.text, d.language, p.people, {selected}
 FROM documents AS d JOIN (
   SELECT m.doc_id,
          list_sort(list({{'start': m.start, 'end': m."end", 'entity_id': m.entity_id, 'chunk_id': m.chunk_id}}))
@@ -138,18 +151,24 @@ FROM documents AS d JOIN (
   FROM mention_entities AS m JOIN entities AS e ON m.entity_id = e.entity_id
   WHERE e.label IN ({labels})
   GROUP BY m.doc_id
-) AS p ON d.doc_id = p.doc_id{spoken}"""
+) AS p ON d.doc_id = p.doc_id{joins}"""
 
 
-def statements(documents: Any, mention_entities: Any, entities: Any, quotes: Any = None) -> pa.Table:
+def statements(
+    documents: Any, mention_entities: Any, entities: Any, quotes: Any = None, pronouns: Any = None
+) -> pa.Table:
     """The statements of relations of ``documents`` (doc_id, text, language) by the engine of the tables (Arrow
     rows: in process; DataFrames: Spark), gathered to the driver: each document with its people (``mention_entities``
-    doc_id, chunk_id, entity_id, start, end; ``entities`` entity_id, label) and quotations (``quotes``
-    ``QUOTE_COLUMNS``; none: no quotations read) by ``statements_sql``, then ``document_statements``."""
+    doc_id, chunk_id, entity_id, start, end; ``entities`` entity_id, label), quotations (``quotes``
+    ``QUOTE_COLUMNS``; none: no quotations read) and linked pronouns (``pronouns`` ``PRONOUN_COLUMNS``; none: no
+    pronoun read beyond its sentence) by ``statements_sql``, then ``document_statements``."""
     tables = {"documents": documents, "mention_entities": mention_entities, "entities": entities}
     if quotes is not None:
         tables["quotes"] = quotes
-    rows = map_batches(query(statements_sql(quotes is not None), tables), _statement_batches, STATEMENTS)
+    if pronouns is not None:
+        tables["pronouns"] = pronouns
+    sql = statements_sql(quotes is not None, pronouns is not None)
+    rows = map_batches(query(sql, tables), _statement_batches, STATEMENTS)
     if isinstance(rows, pa.Table):
         return rows
     return pa.Table.from_pylist(collected(rows), schema=STATEMENTS.arrow_schema())
@@ -161,11 +180,11 @@ def _statement_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame
 
     for batch in batches:
         rows: list[dict[str, Any]] = []
-        for doc_id, text, language, people, quotes in zip(
-            batch["doc_id"], batch["text"], batch["language"], batch["people"], batch["quotes"], strict=True
-        ):
+        columns = ("doc_id", "text", "language", "people", "quotes", "pronouns")
+        for doc_id, text, language, people, quotes, pronouns in zip(*(batch[c] for c in columns), strict=True):
             named = [(p["start"], p["end"], p["entity_id"], p["chunk_id"]) for p in people]
-            rows.extend(document_statements(doc_id, text, language, named, [] if quotes is None else quotes))
+            linked = [(p["start"], p["entity_id"]) for p in ([] if pronouns is None else pronouns)]
+            rows.extend(document_statements(doc_id, text, language, named, [] if quotes is None else quotes, linked))
         yield pd.DataFrame(rows, columns=list(STATEMENTS.names))
 
 
@@ -173,7 +192,7 @@ class RelationsStage(Stage):
     """Writes ``relations``."""
 
     name = "relations"
-    version = 3
+    version = 4
     tables = (RELATIONS.name,)
     # entities' output stands for its inputs too (documents), as for the quotes and cooccurrences stages; the
     # quotations' speakers and addressees give the kinship vocatives
@@ -182,9 +201,10 @@ class RelationsStage(Stage):
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
         """The statements of the documents whose inputs changed since the last run (``input_fingerprints``; every
         document's the first time), with the others' as that run recorded them, summed and written whole. The people
-        are the names of ``mention_entities``: a pronoun taken beyond its sentence makes statements about a third of
-        which are wrong (docs/decisions/0020, 0025), so the quotes stage's pronoun rows are not read; its quotations
-        are (who calls whom "Mamma", whom "your" is said to) — made from the inputs the fingerprint covers."""
+        are the names of ``mention_entities``; the quotes stage's pronoun rows only confirm a pronoun's one fitting
+        person in the sentence before (alone, a third of the statements they make are wrong: docs/decisions/0025,
+        0034), and its quotations say who calls whom "Mamma" and whom "your" is said to — both made from the inputs
+        the fingerprint covers."""
         lake = ctx.lakehouse
         documents = sorted(lake.doc_ids(DOCUMENTS.name))
         current = input_fingerprints(engine_for(lake, lake.small_increment(documents)), None)
@@ -242,4 +262,5 @@ class RelationsStage(Stage):
         )
         entities = engine.read(ENTITIES.name, ["entity_id", "label"], None)
         quotes = engine.read(QUOTES.name, QUOTE_COLUMNS, scope) if lake.exists(QUOTES.name) else None
-        return statements(texts, names, entities, quotes), "driver" if engine.in_process else "spark"
+        pronouns = engine.read(MENTION_ENTITIES.name, PRONOUN_COLUMNS, scope, equal={"kind": "pronoun"})
+        return statements(texts, names, entities, quotes, pronouns), "driver" if engine.in_process else "spark"

@@ -197,18 +197,95 @@ def test_relations_inference_never_overrides_a_stated_tie() -> None:
     assert not [row for row in rows if row.inferred and {row.src_id, row.dst_id} == {"anna", "kitty"}]
 
 
-def test_relations_a_pronoun_linked_beyond_its_sentence() -> None:
-    """"her" names no one in its own sentence (Ellen is the apposition's person): alone, no row; with the pronoun
-    links of ``ingestion.coref`` it is Mrs. Pryor, the woman of the sentence before."""
+def pronoun_links(text: str, mentions: list[PersonMention]) -> dict[int, str]:
+    """Start of each pronoun -> its entity, as ``ingestion.coref`` links it (the quotes stage's pronoun rows)."""
     from ingestion.coref import resolve_references
 
+    return {r.start: r.entity_id for r in resolve_references(text, mentions) if r.kind == "pronoun"}
+
+
+def linked_rows(text: str, names: dict[str, str]) -> set[tuple[str, str, str, str, float]]:
+    mentions = people(text, names)
+    rows = relation_mentions(text, mentions, "en", pronoun_links(text, mentions))
+    return {(row.src_id, row.type, row.dst_id, row.pattern, row.confidence) for row in rows}
+
+
+def test_relations_a_pronoun_whose_one_person_is_in_the_sentence_before_and_its_link_agrees() -> None:
+    """The "her" and "His" name no one before them in their sentences; the sentence before names one person of their
+    sex, whom the pronoun links name too: a statement of lower confidence. Without the links, nothing."""
+    text = (
+        "Mrs. Pryor kept the lighthouse. Ellen Pryor, her daughter, trimmed the lamp. Mr. Hale came in. "
+        "His wife, Maria, followed."
+    )
+    names = {"Mrs. Pryor": "mother", "Ellen Pryor": "ellen", "Mr. Hale": "hale", "Maria": "maria"}
+    assert linked_rows(text, names) == {
+        ("ellen", "child", "mother", "pronoun_possessive+previous", 0.5),
+        ("maria", "spouse", "hale", "pronoun_then_name+previous", 0.5),
+    }
+    assert triples(text, names) == set()
+
+
+def test_relations_a_pronoun_whose_link_names_another_gives_nothing() -> None:
     text = "Mrs. Pryor kept the lighthouse. Ellen Pryor, her daughter, trimmed the lamp."
     mentions = people(text, {"Mrs. Pryor": "mother", "Ellen Pryor": "ellen"})
-    links = {r.start: r.entity_id for r in resolve_references(text, mentions)}
-    assert links == {text.index("her "): "mother"}
-    assert relation_mentions(text, mentions) == []
-    found = {(row.src_id, row.type, row.dst_id) for row in relation_mentions(text, mentions, "en", links)}
-    assert found == {("ellen", "child", "mother")}
+    assert relation_mentions(text, mentions, "en", {text.index("her "): "someone_else"}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # two women in the sentence before: the link alone (to Mrs. Pryor, the subject) is not enough
+        "Mrs. Pryor kept the lighthouse with Mary. Ellen Pryor, her daughter, trimmed the lamp.",
+        # two men in the sentence before
+        "Mr. Hale met Mr. Lennox. His wife, Maria, was ill.",
+        # a person of unknown sex could be meant as well
+        "Mr. Hale met Lennox. His wife, Maria, was ill.",
+        # a man named after the pronoun in its own sentence could be meant as well
+        "Mr. Hale sat down. His wife, Maria, kissed Mr. Lennox.",
+        # the sentence before is in another paragraph
+        "Mr. Hale came in.\n\nHis wife, Maria, was ill.",
+        # the sentence before names no one: the one before that is too far
+        "Mr. Hale came in. The door shut. His wife, Maria, was ill.",
+    ],
+)
+def test_relations_a_pronoun_beyond_its_sentence_with_two_candidates_or_too_far_gives_nothing(text: str) -> None:
+    names = {
+        "Mrs. Pryor": "mother", "Mary": "mary", "Ellen Pryor": "ellen", "Mr. Hale": "hale", "Mr. Lennox": "lennox",
+        "Lennox": "lennox", "Maria": "maria",
+    }  # fmt: skip
+    assert linked_rows(text, names) == set()
+
+
+def test_relations_a_pronoun_as_src_married_engaged_or_a_kin_of() -> None:
+    text = (
+        "Mr. Hale came home. He married Mrs. Brown in May. She was the daughter of Mr. Green. "
+        "Ann laughed; she was Mrs. Brown's niece. Ann sang, and she was engaged to John. "
+        "Sonya wept at the breaking off of her engagement with Nicholas."
+    )
+    names = {
+        "Mr. Hale": "hale", "Mrs. Brown": "brown", "Mr. Green": "green", "Ann": "ann", "John": "john",
+        "Sonya": "sonya", "Nicholas": "nicholas",
+    }  # fmt: skip
+    assert {row[:3] for row in linked_rows(text, names)} == {
+        ("hale", "spouse", "brown"),
+        ("brown", "child", "green"),
+        ("ann", "nephew_niece", "brown"),
+        ("ann", "engaged", "john"),
+        ("sonya", "engaged", "nicholas"),
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mr. Hale met Mr. Lennox. He married Mrs. Brown in May.",
+        "Mr. Hale came home. If he married Mrs. Brown, all would be well.",
+        "Mrs. Brown met Ann. She was the daughter of Mr. Green.",
+    ],
+)
+def test_relations_a_subject_pronoun_open_to_two_or_in_a_condition_gives_nothing(text: str) -> None:
+    names = {"Mr. Hale": "hale", "Mr. Lennox": "lennox", "Mrs. Brown": "brown", "Mr. Green": "green", "Ann": "ann"}
+    assert linked_rows(text, names) == set()
 
 
 def test_relations_a_relative_clause_and_married_to_as_an_apposition() -> None:

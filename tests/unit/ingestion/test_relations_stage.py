@@ -172,3 +172,35 @@ def test_relations_stage_reads_the_quotations_vocatives_in_both_engines(spark: A
         ),
     )
     assert relation_table(found).to_pylist() == driver
+
+
+LIGHTHOUSE = "Mrs. Pryor kept the lighthouse. Ellen Pryor, her daughter, trimmed the lamp."
+
+
+def test_relations_stage_reads_the_linked_pronouns_in_both_engines(spark: Any) -> None:
+    """The "her" names no one in its sentence; the one woman of the sentence before is Mrs. Pryor, and the quotes
+    stage's pronoun row links "her" to her: Ellen is her daughter, in the driver and in Spark alike. Without the
+    pronoun rows, nothing."""
+    names = {"Mrs. Pryor": "mother", "Ellen Pryor": "ellen"}
+    mentions = [
+        {"doc_id": "l", "chunk_id": "l:c0", "entity_id": names[m.group()], "start": m.start(), "end": m.end()}
+        for m in re.finditer("|".join(names), LIGHTHOUSE)
+    ]
+    pronouns = [{"doc_id": "l", "start": LIGHTHOUSE.index("her "), "entity_id": "mother"}]
+    entities = pa.table({"entity_id": ["mother", "ellen"], "label": ["PERSON", "PERSON"]})
+    documents = pa.table({"doc_id": ["l"], "text": [LIGHTHOUSE], "language": ["en"]})
+    names_table = pa.Table.from_pylist(mentions)
+    driver = relation_table(statements(documents, names_table, entities, None, pa.Table.from_pylist(pronouns)))
+    assert {(r["src_id"], r["type"], r["dst_id"], r["count"], r["confidence"]) for r in driver.to_pylist()} == {
+        ("ellen", "child", "mother", 1, 0.5),
+        ("mother", "parent", "ellen", 1, 0.5),
+    }
+    assert relation_table(statements(documents, names_table, entities)).num_rows == 0
+    found = statements(
+        spark.createDataFrame([("l", LIGHTHOUSE, "en")], "doc_id string, text string, language string"),
+        spark.createDataFrame(mentions, "doc_id string, chunk_id string, entity_id string, start long, end long"),
+        spark.createDataFrame(entities.to_pylist(), "entity_id string, label string"),
+        None,
+        spark.createDataFrame(pronouns, "doc_id string, start long, entity_id string"),
+    )
+    assert relation_table(found).to_pylist() == driver.to_pylist()
