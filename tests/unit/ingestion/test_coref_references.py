@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ingestion.coref import NOMINAL, PRONOUN, Speech, resolve_references
+import pytest
+
+from ingestion.coref import NOMINAL, PRONOUN, Speech, references, resolve_references
 from ingestion.quotes import attribute, find_quotations
 from ingestion.relations.sentences import PersonMention
 
@@ -150,3 +152,35 @@ def test_coref_name_of_known_sex_keeps_its_pronouns_over_several_sentences() -> 
 def test_coref_description_by_an_abbreviated_title_is_the_latest_name_carrying_it() -> None:
     text = "Dr. Archie went up to the sick room. The doctor sat down by the bed."
     assert _links(text, {"Dr. Archie": "archie"}) == [("The doctor", "archie", NOMINAL)]
+
+
+def test_coref_pronoun_before_any_name_is_the_first_person_of_its_sex_named_after_it() -> None:
+    """A story often says "he" before the name: "His" and "him" have no earlier man, so they are Stephen, the first
+    man named after them; Mary, named first, is a woman and is passed over."""
+    text = "His mother called him from the kitchen. Mary laughed. Stephen ran down the stairs."
+    assert _links(text, {"Mary": "mary", "Stephen": "stephen"}) == [
+        ("His", "stephen", PRONOUN),
+        ("him", "stephen", PRONOUN),
+    ]
+
+
+def test_coref_pronoun_with_an_earlier_candidate_does_not_look_ahead() -> None:
+    text = "Mr. Brown sat down. He smiled. Mr. Green came in."
+    assert _links(text, {"Mr. Brown": "brown", "Mr. Green": "green"}) == [("He", "brown", PRONOUN)]
+
+
+def test_coref_pronoun_looks_ahead_only_within_the_cataphora_reach(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "He sat down. The room was cold. The fire was out. Mr. Quelch rang the bell."
+    names = {"Mr. Quelch": "quelch"}
+    assert _links(text, names) == [("He", "quelch", PRONOUN)]
+    monkeypatch.setattr(references, "CATAPHORA_REACH", 2)  # Mr. Quelch is three sentences on
+    assert _links(text, names) == []
+
+
+def test_coref_narrated_pronoun_does_not_look_ahead_into_a_quotation() -> None:
+    """The narrator's "He" is not Mr. Brown, whom only Mary's speech names; it is Tom, the next man of the
+    narration."""
+    text = "He waited at the gate. “Mr. Brown is late,” said Mary. Tom Hale sighed."
+    speech = Speech(text.index("“"), text.index("”") + 1, "mary")
+    names = {"Mr. Brown": "brown", "Mary": "mary", "Tom Hale": "tom"}
+    assert _links(text, names, (speech,)) == [("He", "tom", PRONOUN)]
