@@ -136,7 +136,7 @@ class QuotesStage(Stage):
     they need the quotations' speakers)."""
 
     name = "quotes"
-    version = 5
+    version = 6
     tables = (QUOTES.name,)
     # entities' output stands for its inputs too (chunks, and so documents): as for the cooccurrences stage
     requires = ("entities",)
