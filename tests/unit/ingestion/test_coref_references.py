@@ -184,3 +184,21 @@ def test_coref_narrated_pronoun_does_not_look_ahead_into_a_quotation() -> None:
     speech = Speech(text.index("“"), text.index("”") + 1, "mary")
     names = {"Mr. Brown": "brown", "Mary": "mary", "Tom Hale": "tom"}
     assert _links(text, names, (speech,)) == [("He", "tom", PRONOUN)]
+
+
+def test_coref_possessive_takes_the_nearest_person_of_its_own_sentence() -> None:
+    """Mary opens the sentence, but "her temper" is Eliza's: the woman just named in the possessive's clause."""
+    text = "Mary was the daughter of Edward, who married Eliza, a gentle girl with a kind of indolence in her temper."
+    names = {"Mary": "mary", "Edward": "edward", "Eliza": "eliza"}
+    assert _links(text, names) == [("her", "eliza", PRONOUN)]
+
+
+def test_coref_the_person_a_passage_is_about_wins_over_the_first_of_the_latest_sentence() -> None:
+    """Mr. Brown opens the latest sentence, but the passage is about Stephen, named three times before: "He" who
+    shivers is Stephen. Named once each, the sentence's first would win (Tom and John above)."""
+    text = (
+        "Stephen walked to school alone. Stephen was cold, and Stephen was late. "
+        "Mr. Brown passed Stephen on the road. He was shivering."
+    )
+    names = {"Stephen": "stephen", "Mr. Brown": "brown"}
+    assert _links(text, names) == [("He", "stephen", PRONOUN)]
