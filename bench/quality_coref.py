@@ -18,8 +18,9 @@ are grouped into entities by csillag's resolver (``--entities resolver``, the pi
 - The first- and second-person pronouns inside quotations, and descriptions, are reported apart.
 - **Why wrong**: each pronoun not linked to its chain gets one class (``error_class``), printed with the figures;
   ``--errors N`` prints N of them with their class and text.
-- ``--tune``: ``SENTENCE_REACH``, ``PARAGRAPH_REACH`` and ``UNKNOWN_REACH`` chosen 5-fold (book i in fold i % 5),
-  held-out pooled; with ``--books`` each book's held-out figure, so a gain made by one book shows.
+- ``--tune``: the parameters of ``GRID`` (the reaches, ``SALIENCE_RATIO``, ``POSSESSIVE_NEAREST``) chosen 5-fold
+  (book i in fold i % 5), held-out pooled; with ``--books`` each book's held-out figure, so a gain made by one book
+  shows.
 
 Never a test: it measures and prints.
 """
@@ -51,8 +52,11 @@ from ingestion.relations.sexes import person_sexes  # noqa: E402
 from ingestion.resolution import SurfaceForm, resolve_entities  # noqa: E402
 
 FOLDS = 5
-GRID: dict[str, tuple[int, ...]] = {
-    "SENTENCE_REACH": (10, 15, 25, 40, 60), "PARAGRAPH_REACH": (2, 100), "UNKNOWN_REACH": (0, 1, 2, 100),
+# values no fold chose once pronouns looked ahead too (decision 0033's first grid: reach 40 or 60, unknown reach 2,
+# look-ahead 0 or 10; a paragraph limit since 0020) are no longer searched: --tune takes ~10-25 minutes
+GRID: dict[str, tuple[float, ...]] = {
+    "SENTENCE_REACH": (10, 15, 25), "PARAGRAPH_REACH": (100,), "UNKNOWN_REACH": (0, 1), "CATAPHORA_REACH": (40, 100),
+    "SALIENCE_RATIO": (0, 1.5, 2, 3), "POSSESSIVE_NEAREST": (0, 1),
 }
 SHIPPED = {name: getattr(references_module, name) for name in GRID}
 QUOTED_PERSONS = frozenset({"i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself"})

@@ -10,10 +10,15 @@ model, no list of a book's characters). English only: the pronoun words are a la
   the given name; an entity still unknown after a first reading takes the sex its linked pronouns clearly say, and
   the text is read again: ``PASSES``) within ``SENTENCE_REACH`` sentences back, or whose sex is unknown within
   ``UNKNOWN_REACH``, none across more than ``PARAGRAPH_REACH`` paragraph breaks. The latest sentence holding one
-  wins, and in it the first mention that is not a possessive (its subject, most often: "Tom met John and he …"); a
-  reflexive takes the nearest. A possessive right after a name and a comma is not that name's ("Ellen, her
-  daughter"). A narrator's pronoun skips names said inside quotations when one outside fits, and a pronoun inside a
-  quotation those of the narration when one said in a quotation fits. No candidate: no link.
+  wins, and in it the first mention that is not a possessive (its subject, most often: "Tom met John and he …"),
+  unless another person of that sentence was mentioned ``SALIENCE_RATIO`` times as often within the reach (the one
+  the passage is about). A reflexive takes the nearest, and so does a possessive when its own sentence holds a
+  candidate ("Edward married Eliza, a girl of an indolent temper: her virtues …": ``POSSESSIVE_NEAREST``). A
+  possessive right after a name and a comma is not that name's ("Ellen, her daughter"). A narrator's pronoun skips
+  names said inside quotations when one outside fits, and a pronoun inside a quotation those of the narration when
+  one said in a quotation fits. No candidate before it: the first name of its sex after it, within
+  ``CATAPHORA_REACH`` sentences and in its register ("His mother called him. Stephen ran"); none there either: no
+  link.
 - *Descriptions*: "the count", "the old colonel", "the doctor" — a lowercase word after "the" (and an adjective)
   that is a capitalised word of a recent name ("Count Rostov"), or the word of its abbreviated title ("Dr. Archie"),
   links to the latest name holding it.
@@ -43,9 +48,17 @@ PRONOUN, NOMINAL = "pronoun", "nominal"
 # are often no person at all ("Somersetshire", "Thither") and would take every pronoun of a page. Chosen 5-fold on
 # LitBank's coreference with csillag's NER names (bench/quality_coref.py --tune): 40 (three folds of five; two 25),
 # no paragraph limit (100 in effect, all folds), 1 (four folds).
-SENTENCE_REACH = 40
+SENTENCE_REACH = 10
 PARAGRAPH_REACH = 100
 UNKNOWN_REACH = 1
+# How far ahead a pronoun no earlier person fits looks for the first person of its sex (known sex only): a story, a
+# chapter or a scene often says "he" before the name. Chosen 5-fold like the reaches above (bench --tune).
+CATAPHORA_REACH = 100
+# Two people in the sentence a pronoun goes back to: the one mentioned this many times as often as the sentence's first
+# within the reach wins (0: the first always); and whether a possessive takes the nearest person of its own sentence.
+# Chosen 5-fold like the reaches above.
+SALIENCE_RATIO = 1.5
+POSSESSIVE_NEAREST = 1
 # Abbreviated titles and the word a description says for them: "Dr. Archie" is "the doctor".
 TITLE_WORDS = {
     "dr": "doctor", "capt": "captain", "col": "colonel", "gen": "general", "lieut": "lieutenant", "prof": "professor",
@@ -153,6 +166,8 @@ class _Context:
         self.paragraph_starts = [p.start for p in paragraphs(text)] or [0]
         self.speeches = sorted(speeches, key=lambda s: s.start)
         self.speech_starts = [s.start for s in self.speeches]
+        self.people = sorted(people, key=lambda m: m.start)
+        self.people_starts = [m.start for m in self.people]
         self.name_words: dict[str, list[int]] = {}
         for mention in people:
             for word in re.findall(r"[A-Z][a-z-]+", text[mention.start : mention.end]):
@@ -203,11 +218,15 @@ class _Context:
         avoid: set[str | None] = {speech.speaker_id, *speech.addressee_ids} if speech is not None else set()
         if word in POSSESSIVES and seen and _APPOSITION.fullmatch(self.text, seen[-1].end, match.start()):
             avoid.add(seen[-1].entity_id)  # "Ellen, her daughter": the apposition is someone else's kin
-        entity = self.antecedent(match.start(), THIRD_PERSON[word], seen, avoid, nearest=word in REFLEXIVES)
+        sex = THIRD_PERSON[word]
+        entity = self.antecedent(match.start(), sex, seen, avoid, nearest=word in REFLEXIVES,
+                                 possessive=word in POSSESSIVES)
+        entity = entity or self.postcedent(match.end(), sex, avoid)
         return Reference(match.start(), match.end(), entity, PRONOUN) if entity else None
 
     def antecedent(
-        self, offset: int, sex: str, seen: Sequence[_Seen], avoid: set[str | None], *, nearest: bool
+        self, offset: int, sex: str, seen: Sequence[_Seen], avoid: set[str | None], *, nearest: bool,
+        possessive: bool = False,
     ) -> str | None:
         """The mention a third-person pronoun at ``offset`` of ``sex`` points to, searched sentence by sentence."""
         sentence, paragraph = self.sentence(offset), self.paragraph(offset)
@@ -219,7 +238,23 @@ class _Context:
         # each register first: a narrator's pronoun the names of the narration, a speaker's those said in speech
         if any(m.quoted == (not narrated) for m in pool):
             pool = [m for m in pool if m.quoted == (not narrated)]
-        return _pick(pool, nearest) if pool else None
+        if not pool:
+            return None
+        if possessive and POSSESSIVE_NEAREST and pool[-1].sentence == sentence:
+            return pool[-1].entity_id  # "his", "her" qualify a noun of the clause that named its owner last
+        return _pick(pool, nearest)
+
+    def postcedent(self, offset: int, sex: str, avoid: set[str | None]) -> str | None:
+        """The first person named after ``offset``, within ``CATAPHORA_REACH`` sentences, whose known sex is ``sex``
+        and who is said in the same register (narration or quotation) — for a pronoun no earlier person fits."""
+        sentence, narrated = self.sentence(offset), self.speech(offset) is None
+        for mention in self.people[bisect.bisect_left(self.people_starts, offset) :]:
+            if self.sentence(mention.start) - sentence > CATAPHORA_REACH:
+                break
+            if (self.sexes.get(mention.entity_id) == sex and mention.entity_id not in avoid
+                    and (self.speech(mention.start) is None) == narrated):
+                return mention.entity_id
+        return None
 
     def description(self, match: re.Match[str], seen: Sequence[_Seen]) -> Reference | None:
         """The latest name holding the description's head word as a capitalised word ("the count": Count Rostov)."""
@@ -245,12 +280,19 @@ def _window(seen: Sequence[_Seen], sentence: int) -> list[_Seen]:
 
 
 def _pick(pool: list[_Seen], nearest: bool) -> str:
-    """The latest sentence's first mention (its nearest one for a reflexive)."""
+    """The latest sentence's first mention that is no possessive, or the one of its mentions ``SALIENCE_RATIO`` times
+    as frequent in ``pool`` (the nearest one for a reflexive)."""
     latest = pool[-1].sentence
     inside = [m for m in pool if m.sentence == latest]
     if nearest:
         return inside[-1].entity_id
-    return next((m for m in inside if not m.possessive), inside[0]).entity_id
+    first = next((m for m in inside if not m.possessive), inside[0]).entity_id
+    if SALIENCE_RATIO:
+        mentions = Counter(m.entity_id for m in pool)
+        salient = max((m for m in inside if not m.possessive), key=lambda m: mentions[m.entity_id], default=None)
+        if salient is not None and mentions[salient.entity_id] >= SALIENCE_RATIO * mentions[first]:
+            return salient.entity_id
+    return first
 
 
 def _only(ids: Sequence[str]) -> str | None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ingestion.coref import NOMINAL, PRONOUN, Speech, resolve_references
+import pytest
+
+from ingestion.coref import NOMINAL, PRONOUN, Speech, references, resolve_references
 from ingestion.quotes import attribute, find_quotations
 from ingestion.relations.sentences import PersonMention
 
@@ -150,3 +152,53 @@ def test_coref_name_of_known_sex_keeps_its_pronouns_over_several_sentences() -> 
 def test_coref_description_by_an_abbreviated_title_is_the_latest_name_carrying_it() -> None:
     text = "Dr. Archie went up to the sick room. The doctor sat down by the bed."
     assert _links(text, {"Dr. Archie": "archie"}) == [("The doctor", "archie", NOMINAL)]
+
+
+def test_coref_pronoun_before_any_name_is_the_first_person_of_its_sex_named_after_it() -> None:
+    """A story often says "he" before the name: "His" and "him" have no earlier man, so they are Stephen, the first
+    man named after them; Mary, named first, is a woman and is passed over."""
+    text = "His mother called him from the kitchen. Mary laughed. Stephen ran down the stairs."
+    assert _links(text, {"Mary": "mary", "Stephen": "stephen"}) == [
+        ("His", "stephen", PRONOUN),
+        ("him", "stephen", PRONOUN),
+    ]
+
+
+def test_coref_pronoun_with_an_earlier_candidate_does_not_look_ahead() -> None:
+    text = "Mr. Brown sat down. He smiled. Mr. Green came in."
+    assert _links(text, {"Mr. Brown": "brown", "Mr. Green": "green"}) == [("He", "brown", PRONOUN)]
+
+
+def test_coref_pronoun_looks_ahead_only_within_the_cataphora_reach(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "He sat down. The room was cold. The fire was out. Mr. Quelch rang the bell."
+    names = {"Mr. Quelch": "quelch"}
+    assert _links(text, names) == [("He", "quelch", PRONOUN)]
+    monkeypatch.setattr(references, "CATAPHORA_REACH", 2)  # Mr. Quelch is three sentences on
+    assert _links(text, names) == []
+
+
+def test_coref_narrated_pronoun_does_not_look_ahead_into_a_quotation() -> None:
+    """The narrator's "He" is not Mr. Brown, whom only Mary's speech names; it is Tom, the next man of the
+    narration."""
+    text = "He waited at the gate. “Mr. Brown is late,” said Mary. Tom Hale sighed."
+    speech = Speech(text.index("“"), text.index("”") + 1, "mary")
+    names = {"Mr. Brown": "brown", "Mary": "mary", "Tom Hale": "tom"}
+    assert _links(text, names, (speech,)) == [("He", "tom", PRONOUN)]
+
+
+def test_coref_possessive_takes_the_nearest_person_of_its_own_sentence() -> None:
+    """Mary opens the sentence, but "her temper" is Eliza's: the woman just named in the possessive's clause."""
+    text = "Mary was the daughter of Edward, who married Eliza, a gentle girl with a kind of indolence in her temper."
+    names = {"Mary": "mary", "Edward": "edward", "Eliza": "eliza"}
+    assert _links(text, names) == [("her", "eliza", PRONOUN)]
+
+
+def test_coref_the_person_a_passage_is_about_wins_over_the_first_of_the_latest_sentence() -> None:
+    """Mr. Brown opens the latest sentence, but the passage is about Stephen, named three times before: "He" who
+    shivers is Stephen. Named once each, the sentence's first would win (Tom and John above)."""
+    text = (
+        "Stephen walked to school alone. Stephen was cold, and Stephen was late. "
+        "Mr. Brown passed Stephen on the road. He was shivering."
+    )
+    names = {"Stephen": "stephen", "Mr. Brown": "brown"}
+    assert _links(text, names) == [("He", "stephen", PRONOUN)]
