@@ -7,9 +7,10 @@ row for row, in each entity scope.
 NER is the same function whichever engine runs a stage (``ingestion.stages.mentions``) and the costliest stage by
 far, so it runs once: ``WORKDIR/base`` holds the documents, chunks, index and mentions of the inputs (a first run of
 those four stages with the default settings, kept and reused; ``--base`` copies a lakehouse whose mentions are done
-instead, which the four stages then bring up to date with the inputs). For each scope, each engine then gets a copy
-of it, on which every other stage (documents, chunks, index, entities, quotes, relations, cooccurrences, graph; not
-neo4j) is forced from scratch in a fresh process with settings that leave it one engine:
+instead, its later stages' tables removed, which the four stages then bring up to date with the inputs). For each
+scope, each engine then gets a copy of it, on which every other stage (documents, chunks, index, entities, quotes,
+relations, cooccurrences, graph; not neo4j) is forced from scratch in a fresh process with settings that leave it
+one engine:
 ``ingestion.driver_max_chars`` (what ``LakehouseTables.small_increment`` and so ``relational.engine_for`` decide by)
 and ``driver_max_delete_bytes`` at 0 for Spark, unbounded for in process. The mentions stage stays up to date on every
 copy: the documents' and chunks' output fingerprints are those of their contents and settings, which neither engine
@@ -90,7 +91,7 @@ def child(inputs: list[str], lake: Path, master: str, stages: list[str], ingesti
     if done.returncode != 0 or not lines:
         sys.exit(f"run on {lake} failed:\n{done.stderr[-4000:]}")
     report = json.loads(lines[-1])
-    if report["status"] not in ("succeeded", "partial"):
+    if report["status"] not in ("succeeded", "partial", "skipped"):
         sys.exit(f"run on {lake} ended {report['status']}: {report['reason']}\n{done.stderr[-4000:]}")
     return report
 
@@ -102,11 +103,26 @@ def prepare_base(inputs: list[str], workdir: Path, master: str, copy_of: Path | 
         if base.exists():
             shutil.rmtree(base)
         if copy_of is not None:
-            shutil.copytree(copy_of, base, ignore=shutil.ignore_patterns("_lock.json"))
+            shutil.copytree(copy_of, base, ignore=shutil.ignore_patterns("_lock.json", "_published.json"))
+            _keep_only_base_stages(base)
     # up to date with the inputs: nothing to do when it is, an increment when a copy's inputs have changed since
     report = child(inputs, base, master, BASE_STAGES, {}, False)
     print(f"base (NER once): {report['seconds']} s {_stage_seconds(report)}", flush=True)
     return base
+
+
+# The tables of the base stages. A copy keeps nothing else: the entities stage hands the ids of the entities table it
+# finds on to its new entities (``ingestion.entity_ids``), so a table left by a run in another scope would change them.
+BASE_TABLES = {"documents", "rejects", "chunks", "mentions", "mention_chunks"}
+
+
+def _keep_only_base_stages(lake: Path) -> None:
+    """Remove from a copied lakehouse every table and marker of the stages after the base's."""
+    for table in delta_tables(lake) - BASE_TABLES:
+        shutil.rmtree(lake / table)
+    for marker in (lake / "_markers").iterdir():
+        if marker.name not in BASE_STAGES:
+            shutil.rmtree(marker)
 
 
 def _stage_seconds(report: dict[str, Any]) -> str:
