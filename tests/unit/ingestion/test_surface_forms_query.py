@@ -38,12 +38,18 @@ def test_the_written_out_classes_are_the_regex_packages_in_duckdb_on_every_assig
     assert _misread(found) == []
 
 
-def test_the_written_out_classes_are_the_regex_packages_in_spark(spark: Any) -> None:
-    # Java 17 knows Unicode 13: the characters of Unicode 3.2, which every engine's tables hold
-    characters = spark.createDataFrame(_assigned(unicodedata.ucd_3_2_0))
-    found = [row.asDict() for row in query_spark(f"{CLASSES} FROM characters", {"characters": characters}).collect()]
-    assert len(found) > 95_000
-    assert _misread(found) == []
+def test_the_written_out_classes_are_the_regex_packages_in_spark_on_every_character_its_jvm_assigns(
+    spark: Any,
+) -> None:
+    # Python's tables (Unicode 14) against the JVM's own (Java 17: Unicode 13). A character the JVM leaves
+    # unassigned (\p{Cn}: Vithkuqi, Toto… of Unicode 14) is no letter to Java while RE2 (Unicode 15) and the regex
+    # package read it as one: the engines may differ on text in those scripts, and only there.
+    characters = spark.createDataFrame(_assigned(unicodedata))
+    sql = f"{CLASSES}, regexp_matches(c, '^\\p{{Cn}}$') AS unknown FROM characters"
+    found = [row.asDict() for row in query_spark(sql, {"characters": characters}).collect()]
+    known = [row for row in found if not row["unknown"]]
+    assert len(known) > 270_000  # Unicode 13 assigns 277,770 outside the surrogates
+    assert _misread(known) == []
 
 
 def test_a_word_boundary_written_out_finds_what_the_regex_package_finds() -> None:
