@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 
 from ingestion.resolution import ResolvedEntity, label_family
 
@@ -27,10 +28,20 @@ PreviousEntity = tuple[str, str, Iterable[str]]  # (entity_id, label, aliases) o
 
 
 def carry_over_ids(
-    entities: list[ResolvedEntity], mapping: Mapping[tuple[str, str], str], previous: Iterable[PreviousEntity]
+    entities: list[ResolvedEntity],
+    mapping: Mapping[tuple[str, str], str],
+    previous: Iterable[PreviousEntity],
+    given: AbstractSet[str] = frozenset(),
 ) -> tuple[list[ResolvedEntity], dict[tuple[str, str], str]]:
-    """Give resolved entities their previous ids where they clearly continue a previous entity; see the module."""
-    old = {entity_id: (label_family(label), frozenset(aliases)) for entity_id, label, aliases in previous}
+    """Give resolved entities their previous ids where they clearly continue a previous entity; see the module.
+
+    ``given``: ids other scopes' entities of this run already hold (resolved one document at a time), which none of
+    these may take again: a table written in corpus scope offers one entity to every document it is named in."""
+    old = {
+        entity_id: (label_family(label), frozenset(aliases))
+        for entity_id, label, aliases in previous
+        if entity_id not in given
+    }
     if not old:
         return entities, dict(mapping)
     # alias → the previous entities that had it: each new entity meets only those it shares a form with, instead of

@@ -539,12 +539,14 @@ class EntitiesStage(Stage):
         resolved: list[ResolvedEntity] = []
         by_scope: dict[str, list[ResolvedEntity]] = {}
         mapping: dict[tuple[str, str, str], str] = {}
+        given: set[str] = set()  # an id is one entity's, whichever scope resolved it
         for scope, group in sorted(scoped_forms.items()):
             entities, forms_to_ids = resolve_entities(
                 group, language=language, alias_table=table, scope=scope, **evidence.for_scope(scope),
                 disabled_rules=ctx.settings.ingestion.disabled_resolution_rules,
             )
-            entities, forms_to_ids = carry_over_ids(entities, forms_to_ids, previous.get(scope, []))
+            entities, forms_to_ids = carry_over_ids(entities, forms_to_ids, previous.get(scope, []), given)
+            given.update(entity.entity_id for entity in entities)
             resolved.extend(entities)
             by_scope[scope] = entities
             mapping.update({(scope, text, label): entity_id for (text, label), entity_id in forms_to_ids.items()})

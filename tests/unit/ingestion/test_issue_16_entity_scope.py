@@ -270,3 +270,25 @@ def test_issue_16_chat_asks_which_books_mary_and_names_the_book(libraries: Simpl
     single = io.StringIO()
     assert ask(["Who is Mary?", "--lakehouse", str(libraries.corpus.lake), "--quiet"], out=single) == 0
     assert "is mentioned" in single.getvalue() and " — " not in single.getvalue()
+
+
+def test_issue_16_a_lakehouse_turned_to_document_scope_gives_each_entity_its_own_id(
+    libraries: SimpleNamespace, spark: Any, tmp_path: Path
+) -> None:
+    # The corpus-scope table has one Mary named in both books; resolved one book at a time, each book's Mary may
+    # continue the old id, but only one of them can hold it: ids must stay unique, or every join on them multiplies.
+    import shutil
+
+    from tools.ingestion import IngestionRequest
+
+    lake = tmp_path / "turned"
+    shutil.copytree(libraries.corpus.lake, lake)
+    (old_mary,) = _marys(lake).entity_id
+    tool = _scope_tool(lake, spark, "document")
+    result = tool.execute_ingestion(IngestionRequest(inputs=[str(libraries.books)]))
+    assert result.status == "succeeded", result
+    entities = read(lake, "entities")
+    assert entities.entity_id.is_unique
+    marys = _marys(lake)
+    assert len(marys) == 2 and old_mary in set(marys.entity_id)  # one of them keeps the id a user may have kept
+    assert read(lake, "cooccurrences").duplicated(["src_id", "dst_id"]).sum() == 0
