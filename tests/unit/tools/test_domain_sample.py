@@ -83,11 +83,13 @@ def closest_companion(lake: Path, entity_id: str) -> tuple[str, int]:
 
 
 def chapter_entities(lake: Path, number: int) -> tuple[str, list[str]]:
-    """From the tables: the title of chapter ``number`` and its entities, most mentioned first."""
+    """From the tables: the title of chapter ``number`` and its entities, most named first (the names, not the
+    pronoun and description rows)."""
     chunks = read(lake, "chunks")
     unit = chunks[(chunks.unit_kind == "chapter") & chunks.unit_title.map(title_number).eq(number)]
     assert unit.unit_id.nunique() == 1
     links = read(lake, "mention_entities")
+    links = links[links.kind == "name"]
     counts = links[links.chunk_id.isin(unit.chunk_id)].entity_id.value_counts()
     names = read(lake, "entities").set_index("entity_id").canonical_name
     return str(unit.unit_title.iloc[0]), [names[e] for e in counts.index if e in names.index]
