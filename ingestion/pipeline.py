@@ -125,7 +125,7 @@ def run_stages(ctx: RunContext, stages: list[Stage]) -> PipelineOutcome:
             try:
                 startup.settle_session()
                 language.before(stage)
-                with startup.stage(index), python_processes(getattr(ctx, "ner_pool", None)):
+                with startup.stage(index), python_processes(ctx.ner_pool):
                     outcome.reports.append(stage.run(ctx))
             except Exception as exc:  # noqa: BLE001 - any failure must become a report (R-ING-3); logged with context
                 logger.exception("stage %s failed (run %s): %s", stage.name, ctx.run_id, exc)

@@ -71,9 +71,8 @@ class SparkStartup:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
         for started in self._started:
             started.join()
-        pool = getattr(self.ctx, "ner_pool", None)  # kept by the mentions stage for the later stages
-        if pool is not None:
-            pool.close()
+        if self.ctx.ner_pool is not None:  # kept by the mentions stage for the later stages
+            self.ctx.ner_pool.close()
             self.ctx.ner_pool = None
 
     def foresee(self) -> None:

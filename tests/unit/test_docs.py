@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+
+from tests.unit.repo_files import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "check_docs.py"
 
 
 def _checker() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("check_docs", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["check_docs"] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
+    return load_module("scripts/check_docs.py")
 
 
 def _tree(tmp_path: Path, docs: dict[str, str], readme: str = "# r\n") -> Path:

@@ -4,27 +4,18 @@ lakehouse needed."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.unit.repo_files import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTS = sorted((ROOT / "tests" / "data" / "gold_people").glob("*.json"))
 
 
-def _load_scoring():
-    spec = importlib.util.spec_from_file_location("people_scoring", ROOT / "bench" / "people_scoring.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("people_scoring", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-ps = _load_scoring()
+ps = load_module("bench/people_scoring.py")
 
 
 def _gold():
@@ -150,22 +141,13 @@ def test_there_are_at_least_ten_lists_each_read_from_a_litbank_text():
             assert not missing, f"{path.stem}: aliases not in the text: {missing}"
 
 
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("quality_people", ROOT / "bench" / "quality_people.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("quality_people", module)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_lakehouse_is_read_and_scored_end_to_end(tmp_path):
     """Real Delta tables shaped as the pipeline writes them: NER-labelled mentions, their entity links (one mention
     left unresolved, two carried mentions that only the links table has), entities and chunks."""
     import pandas as pd
     from deltalake import write_deltalake
 
-    qp = _load_bench()
+    qp = load_module("bench/quality_people.py")
     mentions = pd.DataFrame({
         "mention_id": ["m1", "m2", "m3", "m4", "m5", "m6"],
         "text": ["Pip", "Mr. Pip", "London", "Joe", "Mrs.\nJoe", "Stranger"],

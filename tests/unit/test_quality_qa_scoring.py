@@ -3,27 +3,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.unit.repo_files import load_module
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("quality_qa", ROOT / "bench" / "quality_qa.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("quality_qa", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-qa = _load_bench()
+qa = load_module("bench/quality_qa.py")
 
 
 @pytest.mark.parametrize(("question", "kind"), [

@@ -7,26 +7,17 @@ config with spaCy's own loader, so a key that is not in the config would fail he
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.unit.repo_files import load_module
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_script() -> Any:
-    spec = importlib.util.spec_from_file_location("train_hu_ner", ROOT / "scripts" / "train_hu_ner.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("train_hu_ner", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-script = _load_script()
+script = load_module("scripts/train_hu_ner.py")
 
 
 def test_set_values_are_read_as_json_when_they_parse() -> None:

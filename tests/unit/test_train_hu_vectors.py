@@ -7,25 +7,15 @@ loads it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from typing import Any
+
+from tests.unit.repo_files import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_script() -> Any:
-    spec = importlib.util.spec_from_file_location("train_hu_vectors", ROOT / "scripts" / "train_hu_vectors.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("train_hu_vectors", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-script = _load_script()
+script = load_module("scripts/train_hu_vectors.py")
 
 
 def test_defaults_are_the_shipped_models_vectors() -> None:

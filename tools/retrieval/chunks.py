@@ -111,16 +111,15 @@ class Hit:
         return self.chunk.citation
 
 
-def _read(root: Lakehouse, table: str, columns: list[str], *, published: bool = True,
-          optional: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], int]:
-    """Rows and version of a table: the published version for the chat side, the latest for the ``index`` stage;
-    the ``optional`` columns too where the table has them (one written by an older stage may not)."""
-    frame, version = _read_table(root, table, columns, published=published, optional=optional)
+def _read(root: Lakehouse, table: str, columns: list[str], *,
+          published: bool = True) -> tuple[list[dict[str, Any]], int]:
+    """Rows and version of a table: the published version for the chat side, the latest for the ``index`` stage."""
+    frame, version = _read_table(root, table, columns, published=published)
     return frame.to_pylist(), version
 
 
 def _read_table(root: Lakehouse, table: str, columns: list[str], *,
-                published: bool = True, optional: tuple[str, ...] = ()) -> tuple[pa.Table, int]:
+                published: bool = True) -> tuple[pa.Table, int]:
     """``_read`` as an Arrow table."""
     try:
         delta = (open_table(root, table) if published
@@ -131,9 +130,7 @@ def _read_table(root: Lakehouse, table: str, columns: list[str], *,
         ) from exc
     except GraphDataError as exc:
         raise RetrievalError(str(exc)) from exc
-    dataset = arrow_dataset(delta, root)
-    present = [column for column in optional if column in dataset.schema.names]
-    return dataset.to_table(columns=columns + present), int(delta.version())
+    return arrow_dataset(delta, root).to_table(columns=columns), int(delta.version())
 
 
 class ChunkRetriever:

@@ -17,9 +17,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from graph.errors import GraphDataError
 from graph.lakehouse import Lakehouse
+from graph.model import read_table
 from graph.tables import MENTION_ENTITIES, UNIT_PATH_SEPARATOR
-from tools.retrieval.chunks import Chunk, RetrievalError, _read
+from tools.retrieval.chunks import Chunk
 from tools.retrieval.numbers import CARDINAL, ORDINAL, spelled_number
 
 logger = logging.getLogger(__name__)
@@ -159,9 +161,9 @@ class UnitCatalog:
         """The catalogue of ``chunks`` with the resolved names the lakehouse ``root`` published (not the pronoun and
         description rows of ``mention_entities``: who appears in a chapter is who is named there, as in the graph)."""
         try:
-            rows, _ = _read(root, MENTION_ENTITIES.name, MENTION_ENTITIES.pick("chunk_id", "entity_id"),
-                            optional=("kind",))
-        except RetrievalError:
+            rows = read_table(root, MENTION_ENTITIES.name, MENTION_ENTITIES.pick("chunk_id", "entity_id"),
+                              optional=("kind",))
+        except GraphDataError:
             logger.warning("no mention_entities table under %s: units will list no entities", root.uri())
             rows = []
         by_chunk: dict[str, list[str]] = {}

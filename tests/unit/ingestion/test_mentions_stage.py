@@ -298,7 +298,7 @@ def test_the_run_gives_the_pipeline_to_the_workers_of_every_stage_up_to_mentions
         Recording("entities", {}),
     ]
     # no stage here starts its daemon (started_worker_environment stays empty): later stages do not get its variables
-    ctx = SimpleNamespace(spark=spark, run_id="test", started_worker_environment={})
+    ctx = SimpleNamespace(spark=spark, run_id="test", started_worker_environment={}, ner_pool=None)
     outcome = run_stages(ctx, stages)  # type: ignore[arg-type]
     assert [r.status for r in outcome.reports] == ["succeeded"] * 4
     assert [s.seen for s in stages] == ["spec", "spec", "spec", None]

@@ -1074,7 +1074,7 @@ def test_issue_16_later_stages_reuse_the_worker_daemon_the_run_started_and_only_
 
     preload = {PRELOAD_ENV: "en"}  # the mentions stage's: the pipeline its daemon preloads
     ctx = SimpleNamespace(spark=SimpleNamespace(sparkContext=SimpleNamespace(environment={})),
-                          started_worker_environment={}, settings=None)
+                          started_worker_environment={}, settings=None, ner_pool=None)
     stages = [Recording("documents", {}), Recording("mentions", preload, starts=started), Recording("entities", {})]
     with patch("ingestion.pipeline.settle_corpus_language"):
         outcome = run_stages(ctx, stages)  # type: ignore[arg-type]
