@@ -157,6 +157,20 @@ def test_relations_hungarian_apposition_and_marriage() -> None:
     assert triples(text, names, "hu") == {("eva", "child", "cecey"), ("gergely", "spouse", "eva")}
 
 
+def test_relations_hungarian_possessor_with_a_title_a_modifier_and_a_case_ending() -> None:
+    text = (
+        "Látta Évát, Cecey Péter úr kis leányát, a kapuban. Mekcsey köszönt Dobó István feleségének, Sárának. "
+        "Jancsi, Gergely fia, aludt."
+    )
+    names = {"Évát": "eva", "Cecey Péter": "cecey", "Mekcsey": "mekcsey", "Dobó István": "dobo", "Sárának": "sara"}
+    names |= {"Jancsi": "jancsi", "Gergely": "gergely"}
+    assert triples(text, names, "hu") == {
+        ("eva", "child", "cecey"),
+        ("sara", "spouse", "dobo"),
+        ("jancsi", "child", "gergely"),
+    }
+
+
 def test_relations_aggregate_counts_statements_and_adds_inverses() -> None:
     text = "Mary, the daughter of John Smith, sang. Later Mary, the daughter of John Smith, danced."
     rows = extract_relations(text, people(text, {"Mary": "mary", "John Smith": "john"}))
