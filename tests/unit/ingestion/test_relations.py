@@ -197,7 +197,9 @@ def test_relations_inference_closes_siblings_and_composes_kinship() -> None:
     rows = infer(extract_relations(text, people(text, names)))
     inferred = {(row.src_id, row.type, row.dst_id) for row in rows if row.inferred}
     assert {("meg", "sibling", "jo"), ("jo", "sibling", "meg"), ("amy", "sibling", "meg")} <= inferred
-    assert {("jo", "uncle_aunt", "tom"), ("tom", "nephew_niece", "jo"), ("march", "grandparent", "tom")} <= inferred
+    assert ("march", "grandparent", "tom") in inferred
+    # a parent's sibling is not inferred an uncle or an aunt: one wrong sibling row would reach every child
+    assert not {row for row in inferred if row[1] in ("uncle_aunt", "nephew_niece")}
     assert {("jo", "in_law", "brooke"), ("march", "in_law", "brooke")} <= inferred
     assert not any(src == dst for src, _, dst in inferred)
     by_key = {(row.src_id, row.type, row.dst_id): row for row in rows}
