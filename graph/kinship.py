@@ -98,6 +98,19 @@ HUNGARIAN: dict[str, Kin] = {
     **_words("employer", "", "", "gazdája"),
 }
 
+# Hungarian kinship nouns with a case ending ("Cecey lányát", "Gergely feleségének"): the possessive's last vowel
+# lengthens before the ending, whose vowel follows the word's.
+_CASE_ENDINGS = {"a": "t nak val hoz ról tól ra ban ba nál ért", "e": "t nek vel hez ről től re ben be nél ért"}
+_LONG_VOWEL = {"a": "á", "e": "é"}
+HUNGARIAN.update(
+    {
+        word[:-1] + _LONG_VOWEL[word[-1]] + ending: kin
+        for word, kin in list(HUNGARIAN.items())
+        if word[-1] in _LONG_VOWEL
+        for ending in _CASE_ENDINGS[word[-1]].split()
+    }
+)
+
 # "great-uncle", "great-grandmother": one generation further, the same type for the patterns' purpose.
 _GREAT = ("uncle_aunt", "nephew_niece", "grandparent", "grandchild")
 ENGLISH.update({f"great-{word}": kin for word, kin in ENGLISH.items() if kin.type in _GREAT})

@@ -30,7 +30,7 @@ from ingestion.relations.sentences import PLACEHOLDER, PersonMention, Sentence, 
 from ingestion.relations.sexes import person_sexes
 from ingestion.relations.speech import Speakers, SpokenQuote, paragraph_speakers, quote_at
 from ingestion.relations.statements import RelationMention
-from ingestion.relations.vocatives import vocative_statements
+from ingestion.relations.vocatives import SPEAKER_TOLD, vocative_statements
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +88,12 @@ class _Document:
     quotes: Sequence[SpokenQuote] = ()
     quote_starts: Sequence[int] = ()
 
+    def speaker_at(self, offset: int) -> str | None:
+        """The speaker of the quotation at document ``offset`` when a speech verb tells who it is (``SPEAKER_TOLD``):
+        "I am X's wife" is no evidence when the turn-taking guessed who says it."""
+        quote = quote_at(self.quotes, self.quote_starts, offset)
+        return quote.speaker_id if quote and quote.attribution in SPEAKER_TOLD else None
+
     def addressee_at(self, offset: int) -> str | None:
         """The one person the quotation at document ``offset`` names as its addressee, if it names one."""
         quote = quote_at(self.quotes, self.quote_starts, offset)
@@ -117,6 +123,9 @@ def _sources(
     """Each src of a match: its mention's index (``None`` for a pronoun) and its entity; a list gives several, a
     pronoun its antecedent or none."""
     groups = match.groupdict()
+    if groups.get("me"):
+        speaker = document.speaker_at(sentence.offsets[match.start("me")])
+        return [(None, Antecedent(speaker, ""))] if speaker else []
     if groups.get("list"):
         indexes = [int(index) for index in PLACEHOLDER.findall(match.group("list"))]
     elif groups.get("psrc"):

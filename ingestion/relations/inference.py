@@ -1,7 +1,7 @@
-"""Kinship the stated relations imply: two children of one parent are siblings, a parent's sibling is an uncle or an
-aunt, a parent of one child is the parent of its siblings. Each inferred row carries the evidence of the two rows it
-follows from and a confidence no higher than theirs; it never overrides a family tie stated between the same two
-people.
+"""Kinship the stated relations imply: two children of one parent are siblings, a parent of one child is the parent
+of its siblings, a parent's parent is a grandparent, a sibling's spouse and a spouse's sibling or parent are
+in-laws. Each inferred row carries the evidence of the two rows it follows from and a confidence no higher than
+theirs; it never overrides a family tie stated between the same two people.
 """
 
 from __future__ import annotations
@@ -20,15 +20,16 @@ logger = logging.getLogger(__name__)
 COMPOSITION: dict[tuple[str, str], str] = {
     ("sibling", "sibling"): "sibling",
     ("child", "parent"): "sibling",  # two children of one parent (half-siblings are siblings too)
-    ("sibling", "parent"): "uncle_aunt",
     ("parent", "parent"): "grandparent",
     ("spouse", "sibling"): "in_law",
     ("sibling", "spouse"): "in_law",
     ("parent", "spouse"): "in_law",
     ("parent", "sibling"): "parent",  # a parent of one child is a parent of that child's siblings
 }
-# Not composed: a parent's spouse as the other parent ("spouse", "parent"): a step-parent as often, and the couples
-# read from names' forms carry the resolver's joins (docs/decisions/0025: 5 of 13 such rows right by reading).
+# Not composed, each measured by reading on the dev novels: a parent's spouse as the other parent ("spouse",
+# "parent"): a step-parent as often, and the couples read from names' forms carry the resolver's joins (6 of 13 pairs
+# right, docs/decisions/0041); a parent's sibling as an uncle or an aunt ("sibling", "parent"): one wrong sibling row
+# reaches every child (1 of 4 pairs right, no gold tie).
 ROUNDS = 3  # a chain of four siblings is closed in two; a third round costs nothing when nothing is new
 
 

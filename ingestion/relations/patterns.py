@@ -4,8 +4,9 @@ mention is ``@P<i>@``).
 Every pattern captures ``src`` (a mention's index), ``psrc`` (a pronoun, "he", "she" or a possessive one, whose
 antecedent is src: ``antecedents.py``) or ``list`` (a list of mentions, each a src), and either ``dst`` (a mention's
 index), ``pron`` (a possessive pronoun whose antecedent is dst), ``my`` (dst is the speaker of the quotation it
-stands in) or ``your`` (dst is the one person that quotation speaks to); and the relation either as ``kin`` (a
-kinship word, ``kinship.py``) or as a ``married`` / ``engaged`` group. The relation reads "src is the TYPE of dst".
+stands in) or ``your`` (dst is the one person that quotation speaks to); ``me`` ("I am", "vagyok") makes src the
+told speaker of the quotation it stands in; and the relation either as ``kin`` (a kinship word, ``kinship.py``) or
+as a ``married`` / ``engaged`` group. The relation reads "src is the TYPE of dst".
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from graph.kinship import KIN_TITLES, PLURALS, kinship_words
+from graph.kinship import FAMILY_TYPES, KIN_TITLES, PLURALS, kinship_words
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +51,8 @@ _ENGLISH_MODIFIERS = (
     r"real|lawful|wedded|dearest|darling)\s+){0,2}"
 )
 _ADVERBS = r"(?:(?:secretly|privately|quietly|formally|publicly|already|lately|recently|since|now|just)\s+)?"
+# The relations a speaker's "I am X's KIN" is read for.
+SPOKEN_OF_ONESELF = FAMILY_TYPES | {"engaged"}
 # Words that make the clause before a match a condition, a wish or a plan, not a fact.
 HYPOTHETICAL = {
     "en": re.compile(
@@ -84,8 +87,11 @@ SPEECH_VERBS = (
 
 
 def _english() -> tuple[Pattern, ...]:
-    words = frozenset(kinship_words("en"))
+    meanings = kinship_words("en")
+    words = frozenset(meanings)
     kin, kins, modifiers = _kin_group(words - PLURALS), _kin_group(PLURALS), _ENGLISH_MODIFIERS
+    # what a speaker says of themself: kinship, not "I am an admirer of Montesquieu"
+    family = _kin_group(frozenset(word for word in words - PLURALS if meanings[word].type in SPOKEN_OF_ONESELF))
     titles = "|".join(sorted(KIN_TITLES["en"]))
     src = rf"(?:(?:old|young|little|poor|dear|{titles})\s+)?{_person('src')}"  # "her father, old Aleck Minafer"
     names = r"(?P<list>@P\d+@(?:\s*,\s*@P\d+@)*\s*,?\s+and\s+@P\d+@)"  # "her sisters, Meg and Amy"
@@ -102,6 +108,7 @@ def _english() -> tuple[Pattern, ...]:
     relative = r"(?:(?:who|that)\s+(?:was|is|had\s+been)\s+)?"
     possessor = r"(?:(?P<pron>his|her)|(?P<your>your))"  # "your": the one person the quotation speaks to
     he = r"\b(?P<psrc>he|she)"  # a pronoun as src: its antecedent is found as a possessive's is
+    i_am = r"\b(?P<me>I)\s+(?P<cop>am)\s+"  # src: the speaker of the quotation it stands in
     has_married = rf"\s+(?:had\s+|has\s+)?{_ADVERBS}(?P<married>married|wedded|wed)\s+{dst_}"
     was_married = rf"\s+(?:was|had\s+been|has\s+been|is|became|got)\s+{wed}\s+to\s+{dst_}"
     patterns = [
@@ -116,6 +123,8 @@ def _english() -> tuple[Pattern, ...]:
         ("pronoun_then_names", rf"\b{possessor}\s+{modifiers}{kins}\s*,?\s+{names}", PRONOUN),
         ("speaker_then_name", rf"\b(?P<my>my)\s+{modifiers}{kin}\s*,?\s+{src}", PRONOUN),
         ("name_then_speaker", rf"{src_}(?:\s*,\s*|\s+(?P<cop>is|was)\s+)(?P<my>my)\s+{modifiers}{kin}", PRONOUN),
+        ("speaker_is_possessive", rf"{i_am}{dst_}{_POSSESSIVE}\s+{modifiers}{family}", PRONOUN),
+        ("speaker_is_kin_of", rf"{i_am}{_ENGLISH_DETERMINER}\s+{modifiers}{family}\s+of\s+{dst_}", PRONOUN),
         ("married", rf"{src_}{has_married}", NAMED),
         ("married_to", rf"{src_}{was_married}", NAMED),
         ("pronoun_married", rf"{he}{has_married}", PRONOUN),
@@ -134,13 +143,24 @@ def _english() -> tuple[Pattern, ...]:
     )
 
 
+# Titles written after a Hungarian name ("Cecey Péter úr leánya") and modifiers before a kinship noun ("Dobó kis fia").
+_HUNGARIAN_TITLES = r"(?:\s+(?:úr|uram|urunk|bácsi|néni|asszony|asszonyom|deák|vitéz))?"
+_HUNGARIAN_MODIFIERS = (
+    r"(?:(?:kis|kicsi|öreg|ifjú|fiatal|szép|szegény|egyetlen|drága|kedves|édes|idősebb|legidősebb|ifjabb|kisebbik|"
+    r"nagyobbik|legkisebb|legnagyobb|első|második|elhunyt|boldogult|jövendőbeli|leendő)\s+){0,2}"
+)
+
+
 def _hungarian() -> tuple[Pattern, ...]:
     kin = _kin_group(frozenset(kinship_words("hu")))
-    possessor = rf"{_person('dst')}(?:\s+az?)?\s+{kin}"  # "Cecey lánya", "Ceceynek a lánya"
+    # "Cecey lánya", "Ceceynek a lánya", "Cecey Péter úr kis leánya"
+    possessor = rf"{_person('dst')}{_HUNGARIAN_TITLES}(?:\s+az?)?\s+{_HUNGARIAN_MODIFIERS}{kin}"
     patterns = [
         ("apposition", rf"{_person('src')}\s*,\s*(?:az?\s+)?{possessor}", NAMED),
         ("possessive_then_name", rf"{possessor}\s*,\s*{_person('src')}", NAMED_AFTER),
         ("married", rf"{_person('src')}\s+(?P<married>feleségül)\s+(?:vette|veszi)\s+{_person('dst')}", NAMED),
+        # "Én Bornemissza Gergelynek a felesége vagyok": the quotation's speaker is dst's wife
+        ("speaker_is_possessive", rf"{possessor}\s+(?P<cop>(?P<me>vagyok))", PRONOUN),
     ]
     return tuple(
         Pattern(name, re.compile(regex + r"(?!@)", re.IGNORECASE), confidence, name == "married")

@@ -157,6 +157,20 @@ def test_relations_hungarian_apposition_and_marriage() -> None:
     assert triples(text, names, "hu") == {("eva", "child", "cecey"), ("gergely", "spouse", "eva")}
 
 
+def test_relations_hungarian_possessor_with_a_title_a_modifier_and_a_case_ending() -> None:
+    text = (
+        "Látta Évát, Cecey Péter úr kis leányát, a kapuban. Mekcsey köszönt Dobó István feleségének, Sárának. "
+        "Jancsi, Gergely fia, aludt."
+    )
+    names = {"Évát": "eva", "Cecey Péter": "cecey", "Mekcsey": "mekcsey", "Dobó István": "dobo", "Sárának": "sara"}
+    names |= {"Jancsi": "jancsi", "Gergely": "gergely"}
+    assert triples(text, names, "hu") == {
+        ("eva", "child", "cecey"),
+        ("sara", "spouse", "dobo"),
+        ("jancsi", "child", "gergely"),
+    }
+
+
 def test_relations_aggregate_counts_statements_and_adds_inverses() -> None:
     text = "Mary, the daughter of John Smith, sang. Later Mary, the daughter of John Smith, danced."
     rows = extract_relations(text, people(text, {"Mary": "mary", "John Smith": "john"}))
@@ -183,7 +197,9 @@ def test_relations_inference_closes_siblings_and_composes_kinship() -> None:
     rows = infer(extract_relations(text, people(text, names)))
     inferred = {(row.src_id, row.type, row.dst_id) for row in rows if row.inferred}
     assert {("meg", "sibling", "jo"), ("jo", "sibling", "meg"), ("amy", "sibling", "meg")} <= inferred
-    assert {("jo", "uncle_aunt", "tom"), ("tom", "nephew_niece", "jo"), ("march", "grandparent", "tom")} <= inferred
+    assert ("march", "grandparent", "tom") in inferred
+    # a parent's sibling is not inferred an uncle or an aunt: one wrong sibling row would reach every child
+    assert not {row for row in inferred if row[1] in ("uncle_aunt", "nephew_niece")}
     assert {("jo", "in_law", "brooke"), ("march", "in_law", "brooke")} <= inferred
     assert not any(src == dst for src, _, dst in inferred)
     by_key = {(row.src_id, row.type, row.dst_id): row for row in rows}

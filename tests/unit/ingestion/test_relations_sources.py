@@ -150,3 +150,36 @@ def test_inference_a_parent_of_a_sibling_not_a_parents_spouse() -> None:
     assert {("mother", "parent", "amy"), ("amy", "child", "mother")} <= inferred
     assert rows[("mother", "parent", "amy")].count == 0
     assert not {key for key in rows if key[0] == "father" and key[1] == "parent"}
+
+
+def test_i_am_kin_is_the_told_speaker() -> None:
+    text = (
+        '"I am Mr. Jellyby\'s wife," said Mrs. Jellyby. "And I am the daughter of Mr. Turveydrop," said Caddy. '
+        '"I am an admirer of Mr. Turveydrop," said Pip. "I am the son of Mr. Jellyby," and Jo ran off.'
+    )
+    names = {"Mr. Jellyby": "mr_j", "Mrs. Jellyby": "mrs_j", "Mr. Turveydrop": "turveydrop", "Caddy": "caddy"}
+    names |= {"Pip": "pip", "Jo": "jo"}
+    speakers = [("mrs_j", "explicit"), ("caddy", "anaphoric"), ("pip", "explicit"), ("jo", "implicit")]
+    # an admirer is no kin; a speaker only guessed from the turns is not taken
+    assert triples(text, names, quotations(text, speakers)) == {
+        ("mrs_j", "spouse", "mr_j"),
+        ("caddy", "child", "turveydrop"),
+    }
+
+
+def test_i_am_kin_in_hungarian_dialogue_is_the_told_speaker() -> None:
+    text = (
+        "- Uram, - mondotta Éva, - én Bornemissza Gergelynek a felesége vagyok.\n\n"
+        "- Ha Dobó fia vagyok, - mondta Jancsi."
+    )
+    names = {"Éva": "eva", "Bornemissza Gergelynek": "gergely", "Dobó": "dobo", "Jancsi": "jancsi"}
+    first, second = text.index("én Born"), text.index("Ha Dobó")
+    quotes = [
+        SpokenQuote(first, text.index("vagyok.") + 7, "eva", (), "explicit"),
+        SpokenQuote(second, text.index(", - mondta Jancsi"), "jancsi", (), "explicit"),
+    ]
+    # a condition ("ha": if) says nothing
+    rows = relation_mentions(text, people(text, names), "hu", quotes=quotes)
+    assert {(row.src_id, row.type, row.dst_id, row.pattern) for row in rows} == {
+        ("eva", "spouse", "gergely", "speaker_is_possessive")
+    }
