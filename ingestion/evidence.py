@@ -32,6 +32,8 @@ from ingestion.markers import fingerprint
 from ingestion.names import (
     CONTEXT_WINDOW,
     LOCATIVE_BEFORE,
+    NAMED_ALSO,
+    NAMED_ALSO_GAP,
     OATH_AFTER,
     OATH_BEFORE,
     PERSON_LABELS,
@@ -49,14 +51,14 @@ from ingestion.resolution import SurfaceForm
 
 # Bumped when what a document's evidence holds changes in a way the patterns in ``code_key`` do not show.
 # 2: where each mention stands (located, spoken, sworn); 3: after a vessel's kind (vessel); 4: the names said in one
-# sentence with it (together)
-EVIDENCE_VERSION = 4
+# sentence with it (together); 5: the names the text says are its bearer's too (stated)
+EVIDENCE_VERSION = 5
 
 
 def code_key() -> str:
     """The fingerprint of the patterns and windows the evidence is counted with: other patterns, other evidence."""
     return fingerprint([EVIDENCE_VERSION, CASING_PATTERNS, PRONOUN_CLAUSE, PRONOUN_PATTERNS, PRONOUN_WINDOW,
-                        *CONTEXT_PATTERNS, CONTEXT_WINDOW])
+                        *CONTEXT_PATTERNS, CONTEXT_WINDOW, NAMED_ALSO, NAMED_ALSO_GAP])
 
 
 CONTEXT_PATTERNS = (LOCATIVE_BEFORE, POSSESSIVE, POSSESSIVE_AFTER, SPOKEN_BEFORE, SPOKEN_AFTER, OATH_BEFORE, OATH_AFTER,
@@ -67,17 +69,17 @@ CONTEXT_PATTERNS = (LOCATIVE_BEFORE, POSSESSIVE, POSSESSIVE_AFTER, SPOKEN_BEFORE
 class FormTally:
     """Per (keyed text, label): [mentions, first offset, "he" pronouns, "she" pronouns, mentions per unit, mentions
     said where a place is, mentions beside a speech verb, mentions in an oath, mentions after a vessel's kind, the
-    sentences it shares with each other keyed text]."""
+    sentences it shares with each other keyed text, the sentences saying each other keyed text is its bearer's too]."""
 
     rows: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
 
     def add(self, other: FormTally) -> None:
         """Add another document set's tally (units and sentences are a document's own, so their counts add)."""
-        for key, (n, first, he, she, units, located, spoken, sworn, vessel, together) in other.rows.items():
+        for key, (n, first, he, she, units, located, spoken, sworn, vessel, together, stated) in other.rows.items():
             mine = self.rows.get(key)
             if mine is None:
                 self.rows[key] = [n, first, he, she, Counter(units), located, spoken, sworn, vessel,
-                                  Counter(together)]
+                                  Counter(together), Counter(stated)]
                 continue
             mine[0] += n
             mine[1] = min(mine[1], first)
@@ -89,14 +91,16 @@ class FormTally:
             mine[7] += sworn
             mine[8] += vessel
             mine[9].update(together)
+            mine[10].update(stated)
 
     def surface_forms(self) -> list[SurfaceForm]:
         """The forms, as ``surface_forms_by`` makes them."""
         return [
             SurfaceForm(text=text, label=label, count=n, first_pos=first, he=he, she=she,
                         units=tuple(sorted(units.items())), located=located, spoken=spoken, sworn=sworn,
-                        vessel=vessel, cooccurring=tuple(sorted(together.items())))
-            for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel, together)
+                        vessel=vessel, cooccurring=tuple(sorted(together.items())),
+                        stated=tuple(sorted(stated.items())))
+            for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel, together, stated)
             in self.rows.items()
         ]
 
@@ -200,15 +204,45 @@ GROUP BY a.scope, a.text, a.label, b.text
 ORDER BY a.scope, a.text, a.label, b.text"""
 
 
+def stated_sql(by_document: bool) -> str:
+    """The query of the people's names the text says are one person's (table ``mentions``: the keyed mentions with
+    their sentence_id; table ``chunks``): per scope, keyed text and label, each keyed text said after it in one
+    sentence, at most ``NAMED_ALSO_GAP`` characters on, with words between that say so (``names.NAMED_ALSO``: "Abel
+    Magwitch, otherwise Provis") and not a possessive ("Captain Timokhin, formerly Dolokhov's squadron commander"),
+    and the number of sentences saying it."""
+    scope = "m.doc_id" if by_document else "''"
+    people = ", ".join(_literal(label) for label in sorted(PERSON_LABELS))
+    return f"""WITH said AS (
+  SELECT {scope} AS scope, m.chunk_id, m.sentence_id, m.start, m."end", m.text, m.label FROM mentions AS m
+  WHERE m.sentence_id IS NOT NULL AND m.label IN ({people})
+), pairs AS (
+  SELECT a.scope, a.text, a.label, b.text AS other, a.sentence_id,
+         substring(c.text, a."end" - c.start + 1, b.start - a."end") AS between_them,
+         substring(c.text, b.start - c.start + 1, b."end" - b.start) AS named,
+         substring(c.text, b."end" - c.start + 1, 3) AS following
+  FROM said AS a
+  JOIN said AS b ON a.scope = b.scope AND a.sentence_id = b.sentence_id AND a.chunk_id = b.chunk_id
+    AND b.start >= a."end" AND b.start - a."end" <= {NAMED_ALSO_GAP} AND a.text <> b.text
+  JOIN chunks AS c ON c.chunk_id = a.chunk_id
+)
+SELECT scope, text, label, other, count(DISTINCT sentence_id) AS n FROM pairs
+WHERE regexp_matches(concat(between_them, '|', named), {_literal(portable(NAMED_ALSO))})
+  AND NOT regexp_matches(named, {_literal(portable(POSSESSIVE))})
+  AND NOT regexp_matches(following, {_literal(portable(POSSESSIVE_AFTER))})
+GROUP BY scope, text, label, other
+ORDER BY scope, text, label, other"""
+
+
 def form_tallies(mentions: Any, chunks: Any, *, by_document: bool) -> dict[str, FormTally]:
     """Per scope (the document id when ``by_document``, else ``""``), the tally of the keyed mentions
     (``keyed_mentions``: doc_id, chunk_id, start, end, text, label, and sentence_id for the names said together) over
-    their ``chunks`` (chunk_id, unit_id, start, text), Arrow rows or DataFrames: ``form_tally_sql``'s and
-    ``together_sql``'s rows, added up per form."""
+    their ``chunks`` (chunk_id, unit_id, start, text), Arrow rows or DataFrames: ``form_tally_sql``'s,
+    ``together_sql``'s and ``stated_sql``'s rows, added up per form."""
     out: dict[str, FormTally] = {}
     for r in query_rows(form_tally_sql(by_document), {"mentions": mentions, "chunks": chunks}):
         tally = out.setdefault(r["scope"], FormTally()).rows
-        entry = tally.setdefault((r["text"], r["label"]), [0, r["first"], 0, 0, Counter(), 0, 0, 0, 0, Counter()])
+        entry = tally.setdefault((r["text"], r["label"]),
+                                 [0, r["first"], 0, 0, Counter(), 0, 0, 0, 0, Counter(), Counter()])
         entry[0] += r["n"]
         entry[1] = min(entry[1], r["first"])
         entry[2] += r["he"] or 0
@@ -217,10 +251,11 @@ def form_tallies(mentions: Any, chunks: Any, *, by_document: bool) -> dict[str, 
         for index, kind in enumerate(TALLIED, start=5):
             entry[index] += r[kind] or 0
     if "sentence_id" in columns(mentions):
-        for r in query_rows(together_sql(by_document), {"mentions": mentions}):
-            found = out.get(r["scope"], FormTally()).rows.get((r["text"], r["label"]))
-            if found is not None:  # a mention of no chunk given is left out of the tally, and so of this
-                found[9][r["other"]] += r["n"]
+        for sql, at in ((together_sql(by_document), 9), (stated_sql(by_document), 10)):
+            for r in query_rows(sql, {"mentions": mentions, "chunks": chunks}):
+                found = out.get(r["scope"], FormTally()).rows.get((r["text"], r["label"]))
+                if found is not None:  # a mention of no chunk given is left out of the tally, and so of this
+                    found[at][r["other"]] += r["n"]
     return out
 
 
@@ -270,8 +305,8 @@ class CorpusEvidence:
         return {
             "doc_ids": sorted(self.doc_ids),
             "forms": [[text, label, n, first, he, she, sorted(units.items()), located, spoken, sworn, vessel,
-                       sorted(together.items())]
-                      for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel, together)
+                       sorted(together.items()), sorted(stated.items())]
+                      for (text, label), (n, first, he, she, units, located, spoken, sworn, vessel, together, stated)
                       in sorted(self.forms.rows.items())],
             "lower": sorted(self.casing.seen.get("lower", ())),
             "capital": sorted(self.casing.seen.get("capital", ())),
@@ -289,8 +324,10 @@ class CorpusEvidence:
             forms = FormTally({
                 (text, label): [int(n), int(first), int(he), int(she), Counter({u: int(k) for u, k in units}),
                                 int(located), int(spoken), int(sworn), int(vessel),
-                                Counter({other: int(k) for other, k in together})]
-                for text, label, n, first, he, she, units, located, spoken, sworn, vessel, together in value["forms"]
+                                Counter({other: int(k) for other, k in together}),
+                                Counter({other: int(k) for other, k in stated})]
+                for text, label, n, first, he, she, units, located, spoken, sworn, vessel, together, stated
+                in value["forms"]
             })
             casing = CasingFacts(
                 seen={"lower": set(value["lower"]), "capital": set(value["capital"])},

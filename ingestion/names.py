@@ -36,6 +36,8 @@ __all__ = [
     "PLACE_HEADS",
     "MALE",
     "MARRIED",
+    "NAMED_ALSO",
+    "NAMED_ALSO_GAP",
     "NOBLE_RANKS_OF_MEN",
     "PRONOUN_CLAUSE",
     "POSSESSIVE",
@@ -72,8 +74,8 @@ PERSON_LABELS = frozenset({"PERSON", "PER"})
 _GENDER_OF_TITLE: dict[str, str] = {
     **dict.fromkeys(
         "mr m mister monsieur messire sir lord prince count duke archduke baron marquis marquess earl viscount vicomte "
-        "comte king emperor tsar tsarevich father brother uncle herr signor senor master monseigneur monsignor abbe "
-        "abbé messrs grandpa grandfather goodman".split(),
+        "comte king emperor tsar tsarevich father brother uncle herr mynheer signor senor master monseigneur "
+        "monsignor abbe abbé messrs grandpa grandfather goodman".split(),
         MALE,
     ),
     # Hungarian, written after the name ("Dobó uram", "Éva asszony"): ranks such as kapitány or deák say no sex
@@ -93,7 +95,7 @@ _SPECIFICITY = {"": 0, FEMALE: 1, MALE: 2, MARRIED: 2, UNMARRIED: 2}
 # Forms of address written before a surname ("Mr. Bennet", "Madame Magloire"); a rank such as Prince or Count goes
 # before a given name as often ("Prince Andrew").
 SURNAME_TITLES = frozenset(
-    "mr m mister monsieur herr signor senor mrs missus mme madame frau signora senora miss mlle mademoiselle "
+    "mr m mister monsieur herr mynheer signor senor mrs missus mme madame frau signora senora miss mlle mademoiselle "
     "fraulein fräulein signorina senorita ms".split()
 )
 # English ranks, offices and trades written before a surname and never before a given name alone: "Colonel
@@ -256,6 +258,25 @@ PLACE_HEADS = frozenset(
     "quay bridge gate heights gables mill town city village borough hamlet "
     "hill hills heath common green park wood woods forest moor moors wold wolds vale valley dale downs bank pond "
     "lake river creek bay island cove cliff cliffs mountain mountains marsh marshes".split()
+)
+
+
+# Two names of one sentence that the words between them say are one person's: a pseudonym or alias ("Abel Magwitch,
+# otherwise Provis", "Mr. Weevle, otherwise Jobling", "Umbopa, alias Ignosi"), a name others give ("poor Jo, whom he
+# called Toughey", "Octavius Guy, otherwise Gooseberry") or a maiden and a married name ("Mrs. McMull (formerly Miss
+# Swartz)", "Rebecca Crawley, nee Sharp", "Miss Ada Clare, now Mrs. Richard Carstone"). Read over the words
+# between the two names (NAMED_ALSO_GAP characters at most), a bar, and the second name as written, so that a title
+# must belong to the second name: "now" and "late" say a marriage only before a woman's title ("Meg, now Jo …" says
+# nothing). English; a Java and Python regex, like those above. Not "or rather" ("Lucilla, or rather Tom"): a
+# correction of which person is meant. ``rules.stated.stated_names`` joins them.
+NAMED_ALSO_GAP = 40
+NAMED_ALSO = (
+    r"(?i)^\s*(?:,|\(|--|—|–)?\s*(?:"
+    r"(?:(?:otherwise|alias|n[eé]e|formerly|nicknamed|surnamed)"
+    r"|(?:otherwise|also|better|commonly|generally|popularly|sometimes)\s+(?:known\s+as|called|named)"
+    r"|known\s+as|(?:who\s+)?call(?:ed|s)\s+(?:himself|herself)"
+    r"|whom\s+(?:he|she|they|we|i|everybody|everyone|people)\s+(?:called|call|named|nicknamed))\s*\|"
+    r"|(?:now|late)\s+\|(?:Mrs|Miss|Lady|Madame|Mme)\b)"
 )
 
 

@@ -25,7 +25,7 @@ EN_TITLES = frozenset(
     "prince princess count countess old little young mr mrs miss ms dr sir lady lord general captain colonel major "
     "lieutenant sergeant cadet private corporal ensign adjutant uncle aunt madame mademoiselle mlle mme monsieur "
     "tsar tsarevich emperor empress king queen father brother grand duke duchess archduke baron baroness marshal "
-    "abbe vicomte comte herr frau fraulein doctor m mister madam dame mother sister signor signora signorina "
+    "abbe vicomte comte herr mynheer frau fraulein doctor m mister madam dame mother sister signor signora signorina "
     "master mistress reverend rev professor judge squire monseigneur marquis marquess earl viscount "
     "messrs mesdames mmes mesdemoiselles farmer parson vicar rector curate deacon nurse granny grandma grandmother "
     "grandpa grandfather widow cousin goody goodman sheriff governor senator inspector superintendent detective "

@@ -111,6 +111,8 @@ class Book:
     family_words: set[str] = field(default_factory=set)  # surnames in the plural (``rules.naming.families``)
     # surface text -> the other surface texts said in one sentence with it, and in how many sentences
     together: dict[str, Counter[str]] = field(default_factory=dict)
+    # surface text -> the other surface texts the book says are its bearer's too, and in how many sentences
+    stated: dict[str, Counter[str]] = field(default_factory=dict)
     by_text: dict[str, Form] = field(default_factory=dict)  # surface text -> its form, for the evidence between forms
 
     @classmethod
@@ -130,8 +132,10 @@ class Book:
         if "unmarried_when_so_called" not in disabled:
             unmarried_when_so_called(groups, nodes, people, words)
         together = {form.text: form.together for form in forms if form.together}
+        stated = {form.text: form.stated for form in forms if form.stated}
         by_text = {form.text: form for group in groups for form in group.forms}
-        return cls(groups, nodes, people, words, language, frozenset(disabled), together=together, by_text=by_text)
+        return cls(groups, nodes, people, words, language, frozenset(disabled), together=together, stated=stated,
+                   by_text=by_text)
 
     def on(self, rule: str) -> bool:
         """Whether ``rule`` is switched on."""

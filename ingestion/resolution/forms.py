@@ -77,6 +77,9 @@ class SurfaceForm:
     spoken: int = 0
     sworn: int = 0  # ... and in an oath ("thank God"): ``names.invoked``
     vessel: int = 0  # ... and after a vessel's kind ("the schooner Marianne"): ``names.a_vessel``
+    # The other names the text says are its bearer's too ("Abel Magwitch, otherwise Provis"): (keyed text, sentences
+    # saying so) — ``rules.stated.stated_names``
+    stated: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +125,7 @@ class Form:
     units: Counter[str] = field(default_factory=Counter)  # mentions per unit (chapter)
     context: Counter[str] = field(default_factory=Counter)  # "located", "spoken", "sworn", "vessel" (``SurfaceForm``)
     together: Counter[str] = field(default_factory=Counter)  # other surface text -> sentences said together
+    stated: Counter[str] = field(default_factory=Counter)  # other surface text -> sentences saying it is one person
 
     @property
     def count(self) -> int:

@@ -3,10 +3,10 @@
 The order: the rules on single forms (which are names, how each is keyed and labelled), the groups of one key (the
 alias table first), the joins (one name under titles of one sex, forms of one given name in a family, partial names
 with their narrowing steps, a titled surname of a family's one member of its sex, a family's office to the member
-named in full under it, a titled surname of a person named without it, other forms of given names) — asking the rules
-that keep apart before each join — and last the names and labels of the entities. Two readings of the evidence (the
-other spellings of diminutives, a Miss before a given name) shape what the joins see. ``resolve_traced`` also returns,
-per entity, which rule joined which forms.
+named in full under it, a titled surname of a person named without it, other forms of given names, the names the
+book says are one person's) — asking the rules that keep apart before each join — and last the names and labels of
+the entities. Two readings of the evidence (the other spellings of diminutives, a Miss before a given name) shape
+what the joins see. ``resolve_traced`` also returns, per entity, which rule joined which forms.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ingestion.normalize import clean_surface, is_title, match_key, split_titles
 from ingestion.resolution.evidence import Book, TraceStep, shared_surnames, unmarried_when_so_called, usual_sex
 from ingestion.resolution.forms import Form, Group, ResolvedEntity, SurfaceForm, label_family, parse, strip_descriptions
 from ingestion.resolution.language import Language, language_of
-from ingestion.resolution.rules import apart, grouping, joins, naming, nicknames, partial
+from ingestion.resolution.rules import apart, grouping, joins, naming, nicknames, partial, stated
 from ingestion.resolution.rules import forms as form_rules
 
 
@@ -71,6 +71,7 @@ RULES: tuple[Rule, ...] = (
     Rule("office_holder", "join", joins.office_holder),
     Rule("titled_surname_of_the_unnamed", "join", joins.titled_surname_of_the_unnamed),
     Rule("other_forms_of_given_names", "join", joins.other_forms_of_given_names),
+    Rule("stated_names", "join", stated.stated_names),
     Rule("ranks_apart", "keep apart", apart.ranks_apart),
     Rule("rank_fits", "keep apart", apart.rank_fits),
     Rule("surname_of_the_other_sex", "keep apart", apart.surname_of_the_other_sex),
@@ -84,6 +85,7 @@ RULES: tuple[Rule, ...] = (
     Rule("nickname_of_a_one_off", "keep apart", apart.nickname_of_a_one_off),
     Rule("said_together", "keep apart", apart.said_together),
     Rule("diminutive_spellings", "evidence", nicknames.diminutive_spellings),
+    Rule("clipped_given_names", "evidence", nicknames.clipped_given_names),
     Rule("unmarried_when_so_called", "evidence", unmarried_when_so_called),
     Rule("usual_sex", "evidence", usual_sex),
     Rule("families", "label", naming.families),
@@ -99,6 +101,7 @@ _JOINS = (
     ("office_holder", joins.office_holder),
     ("titled_surname_of_the_unnamed", joins.titled_surname_of_the_unnamed),
     ("other_forms_of_given_names", joins.other_forms_of_given_names),
+    ("stated_names", stated.stated_names),
 )
 
 
@@ -222,16 +225,18 @@ def _parsed(
     units: dict[str, Counter[str]] = defaultdict(Counter)
     context: dict[str, Counter[str]] = defaultdict(Counter)
     together: dict[str, Counter[str]] = defaultdict(Counter)
+    stated: dict[str, Counter[str]] = defaultdict(Counter)
     for form in surface_forms:
         by_text[form.text][form.label] += form.count
         pronouns[form.text].update(he=form.he, she=form.she)
         units[form.text].update(dict(form.units))
         context[form.text].update(located=form.located, spoken=form.spoken, sworn=form.sworn, vessel=form.vessel)
         together[form.text].update(dict(form.cooccurring))
+        stated[form.text].update(dict(form.stated))
     parsed = [parse(text, labels, language, sentence_openers) for text, labels in sorted(by_text.items())]
     for item in parsed:
         item.pronouns, item.units, item.context = pronouns[item.text], units[item.text], context[item.text]
-        item.together = together[item.text]
+        item.together, item.stated = together[item.text], stated[item.text]
     parsed = [form for form in parsed if form.display]
     if "not_a_name" not in off:
         parsed = form_rules.not_a_name(parsed, language)

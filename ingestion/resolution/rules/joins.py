@@ -22,6 +22,7 @@ from ingestion.resolution.rules.apart import (
     said_together,
     surname_of_the_other_sex,
 )
+from ingestion.resolution.rules.nicknames import clipped_given_names
 
 
 def same_name_titles(book: Book) -> None:
@@ -69,8 +70,8 @@ def given_name_forms(book: Book) -> None:
     Rostova", "Vasili Dmitrich Denisov" beside "Vaska Denisov". The rarer joins the more mentioned.
 
     Evidence: the other words of one are among the other's, and the given names are a known nickname pair (of sexes
-    not contradictory), or share their first three letters and both are known to be of one sex ("Henry" and
-    "Henrietta" are not).
+    not contradictory), one is the other cut short ("Balt Van Tassel", "Baltus Van Tassel": ``clipped_given_names``),
+    or they share their first three letters and both are known to be of one sex ("Henry" and "Henrietta" are not).
     """
     given = book.given
     families: dict[str, list[int]] = defaultdict(list)
@@ -102,7 +103,7 @@ def forms_of_one_given_name(book: Book, rarer: int, home: int) -> bool:
     rest_a, rest_b = set(a) - {first}, set(b) - {second}
     if not (rest_a <= rest_b or rest_b <= rest_a):
         return False
-    if book.variant(first, second):
+    if book.variant(first, second) or (book.on("clipped_given_names") and clipped_given_names(first, second)):
         return True
     shared = len(os.path.commonprefix([first, second]))
     return shared >= 3 and bool(sex_a) and bool(sex_b)

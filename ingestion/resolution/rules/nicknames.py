@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ingestion.names import given_name_variant, nickname_partners
+from ingestion.names import common_given_name_sex, given_name_variant, nickname_partners
 
 # An English diminutive ends in -ie, -y or -ey, interchangeably ("Nellie", "Nelly"); the stem left must be a name's
 # (three letters at least: "Amy" is no diminutive of "Am").
@@ -62,3 +62,23 @@ def spelled_partners(name: str, language: str, spellings: bool) -> frozenset[str
     for spelled in diminutive_spellings(name):
         found |= {spelled} | nickname_partners(spelled)
     return frozenset({other for partner in found for other in diminutive_spellings(partner)} - {name})
+
+
+# A clipped given name keeps this many letters at least ("Balt" of "Baltus"): "Jo", "Al" are too short to tell.
+_CLIPPED_MIN = 4
+
+
+def clipped_given_names(a: str, b: str) -> bool:
+    """Whether one of two different casefolded given names is the other cut short, as a pet name is made when no
+    table lists the name: "balt" of "baltus", "fred" of "frederick". Asked of two full names of one family by
+    ``joins.given_name_forms``, where the rest of the names already agree.
+
+    Keeps apart: a name and its feminine made by an ending ("paul", "paula"; "louis", "louisa"): where the world's
+    bearers give either name a sex (``names.common_given_name_sex``), both must have it and the same one.
+
+    Evidence: the letters of the two names (``_CLIPPED_MIN`` kept at least) and the sexes of their bearers in the
+    world."""
+    short, long = sorted((a, b), key=len)
+    if len(short) < _CLIPPED_MIN or short == long or not long.startswith(short):
+        return False
+    return common_given_name_sex(short) == common_given_name_sex(long)

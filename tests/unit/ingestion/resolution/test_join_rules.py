@@ -40,6 +40,15 @@ def test_given_name_forms_joins_two_forms_of_one_given_name_in_one_family() -> N
     assert not together(resolve(forms, off={"given_name_forms"}), "Natalie Rostova", "Natasha Rostova")
 
 
+def test_same_name_titles_reads_mynheer_as_a_mans_title_before_a_surname() -> None:
+    forms = [SurfaceForm("Mynheer Van Tassel", "PERSON", 1), SurfaceForm("Van Tassel", "PERSON", 6),
+             SurfaceForm("Baltus Van Tassel", "PERSON", 4, he=4), SurfaceForm("Katrina Van Tassel", "PERSON", 3, she=4)]
+    on = resolve(forms)
+    # the Dutch "Mr." makes the bare surname a man's, which then goes to the family's one man named in full
+    assert together(on, "Mynheer Van Tassel", "Van Tassel", "Baltus Van Tassel")
+    assert not together(on, "Van Tassel", "Katrina Van Tassel")
+
+
 def _units(*names: str) -> tuple[tuple[str, int], ...]:
     return tuple((name, 2) for name in names)
 

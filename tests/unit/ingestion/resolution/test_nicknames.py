@@ -4,7 +4,12 @@ diminutives, and the rule ``diminutive_spellings`` switched on and off in whole 
 from __future__ import annotations
 
 from ingestion.resolution import SurfaceForm
-from ingestion.resolution.rules.nicknames import diminutive_spellings, spelled_partners, spelled_variant
+from ingestion.resolution.rules.nicknames import (
+    clipped_given_names,
+    diminutive_spellings,
+    spelled_partners,
+    spelled_variant,
+)
 
 from .crafted import people, resolve, together
 
@@ -42,3 +47,21 @@ def test_diminutive_spellings_joins_two_spellings_of_one_womans_name() -> None:
     stevie = people(("Stephen Dedalus", 10), ("Stephen", 400), ("Stevie", 13))
     assert together(resolve(stevie), "Stevie", "Stephen", "Stephen Dedalus")
     assert not together(resolve(stevie, off={"diminutive_spellings"}), "Stevie", "Stephen")
+
+
+def test_clipped_given_names_reads_a_name_cut_short_but_not_a_feminine_made_by_an_ending() -> None:
+    assert clipped_given_names("balt", "baltus") and clipped_given_names("baltus", "balt")
+    assert clipped_given_names("fred", "frederick")  # both men's names in the world's counts
+    assert not clipped_given_names("paul", "paula")  # a man's and a woman's
+    assert not clipped_given_names("chris", "christina")  # the world knows one of them only
+    assert not clipped_given_names("jo", "josephine")  # too short to tell
+    assert not clipped_given_names("bart", "baltus") and not clipped_given_names("balt", "balt")
+
+
+def test_clipped_given_names_joins_two_full_names_of_one_family_in_a_whole_resolution() -> None:
+    forms = [SurfaceForm("Balt Van Tassel", "PERSON", 2, he=1), SurfaceForm("Baltus Van Tassel", "PERSON", 2, he=1),
+             SurfaceForm("Paul Dombey", "PERSON", 3), SurfaceForm("Paula Dombey", "PERSON", 3)]
+    on = resolve(forms)
+    assert together(on, "Balt Van Tassel", "Baltus Van Tassel")
+    assert not together(on, "Paul Dombey", "Paula Dombey")
+    assert not together(resolve(forms, off={"clipped_given_names"}), "Balt Van Tassel", "Baltus Van Tassel")
