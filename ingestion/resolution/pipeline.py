@@ -75,6 +75,7 @@ RULES: tuple[Rule, ...] = (
     Rule("ranks_apart", "keep apart", apart.ranks_apart),
     Rule("rank_fits", "keep apart", apart.rank_fits),
     Rule("surname_of_the_other_sex", "keep apart", apart.surname_of_the_other_sex),
+    Rule("given_name_of_the_other_sex", "keep apart", apart.given_name_of_the_other_sex),
     Rule("his_wifes_name", "keep apart", apart.his_wifes_name),
     Rule("named_apart", "keep apart", apart.named_apart),
     Rule("elsewhere", "keep apart", apart.elsewhere),

@@ -3,7 +3,7 @@ they join. Each, switched off, says "not apart" — so switching one off can onl
 
 from __future__ import annotations
 
-from ingestion.names import MALE, SURNAME_TITLES, UNMARRIED, rank_conflict, title_gender
+from ingestion.names import MALE, SURNAME_TITLES, UNMARRIED, common_given_name_sex, rank_conflict, title_gender
 from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, INTRODUCED, MIN_ANCHOR_SUPPORT
 
@@ -64,6 +64,22 @@ def surname_of_the_other_sex(book: Book, index: int, home: int) -> bool:
         and words[0] in book.words.surnames
         and not compatible_sets(book.sexes(index), {book.groups[home].gender})
     )
+
+
+def given_name_of_the_other_sex(book: Book, index: int, home: int) -> bool:
+    """Keeps a given name said alone off a home whose titles are of the other sex when the book and the world agree on
+    the name's sex: "Camilla … she", a woman's name by the counts of its bearers, is not "Mr. Camilla" (her husband,
+    called by her name). A given name's own pronouns are not read alone, for it is called out to ("Mary!" he said);
+    with the world's count agreeing, they are.
+
+    Evidence: the pronouns after the name's own mentions (``Node.said_sex``), its bearers' usual sex
+    (``names.common_given_name_sex``; English), the home's titles.
+    """
+    words = book.groups[index].name_tokens
+    if not book.on("given_name_of_the_other_sex") or len(words) != 1 or not book.language.english_titles:
+        return False
+    said = book.nodes[index].said_sex
+    return bool(said) and said == common_given_name_sex(words[0]) and not compatible_sets({said}, book.genders(home))
 
 
 def his_wifes_name(book: Book, index: int, home: int) -> bool:

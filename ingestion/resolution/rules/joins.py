@@ -14,6 +14,7 @@ from ingestion.resolution.evidence import Book, compatible_sets
 from ingestion.resolution.forms import DOMINANCE, FORM_STEM, MIN_ANCHOR_SUPPORT, NEAR
 from ingestion.resolution.rules.apart import (
     elsewhere,
+    given_name_of_the_other_sex,
     his_wifes_name,
     kin_titles_apart,
     named_apart,
@@ -33,7 +34,8 @@ def same_name_titles(book: Book) -> None:
     Keeps apart: namesakes of two sexes ("Monsieur X", "Mademoiselle X") and of conflicting ranks ("Emperor
     Alexander", "Prince Alexander"), which ``partial_names`` settles one by one; a rank a woman rarely held
     (``rank_fits``), a man's name inside his wife's (``his_wifes_name``), a surname of the other sex by its pronouns
-    (``surname_of_the_other_sex``), a kin-titled name of several people's (``kin_titles_apart``), names said together
+    (``surname_of_the_other_sex``), a woman's given name off a man's title or the reverse
+    (``given_name_of_the_other_sex``), a kin-titled name of several people's (``kin_titles_apart``), names said together
     again and again (``said_together``). Evidence: the groups' name words and titles.
     """
     same_name: dict[tuple[str, ...], list[int]] = defaultdict(list)
@@ -56,6 +58,7 @@ def same_name_titles(book: Book) -> None:
                 and rank_fits(book, book.nodes[i].titles, book.groups[home].gender, book.nodes[home].titles)
                 and not his_wifes_name(book, i, home)
                 and not surname_of_the_other_sex(book, i, home)
+                and not given_name_of_the_other_sex(book, i, home)
                 and not kin_titles_apart(book, i, home)
                 and not said_together(book, i, home)
             ):

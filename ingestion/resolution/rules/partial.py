@@ -22,6 +22,7 @@ from ingestion.resolution.forms import DOMINANCE, INTRODUCED, MIN_ANCHOR_SUPPORT
 from ingestion.resolution.rules.apart import (
     elsewhere,
     established,
+    given_name_of_the_other_sex,
     his_wifes_name,
     kin_titles_apart,
     named_apart,
@@ -195,7 +196,7 @@ def homes_of(book: Book, index: int) -> Partial:
         - {index}
         - {home for home in roots
            if not compatible_sets(own, book.sexes(home) if surname_alone else book.genders(home))
-           or his_wifes_name(book, index, home)}
+           or his_wifes_name(book, index, home) or given_name_of_the_other_sex(book, index, home)}
     )
     return name
 

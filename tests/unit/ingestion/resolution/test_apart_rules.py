@@ -40,6 +40,20 @@ def test_surname_of_the_other_sex_keeps_a_she_surname_off_a_mister() -> None:
     assert together(resolve(forms, off={"surname_of_the_other_sex"}), "Peggotty", "Mr. Peggotty")
 
 
+def test_given_name_of_the_other_sex_keeps_a_womans_name_off_a_mister_of_it() -> None:
+    forms = [SurfaceForm("Camilla", "PERSON", 22, she=5), SurfaceForm("Mr. Camilla", "PERSON", 3)]
+    book = prepare(forms, language="en")
+    assert apart.given_name_of_the_other_sex(book, index_of(book, "Camilla"), index_of(book, "Mr. Camilla"))
+    assert not together(resolve(forms), "Camilla", "Mr. Camilla")
+    assert together(resolve(forms, off={"given_name_of_the_other_sex"}), "Camilla", "Mr. Camilla")
+    # its pronouns against its bearers' usual sex say nothing ("Mary!" he said), nor do they alone of a name the
+    # world's counts do not know
+    for text, pronouns in (("Mary", {"he": 5}), ("Zelphine", {"she": 5})):
+        book = prepare([SurfaceForm(text, "PERSON", 22, **pronouns), SurfaceForm(f"Mr. {text}", "PERSON", 3)],
+                       language="en")
+        assert not apart.given_name_of_the_other_sex(book, index_of(book, text), index_of(book, f"Mr. {text}"))
+
+
 def test_his_wifes_name_keeps_a_man_off_the_married_woman_named_by_him() -> None:
     forms = [SurfaceForm("Mrs. John Dashwood", "PERSON", 20, she=8), SurfaceForm("John Dashwood", "PERSON", 30, he=15)]
     book = prepare(forms, language="en")
