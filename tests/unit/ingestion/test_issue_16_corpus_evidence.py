@@ -103,3 +103,26 @@ def test_issue_16_corpus_evidence_survives_its_json_and_refuses_a_document_twice
         CorpusEvidence.from_json({"doc_ids": ["a"], "forms": [["Pierre"]]})
     with pytest.raises(ValueError, match="corpus scope only"):
         evidence.surface_forms(by_document=True)
+
+
+def test_issue_16_corpus_evidence_adds_up_the_names_the_text_says_are_one_persons() -> None:
+    texts = {"a": "Abel Magwitch, otherwise Provis, came in.", "b": "Then Abel Magwitch, otherwise Provis, sat."}
+    chunks: dict[str, list] = {"chunk_id": [], "doc_id": [], "unit_id": [], "start": [], "text": []}
+    mentions: dict[str, list] = {"doc_id": [], "chunk_id": [], "sentence_id": [], "start": [], "end": [], "text": [],
+                                 "label": [], "ent_id": []}
+    for doc, text in texts.items():
+        for key, value in zip(chunks, (f"{doc}:c0", doc, f"{doc}:u0", 0, text), strict=True):
+            chunks[key].append(value)
+        for name in ("Abel Magwitch", "Provis"):
+            at = text.find(name)
+            row = (doc, f"{doc}:c0", f"{doc}:c0:s0", at, at + len(name), name, "PERSON", "")
+            for key, value in zip(mentions, row, strict=True):
+                mentions[key].append(value)
+    both = (pa.table(mentions), pa.table(chunks))
+    grown = _of(["a"], *both)
+    grown.add(_of(["b"], *both))
+    assert grown.to_json() == _of(["a", "b"], *both).to_json()
+    assert CorpusEvidence.from_json(grown.to_json()).to_json() == grown.to_json()
+    # one statement in each document's sentence, said of the first name
+    stated = {f.text: dict(f.stated) for f in grown.surface_forms()[""]}
+    assert stated == {"Abel Magwitch": {"Provis": 2}, "Provis": {}}
