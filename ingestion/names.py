@@ -87,7 +87,7 @@ _GENDER_OF_TITLE: dict[str, str] = {
     **dict.fromkeys("miss mlle mademoiselle fraulein fräulein signorina senorita mesdemoiselles".split(), UNMARRIED),
     **dict.fromkeys(
         "ms madam lady dame princess countess duchess archduchess baroness marchioness viscountess queen empress "
-        "tsarina tsaritsa mother sister aunt granny grandma grandmother goody".split(),
+        "tsarina tsaritsa mother sister aunt granny grandma grandmother goody mistress".split(),
         FEMALE,
     ),
 }

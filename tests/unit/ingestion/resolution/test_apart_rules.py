@@ -54,6 +54,15 @@ def test_given_name_of_the_other_sex_keeps_a_womans_name_off_a_mister_of_it() ->
         assert not apart.given_name_of_the_other_sex(book, index_of(book, text), index_of(book, f"Mr. {text}"))
 
 
+def test_a_womans_name_under_mistress_joins_her_married_title_not_her_husbands() -> None:
+    # "Mistress" is a woman's title, no rank a woman rarely held (``rank_fits``)
+    forms = [SurfaceForm("Camilla", "PERSON", 22, she=5), SurfaceForm("Mistress Camilla", "PERSON", 3),
+             SurfaceForm("Mrs. Camilla", "PERSON", 2, she=2), SurfaceForm("Mr. Camilla", "PERSON", 3)]
+    resolution = resolve(forms)
+    assert together(resolution, "Camilla", "Mistress Camilla", "Mrs. Camilla")
+    assert not together(resolution, "Camilla", "Mr. Camilla")
+
+
 def test_his_wifes_name_keeps_a_man_off_the_married_woman_named_by_him() -> None:
     forms = [SurfaceForm("Mrs. John Dashwood", "PERSON", 20, she=8), SurfaceForm("John Dashwood", "PERSON", 30, he=15)]
     book = prepare(forms, language="en")
