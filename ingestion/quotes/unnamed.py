@@ -85,7 +85,7 @@ def unnamed_people_of(
     found = [_Occurrences() for _ in wanted]
     union = frozenset().union(*wanted)
     quote_starts = [q.start for q in quotations]
-    for match in _DETERMINER.finditer(text) if union else ():
+    for match in _determiners_before(union).finditer(text) if union else ():
         following = _FOLLOWING.match(text, match.end())
         if following is None:
             continue
@@ -104,6 +104,13 @@ def unnamed_people_of(
                 continue
             occurrences.add(text, start, end, head)
     return [occurrences.unnamed() for occurrences in found]
+
+
+def _determiners_before(heads: frozenset[str]) -> re.Pattern[str]:
+    """``_DETERMINER`` where one of the next ``MAX_MODIFIERS`` + 1 words is one of ``heads`` or starts with one and a
+    hyphen: the regular expression skips the rest of a novel's determiners, which name no one."""
+    words = "|".join(sorted(map(re.escape, heads), key=len, reverse=True))
+    return re.compile(rf"{_DETERMINER.pattern}(?=(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}(?:{words})(?![a-z]))")
 
 
 class _Occurrences:

@@ -72,7 +72,8 @@ def document_references(
     speeches = [Speech(s, e, speaker, tuple(addressees or ())) for s, e, speaker, addressees in quotes]
     mentions = [PersonMention(s, e, entity) for s, e, entity, _ in names]
     found = resolve(text, mentions, speeches, reading=reading, after=after).references
-    sentences = [start for start, _ in sentence_spans(text)] or [0]
+    known = reading is not None and reading.text == text
+    sentences = (reading.sentence_starts if reading is not None and known else _sentence_starts(text)) or [0]
     named_sentence: dict[int, str] = {}
     for start, _, _, sentence_id in names:
         named_sentence.setdefault(bisect.bisect_right(sentences, start) - 1, sentence_id)
@@ -95,6 +96,10 @@ def document_references(
             "kind": reference.kind,
         })
     return rows
+
+
+def _sentence_starts(text: str) -> list[int]:
+    return [start for start, _ in sentence_spans(text)]
 
 
 def _prose_chunks_sql() -> str:
