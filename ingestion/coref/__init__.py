@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
-from ingestion.coref.references import NOMINAL, PRONOUN, Reference, Speech, resolve_references
+from ingestion.coref.references import (
+    NOMINAL,
+    PRONOUN,
+    Reading,
+    Reference,
+    Resolution,
+    Speech,
+    resolve,
+    resolve_references,
+)
 
-__all__ = ["NOMINAL", "PRONOUN", "Reference", "Speech", "resolve_references"]
+__all__ = ["NOMINAL", "PRONOUN", "Reading", "Reference", "Resolution", "Speech", "resolve", "resolve_references"]

@@ -32,6 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ingestion.names import FEMALE, MALE, pronoun_gender
 from ingestion.quotes.detection import paragraphs
@@ -40,7 +41,7 @@ from ingestion.relations.sexes import person_sexes
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["NOMINAL", "PRONOUN", "Reference", "Speech", "resolve_references"]
+__all__ = ["NOMINAL", "PRONOUN", "Reading", "Reference", "Resolution", "Speech", "resolve", "resolve_references"]
 
 PRONOUN, NOMINAL = "pronoun", "nominal"
 # How far back a third-person pronoun looks: sentences, and paragraph breaks crossed; a person of unknown sex only
@@ -102,9 +103,9 @@ class Reference:
     kind: str
 
 
-@dataclass(frozen=True)
-class _Seen:
-    """A mention already read: where, whom, in which sentence and paragraph, and whether inside a quotation."""
+class _Seen(NamedTuple):
+    """A mention already read: where, whom, in which sentence and paragraph, and whether inside a quotation (a tuple:
+    one is made per name and per link of a novel)."""
 
     start: int
     entity_id: str
@@ -116,56 +117,76 @@ class _Seen:
 
 
 def resolve_references(
-    text: str, people: Sequence[PersonMention], speeches: Sequence[Speech] = ()
+    text: str, people: Sequence[PersonMention], speeches: Sequence[Speech] = (), *, reading: Reading | None = None
 ) -> list[Reference]:
-    """The pronouns and descriptions of ``text`` linked to the entities of ``people`` (module docstring)."""
+    """The pronouns and descriptions of ``text`` linked to the entities of ``people`` (module docstring).
+
+    ``reading``: a ``Reading`` made already — what resolving with other speeches shares; used when it is of this text
+    and these people, made again otherwise."""
+    return resolve(text, people, speeches, reading=reading).references
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The references a resolution found, and how: its reading, its quotations, and for each pass over the text the
+    sexes it read with and each event's reference — what a resolution of the same reading with other speakers
+    follows (``resolve``'s ``after``)."""
+
+    references: list[Reference]
+    reading: Reading | None = None
+    speeches: tuple[Speech, ...] = ()
+    passes: tuple[_Pass, ...] = ()
+
+
+class _Pass(NamedTuple):
+    """One reading of the events: the sexes it knew, each event's reference (None: none, or not a reference), and
+    whether the mentions it saw stayed in sentence order (``_Memory.ordered``)."""
+
+    sexes: dict[str, str]
+    outputs: list[Reference | None]
+    ordered: bool
+
+
+def resolve(
+    text: str,
+    people: Sequence[PersonMention],
+    speeches: Sequence[Speech] = (),
+    *,
+    reading: Reading | None = None,
+    after: Resolution | None = None,
+) -> Resolution:
+    """``resolve_references`` and how it resolved them. ``after``: a resolution of the same reading whose quotations
+    differ only in their speakers and addressees: a pronoun is then linked as there — not resolved again — where
+    nothing that decides its link differs (``_Guide``), and the links are the same as without it."""
     if not people:
-        return []
-    context = _Context(text, people, speeches)
-    events: list[tuple[int, int, PersonMention | re.Match[str]]] = sorted(
-        [(m.start, 0, m) for m in people]
-        + [(m.start(), 1, m) for m in _PRONOUN.finditer(text)]
-        + [(m.start(1), 2, m) for m in _DESCRIPTION.finditer(text)],
-        key=lambda event: (event[0], event[1], -event[2].end if isinstance(event[2], PersonMention) else 0),
-    )
-    found = _read(context, events)
-    for _ in range(PASSES - 1):
-        if not context.learn_sexes(found):
-            break
-        found = _read(context, events)
-    return found
-
-
-def _read(context: _Context, events: Sequence[tuple[int, int, PersonMention | re.Match[str]]]) -> list[Reference]:
-    """One pass over the names, pronouns and descriptions in order, each reference linked from what came before."""
-    seen: list[_Seen] = []
+        return Resolution([])
+    if reading is None or not reading.of(text, people):
+        reading = Reading(text, people)
+    context = _Context(reading, speeches)
+    passes: list[_Pass] = []
     found: list[Reference] = []
-    covered_to = -1
-    for start, kind, item in events:
-        if isinstance(item, PersonMention):
-            if start >= covered_to:
-                seen.append(context.seen(start, item.entity_id, item.end))
-                covered_to = item.end
-            continue
-        if start < covered_to:
-            continue  # a word inside a name ("Mr. He") is the name's
-        reference = context.pronoun(item, seen) if kind == 1 else context.description(item, seen)
-        if reference is not None:
-            found.append(reference)
-            seen.append(context.seen(reference.start, reference.entity_id, reference.end))
-    return found
+    for number in range(PASSES):
+        if number and not context.learn_sexes(found):
+            break
+        guide = _Guide.of(after, context, number)
+        sexes = dict(context.sexes)
+        found, outputs, ordered = _read(context, reading.events, guide)
+        passes.append(_Pass(sexes, outputs, ordered))
+    return Resolution(found, reading, tuple(context.speeches), tuple(passes))
 
 
-class _Context:
-    """What one document says about its people, read once: sexes, sentences, paragraphs, quotations."""
+class Reading:
+    """What resolving the references of one text needs that its quotations do not change, made once: the sexes its
+    people's names say, its sentences and paragraphs, the people in order, the words of their names, and the names,
+    pronouns and descriptions in text order (the events a resolution reads)."""
 
-    def __init__(self, text: str, people: Sequence[PersonMention], speeches: Sequence[Speech]) -> None:
+    def __init__(self, text: str, people: Sequence[PersonMention]) -> None:
         self.text = text
+        self.given = tuple(people)
+        self.entries: dict[tuple[tuple[int, int], ...], dict[tuple[int, str, int], _Seen]] = {}
         self.sexes = person_sexes(text, people)
         self.sentence_starts = [start for start, _ in sentence_spans(text)]
         self.paragraph_starts = [p.start for p in paragraphs(text)] or [0]
-        self.speeches = sorted(speeches, key=lambda s: s.start)
-        self.speech_starts = [s.start for s in self.speeches]
         self.people = sorted(people, key=lambda m: m.start)
         self.people_starts = [m.start for m in self.people]
         self.name_words: dict[str, list[int]] = {}
@@ -174,6 +195,138 @@ class _Context:
                 self.name_words.setdefault(word.casefold(), []).append(mention.start)
                 if said := TITLE_WORDS.get(word.casefold()):
                     self.name_words.setdefault(said, []).append(mention.start)
+        self.events: list[tuple[int, int, PersonMention | re.Match[str]]] = sorted(
+            [(m.start, 0, m) for m in people]
+            + [(m.start(), 1, m) for m in _PRONOUN.finditer(text)]
+            + [(m.start(1), 2, m) for m in _DESCRIPTION.finditer(text)],
+            key=lambda event: (event[0], event[1], -event[2].end if isinstance(event[2], PersonMention) else 0),
+        )
+
+    def of(self, text: str, people: Sequence[PersonMention]) -> bool:
+        """Whether this is the reading of ``text`` and ``people`` (in that order)."""
+        return self.given == tuple(people) and self.text == text
+
+
+def _read(
+    context: _Context, events: Sequence[tuple[int, int, PersonMention | re.Match[str]]], guide: _Guide | None = None
+) -> tuple[list[Reference], list[Reference | None], bool]:
+    """One pass over the names, pronouns and descriptions in order, each reference linked from what came before (or
+    as ``guide`` says it was); the references, each event's, and whether the mentions stayed in sentence order."""
+    seen = _Memory()
+    found: list[Reference] = []
+    outputs: list[Reference | None] = []
+    covered_to = -1
+    for index, (start, kind, item) in enumerate(events):
+        reference = None
+        if isinstance(item, PersonMention):
+            if start >= covered_to:
+                seen.add(context.seen(start, item.entity_id, item.end))
+                covered_to = item.end
+        elif start >= covered_to:  # else a word inside a name ("Mr. He"): the name's
+            if guide is not None and guide.follows(index, start, seen):
+                reference = guide.outputs[index]
+            else:
+                reference = context.pronoun(item, seen) if kind == 1 else context.description(item, seen.mentions)
+                if guide is not None:
+                    guide.compare(index, reference)
+            if reference is not None:
+                found.append(reference)
+                seen.add(context.seen(reference.start, reference.entity_id, reference.end))
+        outputs.append(reference)
+    return found, outputs, seen.ordered
+
+
+class _Guide:
+    """An earlier pass over the same events with the same sexes and quotation spans, whose quotations' speakers or
+    addressees differed in some: an event's reference is the one it had there when nothing that decides it can
+    differ — the event is in no quotation whose speakers differ, the pronoun's window (``SENTENCE_REACH``
+    sentences back, in sentence order in both passes) and the mention before it hold no mention of a sentence where
+    the two passes' references differed, and the link ahead (``postcedent``) reads names, sexes and spans only."""
+
+    def __init__(self, outputs: list[Reference | None], context: _Context, differing: set[int]) -> None:
+        self.outputs = outputs
+        self.context = context
+        self.differing = differing  # the starts of the quotations whose speakers or addressees differ
+        self.changed = -1  # the latest sentence of a reference that differs
+
+    @classmethod
+    def of(cls, after: Resolution | None, context: _Context, number: int) -> _Guide | None:
+        """The guide pass ``number`` of ``after`` gives a pass of ``context`` with its current sexes, if any."""
+        if after is None or after.reading is not context.reading or number >= len(after.passes):
+            return None
+        before = after.passes[number]
+        spans = [(s.start, s.end) for s in after.speeches]
+        if not before.ordered or before.sexes != context.sexes or spans != [(s.start, s.end) for s in context.speeches]:
+            return None
+        pairs = zip(context.speeches, after.speeches, strict=True)
+        differing = {mine.start for mine, theirs in pairs if mine != theirs}
+        return cls(before.outputs, context, differing)
+
+    def follows(self, index: int, start: int, seen: _Memory) -> bool:
+        """Whether the event ``index`` at ``start`` is linked as in the guide's pass."""
+        if not seen.ordered:
+            return False
+        speech = self.context.speech(start)
+        if speech is not None and speech.start in self.differing:
+            return False
+        if self.changed < 0:
+            return True
+        last = seen.mentions[-1] if seen.mentions else None  # a possessive's apposition reads it
+        return self.context.sentence(start) - SENTENCE_REACH > self.changed and last is not None and (
+            last.sentence > self.changed
+        )
+
+    def compare(self, index: int, reference: Reference | None) -> None:
+        """Note where an event resolved again links otherwise than in the guide's pass."""
+        theirs = self.outputs[index]
+        if reference != theirs:
+            starts = [r.start for r in (reference, theirs) if r is not None]
+            self.changed = max(self.changed, *(self.context.sentence(start) for start in starts))
+
+
+class _Memory:
+    """The mentions read so far, in text order, with their sentences: the window a pronoun looks back over is found
+    by bisection while the sentences never go back (they do not only when a description's "the" comes before a
+    mention read earlier)."""
+
+    __slots__ = ("mentions", "ordered", "sentences")
+
+    def __init__(self) -> None:
+        self.mentions: list[_Seen] = []
+        self.sentences: list[int] = []
+        self.ordered = True
+
+    def add(self, mention: _Seen) -> None:
+        if self.sentences and mention.sentence < self.sentences[-1]:
+            self.ordered = False
+        self.mentions.append(mention)
+        self.sentences.append(mention.sentence)
+
+    def window(self, sentence: int) -> list[_Seen]:
+        """``_window(self.mentions, sentence)``."""
+        if self.ordered:
+            return self.mentions[bisect.bisect_left(self.sentences, sentence - SENTENCE_REACH) :]
+        return _window(self.mentions, sentence)
+
+
+class _Context:
+    """What one document says about its people (its ``Reading``) and its quotations, and the sexes a resolution has
+    learnt."""
+
+    def __init__(self, reading: Reading, speeches: Sequence[Speech]) -> None:
+        self.reading = reading
+        self.text = reading.text
+        self.sexes = dict(reading.sexes)
+        self.sentence_starts = reading.sentence_starts
+        self.paragraph_starts = reading.paragraph_starts
+        self.speeches = sorted(speeches, key=lambda s: s.start)
+        self.speech_starts = [s.start for s in self.speeches]
+        self.people = reading.people
+        self.people_starts = reading.people_starts
+        self.name_words = reading.name_words
+        # the mentions placed (``seen``): every pass, and every resolution whose quotations have these spans, makes
+        # the same ones
+        self.entries = reading.entries.setdefault(tuple((s.start, s.end) for s in self.speeches), {})
 
     def learn_sexes(self, found: Sequence[Reference]) -> bool:
         """Give each person of unknown sex the sex its linked third-person pronouns clearly say; whether any was."""
@@ -191,6 +344,12 @@ class _Context:
     def seen(self, start: int, entity_id: str, end: int) -> _Seen:
         """A mention at ``text[start:end]`` of ``entity_id``, placed in its sentence, paragraph and quotation, and
         whether it is a possessive ("his", "Tom's"), which is no sentence's subject."""
+        key = (start, entity_id, end)
+        if (known := self.entries.get(key)) is None:
+            known = self.entries[key] = self._seen(start, entity_id, end)
+        return known
+
+    def _seen(self, start: int, entity_id: str, end: int) -> _Seen:
         word = self.text[start:end].casefold()
         possessive = word in POSSESSIVES or self.text.startswith(("'s", "’s"), end) or word.endswith(("'s", "’s"))
         return _Seen(start, entity_id, self.sentence(start), self.paragraph(start), self.speech(start) is not None,
@@ -206,38 +365,42 @@ class _Context:
         at = bisect.bisect_right(self.speech_starts, offset) - 1
         return self.speeches[at] if at >= 0 and offset < self.speeches[at].end else None
 
-    def pronoun(self, match: re.Match[str], seen: Sequence[_Seen]) -> Reference | None:
+    def pronoun(self, match: re.Match[str], seen: _Memory) -> Reference | None:
         """The entity a pronoun stands for, or None."""
         word = match.group().casefold()
-        speech = self.speech(match.start())
+        start = match.start()
+        speech = self.speech(start)
         if word in FIRST_PERSON or word in SECOND_PERSON:
             if speech is None:
                 return None
             entity = speech.speaker_id if word in FIRST_PERSON else _only(speech.addressee_ids)
-            return Reference(match.start(), match.end(), entity, PRONOUN) if entity else None
+            return Reference(start, match.end(), entity, PRONOUN) if entity else None
         avoid: set[str | None] = {speech.speaker_id, *speech.addressee_ids} if speech is not None else set()
-        if word in POSSESSIVES and seen and _APPOSITION.fullmatch(self.text, seen[-1].end, match.start()):
-            avoid.add(seen[-1].entity_id)  # "Ellen, her daughter": the apposition is someone else's kin
+        last = seen.mentions[-1] if seen.mentions else None
+        if word in POSSESSIVES and last is not None and _APPOSITION.fullmatch(self.text, last.end, start):
+            avoid.add(last.entity_id)  # "Ellen, her daughter": the apposition is someone else's kin
         sex = THIRD_PERSON[word]
-        entity = self.antecedent(match.start(), sex, seen, avoid, nearest=word in REFLEXIVES,
-                                 possessive=word in POSSESSIVES)
+        entity = self.antecedent(start, sex, seen, avoid, nearest=word in REFLEXIVES, possessive=word in POSSESSIVES,
+                                 quoted=speech is not None)
         entity = entity or self.postcedent(match.end(), sex, avoid)
-        return Reference(match.start(), match.end(), entity, PRONOUN) if entity else None
+        return Reference(start, match.end(), entity, PRONOUN) if entity else None
 
     def antecedent(
-        self, offset: int, sex: str, seen: Sequence[_Seen], avoid: set[str | None], *, nearest: bool,
-        possessive: bool = False,
+        self, offset: int, sex: str, seen: _Memory, avoid: set[str | None], *, nearest: bool,
+        possessive: bool = False, quoted: bool,
     ) -> str | None:
-        """The mention a third-person pronoun at ``offset`` of ``sex`` points to, searched sentence by sentence."""
+        """The mention a third-person pronoun at ``offset`` (inside a quotation: ``quoted``) of ``sex`` points to,
+        searched sentence by sentence."""
         sentence, paragraph = self.sentence(offset), self.paragraph(offset)
-        narrated = self.speech(offset) is None
-        fitting = [m for m in _window(seen, sentence) if m.entity_id not in avoid and paragraph - m.paragraph
-                   <= PARAGRAPH_REACH]
-        pool = [m for m in fitting if self.sexes.get(m.entity_id) == sex
-                or (not self.sexes.get(m.entity_id) and sentence - m.sentence <= UNKNOWN_REACH)]
+        sexes, unknown_from = self.sexes, sentence - UNKNOWN_REACH
+        pool = [
+            m for m in seen.window(sentence)
+            if m.entity_id not in avoid and paragraph - m.paragraph <= PARAGRAPH_REACH
+            and ((known := sexes.get(m.entity_id)) == sex or (not known and m.sentence >= unknown_from))
+        ]
         # each register first: a narrator's pronoun the names of the narration, a speaker's those said in speech
-        if any(m.quoted == (not narrated) for m in pool):
-            pool = [m for m in pool if m.quoted == (not narrated)]
+        same = [m for m in pool if m.quoted == quoted]
+        pool = same or pool
         if not pool:
             return None
         if possessive and POSSESSIVE_NEAREST and pool[-1].sentence == sentence:
@@ -286,11 +449,14 @@ def _pick(pool: list[_Seen], nearest: bool) -> str:
     inside = [m for m in pool if m.sentence == latest]
     if nearest:
         return inside[-1].entity_id
-    first = next((m for m in inside if not m.possessive), inside[0]).entity_id
-    if SALIENCE_RATIO:
-        mentions = Counter(m.entity_id for m in pool)
-        salient = max((m for m in inside if not m.possessive), key=lambda m: mentions[m.entity_id], default=None)
-        if salient is not None and mentions[salient.entity_id] >= SALIENCE_RATIO * mentions[first]:
+    subjects = [m for m in inside if not m.possessive]
+    first = (subjects[0] if subjects else inside[0]).entity_id
+    candidates = {m.entity_id for m in subjects}
+    if SALIENCE_RATIO and len(candidates) > 1:  # one person alone is the first one: no need to count
+        ids = [m.entity_id for m in pool]
+        mentions = {entity: ids.count(entity) for entity in candidates}
+        salient = max(subjects, key=lambda m: mentions[m.entity_id])
+        if mentions[salient.entity_id] >= SALIENCE_RATIO * mentions[first]:
             return salient.entity_id
     return first
 

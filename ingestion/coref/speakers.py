@@ -10,13 +10,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from ingestion.coref.references import THIRD_PERSON, Speech, resolve_references
+from ingestion.coref.references import THIRD_PERSON, Reading, Resolution, Speech, resolve
 from ingestion.quotes import Attribution
 from ingestion.relations.sentences import PersonMention
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["pronoun_speakers"]
+__all__ = ["pronoun_speakers", "speaker_links"]
 
 ANAPHORIC = "anaphoric"
 
@@ -31,6 +31,18 @@ def pronoun_speakers(
 
     ``entity_at``: the entity of each name span, which turns the attributions' speakers into the quotations' speakers
     for the links of "I" and "you"."""
+    return speaker_links(text, attributions, people, entity_at)[0]
+
+
+def speaker_links(
+    text: str,
+    attributions: Sequence[Attribution],
+    people: Sequence[PersonMention],
+    entity_at: Mapping[tuple[int, int], str],
+    reading: Reading | None = None,
+) -> tuple[dict[int, str], Resolution | None]:
+    """``pronoun_speakers``, and the resolution it made (none when no cue is a third-person pronoun); ``reading``: the
+    text's ``Reading`` of ``people`` when made already."""
     cued = {
         attribution.cue: index
         for index, attribution in enumerate(attributions)
@@ -38,14 +50,16 @@ def pronoun_speakers(
         and text[attribution.cue[0] : attribution.cue[1]].casefold() in THIRD_PERSON
     }
     if not cued:
-        return {}
+        return {}, None
     speeches = [
         Speech(a.quote.start, a.quote.end, entity_at.get(a.speaker) if a.speaker else None,
                tuple(entity_at[s] for s in a.addressees if s in entity_at))
         for a in attributions
     ]
-    return {
+    resolution = resolve(text, people, speeches, reading=reading)
+    links = {
         cued[(reference.start, reference.end)]: reference.entity_id
-        for reference in resolve_references(text, people, speeches)
+        for reference in resolution.references
         if (reference.start, reference.end) in cued
     }
+    return links, resolution

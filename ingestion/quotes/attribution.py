@@ -52,7 +52,7 @@ from ingestion.quotes.speech import (
     WORD,
     is_speech_verb,
 )
-from ingestion.quotes.unnamed import Unnamed, noun_sex, unnamed_people
+from ingestion.quotes.unnamed import noun_sex, unnamed_people_of
 
 logger = logging.getLogger(__name__)
 
@@ -170,17 +170,20 @@ def _unnamed_speakers(
     after the name the pronoun was given, or when it was given none; then a person noun of its sex that does not
     speak elsewhere may be it too ("A man was sitting across the aisle. … he asked"): a pronoun left as the speaker
     names no one."""
-    unnamed = unnamed_people(text, heads, quotations)
-    people: Unnamed | None = None  # read only when some pronoun is left unresolved
-    for i, attribution in enumerate(result):
+    pronouns = [
+        i for i, a in enumerate(result)
+        if a.kind == ANAPHORIC and a.cue is not None and a.speaker is not None
+        and text[a.cue[0] : a.cue[1]].casefold() in ("he", "she")
+    ]
+    # the person nouns are read only when some pronoun is left unresolved
+    unresolved = any(result[i].speaker == result[i].cue for i in pronouns)
+    unnamed, *people = unnamed_people_of(text, [heads, heads | PERSON_NOUNS] if unresolved else [heads], quotations)
+    for i in pronouns:
+        attribution = result[i]
         cue, speaker = attribution.cue, attribution.speaker
-        word = text[cue[0] : cue[1]].casefold() if cue else ""
-        if attribution.kind != ANAPHORIC or cue is None or speaker is None or word not in ("he", "she"):
-            continue
-        source = unnamed
-        if speaker == cue:
-            people = people or unnamed_people(text, heads | PERSON_NOUNS, quotations)
-            source = people
+        assert cue is not None and speaker is not None  # as chosen above; for mypy
+        word = text[cue[0] : cue[1]].casefold()
+        source = people[0] if speaker == cue else unnamed
         found = source.latest(cue[0], SUBJECT_PRONOUNS[word], RECENT_WINDOW)
         if found is not None and (speaker == cue or found[0][0] > speaker[0]):
             carried = names.latest_with_word(found[1], found[0][0])

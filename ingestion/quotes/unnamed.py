@@ -28,7 +28,7 @@ from ingestion.quotes.speech import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Unnamed", "noun_sex", "unnamed_people"]
+__all__ = ["Unnamed", "noun_sex", "unnamed_people", "unnamed_people_of"]
 
 Span = tuple[int, int]
 # Where a sentence's or a clause's subject stands: at a paragraph's or sentence's start, after a closing quotation
@@ -71,33 +71,67 @@ class Unnamed:
 def unnamed_people(text: str, heads: Iterable[str], quotations: Sequence[Quotation]) -> Unnamed:
     """Every occurrence outside ``quotations`` of a determiner, at most ``MAX_MODIFIERS`` words and one of
     ``heads`` (casefolded words), and each head's sex by the pronouns after its occurrences."""
-    wanted = sorted({h for h in heads if h.isalpha() and h not in SUBJECT_PRONOUNS and h not in DESCRIPTION_STOPS})
-    if not wanted:
-        return Unnamed([], [], {})
-    wanted_set = set(wanted)
+    return unnamed_people_of(text, [heads], quotations)[0]
+
+
+def unnamed_people_of(
+    text: str, head_sets: Sequence[Iterable[str]], quotations: Sequence[Quotation]
+) -> list[Unnamed]:
+    """``unnamed_people`` of each set of heads, in one pass over the text's determiners."""
+    wanted = [
+        frozenset(h for h in heads if h.isalpha() and h not in SUBJECT_PRONOUNS and h not in DESCRIPTION_STOPS)
+        for heads in head_sets
+    ]
+    found = [_Occurrences() for _ in wanted]
+    union = frozenset().union(*wanted)
     quote_starts = [q.start for q in quotations]
-    spans, found_heads = [], []
-    counts: dict[str, list[int]] = {}
-    for match in _DETERMINER.finditer(text):
+    for match in _determiners_before(union).finditer(text) if union else ():
         following = _FOLLOWING.match(text, match.end())
-        words = [following.group(g) for g in range(1, MAX_MODIFIERS + 2)] if following else []
+        if following is None:
+            continue
         # a head is a word or a hyphenated word's first part ("the man-servant": man)
-        group = next((g for g, w in enumerate(words, 1) if w and w.split("-")[0] in wanted_set), 0)
-        if not group or following is None:
+        bases = [word.split("-")[0] if word else "" for word in following.groups()]
+        if union.isdisjoint(bases):
             continue
-        head = words[group - 1].split("-")[0]
-        start, end = match.start(), following.start(group) + len(head)
-        at = bisect.bisect_right(quote_starts, start) - 1
-        if at >= 0 and quotations[at].end > start or not _subject_place(text, start, end):
-            continue
-        spans.append((start, end))
-        found_heads.append(head)
+        for heads, occurrences in zip(wanted, found, strict=True):
+            group = next((g for g, base in enumerate(bases, 1) if base in heads), 0)
+            if not group:
+                continue
+            head = bases[group - 1]
+            start, end = match.start(), following.start(group) + len(head)
+            at = bisect.bisect_right(quote_starts, start) - 1
+            if at >= 0 and quotations[at].end > start or not _subject_place(text, start, end):
+                continue
+            occurrences.add(text, start, end, head)
+    return [occurrences.unnamed() for occurrences in found]
+
+
+def _determiners_before(heads: frozenset[str]) -> re.Pattern[str]:
+    """``_DETERMINER`` where one of the next ``MAX_MODIFIERS`` + 1 words is one of ``heads`` or starts with one and a
+    hyphen: the regular expression skips the rest of a novel's determiners, which name no one."""
+    words = "|".join(sorted(map(re.escape, heads), key=len, reverse=True))
+    return re.compile(rf"{_DETERMINER.pattern}(?=(?:[a-z-]+\s+){{0,{MAX_MODIFIERS}}}(?:{words})(?![a-z]))")
+
+
+class _Occurrences:
+    """The occurrences of speaking descriptions found so far, and the pronouns after each head's."""
+
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        self.heads: list[str] = []
+        self.counts: dict[str, list[int]] = {}
+
+    def add(self, text: str, start: int, end: int, head: str) -> None:
+        self.spans.append((start, end))
+        self.heads.append(head)
         window = text[end : end + PRONOUN_WINDOW]
-        tally = counts.setdefault(head, [0, 0])
+        tally = self.counts.setdefault(head, [0, 0])
         tally[0] += len(re.findall(PRONOUN_PATTERNS["he"], window))
         tally[1] += len(re.findall(PRONOUN_PATTERNS["she"], window))
-    sexes = {head: noun_sex(head) or pronoun_gender(*tally) for head, tally in counts.items()}
-    return Unnamed(spans, found_heads, sexes)
+
+    def unnamed(self) -> Unnamed:
+        sexes = {head: noun_sex(head) or pronoun_gender(*tally) for head, tally in self.counts.items()}
+        return Unnamed(self.spans, self.heads, sexes)
 
 
 def noun_sex(head: str) -> str:

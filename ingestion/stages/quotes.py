@@ -7,14 +7,15 @@ text gives only as a pronoun or a description no name was found for ("said the o
 ``attribution`` with a null ``speaker_id``. Quotations in text that is not the story (front matter, contents, back
 matter: ``NON_PROSE_UNIT_KINDS``) are left out, as they are of NER.
 
-Each document is gathered into one row with its prose chunks and people (``quotes_sql``), then ``document_quotes``
-runs on it (``relational.map_batches``), by one engine: in process (DuckDB, delta-rs) for a small corpus or increment
-(``LakehouseTables.small_increment``), Spark for a bigger one. A document's quotations and references depend on that
-document alone — its text, prose chunks and names of people — so a run makes again only the documents whose inputs'
-fingerprint (``ingestion.stages.increments.input_fingerprints``) is not the one recorded with their rows (the stage's
-state), or whose references are not all there; the others' rows stand (the entities stage keeps the references when
-it rewrites the names). With nothing recorded, every document's. The markers skip the stage when nothing upstream
-changed.
+Each document is gathered into one row with its prose chunks and people (``outputs_sql``), then ``document_outputs``
+runs on it (``relational.map_batches``) and gives its quotations and its references together — both resolutions of
+its pronouns share one reading of the text — by one engine: in process (DuckDB, delta-rs) for a small corpus or
+increment (``LakehouseTables.small_increment``), Spark for a bigger one. A document's quotations and references
+depend on that document alone — its text, prose chunks and names of people — so a run makes again only the
+documents whose inputs' fingerprint (``ingestion.stages.increments.input_fingerprints``) is not the one recorded
+with their rows (the stage's state), or whose references are not all there; the others' rows stand (the entities
+stage keeps the references when it rewrites the names). With nothing recorded, every document's. The markers skip
+the stage when nothing upstream changed.
 """
 
 from __future__ import annotations
@@ -24,19 +25,22 @@ import logging
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES
-from ingestion.coref.speakers import pronoun_speakers
+from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES, TableSpec
+from ingestion.coref import Reading, Resolution
+from ingestion.coref.speakers import speaker_links
 from ingestion.quotes import attribute, find_quotations
 from ingestion.relational import Engine, columns, engine_for, map_batches, query
 from ingestion.relations.sentences import PersonMention
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import input_fingerprints
 from ingestion.stages.references import (
+    LANGUAGES,
+    NAMES_SQL,
     PEOPLE_SQL,
     PROSE_CHUNKS_SQL,
     delete_references,
+    document_references,
     reference_counts,
-    reference_rows,
 )
 
 if TYPE_CHECKING:
@@ -47,7 +51,25 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["QuotesStage", "document_quotes", "quote_rows", "quotes_sql"]
+__all__ = [
+    "OUTPUTS",
+    "QuotesStage",
+    "document_outputs",
+    "document_quotes",
+    "output_rows",
+    "outputs_sql",
+    "quote_outputs",
+    "quote_rows",
+    "quotes_sql",
+]
+
+#: What the stage's per-document Python gives (``document_outputs``): each document's ``quotes`` rows and its
+#: ``mention_entities`` rows of pronouns and descriptions in one frame, ``output`` naming the table of each row;
+#: never a table of the lakehouse.
+OUTPUTS = TableSpec(
+    "quote_outputs",
+    (("output", "string"), *QUOTES.columns, *(c for c in MENTION_ENTITIES.columns if c[0] not in QUOTES.names)),
+)
 
 
 def document_quotes(
@@ -60,12 +82,23 @@ def document_quotes(
     prose chunk is left out. A speaker given as "he"/"she" is the entity the pronoun is linked to
     (``ingestion.coref.pronoun_speakers``) when it is linked.
     """
+    return _quotes(doc_id, text, chunks, people, None)[0]
+
+
+def _quotes(
+    doc_id: str,
+    text: str,
+    chunks: Iterable[tuple[int, str]],
+    people: Iterable[tuple[int, int, str]],
+    reading: Reading | None,
+) -> tuple[list[dict[str, Any]], Resolution | None]:
+    """``document_quotes``, with the text's ``Reading`` of its people when made already, and the resolution of its
+    pronouns that named the speakers of "he said" (``ingestion.coref.speaker_links``)."""
     ordered = sorted(chunks)
     starts = [start for start, _ in ordered]
     entity_at = {(start, end): entity_id for start, end, entity_id in people}
     found_all = attribute(text, find_quotations(text), sorted(entity_at))
-    mentions = [PersonMention(start, end, entity_id) for (start, end), entity_id in sorted(entity_at.items())]
-    by_pronoun = pronoun_speakers(text, found_all, mentions, entity_at)
+    by_pronoun, resolution = speaker_links(text, found_all, _person_mentions(entity_at), entity_at, reading)
     rows = []
     for index, found in enumerate(found_all):
         quote = found.quote
@@ -87,7 +120,38 @@ def document_quotes(
                 "attribution": found.kind,
             }
         )
-    return rows
+    return rows, resolution
+
+
+def _person_mentions(entity_at: dict[tuple[int, int], str]) -> list[PersonMention]:
+    """The mentions of ``entity_at`` (span → entity) in text order."""
+    return [PersonMention(start, end, entity_id) for (start, end), entity_id in sorted(entity_at.items())]
+
+
+def document_outputs(
+    doc_id: str,
+    text: str,
+    language: str | None,
+    chunks: Iterable[tuple[int, str]],
+    people: Iterable[tuple[int, int, str, str]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ``quotes`` rows of one document (``document_quotes``) and, when it is English and names people, its
+    pronoun and description rows over those quotations (``document_references``); ``people``: (start, end,
+    entity_id, sentence_id) of its resolved person names.
+
+    Its pronouns are resolved twice — once with the speakers the attribution found, to name the speaker of "he
+    said"; once with the speakers so named, for the references. Both share one reading of the text
+    (``ingestion.coref.Reading``: sexes, sentences, the events in order), and the second resolves again only the
+    pronouns the changed speakers can reach (``ingestion.coref.resolve``'s ``after``)."""
+    chunks, names = list(chunks), sorted(people)
+    named = [(start, end, entity_id) for start, end, entity_id, _ in names]
+    english = language in LANGUAGES and bool(names)
+    reading = Reading(text, _person_mentions({(s, e): entity for s, e, entity in named})) if english else None
+    quotes, resolution = _quotes(doc_id, text, chunks, named, reading)
+    if not english:
+        return quotes, []
+    spoken = [(quote["start"], quote["end"], quote["speaker_id"], quote["addressee_ids"]) for quote in quotes]
+    return quotes, document_references(doc_id, text, chunks, names, spoken, reading, resolution)
 
 
 def quotes_sql(names_only: bool) -> str:
@@ -129,6 +193,48 @@ def _quote_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             named = [(p["start"], p["end"], p["entity_id"]) for p in ([] if people is None else people)]
             rows.extend(document_quotes(doc_id, text, parts, named))
         yield pd.DataFrame(rows, columns=list(QUOTES.names))
+
+
+def outputs_sql() -> str:
+    """The query of one row per document (table ``documents``: doc_id, text, language) that has prose chunks: its
+    ``chunks`` (``PROSE_CHUNKS_SQL``) and its ``people`` (``NAMES_SQL``: null when none)."""
+    return f"""SELECT d.doc_id, d.text, d.language, c.chunks, p.people
+FROM documents AS d JOIN ({PROSE_CHUNKS_SQL}) AS c ON d.doc_id = c.doc_id
+LEFT JOIN ({NAMES_SQL}) AS p ON d.doc_id = p.doc_id"""
+
+
+def quote_outputs(documents: Any, chunks: Any, mention_entities: Any, entities: Any) -> Any:
+    """The rows of ``OUTPUTS`` of ``documents`` (doc_id, text, language) by the engine of the tables (Arrow rows: in
+    process; DataFrames: Spark): each document gathered by ``outputs_sql`` from ``chunks`` (doc_id, chunk_id, start,
+    unit_kind), ``mention_entities`` (doc_id, entity_id, start, end, sentence_id, kind) and ``entities`` (entity_id,
+    label), then ``document_outputs``. Read twice (``output_rows``): cache them."""
+    tables = {"documents": documents, "chunks": chunks, "mention_entities": mention_entities, "entities": entities}
+    return map_batches(query(outputs_sql(), tables), _output_batches, OUTPUTS)
+
+
+def output_rows(outputs: Any, spec: TableSpec) -> Any:
+    """The rows of ``quote_outputs`` for the table ``spec`` (``QUOTES`` or ``MENTION_ENTITIES``), its columns."""
+    names = ", ".join(f'"{name}"' for name in spec.names)
+    return query(f"SELECT {names} FROM outputs WHERE output = '{spec.name}'", {"outputs": outputs})
+
+
+def _output_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """``document_outputs`` over each document of each batch."""
+    import pandas as pd
+
+    empty = dict.fromkeys(OUTPUTS.names)
+    for batch in batches:
+        rows: list[dict[str, Any]] = []
+        for doc_id, text, language, chunks, people in zip(
+            batch["doc_id"], batch["text"], batch["language"], batch["chunks"], batch["people"], strict=True
+        ):
+            quotes, references = document_outputs(
+                doc_id, text, language, [(c["start"], c["chunk_id"]) for c in chunks],
+                [(p["start"], p["end"], p["entity_id"], p["sentence_id"]) for p in ([] if people is None else people)],
+            )
+            rows.extend({**empty, **row, "output": QUOTES.name} for row in quotes)
+            rows.extend({**empty, **row, "output": MENTION_ENTITIES.name} for row in references)
+        yield pd.DataFrame(rows, columns=list(OUTPUTS.names))
 
 
 class QuotesStage(Stage):
@@ -225,7 +331,8 @@ class QuotesStage(Stage):
             engine.read(MENTION_ENTITIES.name, ["doc_id", "entity_id", "start", "end", "sentence_id", "kind"], scope),
             engine.read(ENTITIES.name, ["entity_id", "label"], None),
         )
-        engine.write(quote_rows(*inputs), QUOTES.name, overwrite=everything)
-        quotes = engine.read(QUOTES.name, ["doc_id", "start", "end", "speaker_id", "addressee_ids"], scope)
-        engine.write(reference_rows(*inputs, quotes), MENTION_ENTITIES.name)
+        outputs = engine.cache(quote_outputs(*inputs))
+        engine.write(output_rows(outputs, QUOTES), QUOTES.name, overwrite=everything)
+        engine.write(output_rows(outputs, MENTION_ENTITIES), MENTION_ENTITIES.name)
+        engine.release(outputs)
         return "driver" if engine.in_process else "spark"

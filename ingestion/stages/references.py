@@ -2,8 +2,10 @@
 stage after its quotations: "he", "her", "I" inside a quotation, "the count" linked to an entity through
 ``ingestion.coref`` over each document's text, its resolved person names and its quotations with their speakers.
 
-Each English document is gathered into one row with its prose chunks, people and quotations (``references_sql``, run
-in process by DuckDB or by Spark SQL), then ``document_references`` runs on it (``relational.map_batches``). A row's
+The quotes stage makes them with its quotations, document by document (``ingestion.stages.quotes.document_outputs``);
+``reference_rows`` makes them from a ``quotes`` table: each English document gathered into one row with its prose
+chunks, people and quotations (``references_sql``, run in process by DuckDB or by Spark SQL), then
+``document_references`` on it (``relational.map_batches``). A row's
 ``mention_id`` is ``<doc_id>:r<start>``; its ``sentence_id`` is the one of a name in the same sentence when there is
 one (so the sentence window of co-occurrences meets them), else ``<chunk_id>:t<start of the sentence>``. English
 documents only: the pronoun words are English.
@@ -17,7 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graph.tables import MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
-from ingestion.coref import Speech, resolve_references
+from ingestion.coref import Reading, Resolution, Speech, resolve
 from ingestion.names import PERSON_LABELS
 from ingestion.relational import map_batches, query, query_rows
 from ingestion.relations.sentences import PersonMention, sentence_spans
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "LANGUAGES",
+    "NAMES_SQL",
     "PEOPLE_SQL",
     "PROSE_CHUNKS_SQL",
     "REFERENCE_KINDS",
@@ -52,19 +56,24 @@ def document_references(
     chunks: Iterable[tuple[int, str]],
     people: Iterable[tuple[int, int, str, str]],
     quotes: Iterable[tuple[int, int, str | None, Sequence[str]]],
+    reading: Reading | None = None,
+    after: Resolution | None = None,
 ) -> list[dict[str, Any]]:
     """The pronoun and description rows of one document.
 
     ``chunks``: (start, chunk_id) of its prose chunks; ``people``: (start, end, entity_id, sentence_id) of its
-    resolved person names; ``quotes``: (start, end, speaker_id, addressee_ids) of its quotations. A reference before
-    every prose chunk is left out.
+    resolved person names; ``quotes``: (start, end, speaker_id, addressee_ids) of its quotations; ``reading``: the
+    text's ``ingestion.coref.Reading`` of these names when made already; ``after``: a resolution of that reading with
+    other speakers (``ingestion.coref.resolve``). A reference before every prose chunk is left out.
     """
     ordered = sorted(chunks)
     starts = [start for start, _ in ordered]
     names = sorted(people)
     speeches = [Speech(s, e, speaker, tuple(addressees or ())) for s, e, speaker, addressees in quotes]
-    found = resolve_references(text, [PersonMention(s, e, entity) for s, e, entity, _ in names], speeches)
-    sentences = [start for start, _ in sentence_spans(text)] or [0]
+    mentions = [PersonMention(s, e, entity) for s, e, entity, _ in names]
+    found = resolve(text, mentions, speeches, reading=reading, after=after).references
+    known = reading is not None and reading.text == text
+    sentences = (reading.sentence_starts if reading is not None and known else _sentence_starts(text)) or [0]
     named_sentence: dict[int, str] = {}
     for start, _, _, sentence_id in names:
         named_sentence.setdefault(bisect.bisect_right(sentences, start) - 1, sentence_id)
@@ -89,6 +98,10 @@ def document_references(
     return rows
 
 
+def _sentence_starts(text: str) -> list[int]:
+    return [start for start, _ in sentence_spans(text)]
+
+
 def _prose_chunks_sql() -> str:
     kinds = ", ".join(f"'{kind}'" for kind in sorted(NON_PROSE_UNIT_KINDS))
     return f"""SELECT doc_id, list_sort(list({{'start': start, 'chunk_id': chunk_id}})) AS chunks
@@ -104,6 +117,14 @@ PEOPLE_SQL = "entity_id IN (SELECT entity_id FROM entities WHERE label IN ({}))"
 )
 
 
+# Each document's names of people (table ``mention_entities``, kind ``name``; ``PEOPLE_SQL``) with their sentences,
+# sorted.
+NAMES_SQL = f"""SELECT doc_id,
+         list_sort(list({{'start': start, 'end': "end", 'entity_id': entity_id, 'sentence_id': sentence_id}})) AS people
+  FROM mention_entities WHERE kind = 'name' AND {PEOPLE_SQL}
+  GROUP BY doc_id"""
+
+
 def references_sql() -> str:
     """The query of one row per English document (table ``documents``: doc_id, text, language) with prose chunks and
     person names: its ``chunks``, the (start, chunk_id) of its prose chunks (``PROSE_CHUNKS_SQL``), its ``people``,
@@ -113,12 +134,7 @@ def references_sql() -> str:
     languages = ", ".join(f"'{language}'" for language in LANGUAGES)
     return f"""SELECT d.doc_id, d.text, c.chunks, p.people, q.quotes
 FROM documents AS d JOIN ({PROSE_CHUNKS_SQL}) AS c ON d.doc_id = c.doc_id
-JOIN (
-  SELECT doc_id,
-         list_sort(list({{'start': start, 'end': "end", 'entity_id': entity_id, 'sentence_id': sentence_id}})) AS people
-  FROM mention_entities WHERE kind = 'name' AND {PEOPLE_SQL}
-  GROUP BY doc_id
-) AS p ON d.doc_id = p.doc_id
+JOIN ({NAMES_SQL}) AS p ON d.doc_id = p.doc_id
 LEFT JOIN (
   SELECT doc_id, list_sort(list({{'start': start, 'end': "end", 'speaker_id': speaker_id,
                                    'addressee_ids': addressee_ids}})) AS quotes

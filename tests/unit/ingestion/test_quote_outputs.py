@@ -1,0 +1,122 @@
+"""The quotes stage's one pass per document (``ingestion.stages.quotes.quote_outputs``): the quotations and the
+pronoun and description rows of a crafted document by both engines — the references as read from the text, the
+quotations those of ``document_quotes`` — and the shared reading of a text only where it is the text's."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+
+from graph.tables import MENTION_ENTITIES, QUOTES
+from ingestion.coref import Reading, Speech, references, resolve, resolve_references
+from ingestion.coref.references import _Memory, _Seen, _window
+from ingestion.relations.sentences import PersonMention
+from ingestion.stages.quotes import output_rows, quote_outputs
+from tests.unit.ingestion.test_references_stage import TEXT, _arrow_inputs, _expected, _quotes
+
+
+def _by_start(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda row: row["start"])
+
+
+@pytest.mark.parametrize("engine", ["driver", "spark"])
+def test_quote_outputs_are_the_quotations_and_the_references_read_from_the_text(spark: Any, engine: str) -> None:
+    """The English document's quotation and its four pronouns; the Hungarian one's "He" and the pronoun row an
+    earlier run left are not read."""
+    tables = _arrow_inputs()[:4]
+    if engine == "spark":
+        tables = tuple(spark.createDataFrame(table.to_pandas()) for table in tables)
+    outputs = quote_outputs(*tables)
+    rows = {}
+    for spec in (QUOTES, MENTION_ENTITIES):
+        selected = output_rows(outputs, spec)
+        rows[spec.name] = selected.to_pylist() if engine == "driver" else [r.asDict() for r in selected.collect()]
+        assert all(list(row) == list(spec.names) for row in rows[spec.name])
+    assert _by_start(rows[QUOTES.name]) == _quotes()
+    assert [row["speaker_id"] for row in rows[QUOTES.name]] == ["natasha"]
+    assert _by_start(rows[MENTION_ENTITIES.name]) == _expected()
+
+
+def test_coref_a_reading_of_other_people_is_not_used() -> None:
+    """A reading made of no names would link nothing: the resolver reads the text again for the names it is given,
+    and the reading of those names gives the same links."""
+    people = [PersonMention(0, 6, "pierre"), PersonMention(11, 18, "natasha")]
+    speeches = [Speech(TEXT.index("“I am"), TEXT.index(" said"), "natasha")]
+    links = [(TEXT[r.start : r.end], r.entity_id) for r in resolve_references(TEXT, people, speeches)]
+    assert links == [("I", "natasha"), ("He", "pierre"), ("her", "natasha"), ("his", "pierre")]
+    for reading in (Reading(TEXT, []), Reading(TEXT, people)):
+        again = resolve_references(TEXT, people, speeches, reading=reading)
+        assert [(TEXT[r.start : r.end], r.entity_id) for r in again] == links
+
+
+def test_coref_window_by_bisection_is_the_walk_back_even_when_sentences_go_back() -> None:
+    """The mentions of the last sentences a pronoun looks over, found by bisection, are those walking back finds,
+    also after a mention whose sentence is before the previous one's (then found by walking back)."""
+    rng = random.Random(7)
+    for _ in range(200):
+        memory, sentence = _Memory(), 0
+        for start in range(rng.randint(0, 60)):
+            sentence += rng.choice((0, 0, 1, 2, 15)) - (rng.random() < 0.03)
+            memory.add(_Seen(start, f"e{rng.randint(0, 3)}", max(sentence, 0), 0, False))
+            now = max(sentence, 0) + rng.randint(0, 12)
+            assert memory.window(now) == _window(memory.mentions, now)
+
+
+def _story(rng: random.Random, sentences: int) -> tuple[str, list[PersonMention], list[tuple[int, int]]]:
+    """A text of ``sentences`` sentences about four people, in narration and in quotations: its names and the spans
+    of its quotations."""
+    names = {"Pierre": "pierre", "Natasha": "natasha", "Count Rostov": "rostov", "Sonya": "sonya"}
+    narration = ("{n} walked in.", "He looked at her.", "She gave him her hand.", "The count smiled at {n}.",
+                 "{n} and {m} sat down; he spoke to his sister.", "Her brother left.", "He said nothing to {n}.")
+    speech = ("“I am here, {n},” said {m}.", "“You are late,” he said.", "“Where is your father?” she asked {n}.",
+              "“He told me so,” said {n}.")
+    text, people, quotes = "", [], []
+    for _ in range(sentences):
+        quoted = rng.random() < 0.4
+        template = rng.choice(speech if quoted else narration)
+        start = len(text)
+        chosen = rng.sample(sorted(names), 2)
+        sentence = template.format(n=chosen[0], m=chosen[1])
+        for name in names:
+            for found in re.finditer(re.escape(name), sentence):
+                people.append(PersonMention(start + found.start(), start + found.end(), names[name]))
+        if quoted:
+            quotes.append((start, start + sentence.index("”") + 1))
+        text += sentence + rng.choice((" ", " ", "\n\n"))
+    return text, sorted(people, key=lambda m: m.start), quotes
+
+
+def test_coref_a_resolution_that_follows_another_links_as_one_made_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolving with some speakers changed after a resolution with the first speakers gives exactly the links of a
+    resolution made alone, on random stories where the changed speakers change links — and resolves fewer pronouns
+    again than it would alone."""
+    calls = {"before": 0, "alone": 0, "after": 0}
+    counting = "before"
+    pronoun = references._Context.pronoun
+
+    def counted(self: Any, *args: Any) -> Any:
+        calls[counting] += 1
+        return pronoun(self, *args)
+
+    monkeypatch.setattr(references._Context, "pronoun", counted)
+    rng = random.Random(11)
+    entities = ["pierre", "natasha", "rostov", "sonya", None]
+    changed_links = 0
+    for _ in range(30):
+        text, people, spans = _story(rng, 120)
+        first = [Speech(s, e, rng.choice(entities), tuple(rng.sample(entities[:4], rng.randint(0, 1))))
+                 for s, e in spans]
+        second = [Speech(s.start, s.end, rng.choice(entities), s.addressee_ids) if rng.random() < 0.2 else s
+                  for s in first]
+        counting = "before"
+        before = resolve(text, people, first)
+        counting = "alone"
+        alone = resolve(text, people, second).references
+        counting = "after"
+        assert resolve(text, people, second, reading=before.reading, after=before).references == alone
+        changed_links += alone != before.references
+    assert changed_links > 20  # the speakers changed links: the second resolution had something to find again
+    assert calls["after"] < calls["alone"] * 0.8
