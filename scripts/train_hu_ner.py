@@ -12,7 +12,8 @@ checkpoint is kept); add the base-form component with rules learned from train's
 (``ingestion.baseform``); write the pipeline with its meta (licence CC BY-SA 4.0, NerKor attribution, scores), a
 LICENSE and a README; print NER P/R/F1 per label and genre and the base-form accuracy on devel. The defaults are the
 shipped model's run (7,000 steps, about 15 min of one core, plus about 21 min for the vectors when they are
-missing; more steps and a second phase, ``--init-from``, are measured in docs/decisions/0022). Run it with
+missing; more steps and a second phase, ``--init-from``, are measured in docs/decisions/0022; a tok2vec pretrained
+by ``scripts/pretrain_hu_tok2vec.py``, ``--init-tok2vec``, in docs/decisions/0043). Run it with
 ``nice -n 10`` and ``OMP_NUM_THREADS=1`` on a shared machine.
 """
 
@@ -28,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # its sibling scripts (vectors, pretraining)
 
 from ingestion.baseform import FACTORY, learn_from_nerkor, register  # noqa: E402
 from ingestion.training.hu_quality import evaluate_base_forms, evaluate_ner, format_ner  # noqa: E402
@@ -63,9 +65,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-vectors", action="store_true", help="train without static vectors (as 1.0.0)")
     parser.add_argument("--init-from", type=Path, default=None,
                         help="a trained pipeline whose tok2vec and ner the training starts from (a second phase)")
+    parser.add_argument("--init-tok2vec", type=Path, default=None,
+                        help="pretrained tok2vec weights (scripts/pretrain_hu_tok2vec.py's model-last.bin) the "
+                        "training starts from")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_override,
                         help="a config override for a trial, e.g. components.tok2vec.model.encode.width=256")
     args = parser.parse_args(argv)
+    if args.init_from is not None and args.init_tok2vec is not None:
+        parser.error("--init-from and --init-tok2vec both set the tok2vec's starting weights: choose one")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not (args.nerkor / "train").is_dir() or not (args.nerkor / "devel").is_dir():
         print(f"NerKor not found at {args.nerkor} (needs train/ and devel/)", file=sys.stderr)
@@ -84,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         for split in ("train", "devel"):
             n = convert(args.nerkor / split, corpus / f"{split}.spacy")
             print(f"converted {split}: {n} docs", flush=True)
-        train(corpus, run, args.max_steps, vectors, dict(args.set), init_from=args.init_from)
+        train(corpus, run, args.max_steps, vectors, dict(args.set), init_from=args.init_from,
+              init_tok2vec=args.init_tok2vec)
         print(f"trained in {time.perf_counter() - started:.0f}s", flush=True)
     nlp = assemble(run / "model-best", args.nerkor, args.out, with_vectors=vectors is not None)
     report(nlp, args.nerkor, args.out, corpus)
@@ -104,10 +112,12 @@ def _override(text: str) -> tuple[str, object]:
 
 
 def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None = None,
-          extra: dict[str, object] | None = None, *, init_from: Path | None = None) -> None:
+          extra: dict[str, object] | None = None, *, init_from: Path | None = None,
+          init_tok2vec: Path | None = None) -> None:
     """``spacy train`` with the checked-in config (its console logger prints the progress table); with ``vectors``,
     the tok2vec also reads them as static vectors; ``extra`` overrides more of the config (trials); with
-    ``init_from``, the tok2vec and ner start from that pipeline's weights instead of random ones."""
+    ``init_from``, the tok2vec and ner start from that pipeline's weights instead of random ones; with
+    ``init_tok2vec``, the tok2vec starts from weights ``spacy pretrain`` wrote."""
     from spacy.cli.train import train as spacy_train
     from spacy.util import load_config
 
@@ -120,6 +130,12 @@ def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None =
         config = run.parent / "sourced.cfg"
         run.parent.mkdir(parents=True, exist_ok=True)
         sourced.to_disk(config)
+    if init_tok2vec is not None:  # spaCy reads init_tok2vec only when the config has a [pretraining] block
+        from pretrain_hu_tok2vec import pretraining_config
+
+        config = run.parent / "pretrained.cfg"
+        run.parent.mkdir(parents=True, exist_ok=True)
+        pretraining_config(None, vectors).to_disk(config)
 
     overrides: dict[str, object] = {
         "paths.train": str(corpus / "train.spacy"),
@@ -131,6 +147,8 @@ def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None =
             overrides["components.tok2vec.model.embed.include_static_vectors"] = True
     if max_steps is not None:
         overrides["training.max_steps"] = max_steps
+    if init_tok2vec is not None:
+        overrides["paths.init_tok2vec"] = str(init_tok2vec)
     overrides.update(extra or {})
     if run.exists():
         shutil.rmtree(run)
@@ -156,7 +174,7 @@ def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False
     rules = learn_from_nerkor(nerkor / "train")
     component = nlp.add_pipe(FACTORY, last=True, config={"labels": []})
     component.rules = rules
-    for key in ("train", "dev", "vectors"):
+    for key in nlp.config["paths"]:
         nlp.config["paths"][key] = None  # the build machine's paths mean nothing in the shipped model
     nlp.meta.update(
         {
