@@ -252,7 +252,7 @@ def register() -> None:
         Language.factory(FACTORY, default_config={"labels": []}, func=_make)
 
 
-def _make(nlp, name, labels):  # type: ignore[no-untyped-def]  # unannotated: spaCy validates real annotations only
+def _make(nlp, name, labels):  # unannotated: spaCy validates real annotations only
     return BaseForms(nlp, name, labels)
 
 

@@ -367,7 +367,8 @@ def _items(text: str, patterns: UnitPatterns) -> list[_Item]:
             if found is None:
                 items.append(_Text(block[position:]))
                 break
-            head, rest = block[position], []
+            head = block[position]
+            rest: list[_Line] = []
             position += 1
             while position < len(block) and len(rest) < 2 and _continues_title(block[position], len(block), patterns):
                 rest.append(block[position])

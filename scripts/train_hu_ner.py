@@ -173,7 +173,7 @@ def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False
     nlp = spacy.load(model)
     rules = learn_from_nerkor(nerkor / "train")
     component = nlp.add_pipe(FACTORY, last=True, config={"labels": []})
-    component.rules = rules
+    component.rules = rules  # type: ignore[attr-defined]  # a BaseForms; add_pipe is typed as any component
     for key in nlp.config["paths"]:
         nlp.config["paths"][key] = None  # the build machine's paths mean nothing in the shipped model
     nlp.meta.update(

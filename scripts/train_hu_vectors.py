@@ -43,7 +43,7 @@ def novel_lines(folder: Path = NOVELS) -> Iterator[str]:
     reader = subprocess.Popen(["cat", *map(str, parts)], stdout=subprocess.PIPE)
     assert reader.stdout is not None
     with lzma.open(reader.stdout, "rt", encoding="utf-8") as text:
-        yield from text
+        yield from (str(line) for line in text)  # a text-mode stream: lines are str
     reader.wait()
 
 

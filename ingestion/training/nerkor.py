@@ -102,7 +102,7 @@ def to_doc(vocab: Vocab, sentences: list[Sentence]) -> Doc:
     ends = {sum(len(s.tokens) for s in sentences[: i + 1]) - 1 for i in range(len(sentences))}
     spaces = [sp or (i in ends and i + 1 < len(forms)) for i, sp in enumerate(spaces)]
     tokens = [t for s in sentences for t in s.tokens]
-    starts = [i == 0 for s in sentences for i, _ in enumerate(s.tokens)]
+    starts: list[bool | int | None] = [i == 0 for s in sentences for i, _ in enumerate(s.tokens)]
     doc = Doc(
         vocab,
         words=forms,
