@@ -101,20 +101,26 @@ SENTENCES = ("Mr Dedalus looked at Stephen. Stephen said nothing to Mr Dedalus o
              "Mr Dedalus laughed. Stephen and Cranly and Mr Dedalus walked on, and Cranly spoke to Stephen.")
 
 
-def _sentence_tables() -> tuple[pa.Table, pa.Table]:
-    """The mentions of SENTENCES' names with their sentence ids (one per sentence, as the mentions stage writes
-    them), and its one chunk."""
+def _one_chunk_tables(text: str, names: tuple[str, ...], sentence_ends: list[int],
+                      offset: int = 0) -> tuple[pa.Table, pa.Table]:
+    """The mentions of ``names`` in ``text`` with their sentence ids (a sentence ends at each of ``sentence_ends``;
+    one id per sentence, as the mentions stage writes them), and ``text`` as one chunk at ``offset``."""
     columns = ("doc_id", "chunk_id", "sentence_id", "start", "end", "text", "label", "ent_id")
     rows: dict[str, list[Any]] = {k: [] for k in columns}
-    starts = [0] + [i + 2 for i, c in enumerate(SENTENCES) if c == "." and i + 2 < len(SENTENCES)]
-    for name in ("Mr Dedalus", "Stephen", "Cranly"):
-        for found in regex.finditer(rf"\b{name}\b", SENTENCES):
-            sentence = sum(start <= found.start() for start in starts) - 1
-            for key, value in zip(rows, ("d", "d:c0", f"d:c0:s{sentence}", found.start(), found.end(), name,
-                                         "PERSON", ""), strict=True):
+    for name in names:
+        for found in regex.finditer(rf"\b{regex.escape(name)}\b", text):
+            sentence = sum(end <= found.start() for end in sentence_ends)
+            for key, value in zip(rows, ("d", "d:c0", f"d:c0:s{sentence}", offset + found.start(),
+                                         offset + found.end(), name, "PERSON", ""), strict=True):
                 rows[key].append(value)
-    chunks = pa.table({"chunk_id": ["d:c0"], "doc_id": ["d"], "unit_id": ["d:u0"], "start": [0], "text": [SENTENCES]})
+    chunks = pa.table({"chunk_id": ["d:c0"], "doc_id": ["d"], "unit_id": ["d:u0"], "start": [offset], "text": [text]})
     return pa.table(rows), chunks
+
+
+def _sentence_tables() -> tuple[pa.Table, pa.Table]:
+    """The mentions of SENTENCES' names, and its one chunk."""
+    ends = [found.end() for found in regex.finditer(r"\. ", SENTENCES)]
+    return _one_chunk_tables(SENTENCES, ("Mr Dedalus", "Stephen", "Cranly"), ends)
 
 
 def test_the_names_said_in_one_sentence_are_counted_by_sentence_in_process_and_in_spark(spark: Any) -> None:
@@ -137,19 +143,10 @@ STATED_NAMES = ("Abel Magwitch", "Provis", "Pip", "Amy", "Jo", "Miss Ada Clare",
 
 
 def _stated_tables() -> tuple[pa.Table, pa.Table]:
-    """The mentions of STATED_NAMES with their sentence ids (a sentence ends at a full stop not after "Mr" or
-    "Mrs"), and STATED as one chunk at offset 100."""
-    columns = ("doc_id", "chunk_id", "sentence_id", "start", "end", "text", "label", "ent_id")
-    rows: dict[str, list[Any]] = {k: [] for k in columns}
+    """The mentions of STATED_NAMES (a sentence ends at a full stop not after "Mr" or "Mrs"), and STATED as one chunk
+    at offset 100."""
     ends = [found.end() for found in regex.finditer(r"(?<!\bMrs?)\. ", STATED)]
-    for name in STATED_NAMES:
-        for found in regex.finditer(rf"\b{regex.escape(name)}\b", STATED):
-            sentence = sum(end <= found.start() for end in ends)
-            for key, value in zip(rows, ("d", "d:c0", f"d:c0:s{sentence}", 100 + found.start(), 100 + found.end(),
-                                         name, "PERSON", ""), strict=True):
-                rows[key].append(value)
-    chunks = pa.table({"chunk_id": ["d:c0"], "doc_id": ["d"], "unit_id": ["d:u0"], "start": [100], "text": [STATED]})
-    return pa.table(rows), chunks
+    return _one_chunk_tables(STATED, STATED_NAMES, ends, offset=100)
 
 
 def test_the_names_a_sentence_says_are_one_persons_are_counted_in_process_and_in_spark(spark: Any) -> None:
