@@ -109,7 +109,7 @@ DOCUMENTS_V3 = "dccb17d49c27948549af9dc0"
 INDEX_V2 = "4e161583d7ea9bc7fc1f08c3"
 CHANGED_ENTITIES_WITH_GOLD = "b8a52755789468990dc473ef"
 CHANGED_CHUNKS_HUNGARIAN_HEADINGS = "beb2379040170420594a2a22"
-# version 22: a partial name joins the one person its homes became (stated_homes)
+# version 22: a partial name joins the one person its homes became; a title and an initial ("Mr. C.")
 CHANGED_ENTITIES_OUTPUT = "86a2b14a9aede19b21ab2b9f"
 # The entities stage's version-2 fingerprints: lakehouses written by it redo the stage once.
 ENTITIES_V2 = ("19d5353d8bc1e0e43a4ac654", "a59a98adc435bdac816fe458", "91c3d933876e8aa1759b1ee8")
