@@ -347,8 +347,8 @@ def initialled_names(book: Book) -> None:
     the title and the first letter, and is said where its bearer is.
 
     Keeps apart: an initial with no such bearer ("Lord D", a man the book never names); an initial said fewer than
-    ``INTRODUCED`` times ("Mrs. B.", once, is Mrs. Bagnet in a book of four Mrs. B—s); bearers of other sexes; two
-    bearers said alike in its chapters.
+    ``INTRODUCED`` times ("Mrs. B.", once, is Mrs. Bagnet, not the Mrs. Bucket of its chapter); bearers of other
+    sexes; two bearers said alike in its chapters.
 
     Evidence: the title (a form of the bearer's carries the same title before a surname of that initial), the sexes,
     the chapters: the initial's mentions in the bearer's chapters more than half of its own and ``DOMINANCE`` times
@@ -359,7 +359,7 @@ def initialled_names(book: Book) -> None:
     surnames_by_title: dict[tuple[str, str], set[int]] = defaultdict(set)
     for i in book.people:
         words = book.groups[i].name_tokens
-        if len(words[-1]) > 1:
+        if words and len(words[-1]) > 1:
             for form in book.groups[i].forms:
                 for title in form.titles:
                     surnames_by_title[(title.casefold(), words[-1][0])].add(i)
