@@ -341,16 +341,16 @@ def other_forms_of_given_names(book: Book) -> None:
 
 
 def initialled_names(book: Book) -> None:
-    """Joins a title before an initial ("Mr. C.", "Mrs. K.") to the one person the book calls by that title and a
-    surname of that initial, in whose chapters it is said: "Mr. C.", the lawyer Vholes's way of addressing Richard
-    Carstone ("Mr. Carstone"), is Richard; "Mrs. K." in Jo's letters is "Mrs. Kirke". A name cut to its initial keeps
-    the title and the first letter, and is said where its bearer is.
+    """Joins a title before an initial ("Mr. C.", "Mrs. K.") to the one person the book calls by that title before a
+    name of that initial, in whose chapters it is said: "Mr. C.", the lawyer Vholes's way of addressing Richard
+    Carstone ("Mr. Carstone"), is Richard; "Mrs. K." in Jo's letters is "Mrs. Kirke"; "Miss D." is "Miss Dora". A
+    name cut to its initial keeps the title and the first letter, and is said where its bearer is.
 
     Keeps apart: an initial with no such bearer ("Lord D", a man the book never names); an initial said fewer than
     ``INTRODUCED`` times ("Mrs. B.", once, is Mrs. Bagnet, not the Mrs. Bucket of its chapter); bearers of other
     sexes; two bearers said alike in its chapters.
 
-    Evidence: the title (a form of the bearer's carries the same title before a surname of that initial), the sexes,
+    Evidence: the title (a form of the bearer's carries the same title before a name of that initial), the sexes,
     the chapters: the initial's mentions in the bearer's chapters more than half of its own and ``DOMINANCE`` times
     those in any other bearer's. English.
     """
