@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from people_scoring import (  # noqa: E402
     GoldPeople,
+    form_key,
     load_gold,
     mention_clustering,
     merges_and_splits,
@@ -151,9 +152,17 @@ def score_book(gold: GoldPeople, tables: dict[str, Any], top: int, min_chapters:
     people = tables["people"]
     clustering = mention_clustering(tables["mentions"], gold)
     named = {entity_id: name for entity_id, name, _, _ in people}
-    structure = merges_and_splits({entity_id: f for entity_id, _, f, _ in people}, gold)
+    held = {entity_id: f for entity_id, _, f, _ in people}
+    structure = merges_and_splits(held, gold)
+    owner = gold.owner()
     for merge in structure["merged"]:
+        merge["forms"] = sorted(f for f in held[merge["entity"]] if form_key(f) in owner)
         merge["entity"] = named[merge["entity"]]
+    # per split character, each entity holding its forms with the forms it holds (what --details prints)
+    structure["split_forms"] = {
+        c: [(named[e], sorted({form_key(f) for f in held[e] if owner.get(form_key(f)) == c})) for e in ids]
+        for c, ids in structure["split"].items()
+    }
     structure["split"] = {c: [named[e] for e in ids] for c, ids in structure["split"].items()}
     head = top_people_precision([(name, f) for _, name, f, _ in people], gold, top)
     places = non_people([(name, f, n) for _, name, f, n in people], gold, min_chapters)
@@ -188,8 +197,9 @@ def table(rows: list[dict[str, Any]], top: int, min_chapters: int) -> str:
 def details(row: dict[str, Any]) -> str:
     lines = [f"\n## {row['book']}"]
     lines += [f"  merge{' (family)' if m['family'] else ''}: {m['entity']} ← {', '.join(m['characters'])}"
-              for m in row["merged"]]
-    lines += [f"  split: {c} → {' | '.join(names)}" for c, names in row["split"].items()]
+              f" [{'; '.join(m['forms'])}]" for m in row["merged"]]
+    lines += [f"  split: {c} → " + " | ".join(f"{name} [{'; '.join(forms)}]" for name, forms in held)
+              for c, held in row["split_forms"].items()]
     lines += [f"  top, not a character: {', '.join(row['top_others'])}"] if row["top_others"] else []
     lines += [f"  non-person: {p['entity']} ({', '.join(p['kinds'])}; {p['chapters']} chapters)"
               for p in row["non_people_found"]]

@@ -114,6 +114,9 @@ class Book:
     # surface text -> the other surface texts the book says are its bearer's too, and in how many sentences
     stated: dict[str, Counter[str]] = field(default_factory=dict)
     by_text: dict[str, Form] = field(default_factory=dict)  # surface text -> its form, for the evidence between forms
+    # a partial name ``partial_names`` left between several homes -> those homes, and the full names among its
+    # matches that can receive it (not "maybe"), for ``rules.stated.stated_homes``
+    undecided: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, groups: list[Group], forms: list[Form], language: Language,

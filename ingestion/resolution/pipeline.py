@@ -3,10 +3,11 @@
 The order: the rules on single forms (which are names, how each is keyed and labelled), the groups of one key (the
 alias table first), the joins (one name under titles of one sex, forms of one given name in a family, partial names
 with their narrowing steps, a titled surname of a family's one member of its sex, a family's office to the member
-named in full under it, a titled surname of a person named without it, other forms of given names, the names the
-book says are one person's) — asking the rules that keep apart before each join — and last the names and labels of
-the entities. Two readings of the evidence (the other spellings of diminutives, a Miss before a given name) shape
-what the joins see. ``resolve_traced`` also returns, per entity, which rule joined which forms.
+named in full under it, a titled surname of a person named without it, other forms of given names, a title before
+an initial, the names the book says are one person's, a partial name whose homes those made one) — asking the rules
+that keep apart before each join — and last the names and labels of the entities. Two readings of the evidence (the
+other spellings of diminutives, a Miss before a given name) shape what the joins see. ``resolve_traced`` also
+returns, per entity, which rule joined which forms.
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ RULES: tuple[Rule, ...] = (
     Rule("office_holder", "join", joins.office_holder),
     Rule("titled_surname_of_the_unnamed", "join", joins.titled_surname_of_the_unnamed),
     Rule("other_forms_of_given_names", "join", joins.other_forms_of_given_names),
+    Rule("initialled_names", "join", joins.initialled_names),
     Rule("stated_names", "join", stated.stated_names),
+    Rule("stated_homes", "join", stated.stated_homes),
     Rule("ranks_apart", "keep apart", apart.ranks_apart),
     Rule("rank_fits", "keep apart", apart.rank_fits),
     Rule("surname_of_the_other_sex", "keep apart", apart.surname_of_the_other_sex),
@@ -102,7 +105,9 @@ _JOINS = (
     ("office_holder", joins.office_holder),
     ("titled_surname_of_the_unnamed", joins.titled_surname_of_the_unnamed),
     ("other_forms_of_given_names", joins.other_forms_of_given_names),
+    ("initialled_names", joins.initialled_names),
     ("stated_names", stated.stated_names),
+    ("stated_homes", stated.stated_homes),
 )
 
 

@@ -1,7 +1,7 @@
 """The joining rules besides ``partial_names``: one name under titles of one sex, two forms of one given name in one
 family, a titled surname of a family's one member of its sex, a family's office to the member named in full under
-it, a titled surname of a person named without it, and the pet and foreign forms of a given name. Each reads the
-``Book``'s evidence and joins through ``Book.union``, which records it in the trace."""
+it, a titled surname of a person named without it, the pet and foreign forms of a given name, and a title before an
+initial. Each reads the ``Book``'s evidence and joins through ``Book.union``, which records it in the trace."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections import defaultdict
 from ingestion.names import FEMALE, MALE, RANKS_BEFORE_SURNAME, UNMARRIED, genders_compatible, specificity, title_gender
 from ingestion.normalize import is_patronymic
 from ingestion.resolution.evidence import Book, compatible_sets
-from ingestion.resolution.forms import DOMINANCE, FORM_STEM, MIN_ANCHOR_SUPPORT, NEAR
+from ingestion.resolution.forms import DOMINANCE, FORM_STEM, INTRODUCED, MIN_ANCHOR_SUPPORT, NEAR
 from ingestion.resolution.rules.apart import (
     elsewhere,
     given_name_of_the_other_sex,
@@ -338,3 +338,45 @@ def other_forms_of_given_names(book: Book) -> None:
             and compatible_sets(book.sexes(index), book.sexes(homes[0]))
         ):
             book.union(index, homes[0], "other_forms_of_given_names")
+
+
+def initialled_names(book: Book) -> None:
+    """Joins a title before an initial ("Mr. C.", "Mrs. K.") to the one person the book calls by that title before a
+    name of that initial, in whose chapters it is said: "Mr. C.", the lawyer Vholes's way of addressing Richard
+    Carstone ("Mr. Carstone"), is Richard; "Mrs. K." in Jo's letters is "Mrs. Kirke"; "Miss D." is "Miss Dora". A
+    name cut to its initial keeps the title and the first letter, and is said where its bearer is.
+
+    Keeps apart: an initial with no such bearer ("Lord D", a man the book never names); an initial said fewer than
+    ``INTRODUCED`` times ("Mrs. B.", once, is Mrs. Bagnet, not the Mrs. Bucket of its chapter); bearers of other
+    sexes; two bearers said alike in its chapters.
+
+    Evidence: the title (a form of the bearer's carries the same title before a name of that initial), the sexes,
+    the chapters: the initial's mentions in the bearer's chapters more than half of its own and ``DOMINANCE`` times
+    those in any other bearer's. English.
+    """
+    if not book.language.english_titles:
+        return
+    surnames_by_title: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for i in book.people:
+        words = book.groups[i].name_tokens
+        if words and len(words[-1]) > 1:
+            for form in book.groups[i].forms:
+                for title in form.titles:
+                    surnames_by_title[(title.casefold(), words[-1][0])].add(i)
+    for index in book.people:
+        group, node = book.groups[index], book.nodes[index]
+        words = group.name_tokens
+        if (len(words) != 1 or len(words[0]) != 1 or not group.gender or node.parent != index
+                or group.entry is not None or node.mass < INTRODUCED):
+            continue  # an initial said once or twice ("Mr. L." in one letter) gives its chapters too little to go on
+        bearers = set().union(*(surnames_by_title.get((t.casefold(), words[0]), set())
+                                for form in group.forms for t in form.titles))
+        homes = sorted({book.root(i) for i in bearers} - {index})
+        homes = [h for h in homes if compatible_sets({group.gender}, book.sexes(h) | book.genders(h))]
+        if not homes:
+            continue
+        said_near = sorted(((sum(node.where[unit] for unit in book.nodes[h].where), h) for h in homes), reverse=True)
+        best, home = said_near[0]
+        runner_up = said_near[1][0] if len(said_near) > 1 else 0
+        if 2 * best > node.mass and best >= DOMINANCE * runner_up:
+            book.union(index, home, "initialled_names")

@@ -173,6 +173,11 @@ def partial_names(book: Book) -> None:
             if len(tokens) > 1:  # a lone word lends no support: "Kiev" must not make "Kiev Pierre" a full name
                 nodes[home].support += nodes[index].support
         elif name.homes:
+            if len(name.homes) > 1:
+                # the homes and the full names that can receive the name (not "maybe"), for ``stated_homes``
+                receiving = tuple(other for other in name.matches
+                                  if name.kinds[other] != "maybe" and book.root(other) in name.homes)
+                book.undecided[index] = (tuple(name.homes), receiving)
             names = [" ".join(groups[home].name_tokens) for home in name.homes]
             logger.debug("name %r fits %d entities %s; kept apart", " ".join(tokens), len(name.homes), names)
 

@@ -36,3 +36,21 @@ def stated_names(book: Book) -> None:
 def _one_woman(sexes: set[str]) -> set[str]:
     """The sexes with a married and an unmarried woman's read as a woman's."""
     return {FEMALE if sex in (MARRIED, UNMARRIED) else sex for sex in sexes}
+
+
+def stated_homes(book: Book) -> None:
+    """Joins a partial name that ``partial_names`` left between several homes once the later joins have made those
+    homes one person: "Tony" fits "Tony Jobling" and "Mr. Tony Weevle", two people for the names alone, until the
+    book says "Mr. Weevle, otherwise Jobling" (``stated_names``); then its one home is that person. Run after the
+    last join, so in practice after the book's own statements.
+
+    Keeps apart: a name whose homes are still two people or more; a name fitting its homes only as full names of
+    unknown sex ("maybe": such a home cannot receive it, as in ``partial_names``); a name joined meanwhile.
+
+    Evidence: the homes ``partial_names`` found for the name (``Book.undecided``: its words in order in each, of no
+    other sex or rank, past the keep-apart rules asked there) and the joins made since.
+    """
+    for index, (homes, receiving) in sorted(book.undecided.items()):
+        roots = {book.root(home) for home in homes}
+        if len(roots) == 1 and book.root(index) == index and roots & {book.root(other) for other in receiving}:
+            book.union(index, roots.pop(), "stated_homes")

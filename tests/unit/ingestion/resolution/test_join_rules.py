@@ -71,7 +71,7 @@ def test_titled_surname_of_the_unnamed_joins_the_woman_named_without_her_surname
                         "Anna Mikhaylovna")
 
 
-def test_other_forms_of_given_names_joins_a_pet_form_said_in_its_bearers_chapters() -> None:
+def test_other_forms_of_given_names_joins_a_pet_form_said_in_its_bearers_units() -> None:
     forms = [SurfaceForm("Prince Andrew Bolkonski", "PERSON", 30, he=20, units=_units("u1", "u2", "u3", "u4")),
              SurfaceForm("Andrew Kaysarov", "PERSON", 9, he=4, units=_units("u9")),
              SurfaceForm("Andrusha", "PERSON", 5, units=_units("u2", "u3")),
@@ -197,3 +197,40 @@ def test_family_head_keeps_apart_two_members_named_in_full_and_a_given_name() ->
                SurfaceForm("Philips", "PERSON", 2), SurfaceForm("Louvre Philip", "PERSON", 2),
                SurfaceForm("Philip Carey", "PERSON", 3, he=2), SurfaceForm("Philip Carey", "PERSON", 2, he=1)]
     assert not together(resolve(philips), "Mr. Philip", "Louvre Philip")
+
+
+
+# Bleak House: Vholes calls Richard Carstone "Mr. C." in the chapters where he advises him; "Mr. Chadband" is
+# another man of that title and initial, said elsewhere
+def _vholes() -> list[SurfaceForm]:
+    return [SurfaceForm("Richard Carstone", "PERSON", 10, he=4, units=_units("u1", "u30", "u31")),
+            SurfaceForm("Mr. Carstone", "PERSON", 20, he=8, units=_units("u30", "u31")),
+            SurfaceForm("Mr. Chadband", "PERSON", 40, he=15, units=_units("u12", "u13")),
+            SurfaceForm("Mr. C.", "PERSON", 6, units=_units("u30", "u31", "u40"))]
+
+
+def test_initialled_names_joins_a_title_and_an_initial_to_its_bearer_in_whose_chapters_it_is_said() -> None:
+    book = prepare(_vholes(), language="en")
+    joins.initialled_names(book)
+    # alone, before partial_names has joined "Mr. Carstone" to "Richard Carstone": the titled surname is the bearer
+    assert frozenset({"Mr. C.", "Mr. Carstone"}) in joined(book)
+    on = resolve(_vholes())
+    assert together(on, "Mr. C.", "Richard Carstone", "Mr. Carstone") and not together(on, "Mr. C.", "Mr. Chadband")
+    assert rules_of(on, "Mr. C.")[-1] == "initialled_names"
+    assert not together(resolve(_vholes(), off={"initialled_names"}), "Mr. C.", "Richard Carstone")
+
+
+def test_initialled_names_keeps_apart_an_initial_said_once_or_said_beside_two_bearers() -> None:
+    # said once ("Mrs. B.", Mr. Bagnet's wife, in a chapter where Mrs. Bucket is named too): too little to go on
+    once = [SurfaceForm("Mrs. Bucket", "PERSON", 20, she=6, units=_units("u5")),
+            SurfaceForm("Mrs. Bagnet", "PERSON", 30, she=9, units=_units("u6")),
+            SurfaceForm("Mrs. B.", "PERSON", 1, units=(("u5", 1),))]
+    assert not together(resolve(once), "Mrs. B.", "Mrs. Bucket")
+    # two bearers said as much in its chapters; a bearer of another title ("Miss Clare") is none
+    two = [*_vholes()[:2], SurfaceForm("Mr. Chadband", "PERSON", 40, he=15, units=_units("u30", "u31")),
+           SurfaceForm("Mr. C.", "PERSON", 4, units=_units("u30", "u31"))]
+    assert not together(resolve(two), "Mr. C.", "Richard Carstone")
+    assert not together(resolve(two), "Mr. C.", "Mr. Chadband")
+    women = [SurfaceForm("Miss Clare", "PERSON", 30, she=9, units=_units("u30")),
+             SurfaceForm("Mr. C.", "PERSON", 4, units=_units("u30", "u31"))]
+    assert not together(resolve(women), "Mr. C.", "Miss Clare")

@@ -4,9 +4,9 @@ crafted forms, and switched off in a whole resolution."""
 from __future__ import annotations
 
 from ingestion.resolution import SurfaceForm, prepare
-from ingestion.resolution.rules import stated
+from ingestion.resolution.rules import partial, stated
 
-from .crafted import joined, resolve, rules_of, together
+from .crafted import index_of, joined, resolve, rules_of, together
 
 
 def test_stated_names_joins_a_pseudonym_the_book_states_once() -> None:
@@ -52,3 +52,41 @@ def test_stated_names_reads_no_statement_of_a_form_that_is_not_a_name() -> None:
     forms = [SurfaceForm("Pip", "PERSON", 100, he=30, stated=(("London", 1),)),
              SurfaceForm("London", "GPE", 40)]
     assert not together(resolve(forms), "Pip", "London")
+
+
+# "Tony" fits two full names, "Tony Jobling" and "Mr. Tony Weevle", said about as often: two people until "Mr.
+# Weevle, otherwise Jobling"
+def _tony(statement: bool) -> list[SurfaceForm]:
+    stated_ = (("Jobling", 1),) if statement else ()
+    return [SurfaceForm("Tony Jobling", "PERSON", 3, he=1), SurfaceForm("Jobling", "PERSON", 40, he=12),
+            SurfaceForm("Mr. Tony Weevle", "PERSON", 2), SurfaceForm("Mr. Weevle", "PERSON", 45, he=15, stated=stated_),
+            SurfaceForm("Tony", "PERSON", 67, he=6)]
+
+
+def test_stated_homes_joins_a_name_whose_homes_the_book_says_are_one_person() -> None:
+    on = resolve(_tony(statement=True))
+    assert together(on, "Tony", "Tony Jobling", "Mr. Weevle", "Mr. Tony Weevle", "Jobling")
+    assert rules_of(on, "Tony")[-1] == "stated_homes"
+    # the homes joined, the name between them left where partial_names left it
+    off = resolve(_tony(statement=True), off={"stated_homes"})
+    assert together(off, "Tony Jobling", "Mr. Weevle") and not together(off, "Tony", "Tony Jobling")
+
+
+def test_stated_homes_leaves_a_name_between_two_people_apart() -> None:
+    apart = resolve(_tony(statement=False))
+    assert not together(apart, "Tony", "Tony Jobling") and not together(apart, "Tony", "Mr. Tony Weevle")
+    assert not together(apart, "Tony Jobling", "Mr. Tony Weevle")
+
+
+def test_stated_homes_on_a_prepared_book_reads_the_homes_partial_names_left() -> None:
+    book = prepare(_tony(statement=True), language="en")
+    partial.partial_names(book)
+    tony = index_of(book, "Tony")
+    homes, receiving = book.undecided[tony]
+    assert len(homes) == len(receiving) == 2
+    stated.stated_homes(book)
+    assert book.root(tony) == tony  # nothing has joined the homes yet
+    stated.stated_names(book)
+    stated.stated_homes(book)
+    assert book.root(tony) == book.root(index_of(book, "Tony Jobling")) == book.root(index_of(book, "Mr. Weevle"))
+    assert book.trace[-1].rule == "stated_homes"
