@@ -66,6 +66,13 @@ def collected(rows: Any) -> list[dict[str, Any]]:
     return [row.asDict(recursive=True) for row in rows.collect()]
 
 
+def collected_table(rows: Any, spec: TableSpec) -> pa.Table:
+    """Arrow rows, or a DataFrame's rows collected to the driver as Arrow rows of the table ``spec``'s columns."""
+    if isinstance(rows, pa.Table):
+        return rows
+    return pa.Table.from_pylist(collected(rows), schema=spec.arrow_schema())
+
+
 class PartPool(Protocol):
     """Processes that run per-row Python over parts of a table (``ingestion.ner_pool.NerPool``)."""
 
@@ -166,6 +173,8 @@ class InProcess:
     delta-rs, as Arrow rows, and queried by DuckDB — no Spark job."""
 
     in_process = True
+    #: what a stage's report says ran it
+    name = "driver"
 
     def __init__(self, lake: LakehouseTables) -> None:
         self.lake = lake
@@ -203,6 +212,8 @@ class OnSpark:
     SQL."""
 
     in_process = False
+    #: what a stage's report says ran it
+    name = "spark"
 
     def __init__(self, lake: LakehouseTables) -> None:
         self.lake = lake

@@ -291,4 +291,4 @@ class QuotesStage(Stage):
         engine.write(output_rows(outputs, QUOTES), QUOTES.name, overwrite=everything)
         engine.write(output_rows(outputs, MENTION_ENTITIES), MENTION_ENTITIES.name)
         engine.release(outputs)
-        return "driver" if engine.in_process else "spark"
+        return engine.name

@@ -123,21 +123,10 @@ NAMES_SQL = f"""SELECT doc_id,
 def delete_references(lake: LakehouseTables, doc_ids: list[str] | None) -> None:
     """Delete the pronoun and description rows of ``mention_entities`` (of ``doc_ids``, or all with None), in one
     Delta commit: what makes the quotes stage's rerun after a crash give the same rows, not twice as many."""
-    table = MENTION_ENTITIES.name
-    if (doc_ids is not None and not doc_ids) or not lake.exists(table):
-        return
-    kinds = ", ".join(f"'{kind}'" for kind in REFERENCE_KINDS)
-    if lake.in_process_size(table):
-        predicate = f"kind IN ({kinds})"
-        if doc_ids is not None:
-            quoted = ", ".join("'" + doc_id.replace("'", "''") + "'" for doc_id in doc_ids)
-            predicate += f" AND doc_id IN ({quoted})"
-        lake.delta_table(table).delete(predicate)
-        return
-    from pyspark.sql import functions as F
-
-    condition = F.col("kind").isin(list(REFERENCE_KINDS))
-    lake.delete_matching(table, condition if doc_ids is None else condition & F.col("doc_id").isin(doc_ids))
+    where: dict[str, Sequence[str]] = {"kind": REFERENCE_KINDS}
+    if doc_ids is not None:
+        where["doc_id"] = doc_ids
+    lake.delete_in(MENTION_ENTITIES.name, where)
 
 
 def reference_counts(engine: Engine) -> dict[str, int]:
