@@ -206,6 +206,10 @@ class InProcess:
         """How many rows."""
         return rows.num_rows
 
+    def spread(self, rows: pa.Table, column: str, parts: int) -> pa.Table:
+        """Rows whose per-row Python is heavy, for ``map_batches``: in process they stay as they are."""
+        return rows
+
 
 class OnSpark:
     """The engine of anything bigger: a lakehouse's tables read and written by Spark as DataFrames, queried by Spark
@@ -251,6 +255,11 @@ class OnSpark:
     def count(self, rows: DataFrame) -> int:
         """How many rows (a job; from the cache when persisted)."""
         return int(rows.count())
+
+    def spread(self, rows: DataFrame, column: str, parts: int) -> DataFrame:
+        """Rows whose per-row Python is heavy, for ``map_batches``: over ``parts`` tasks by ``column``, not the
+        partitions of the files they were read from."""
+        return rows.repartition(parts, column)
 
 
 Engine = InProcess | OnSpark
