@@ -20,7 +20,7 @@ import pandas as pd
 
 from graph.tables import CHUNKS
 from ingestion.chunking import UnitPatterns, chunk_document, chunk_id, split_units, unit_id
-from ingestion.relational import engine_for, map_batches
+from ingestion.relational import engine_for, map_batches, python_processes
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import count_words
 
@@ -99,7 +99,6 @@ class ChunksStage(Stage):
         existing = ctx.lakehouse.doc_ids(self.name) if incremental else set()
         todo, removed = sorted(current - existing), sorted(existing - current)
 
-        # a partial of a module-level function: the run's processes pickle it (``relational.python_processes``)
         transform = functools.partial(chunk_batches, patterns=patterns, max_chars=max_chars, min_chars=min_chars)
         ctx.progress.start(self.name, len(todo) if incremental else len(current), "documents")
         split = todo if incremental else sorted(current)
@@ -107,8 +106,10 @@ class ChunksStage(Stage):
         if incremental:
             ctx.lakehouse.delete_docs(self.name, removed)
         documents = engine.read("documents", ["doc_id", "text"], todo if incremental else None)
-        # one document per Spark task: a novel is one row, and chunking it is cheap next to NER
-        chunks = map_batches(engine.spread(documents, "doc_id", max(1, min(len(split), 64))), transform, CHUNKS)
+        # One document per Spark task: a novel is one row, and chunking it is cheap next to NER. In process, in the
+        # driver itself: the NER processes a run begins early are loading their pipelines meanwhile.
+        with python_processes(None):
+            chunks = map_batches(engine.spread(documents, "doc_id", max(1, min(len(split), 64))), transform, CHUNKS)
         if not incremental or split:
             engine.write(chunks, self.name, overwrite=not incremental)
         ctx.progress.advance(self.name, len(todo) if incremental else len(current))
