@@ -2,9 +2,9 @@
 
     .venv/bin/python bench/quality_relations_chat.py BOOK=LAKEHOUSE…
 
-e.g. ``shared/corpora/war_and_peace.txt=/tmp/csillag-qa/war_and_peace``. Each lakehouse is only read: its quotations
-and typed relations are made in memory by the quotes and relations stages' own functions (so a lakehouse built before
-those stages serves too), added to its graph, and every question of that book whose kind is ``relation`` or
+e.g. ``shared/corpora/war_and_peace.txt=/tmp/csillag-qa/war_and_peace``. Each lakehouse is only read: its quotations,
+pronoun links and typed relations are made in memory by the quotes and relations stages' own functions (so a lakehouse
+built before those stages serves too), added to its graph, and every question of that book whose kind is ``relation`` or
 ``quotation`` is put to ``tools.analysis.relations.read_question``. Prints each answer line (or that the graph has
 none, so the question would take the usual path) beside the expected answers, and the counts. Judge by reading.
 """
@@ -26,7 +26,8 @@ from deltalake import DeltaTable  # noqa: E402
 from graph.embedded import EmbeddedGraphStore  # noqa: E402
 from graph.lakehouse import Lakehouse  # noqa: E402
 from graph.model import GraphData, QuoteNode, TypedRelationEdge  # noqa: E402
-from ingestion.stages.quotes import quote_rows  # noqa: E402
+from graph.tables import MENTION_ENTITIES, QUOTES  # noqa: E402
+from ingestion.stages.quotes import output_rows, quote_outputs  # noqa: E402
 from ingestion.stages.relations import PRONOUN_COLUMNS, QUOTE_COLUMNS, relation_table, statements  # noqa: E402
 from tools.analysis.relations import read_question  # noqa: E402
 from tools.retrieval.analyzer import Analyzer  # noqa: E402
@@ -41,12 +42,15 @@ def book_store(root: Path) -> tuple[EmbeddedGraphStore, str]:
         return DeltaTable(str(root / name)).to_pyarrow_table(columns=columns)
 
     documents = table("documents", ["doc_id", "text", "language"])
-    people = table("mention_entities", ["doc_id", "chunk_id", "entity_id", "start", "end", "kind"])
-    names = people.filter(pc.equal(people["kind"], "name")).drop_columns(["kind"])  # as the relations stage reads
+    people = table("mention_entities", ["doc_id", "chunk_id", "entity_id", "start", "end", "sentence_id", "kind"])
+    name_columns = ["doc_id", "chunk_id", "entity_id", "start", "end"]  # as the relations stage reads them
+    names = people.filter(pc.equal(people["kind"], "name")).select(name_columns)
     entities = table("entities", ["entity_id", "label"])
     chunks = table("chunks", ["doc_id", "chunk_id", "start", "unit_kind"])
-    quotes = quote_rows(documents.select(["doc_id", "text"]), chunks, people, entities)
-    linked = people.filter(pc.equal(people["kind"], "pronoun")).select(PRONOUN_COLUMNS)
+    outputs = quote_outputs(documents, chunks, people, entities)  # reads the names of people only
+    quotes = output_rows(outputs, QUOTES)
+    references = output_rows(outputs, MENTION_ENTITIES)
+    linked = references.filter(pc.equal(references["kind"], "pronoun")).select(PRONOUN_COLUMNS)
     relations = relation_table(statements(documents, names, entities, quotes.select(QUOTE_COLUMNS), linked))
     graph = GraphData.from_lakehouse(Lakehouse.for_root(root)).model_copy(
         update={

@@ -6,7 +6,10 @@ delta-rs (the driver's own commits and reads) ``delta_uri``s with the same setti
 
 from __future__ import annotations
 
+import functools
 import logging
+import operator
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graph.errors import StorageError
@@ -33,13 +36,18 @@ IN_PROCESS_DELETE_BYTES = IngestionSettings.model_fields["driver_max_delete_byte
 IN_PROCESS_CHARS = IngestionSettings.model_fields["driver_max_chars"].default
 
 
-def one_of(column: str, values: list[str] | set[str]) -> Any:
+def one_of(column: str, values: Iterable[str]) -> Any:
     """A pyarrow dataset filter: ``column`` holds one of ``values`` (typed as strings, so an empty list is no null
     array that the scan cannot compare)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     return pc.field(column).isin(pa.array(sorted(values), pa.string()))
+
+
+def _sql_string(value: object) -> str:
+    """``value`` as a SQL string literal of delta-rs' predicates."""
+    return "'" + str(value).replace("'", "''") + "'"
 
 
 class LakehouseTables:
@@ -156,22 +164,46 @@ class LakehouseTables:
         """Delete every row of the given documents in one Delta commit (used by incremental runs)."""
         self.delete_where(table, "doc_id", doc_ids)
 
-    def delete_where(self, table: str, column: str, values: list[str]) -> None:
-        """Delete every row whose ``column`` holds one of ``values``, in one Delta commit (none when nothing to do).
+    def delete_where(self, table: str, column: str, values: Sequence[str]) -> None:
+        """Delete every row whose ``column`` holds one of ``values``, in one Delta commit (none when nothing to do)."""
+        self.delete_in(table, {column: values})
+
+    def delete_in(self, table: str, where: Mapping[str, Sequence[str]]) -> None:
+        """Delete every row each of whose columns in ``where`` holds one of that column's values, in one Delta commit
+        (none when a list is empty or the table does not exist).
 
         A table of up to ``driver_max_delete_bytes`` is changed in this process (delta-rs): an incremental run's
         deletes touch a few files, and a Spark job for each cost seconds (7 s for one document of the 8× library's
         ``documents``, 0.3 s in-process). A larger table is left to Spark, whose executors share the scan.
         """
-        if not values or not self.exists(table):
+        if not where or not all(where.values()) or not self.exists(table):
             return
         if self.in_process_size(table):
-            quoted = ", ".join("'" + str(value).replace("'", "''") + "'" for value in values)
-            self.delta_table(table).delete(f"{column} IN ({quoted})")
+            # delta-rs reads a SQL predicate; Spark gets column expressions, which need no quoting of the values
+            self.delta_table(table).delete(" AND ".join(
+                f"{column} IN ({', '.join(_sql_string(value) for value in values)})" for column, values in where.items()
+            ))
             return
         from pyspark.sql import functions as F
 
-        self.delete_matching(table, F.col(column).isin(values))
+        conditions = [F.col(column).isin(list(values)) for column, values in where.items()]
+        self.delete_matching(table, functools.reduce(operator.and_, conditions))
+
+    def delete_listed(self, table: str, column: str, values: Sequence[str]) -> None:
+        """Delete the rows whose ``column`` holds one of ``values``, however many (tens of thousands of ids). A table
+        small enough for the driver is looked at first and changed only if it holds any of them; a larger one by a
+        Spark merge with the values, not a predicate listing them all."""
+        if not values or not self.exists(table):
+            return
+        if self.in_process_size(table):
+            found = self.snapshot(table).to_table(columns=[column], filter=one_of(column, values))
+            self.delete_where(table, column, sorted(set(found.column(column).to_pylist())))
+            return
+        from delta.tables import DeltaTable
+
+        listed = self.spark.createDataFrame([(value,) for value in values], f"{column} string")
+        (DeltaTable.forPath(self.spark, self.path(table)).alias("t")
+         .merge(listed.alias("v"), f"t.{column} = v.{column}").whenMatchedDelete().execute())
 
     def delete_matching(self, table: str, condition: Any) -> None:
         """Delete every row matching ``condition`` (a Spark column expression) in one Delta commit, if the table

@@ -66,6 +66,13 @@ def collected(rows: Any) -> list[dict[str, Any]]:
     return [row.asDict(recursive=True) for row in rows.collect()]
 
 
+def collected_table(rows: Any, spec: TableSpec) -> pa.Table:
+    """Arrow rows, or a DataFrame's rows collected to the driver as Arrow rows of the table ``spec``'s columns."""
+    if isinstance(rows, pa.Table):
+        return rows
+    return pa.Table.from_pylist(collected(rows), schema=spec.arrow_schema())
+
+
 class PartPool(Protocol):
     """Processes that run per-row Python over parts of a table (``ingestion.ner_pool.NerPool``)."""
 
@@ -166,6 +173,8 @@ class InProcess:
     delta-rs, as Arrow rows, and queried by DuckDB — no Spark job."""
 
     in_process = True
+    #: what a stage's report says ran it
+    name = "driver"
 
     def __init__(self, lake: LakehouseTables) -> None:
         self.lake = lake
@@ -197,12 +206,18 @@ class InProcess:
         """How many rows."""
         return rows.num_rows
 
+    def spread(self, rows: pa.Table, column: str, parts: int) -> pa.Table:
+        """Rows whose per-row Python is heavy, for ``map_batches``: in process they stay as they are."""
+        return rows
+
 
 class OnSpark:
     """The engine of anything bigger: a lakehouse's tables read and written by Spark as DataFrames, queried by Spark
     SQL."""
 
     in_process = False
+    #: what a stage's report says ran it
+    name = "spark"
 
     def __init__(self, lake: LakehouseTables) -> None:
         self.lake = lake
@@ -240,6 +255,11 @@ class OnSpark:
     def count(self, rows: DataFrame) -> int:
         """How many rows (a job; from the cache when persisted)."""
         return int(rows.count())
+
+    def spread(self, rows: DataFrame, column: str, parts: int) -> DataFrame:
+        """Rows whose per-row Python is heavy, for ``map_batches``: over ``parts`` tasks by ``column``, not the
+        partitions of the files they were read from."""
+        return rows.repartition(parts, column)
 
 
 Engine = InProcess | OnSpark

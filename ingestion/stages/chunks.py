@@ -11,6 +11,7 @@ deleted. Chunk and unit ids are ``<doc_id>:c00042`` / ``<doc_id>:u0007``: stable
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ import pandas as pd
 
 from graph.tables import CHUNKS
 from ingestion.chunking import UnitPatterns, chunk_document, chunk_id, split_units, unit_id
-from ingestion.lakehouse import one_of
+from ingestion.relational import engine_for, map_batches, python_processes
 from ingestion.stage import Stage, StageOutput
 from ingestion.text import count_words
 
@@ -90,47 +91,27 @@ class ChunksStage(Stage):
         return {"max": ing.chunk_max_chars, "min": ing.chunk_min_chars, "patterns": repr(self._patterns(ctx))}
 
     def compute(self, ctx: RunContext, incremental: bool) -> StageOutput:
-        """Split the documents that have no chunks yet; drop the chunks of removed documents."""
-        from pyspark.sql import functions as F
-
+        """Split the documents that have no chunks yet; drop the chunks of removed documents. A few documents
+        (``LakehouseTables.small_increment``) are split in the driver and committed by delta-rs, more by Spark."""
         ing = ctx.settings.ingestion
         patterns, max_chars, min_chars = self._patterns(ctx), ing.chunk_max_chars, ing.chunk_min_chars
         current = ctx.lakehouse.doc_ids("documents")
         existing = ctx.lakehouse.doc_ids(self.name) if incremental else set()
         todo, removed = sorted(current - existing), sorted(existing - current)
 
-        def transform(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-            return chunk_batches(batches, patterns=patterns, max_chars=max_chars, min_chars=min_chars)
-
+        transform = functools.partial(chunk_batches, patterns=patterns, max_chars=max_chars, min_chars=min_chars)
         ctx.progress.start(self.name, len(todo) if incremental else len(current), "documents")
         split = todo if incremental else sorted(current)
-        if ctx.lakehouse.small_increment(split):
-            # A few documents: split in the driver and committed by delta-rs, without a Spark job or Python worker.
-            import pyarrow as pa
-            import pyarrow.compute as pc
-
-            if incremental:
-                ctx.lakehouse.delete_docs(self.name, removed)
-            texts = ctx.lakehouse.snapshot("documents").to_table(
-                columns=["doc_id", "text"], filter=one_of("doc_id", split)
-            ).to_pandas()
-            rows = pd.concat(list(transform([texts])), ignore_index=True)
-            table = pa.Table.from_pandas(rows, schema=CHUNKS.arrow_schema(), preserve_index=False)
-            if not incremental or table.num_rows:
-                ctx.lakehouse.write_arrow(table, self.name, overwrite=not incremental)
-        else:
-            # One document per task: a novel is one row, and chunking it is cheap next to NER.
-            documents = ctx.lakehouse.read("documents").select("doc_id", "text")
-            selected = documents.where(F.col("doc_id").isin(todo)) if incremental else documents
-            chunks = selected.repartition(max(1, min(len(todo) or len(current), 64)), "doc_id").mapInPandas(
-                transform, CHUNKS.ddl()
-            )
-            if not incremental:
-                ctx.lakehouse.overwrite(chunks, self.name)
-            else:
-                ctx.lakehouse.delete_docs(self.name, removed)
-                if todo:
-                    ctx.lakehouse.append(chunks, self.name)
+        engine = engine_for(ctx.lakehouse, ctx.lakehouse.small_increment(split))
+        if incremental:
+            ctx.lakehouse.delete_docs(self.name, removed)
+        documents = engine.read("documents", ["doc_id", "text"], todo if incremental else None)
+        # One document per Spark task: a novel is one row, and chunking it is cheap next to NER. In process, in the
+        # driver itself: the NER processes a run begins early are loading their pipelines meanwhile.
+        with python_processes(None):
+            chunks = map_batches(engine.spread(documents, "doc_id", max(1, min(len(split), 64))), transform, CHUNKS)
+        if not incremental or split:
+            engine.write(chunks, self.name, overwrite=not incremental)
         ctx.progress.advance(self.name, len(todo) if incremental else len(current))
         ctx.progress.finish(self.name)
         import pyarrow.compute as pc

@@ -40,7 +40,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graph.tables import CHUNKS, MENTION_CHUNKS, MENTIONS, NON_PROSE_UNIT_KINDS
-from ingestion.lakehouse import one_of
 from ingestion.ner_pool import NerPool, local_cores
 from ingestion.nlp import NlpSpec, extract_mentions, get_nlp
 from ingestion.routing import warn_rules_only
@@ -338,20 +337,9 @@ class MentionsStage(Stage):
 
     def _delete_chunks(self, ctx: RunContext, chunk_ids: list[str]) -> None:
         """Delete the mentions of these chunks (a crashed batch's). A table small enough for the driver is looked at
-        first and changed only if it holds any: an incremental run's new chunks have none, and a Spark merge to find
-        that out cost 5 s on the 8× library."""
-        from delta.tables import DeltaTable
-
-        lake = ctx.lakehouse
-        if lake.in_process_size(self.name):
-            found = lake.snapshot(self.name).to_table(columns=["chunk_id"], filter=one_of("chunk_id", chunk_ids))
-            lake.delete_where(self.name, "chunk_id", sorted(set(found.column("chunk_id").to_pylist())))
-            return
-
-        table = DeltaTable.forPath(ctx.spark, ctx.lakehouse.path(self.name))
-        ids = ctx.spark.createDataFrame([(c,) for c in chunk_ids], "chunk_id string")
-        # A merge, not isin(): tens of thousands of ids would make an enormous predicate.
-        table.alias("m").merge(ids.alias("p"), "m.chunk_id = p.chunk_id").whenMatchedDelete().execute()
+        first (``delete_listed``): an incremental run's new chunks have none, and a Spark merge to find that out cost
+        5 s on the 8× library."""
+        ctx.lakehouse.delete_listed(self.name, "chunk_id", chunk_ids)
 
 
 def _chunks_by_doc(pending: list[tuple[str, int]], doc_of: dict[str, str]) -> list[list[str]]:

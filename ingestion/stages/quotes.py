@@ -29,14 +29,13 @@ from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES, 
 from ingestion.coref import Reading, Resolution
 from ingestion.coref.speakers import speaker_links
 from ingestion.quotes import attribute, find_quotations
-from ingestion.relational import Engine, columns, engine_for, map_batches, query
+from ingestion.relational import Engine, engine_for, map_batches, query
 from ingestion.relations.sentences import PersonMention
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import input_fingerprints
 from ingestion.stages.references import (
     LANGUAGES,
     NAMES_SQL,
-    PEOPLE_SQL,
     PROSE_CHUNKS_SQL,
     delete_references,
     document_references,
@@ -59,8 +58,6 @@ __all__ = [
     "output_rows",
     "outputs_sql",
     "quote_outputs",
-    "quote_rows",
-    "quotes_sql",
 ]
 
 #: What the stage's per-document Python gives (``document_outputs``): each document's ``quotes`` rows and its
@@ -152,47 +149,6 @@ def document_outputs(
         return quotes, []
     spoken = [(quote["start"], quote["end"], quote["speaker_id"], quote["addressee_ids"]) for quote in quotes]
     return quotes, document_references(doc_id, text, chunks, names, spoken, reading, resolution)
-
-
-def quotes_sql(names_only: bool) -> str:
-    """The query of one row per document (table ``documents``: doc_id, text) that has prose chunks: its ``chunks``,
-    the (start, chunk_id) of its prose chunks (table ``chunks``; a chunk of no kind is prose), and its ``people``, the
-    (start, end, entity_id) of its mentions (table ``mention_entities``) of entities labelled as people (table
-    ``entities``), null when none — both sorted. ``names_only``: of its rows of kind ``name`` only."""
-    names = " AND kind = 'name'" if names_only else ""
-    return f"""SELECT d.doc_id, d.text, c.chunks, p.people
-FROM documents AS d JOIN ({PROSE_CHUNKS_SQL}) AS c ON d.doc_id = c.doc_id
-LEFT JOIN (
-  SELECT doc_id, list_sort(list({{'start': start, 'end': "end", 'entity_id': entity_id}})) AS people
-  FROM mention_entities WHERE {PEOPLE_SQL}{names}
-  GROUP BY doc_id
-) AS p ON d.doc_id = p.doc_id"""
-
-
-def quote_rows(documents: Any, chunks: Any, mention_entities: Any, entities: Any) -> Any:
-    """The ``quotes`` rows of ``documents`` (doc_id, text) by the engine of the tables (Arrow rows: in process;
-    DataFrames: Spark): each document gathered by ``quotes_sql`` from ``chunks`` (doc_id, chunk_id, start,
-    unit_kind), ``mention_entities`` (doc_id, entity_id, start, end; with a ``kind`` column, its names only) and
-    ``entities`` (entity_id, label), then ``document_quotes``."""
-    # a mention_entities table of the entities stage before its version 17 has no kind: every row is a name
-    names_only = "kind" in columns(mention_entities)
-    tables = {"documents": documents, "chunks": chunks, "mention_entities": mention_entities, "entities": entities}
-    return map_batches(query(quotes_sql(names_only), tables), _quote_batches, QUOTES)
-
-
-def _quote_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """``document_quotes`` over each document of each batch (``quote_rows``' per-document Python)."""
-    import pandas as pd
-
-    for batch in batches:
-        rows: list[dict[str, Any]] = []
-        for doc_id, text, chunks, people in zip(
-            batch["doc_id"], batch["text"], batch["chunks"], batch["people"], strict=True
-        ):
-            parts = [(chunk["start"], chunk["chunk_id"]) for chunk in chunks]
-            named = [(p["start"], p["end"], p["entity_id"]) for p in ([] if people is None else people)]
-            rows.extend(document_quotes(doc_id, text, parts, named))
-        yield pd.DataFrame(rows, columns=list(QUOTES.names))
 
 
 def outputs_sql() -> str:
@@ -335,4 +291,4 @@ class QuotesStage(Stage):
         engine.write(output_rows(outputs, QUOTES), QUOTES.name, overwrite=everything)
         engine.write(output_rows(outputs, MENTION_ENTITIES), MENTION_ENTITIES.name)
         engine.release(outputs)
-        return "driver" if engine.in_process else "spark"
+        return engine.name

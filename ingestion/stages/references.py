@@ -2,10 +2,9 @@
 stage after its quotations: "he", "her", "I" inside a quotation, "the count" linked to an entity through
 ``ingestion.coref`` over each document's text, its resolved person names and its quotations with their speakers.
 
-The quotes stage makes them with its quotations, document by document (``ingestion.stages.quotes.document_outputs``);
-``reference_rows`` makes them from a ``quotes`` table: each English document gathered into one row with its prose
-chunks, people and quotations (``references_sql``, run in process by DuckDB or by Spark SQL), then
-``document_references`` on it (``relational.map_batches``). A row's
+The quotes stage makes them with its quotations, document by document (``ingestion.stages.quotes.document_outputs``
+calls ``document_references``). This module also holds the queries of each document's prose chunks and names of
+people that pass reads, and the deletion and count of these rows that make a rerun give the same rows. A row's
 ``mention_id`` is ``<doc_id>:r<start>``; its ``sentence_id`` is the one of a name in the same sentence when there is
 one (so the sentence window of co-occurrences meets them), else ``<chunk_id>:t<start of the sentence>``. English
 documents only: the pronoun words are English.
@@ -15,18 +14,16 @@ from __future__ import annotations
 
 import bisect
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graph.tables import MENTION_ENTITIES, NON_PROSE_UNIT_KINDS
 from ingestion.coref import Reading, Resolution, Speech, resolve
 from ingestion.names import PERSON_LABELS
-from ingestion.relational import map_batches, query, query_rows
+from ingestion.relational import query_rows
 from ingestion.relations.sentences import PersonMention, sentence_spans
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ingestion.lakehouse import LakehouseTables
     from ingestion.relational import Engine
 
@@ -41,8 +38,6 @@ __all__ = [
     "delete_references",
     "document_references",
     "reference_counts",
-    "reference_rows",
-    "references_sql",
 ]
 
 # The kinds of rows this module writes (``graph.tables.MENTION_KINDS`` less the entities stage's names).
@@ -125,73 +120,13 @@ NAMES_SQL = f"""SELECT doc_id,
   GROUP BY doc_id"""
 
 
-def references_sql() -> str:
-    """The query of one row per English document (table ``documents``: doc_id, text, language) with prose chunks and
-    person names: its ``chunks``, the (start, chunk_id) of its prose chunks (``PROSE_CHUNKS_SQL``), its ``people``,
-    the (start, end, entity_id, sentence_id) of its names (table ``mention_entities``, kind ``name``) of entities
-    labelled as people, and its ``quotes``, the (start, end, speaker_id, addressee_ids) of its quotations (table
-    ``quotes``), null when none — all sorted."""
-    languages = ", ".join(f"'{language}'" for language in LANGUAGES)
-    return f"""SELECT d.doc_id, d.text, c.chunks, p.people, q.quotes
-FROM documents AS d JOIN ({PROSE_CHUNKS_SQL}) AS c ON d.doc_id = c.doc_id
-JOIN ({NAMES_SQL}) AS p ON d.doc_id = p.doc_id
-LEFT JOIN (
-  SELECT doc_id, list_sort(list({{'start': start, 'end': "end", 'speaker_id': speaker_id,
-                                   'addressee_ids': addressee_ids}})) AS quotes
-  FROM quotes GROUP BY doc_id
-) AS q ON d.doc_id = q.doc_id
-WHERE d.language IN ({languages})"""
-
-
-def reference_rows(documents: Any, chunks: Any, mention_entities: Any, entities: Any, quotes: Any) -> Any:
-    """The pronoun and description rows by the engine of the tables (Arrow rows: in process; DataFrames: Spark):
-    each document gathered by ``references_sql`` from ``documents`` (doc_id, text, language), ``chunks`` (doc_id,
-    chunk_id, start, unit_kind), ``mention_entities`` (doc_id, entity_id, start, end, sentence_id, kind),
-    ``entities`` (entity_id, label) and ``quotes`` (doc_id, start, end, speaker_id, addressee_ids), then
-    ``document_references``."""
-    tables = {"documents": documents, "chunks": chunks, "mention_entities": mention_entities, "entities": entities,
-              "quotes": quotes}
-    return map_batches(query(references_sql(), tables), _reference_batches, MENTION_ENTITIES)
-
-
-def _reference_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    """``document_references`` over each document of each batch (``reference_rows``' per-document Python)."""
-    import pandas as pd
-
-    for batch in batches:
-        rows: list[dict[str, Any]] = []
-        for doc_id, text, chunks, people, quotes in zip(
-            batch["doc_id"], batch["text"], batch["chunks"], batch["people"], batch["quotes"], strict=True
-        ):
-            rows.extend(document_references(
-                doc_id,
-                text,
-                [(c["start"], c["chunk_id"]) for c in chunks],
-                [(p["start"], p["end"], p["entity_id"], p["sentence_id"]) for p in people],
-                [(q["start"], q["end"], q["speaker_id"], [] if q["addressee_ids"] is None else list(q["addressee_ids"]))
-                 for q in ([] if quotes is None else quotes)],
-            ))
-        yield pd.DataFrame(rows, columns=list(MENTION_ENTITIES.names))
-
-
 def delete_references(lake: LakehouseTables, doc_ids: list[str] | None) -> None:
     """Delete the pronoun and description rows of ``mention_entities`` (of ``doc_ids``, or all with None), in one
     Delta commit: what makes the quotes stage's rerun after a crash give the same rows, not twice as many."""
-    table = MENTION_ENTITIES.name
-    if (doc_ids is not None and not doc_ids) or not lake.exists(table):
-        return
-    kinds = ", ".join(f"'{kind}'" for kind in REFERENCE_KINDS)
-    if lake.in_process_size(table):
-        predicate = f"kind IN ({kinds})"
-        if doc_ids is not None:
-            quoted = ", ".join("'" + doc_id.replace("'", "''") + "'" for doc_id in doc_ids)
-            predicate += f" AND doc_id IN ({quoted})"
-        lake.delta_table(table).delete(predicate)
-        return
-    from pyspark.sql import functions as F
-
-    condition = F.col("kind").isin(list(REFERENCE_KINDS))
-    lake.delete_matching(table, condition if doc_ids is None else condition & F.col("doc_id").isin(doc_ids))
+    where: dict[str, Sequence[str]] = {"kind": REFERENCE_KINDS}
+    if doc_ids is not None:
+        where["doc_id"] = doc_ids
+    lake.delete_in(MENTION_ENTITIES.name, where)
 
 
 def reference_counts(engine: Engine) -> dict[str, int]:

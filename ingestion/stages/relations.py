@@ -26,7 +26,7 @@ import pyarrow as pa
 from graph.kinship import KINSHIP_WORDS
 from graph.tables import DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES, RELATIONS, TableSpec
 from ingestion.names import PERSON_LABELS
-from ingestion.relational import collected, engine_for, map_batches, query
+from ingestion.relational import collected_table, engine_for, map_batches, query
 from ingestion.relations import PersonMention, RelationMention, SpokenQuote, aggregate, infer, relation_mentions
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import input_fingerprints
@@ -168,10 +168,7 @@ def statements(
     if pronouns is not None:
         tables["pronouns"] = pronouns
     sql = statements_sql(quotes is not None, pronouns is not None)
-    rows = map_batches(query(sql, tables), _statement_batches, STATEMENTS)
-    if isinstance(rows, pa.Table):
-        return rows
-    return pa.Table.from_pylist(collected(rows), schema=STATEMENTS.arrow_schema())
+    return collected_table(map_batches(query(sql, tables), _statement_batches, STATEMENTS), STATEMENTS)
 
 
 def _statement_batches(batches: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -263,4 +260,4 @@ class RelationsStage(Stage):
         entities = engine.read(ENTITIES.name, ["entity_id", "label"], None)
         quotes = engine.read(QUOTES.name, QUOTE_COLUMNS, scope) if lake.exists(QUOTES.name) else None
         pronouns = engine.read(MENTION_ENTITIES.name, PRONOUN_COLUMNS, scope, equal={"kind": "pronoun"})
-        return statements(texts, names, entities, quotes, pronouns), "driver" if engine.in_process else "spark"
+        return statements(texts, names, entities, quotes, pronouns), engine.name

@@ -1,6 +1,7 @@
 """The quotes stage's one pass per document (``ingestion.stages.quotes.quote_outputs``): the quotations and the
 pronoun and description rows of a crafted document by both engines — the references as read from the text, the
-quotations those of ``document_quotes`` — and the shared reading of a text only where it is the text's."""
+quotations those of ``document_quotes`` —, the query that gathers each document (``outputs_sql``) by DuckDB and by
+Spark SQL, and the shared reading of a text only where it is the text's."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ import random
 import re
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from graph.tables import MENTION_ENTITIES, QUOTES
 from ingestion.coref import Reading, Speech, references, resolve, resolve_references
 from ingestion.coref.references import _Memory, _Seen, _window
+from ingestion.relational import query_rows
 from ingestion.relations.sentences import PersonMention
-from ingestion.stages.quotes import output_rows, quote_outputs
+from ingestion.stages.quotes import output_rows, outputs_sql, quote_outputs
 from tests.unit.ingestion.test_references_stage import TEXT, _arrow_inputs, _expected, _quotes
 
 
@@ -26,7 +29,7 @@ def _by_start(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_quote_outputs_are_the_quotations_and_the_references_read_from_the_text(spark: Any, engine: str) -> None:
     """The English document's quotation and its four pronouns; the Hungarian one's "He" and the pronoun row an
     earlier run left are not read."""
-    tables = _arrow_inputs()[:4]
+    tables = _arrow_inputs()
     if engine == "spark":
         tables = tuple(spark.createDataFrame(table.to_pandas()) for table in tables)
     outputs = quote_outputs(*tables)
@@ -38,6 +41,48 @@ def test_quote_outputs_are_the_quotations_and_the_references_read_from_the_text(
     assert _by_start(rows[QUOTES.name]) == _quotes()
     assert [row["speaker_id"] for row in rows[QUOTES.name]] == ["natasha"]
     assert _by_start(rows[MENTION_ENTITIES.name]) == _expected()
+
+
+def _gather_tables() -> dict[str, pa.Table]:
+    """Document "a": a front-matter chunk, a chapter, a chunk of no kind and back matter (listed out of order); a name
+    of Pierre and of Natasha, a pronoun row for Pierre, a name of Moscow (a place). "b": a table of contents only.
+    "c": a chapter that names Moscow alone. "h": a Hungarian chapter naming Pierre."""
+    chunks = [("a", "a:c0", 0, "front_matter"), ("a", "a:c2", 20, None), ("a", "a:c9", 90, "back_matter"),
+              ("a", "a:c1", 10, "chapter"), ("b", "b:c0", 0, "contents"), ("c", "c:c0", 0, "chapter"),
+              ("h", "h:c0", 0, "chapter")]
+    mentions = [("a", "natasha", 25, 32, "a:s1", "name"), ("a", "pierre", 12, 18, "a:s0", "name"),
+                ("a", "pierre", 40, 42, "a:s2", "pronoun"), ("a", "moscow", 50, 56, "a:s3", "name"),
+                ("c", "moscow", 3, 9, "c:s0", "name"), ("h", "pierre", 0, 6, "h:s0", "name")]
+    return {
+        "documents": pa.table({"doc_id": ["a", "b", "c", "h"], "text": ["text a", "text b", "text c", "text h"],
+                               "language": ["en", "en", "en", "hu"]}),
+        "chunks": pa.table({name: pa.array([row[i] for row in chunks], pa.int64() if name == "start" else pa.string())
+                            for i, name in enumerate(("doc_id", "chunk_id", "start", "unit_kind"))}),
+        "mention_entities": pa.table({name: [row[i] for row in mentions] for i, name in enumerate(
+            ("doc_id", "entity_id", "start", "end", "sentence_id", "kind"))}),
+        "entities": pa.table({"entity_id": ["pierre", "natasha", "moscow"], "label": ["PERSON", "PER", "GPE"]}),
+    }
+
+
+def test_quote_outputs_gather_query_gives_the_same_lists_on_both_engines(spark: Any) -> None:
+    """``outputs_sql`` per document, by DuckDB and by Spark SQL: its prose chunks (a chunk of no kind is prose; front
+    matter, back matter and contents are not) and its person names with their sentences (not the pronoun row, not
+    the place), each list sorted; a document with no prose chunk has no row, one with no person a null list, one in
+    another language its row (its quotations are read; ``document_outputs`` reads its references only in English)."""
+    tables = _gather_tables()
+    frames = {name: spark.createDataFrame(table) for name, table in tables.items()}
+    expected = [
+        {"doc_id": "a", "text": "text a", "language": "en",
+         "chunks": [{"start": 10, "chunk_id": "a:c1"}, {"start": 20, "chunk_id": "a:c2"}],
+         "people": [{"start": 12, "end": 18, "entity_id": "pierre", "sentence_id": "a:s0"},
+                    {"start": 25, "end": 32, "entity_id": "natasha", "sentence_id": "a:s1"}]},
+        {"doc_id": "c", "text": "text c", "language": "en", "chunks": [{"start": 0, "chunk_id": "c:c0"}],
+         "people": None},
+        {"doc_id": "h", "text": "text h", "language": "hu", "chunks": [{"start": 0, "chunk_id": "h:c0"}],
+         "people": [{"start": 0, "end": 6, "entity_id": "pierre", "sentence_id": "h:s0"}]},
+    ]
+    for engine in (tables, frames):
+        assert sorted(query_rows(outputs_sql(), engine), key=lambda row: row["doc_id"]) == expected
 
 
 def test_coref_a_reading_of_other_people_is_not_used() -> None:
@@ -103,11 +148,12 @@ def test_coref_a_resolution_that_follows_another_links_as_one_made_alone(monkeyp
 
     monkeypatch.setattr(references._Context, "pronoun", counted)
     rng = random.Random(11)
-    entities = ["pierre", "natasha", "rostov", "sonya", None]
+    people_ids = ["pierre", "natasha", "rostov", "sonya"]
+    entities: list[str | None] = [*people_ids, None]
     changed_links = 0
     for _ in range(30):
         text, people, spans = _story(rng, 120)
-        first = [Speech(s, e, rng.choice(entities), tuple(rng.sample(entities[:4], rng.randint(0, 1))))
+        first = [Speech(s, e, rng.choice(entities), tuple(rng.sample(people_ids, rng.randint(0, 1))))
                  for s, e in spans]
         second = [Speech(s.start, s.end, rng.choice(entities), s.addressee_ids) if rng.random() < 0.2 else s
                   for s in first]

@@ -1,6 +1,6 @@
-"""The pronoun and description rows the quotes stage adds to ``mention_entities``, on a crafted document, by both
-engines: the same rows, written from reading the text; a Hungarian document and the document's non-name rows are
-not read."""
+"""The pronoun and description rows the quotes stage adds to ``mention_entities``, on a crafted document: the rows
+written from reading the text (by both engines, through the stage's one pass: ``test_quote_outputs``), their deletion
+before a rerun, and a rerun after a forced run of the entities stage."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from graph.tables import QUOTES
 from ingestion.stages.quotes import document_quotes
-from ingestion.stages.references import document_references, reference_rows
+from ingestion.stages.references import document_references
 
 PARAGRAPHS = (
     "Pierre met Natasha at the gate.",
@@ -64,26 +63,14 @@ def test_references_document_rows() -> None:
 
 
 def _arrow_inputs() -> tuple[pa.Table, ...]:
+    """The quotes stage's inputs: documents "d" (English) and "h" (Hungarian), chunks, mention_entities, entities."""
     documents = pa.table({"doc_id": ["d", "h"], "text": [TEXT, HU_TEXT], "language": ["en", "hu"]})
     chunks = pa.table({name: [c[i] for c in CHUNKS] for i, name in enumerate(("doc_id", "chunk_id", "start",
                                                                                "unit_kind"))})
     mention_entities = pa.table({name: [m[i] for m in MENTIONS] for i, name in enumerate(
         ("doc_id", "entity_id", "start", "end", "sentence_id", "kind"))})
     entities = pa.table({"entity_id": list(ENTITIES), "label": list(ENTITIES.values())})
-    quotes = pa.Table.from_pylist(_quotes(), schema=QUOTES.arrow_schema())
-    return documents, chunks, mention_entities, entities, quotes
-
-
-def test_references_driver_engine_rows() -> None:
-    rows = reference_rows(*_arrow_inputs()).to_pylist()
-    assert sorted(rows, key=lambda row: row["start"]) == _expected()
-
-
-def test_references_spark_engine_equals_the_driver(spark: Any) -> None:
-    frames = [spark.createDataFrame(table.to_pandas()) for table in _arrow_inputs()[:4]]
-    quotes = spark.createDataFrame(_quotes(), QUOTES.ddl())
-    rows = [row.asDict() for row in reference_rows(*frames, quotes).collect()]
-    assert sorted(rows, key=lambda row: row["start"]) == _expected()
+    return documents, chunks, mention_entities, entities
 
 
 @pytest.mark.parametrize("in_process", [True, False], ids=["delta-rs", "spark"])
@@ -142,38 +129,3 @@ def test_references_are_made_again_after_a_forced_run_of_the_entities_stage_alon
     assert quotes.status == "succeeded" and quotes.counts["documents_read"] == 0
     links = read(tmp_path / "lake", "mention_entities")
     assert links[links.kind != "name"].sort_values("mention_id").reset_index(drop=True).equals(references)
-
-
-def test_references_gather_query_gives_the_same_lists_on_both_engines(spark: Any) -> None:
-    """``references_sql`` per document, by DuckDB and by Spark SQL: English documents with prose and a person's name
-    only ("h" is Hungarian, "n" names no person), the pronoun row and the name of a gate left out, the quotations
-    (null speaker and all) sorted by start."""
-    from ingestion.relational import query_rows
-    from ingestion.stages.references import references_sql
-
-    chunks = [("d", "d:c0", 0, "chapter"), ("d", "d:c9", 90, "back_matter"), ("h", "h:c0", 0, "chapter"),
-              ("n", "n:c0", 0, "chapter")]
-    mentions = [("d", "natasha", 11, 18, "d:s0", "name"), ("d", "pierre", 0, 6, "d:s0", "name"),
-                ("d", "pierre", 30, 32, "d:s1", "pronoun"), ("d", "gate", 26, 30, "d:s0", "name"),
-                ("h", "pierre", 0, 6, "h:s0", "name"), ("n", "gate", 0, 4, "n:s0", "name")]
-    quotes = [("d", 60, 70, None, []), ("d", 40, 50, "natasha", ["pierre"]), ("h", 8, 12, "pierre", [])]
-    tables = {
-        "documents": pa.table({"doc_id": ["d", "h", "n"], "text": ["D", "H", "N"], "language": ["en", "hu", "en"]}),
-        "chunks": pa.table({name: [c[i] for c in chunks] for i, name in enumerate(("doc_id", "chunk_id", "start",
-                                                                                    "unit_kind"))}),
-        "mention_entities": pa.table({name: [m[i] for m in mentions] for i, name in enumerate(
-            ("doc_id", "entity_id", "start", "end", "sentence_id", "kind"))}),
-        "entities": pa.table({"entity_id": list(ENTITIES), "label": list(ENTITIES.values())}),
-        "quotes": pa.table({name: pa.array([q[i] for q in quotes], pa.list_(pa.string()) if i == 4 else None)
-                            for i, name in enumerate(("doc_id", "start", "end", "speaker_id", "addressee_ids"))}),
-    }
-    frames = {name: spark.createDataFrame(table) for name, table in tables.items()}
-    expected = [{
-        "doc_id": "d", "text": "D", "chunks": [{"start": 0, "chunk_id": "d:c0"}],
-        "people": [{"start": 0, "end": 6, "entity_id": "pierre", "sentence_id": "d:s0"},
-                   {"start": 11, "end": 18, "entity_id": "natasha", "sentence_id": "d:s0"}],
-        "quotes": [{"start": 40, "end": 50, "speaker_id": "natasha", "addressee_ids": ["pierre"]},
-                   {"start": 60, "end": 70, "speaker_id": None, "addressee_ids": []}],
-    }]
-    for engine in (tables, frames):
-        assert query_rows(references_sql(), engine) == expected

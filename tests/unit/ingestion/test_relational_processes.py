@@ -18,10 +18,11 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from graph.tables import QUOTES
 from ingestion.errors import IngestionError
 from ingestion.ner_pool import NerPool
 from ingestion.relational import PARTS_PER_PROCESS, python_processes
-from ingestion.stages.quotes import quote_rows
+from ingestion.stages.quotes import output_rows, quote_outputs
 from ingestion.startup import SparkStartup
 
 TALK = '"Come here, Pierre," said Anna.\n\n"I will not," said Pierre. He looked at {who}.\n\n"Then stay," she said.'
@@ -47,15 +48,16 @@ def _tables(documents: int) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
 
 def test_a_stages_python_in_two_processes_gives_the_rows_of_one() -> None:
     tables = _tables(2 * PARTS_PER_PROCESS + 3)  # more documents than parts: parts of one and of two documents
-    alone = quote_rows(*tables).to_pylist()
+    alone = quote_outputs(*tables).to_pylist()
     pool = NerPool(2, [])
     try:
         with python_processes(pool):
-            together = quote_rows(*tables).to_pylist()
+            together = quote_outputs(*tables).to_pylist()
     finally:
         pool.close()
-    assert len(alone) == 3 * tables[0].num_rows
-    assert [row["speaker_id"] for row in alone[:2]] == ["anna", "pierre"]  # said-verb and name: explicit
+    quotes = [row for row in alone if row["output"] == QUOTES.name]
+    assert len(quotes) == 3 * tables[0].num_rows
+    assert [row["speaker_id"] for row in quotes[:2]] == ["anna", "pierre"]  # said-verb and name: explicit
     assert together == alone  # the same rows in the same order
 
 
@@ -64,13 +66,13 @@ def test_a_killed_process_fails_the_stage_with_one_clear_error() -> None:
     pool = NerPool(1, [])
     try:
         with python_processes(pool):
-            assert quote_rows(*tables).num_rows == 12  # the process is up and working
+            assert output_rows(quote_outputs(*tables), QUOTES).num_rows == 12  # the process is up and working
             os.kill(next(iter(pool._executor._processes)), signal.SIGKILL)  # noqa: SLF001 - the pool's one process
             deadline = time.monotonic() + 30
             while not pool._executor._broken and time.monotonic() < deadline:  # noqa: SLF001 - noticed by its manager
                 time.sleep(0.05)
             with pytest.raises(IngestionError, match=r"process of the driver's pool .* ended abruptly"):
-                quote_rows(*tables)
+                quote_outputs(*tables)
     finally:
         pool.close()
 
