@@ -55,7 +55,8 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
-def _template(text: str, start: int, end: int, mentions: Sequence[PersonMention], titles: frozenset[str]) -> Sentence:
+def template(text: str, start: int, end: int, mentions: Sequence[PersonMention], titles: frozenset[str]) -> Sentence:
+    """The sentence ``text[start:end]`` with ``mentions`` (in order, not overlapping) as placeholders."""
     parts: list[str] = []
     offsets: list[int] = []
     position = start
@@ -92,4 +93,4 @@ def sentences_with_people(
             if mention.start >= start and (not inside or mention.start >= inside[-1].end):
                 inside.append(mention)
         if inside:
-            yield _template(text, start, max(end, inside[-1].end), inside, titles)
+            yield template(text, start, max(end, inside[-1].end), inside, titles)
