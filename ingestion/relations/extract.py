@@ -28,7 +28,7 @@ from ingestion.relations.patterns import (
     Pattern,
     patterns_for,
 )
-from ingestion.relations.sentences import PLACEHOLDER, PersonMention, Sentence, sentences_with_people
+from ingestion.relations.sentences import PLACEHOLDER, PersonMention, Sentence, sentence_spans, sentences_with_people
 from ingestion.relations.sexes import person_sexes
 from ingestion.relations.speech import Speakers, SpokenQuote, paragraph_speakers, quote_at
 from ingestion.relations.statements import RelationMention
@@ -219,7 +219,8 @@ def relation_mentions(
     found: list[RelationMention] = couple_statements(text, mentions, language)
     found += vocative_statements(text, ordered_quotes, document.sexes, mentions, language)
     last: Sentence | None = None
-    for sentence in sentences_with_people(text, mentions, KIN_TITLES[language]):
+    spans = list(sentence_spans(text))
+    for sentence in sentences_with_people(text, mentions, KIN_TITLES[language], spans):
         previous = _previous(text, last, sentence)
         for pattern in patterns:
             for match in pattern.regex.finditer(sentence.template):
@@ -229,8 +230,9 @@ def relation_mentions(
         last = sentence
     if language == "en" and DESCRIPTIONS:
         families = Families.of(text, mentions, document.sexes)
+        titles = KIN_TITLES[language]
         described = description_statements(
-            text, mentions, document.words, families, document.pronouns, document.speaker_at, KIN_TITLES[language]
+            text, mentions, document.words, families, document.pronouns, document.speaker_at, titles, spans
         )
         found += agreed(described, found)
     return sorted(set(found), key=lambda row: (row.start, row.end, row.src_id, row.type, row.dst_id))
