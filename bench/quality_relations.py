@@ -3,6 +3,7 @@ written by reading the books, and its rows printed with their evidence for judgi
 
     .venv/bin/python bench/quality_relations.py [--books SUBSTR …] [--rows FILE] [--judged FILE] [--json FILE]
                                                 [--no-coref] [--nominals] [--no-quotes] [--no-descriptions]
+                                                [--link-alone]
 
 1. Lakehouses built before (read only, no NER run): ``/tmp/csillag-people/<book>`` or ``/tmp/csillag-qa/<book>``
    (bench/quality_people.py and bench/quality_qa.py build them); the ``documents`` text and the PERSON mentions of
