@@ -2,7 +2,8 @@
 written by reading the books, and its rows printed with their evidence for judging by reading.
 
     .venv/bin/python bench/quality_relations.py [--books SUBSTR …] [--rows FILE] [--judged FILE] [--json FILE]
-                                                [--no-coref] [--nominals] [--no-quotes]
+                                                [--no-coref] [--nominals] [--no-quotes] [--no-descriptions]
+                                                [--link-alone]
 
 1. Lakehouses built before (read only, no NER run): ``/tmp/csillag-people/<book>`` or ``/tmp/csillag-qa/<book>``
    (bench/quality_people.py and bench/quality_qa.py build them); the ``documents`` text and the PERSON mentions of
@@ -54,6 +55,8 @@ from ingestion.relations import (  # noqa: E402
     infer,
     relation_mentions,
 )
+from ingestion.relations import descriptions as descriptions_module  # noqa: E402
+from ingestion.relations import extract as extract_module  # noqa: E402
 from ingestion.relations.sentences import sentence_spans  # noqa: E402
 from ingestion.stages.quotes import document_quotes  # noqa: E402
 from ingestion.stages.references import document_references  # noqa: E402
@@ -243,9 +246,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-coref", action="store_true", help="without the quotes stage's pronoun links")
     parser.add_argument("--nominals", action="store_true", help="descriptions linked to a person read as names")
     parser.add_argument("--no-quotes", action="store_true", help="without the quotes stage's speakers and vocatives")
+    parser.add_argument("--no-descriptions", action="store_true", help="without kinship descriptions ('her father')")
+    parser.add_argument("--link-alone", action="store_true", help="a description's his/her by its pronoun link alone")
     args = parser.parse_args(argv)
     global COREF, NOMINALS, QUOTES
     COREF, NOMINALS, QUOTES = not args.no_coref, args.nominals, not args.no_quotes
+    extract_module.DESCRIPTIONS = not args.no_descriptions
+    descriptions_module.LINK_ALONE = args.link_alone
     books = [
         book for book in BOOKS + UNLISTED if any(part in book for part in args.books) and lakehouse(book) is not None
     ]

@@ -1,6 +1,7 @@
 """Typed relations between the people of one document, read from its text and its resolved person mentions: the
-sentence patterns of ``patterns.py`` with the kinship words of ``kinship.py``, the couples of ``couples.py`` and,
-given the document's quotations, the kinship vocatives of ``vocatives.py``; no model.
+sentence patterns of ``patterns.py`` with the kinship words of ``kinship.py``, the couples of ``couples.py``, the
+kinship descriptions of ``descriptions.py`` and, given the document's quotations, the kinship vocatives of
+``vocatives.py``; no model.
 
 ``relation_mentions`` gives one row per statement; ``aggregate`` sums them per (src, type, dst) and adds each
 stated relation's inverse ("Mary, the daughter of John" also gives "John, the parent of Mary").
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from graph.kinship import FORMS_OF_ADDRESS, INVERSE, KIN_TITLES, Kin, kinship_words
 from ingestion.relations.antecedents import PREVIOUS, Antecedent, antecedent
 from ingestion.relations.couples import couple_statements
+from ingestion.relations.descriptions import Families, agreed, description_statements
 from ingestion.relations.patterns import (
     APPOSITION_CLOSES,
     CALLED_OUT,
@@ -26,7 +28,7 @@ from ingestion.relations.patterns import (
     Pattern,
     patterns_for,
 )
-from ingestion.relations.sentences import PLACEHOLDER, PersonMention, Sentence, sentences_with_people
+from ingestion.relations.sentences import PLACEHOLDER, PersonMention, Sentence, sentence_spans, sentences_with_people
 from ingestion.relations.sexes import person_sexes
 from ingestion.relations.speech import Speakers, SpokenQuote, paragraph_speakers, quote_at
 from ingestion.relations.statements import RelationMention
@@ -37,6 +39,7 @@ logger = logging.getLogger(__name__)
 # A pronoun's antecedent found in the sentence before its own (``antecedents.PREVIOUS``): more often wrong than one
 # named in the relation's own sentence (``patterns.PRONOUN``).
 PREVIOUS_SENTENCE = 0.5
+DESCRIPTIONS = True  # kinship descriptions linked through the possessor's family name (``descriptions``)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
@@ -199,7 +202,9 @@ def relation_mentions(
     quotes stage's pronoun rows) confirm a pronoun's one fitting person in the sentence before
     (``antecedents.PREVIOUS``); without them a pronoun is read in its own sentence only. ``quotes`` (the quotes
     stage's quotations with their speakers and addressees) give whom "your KIN" is said to, and the kinship
-    vocatives (``vocatives``). Couples named "Mr. and Mrs. X" are read from the names' forms (``couples``)."""
+    vocatives (``vocatives``). Couples named "Mr. and Mrs. X" are read from the names' forms (``couples``). English
+    kinship descriptions ("her father", "George's mother") name the one member of the possessor's family the word
+    fits (``descriptions``), where those of one pair agree and no other source relates the pair otherwise."""
     patterns = patterns_for(language)
     ordered_quotes = sorted(quotes, key=lambda quote: quote.start)
     document = _Document(
@@ -214,7 +219,8 @@ def relation_mentions(
     found: list[RelationMention] = couple_statements(text, mentions, language)
     found += vocative_statements(text, ordered_quotes, document.sexes, mentions, language)
     last: Sentence | None = None
-    for sentence in sentences_with_people(text, mentions, KIN_TITLES[language]):
+    spans = list(sentence_spans(text))
+    for sentence in sentences_with_people(text, mentions, KIN_TITLES[language], spans):
         previous = _previous(text, last, sentence)
         for pattern in patterns:
             for match in pattern.regex.finditer(sentence.template):
@@ -222,6 +228,13 @@ def relation_mentions(
                     continue
                 found.extend(_statements(sentence, match, pattern, document, previous))
         last = sentence
+    if language == "en" and DESCRIPTIONS:
+        families = Families.of(text, mentions, document.sexes)
+        titles = KIN_TITLES[language]
+        described = description_statements(
+            text, mentions, document.words, families, document.pronouns, document.speaker_at, titles, spans
+        )
+        found += agreed(described, found)
     return sorted(set(found), key=lambda row: (row.start, row.end, row.src_id, row.type, row.dst_id))
 
 

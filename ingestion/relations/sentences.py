@@ -55,7 +55,8 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
-def _template(text: str, start: int, end: int, mentions: Sequence[PersonMention], titles: frozenset[str]) -> Sentence:
+def template(text: str, start: int, end: int, mentions: Sequence[PersonMention], titles: frozenset[str]) -> Sentence:
+    """The sentence ``text[start:end]`` with ``mentions`` (in order, not overlapping) as placeholders."""
     parts: list[str] = []
     offsets: list[int] = []
     position = start
@@ -77,14 +78,18 @@ def _template(text: str, start: int, end: int, mentions: Sequence[PersonMention]
 
 
 def sentences_with_people(
-    text: str, mentions: Sequence[PersonMention], titles: frozenset[str] = frozenset()
+    text: str,
+    mentions: Sequence[PersonMention],
+    titles: frozenset[str] = frozenset(),
+    spans: Sequence[tuple[int, int]] | None = None,
 ) -> Iterator[Sentence]:
     """The sentences of ``text`` that hold at least one of ``mentions``, templated; a mention's first word that is
-    one of ``titles`` (casefolded kinship titles: "aunt") stays text before its placeholder. Overlapping mentions
+    one of ``titles`` (casefolded kinship titles: "aunt") stays text before its placeholder; ``spans``: the text's
+    ``sentence_spans`` when read already. Overlapping mentions
     keep the first; a mention crossing a sentence end belongs to the sentence it starts in."""
     ordered = sorted(mentions, key=lambda mention: (mention.start, -mention.end))
     cursor = 0
-    for start, end in sentence_spans(text):
+    for start, end in sentence_spans(text) if spans is None else spans:
         inside: list[PersonMention] = []
         while cursor < len(ordered) and ordered[cursor].start < end:
             mention = ordered[cursor]
@@ -92,4 +97,4 @@ def sentences_with_people(
             if mention.start >= start and (not inside or mention.start >= inside[-1].end):
                 inside.append(mention)
         if inside:
-            yield _template(text, start, max(end, inside[-1].end), inside, titles)
+            yield template(text, start, max(end, inside[-1].end), inside, titles)

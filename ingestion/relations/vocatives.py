@@ -110,7 +110,7 @@ def family_names(text: str, mentions: Sequence[PersonMention]) -> dict[str, set[
     }
 
 
-def _same_name(a: str, b: str) -> bool:
+def same_family_name(a: str, b: str) -> bool:
     """Whether two family names are one, allowing a feminine ending ("Rostov", "Rostova"; "Bolkonski",
     "Bolkonskaya")."""
     shared = len(os.path.commonprefix([a, b]))
@@ -121,7 +121,7 @@ def _kin_by_name(names: dict[str, set[str]], a: str, b: str) -> bool:
     """Whether nothing in the two entities' family names says they are of two families: a kinship vocative is
     weak evidence, and a "Mamma" said to a woman of another name is most often said to someone else."""
     first, second = names.get(a, set()), names.get(b, set())
-    return not first or not second or any(_same_name(x, y) for x in first for y in second)
+    return not first or not second or any(same_family_name(x, y) for x in first for y in second)
 
 
 def _calls(

@@ -189,7 +189,7 @@ class RelationsStage(Stage):
     """Writes ``relations``."""
 
     name = "relations"
-    version = 5
+    version = 6
     tables = (RELATIONS.name,)
     # entities' output stands for its inputs too (documents), as for the quotes and cooccurrences stages; the
     # quotations' speakers and addressees give the kinship vocatives

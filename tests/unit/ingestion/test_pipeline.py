@@ -503,7 +503,7 @@ def _with_ids(frame: Any, translate: dict[str, str]) -> Any:
             frame[column] = frame[column].map(lambda i: translate.get(i, i))
     if "addressee_ids" in frame.columns:
         frame["addressee_ids"] = frame["addressee_ids"].map(lambda ids: [translate.get(i, i) for i in ids])
-    if "src_id" in frame.columns:  # pairs are stored src < dst
+    if "src_id" in frame.columns and "type" not in frame.columns:  # pairs are stored src < dst; a relation is directed
         low = frame[["src_id", "dst_id"]].min(axis=1)
         frame["dst_id"], frame["src_id"] = frame[["src_id", "dst_id"]].max(axis=1), low
     return frame
