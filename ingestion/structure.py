@@ -351,7 +351,7 @@ def _numbered_headings(blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns
     words, containers = [0], [0]
     for block in blocks:
         words.append(words[-1] + sum(len(line.text.split()) for line in block))
-        containers.append(containers[-1] + any((_match_heading(line.text, patterns) or (False,))[0] for line in block))
+        containers.append(containers[-1] + (_match_heading(block[0].text, patterns) or (False,))[0])
     # Of runs between the same two container headings, only the longest: "PROLOGUE" / I–IV, then I–XX (sections
     # of the prologue, then the chapters).
     longest: dict[int, list[tuple[int, int, int]]] = {}
@@ -379,8 +379,9 @@ def _match_heading(line: str, patterns: UnitPatterns) -> tuple[bool, str | None]
         return None
     line = _unwrap(line)
     found = _match_line(line, patterns)
-    if found is None and (split := _HEAD_AND_TITLE.fullmatch(line)) and _title_like(split["title"]):
+    if found is None and (split := _HEAD_AND_TITLE.fullmatch(line)):
         found = _match_line(split["head"], patterns)
+        return found if found and _title_like(split["title"]) else None
     return found
 
 
