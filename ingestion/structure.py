@@ -333,14 +333,15 @@ def _worded_chapter(line: str) -> bool:
 def _numbered_headings(blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns) -> set[int]:
     """Start offsets of the lines that are numbered headings without a heading word.
 
-    Each candidate extends the longest open run (the latest on a tie) that ends at the number before its own; a 1 opens
-    a new run (numbers restart in every part). None in a book whose chapters are headed with a word: its bare
-    numbers are sections of those chapters. A run counts when it has two headings or more and its sections
+    Each candidate extends the longest open run (the latest on a tie) that ends at the number before its own; a 1
+    opens a new run (numbers restart in every part). A run counts when it has two headings or more and its sections
     average ``_NUMBERED_MIN_WORDS`` words: a lone "I" of dialogue or poetry, a numbered list and a poem's stanzas
-    stay text.
+    stay text. In a book whose chapters are headed with a word, bare numbers are sections of those chapters: only
+    numbers going on from its last one are headings (``_continuations``).
     """
-    if sum(1 for block in blocks if _worded_chapter(block[0].text)) >= 2:
-        return set()
+    worded = [index for index, block in enumerate(blocks) if _worded_chapter(block[0].text)]
+    if len(worded) >= 2:
+        return _continuations(blocks, patterns, worded[-1])
     runs: list[list[tuple[int, int, int]]] = []
     for candidate in _numbered_candidates(blocks, patterns):
         open_runs = [run for run in runs if run[-1][2] == candidate[2] - 1]
@@ -361,6 +362,24 @@ def _numbered_headings(blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns
             if len(run) > len(longest.get(segment, [])):
                 longest[segment] = run
     return {start for run in longest.values() for _, start, _ in run}
+
+
+def _continuations(blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns, last: int) -> set[int]:
+    """Numbered headings going on from the last chapter headed with a word, block ``last`` ("ADVENTURE VI. …", then
+    "VII. THE ADVENTURE OF THE BLUE CARBUNCLE" …), up to a number 1 (sections)."""
+    words = _unwrap(blocks[last][0].text).split()
+    number = words[1].rstrip(".:-–—") if len(words) > 1 else ""
+    value = int(number) if number.isdigit() else _roman_value(number) if re.fullmatch(_ROMAN, number) else None
+    accepted: set[int] = set()
+    for index, start, candidate in _numbered_candidates(blocks, patterns):
+        if value is None or index <= last:
+            continue
+        if candidate == 1:  # numbering restarts: sections of something the patterns do not know, not chapters
+            break
+        if candidate == value + 1:
+            accepted.add(start)
+            value = candidate
+    return accepted
 
 
 def _unwrap(line: str) -> str:

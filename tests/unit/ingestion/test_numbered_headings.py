@@ -116,6 +116,16 @@ def test_bare_numbers_inside_chapters_headed_with_a_word_are_sections() -> None:
     assert chapters(text) == ["CHAPTER I", "CHAPTER II"]
 
 
+def test_numbers_going_on_from_the_last_worded_chapter_are_chapters() -> None:
+    text = book("ADVENTURE I. A SCANDAL", "ADVENTURE II. THE LEAGUE", "III. THE ADVENTURE OF THE BLUE CARBUNCLE",
+                "IV. THE ADVENTURE OF THE SPECKLED BAND")
+    assert chapters(text, UnitPatterns.english()) == ["ADVENTURE I. A SCANDAL", "ADVENTURE II. THE LEAGUE",
+                                                      "III. THE ADVENTURE OF THE BLUE CARBUNCLE",
+                                                      "IV. THE ADVENTURE OF THE SPECKLED BAND"]
+    restarted = book("CHAPTER I", "CHAPTER II", "NARRATIVE", "I", "II", "III")  # sections of an unknown container
+    assert chapters(restarted, UnitPatterns.english()) == ["CHAPTER I", "CHAPTER II"]
+
+
 # ---------------------------------------------------------------------------------------------------- real novels
 
 
