@@ -189,7 +189,9 @@ _OPENING_MIN_WORDS = 150
 _NUMBERED = re.compile(rf"(?P<number>{_ROMAN}|\d{{1,3}}|(?i:{EN_CARDINAL}))(?:\.?\s+(?P<title>\S.*)|\.?)")
 _NUMBERED_MIN_WORDS = 200
 # "CHAPTER I IN WHICH I THROW AMBS-ACE": a heading's kind and number, then its title after a space only.
-_HEAD_AND_TITLE = re.compile(r"(?P<head>\S+\s+\S+)\s+(?P<title>\S.*)")
+_HEAD_AND_TITLE = re.compile(
+    r"(?P<head>(?i:chapter|chap\.|letter|adventure|stave|book|part|volume|phase)\s+\S+)\s+(?P<title>\S.*)"
+)
 # Italics around a whole line: "_Chapter I_".
 _ITALIC_LINE = re.compile(r"_(?P<inner>[^_]+)_")
 # A book that heads two or more chapters with a word ("CHAPTER IV") numbers sections inside them with bare numbers.
@@ -330,8 +332,11 @@ def _worded_chapter(line: str) -> bool:
     return bool(_CHAPTER_WORD.match(line)) and _match_heading(line, _ALL_PATTERNS) == (False, None)
 
 
-def _numbered_headings(blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns) -> set[int]:
-    """Start offsets of the lines that are numbered headings without a heading word.
+def _numbered_headings(
+    blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns, heads: Sequence[tuple[bool, str | None] | None]
+) -> set[int]:
+    """Start offsets of the lines that are numbered headings without a heading word (``heads``: each block's first
+    line matched by ``_match_heading``).
 
     Each candidate extends the longest open run (the latest on a tie) that ends at the number before its own; a 1
     opens a new run (numbers restart in every part). A run counts when it has two headings or more and its sections
@@ -352,7 +357,8 @@ def _numbered_headings(blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns
     words, containers = [0], [0]
     for block in blocks:
         words.append(words[-1] + sum(len(line.text.split()) for line in block))
-        containers.append(containers[-1] + (_match_heading(block[0].text, patterns) or (False,))[0])
+    for head in heads:
+        containers.append(containers[-1] + (head or (False,))[0])
     # Of runs between the same two container headings, only the longest: "PROLOGUE" / I–IV, then I–XX (sections
     # of the prologue, then the chapters).
     longest: dict[int, list[tuple[int, int, int]]] = {}
@@ -465,7 +471,8 @@ def _items(text: str, patterns: UnitPatterns) -> list[_Item]:
     items: list[_Item] = []
     blocks = list(_blocks(text))
     consumed = -1  # a block taken whole as the title of the heading before it
-    numbered = _numbered_headings(blocks, patterns)
+    heads = [_match_heading(block[0].text, patterns) for block in blocks]
+    numbered = _numbered_headings(blocks, patterns, heads)
     for number, block in enumerate(blocks):
         if number == consumed:
             continue
@@ -485,7 +492,7 @@ def _items(text: str, patterns: UnitPatterns) -> list[_Item]:
         # Heading lines may stack in one paragraph ("VOLUME I / CHAPTER I. / A BOARDING SCHOOL."); the first line
         # that is neither heading nor title starts the story.
         while position < len(block):
-            found = _match_heading(block[position].text, patterns)
+            found = heads[number] if position == 0 else _match_heading(block[position].text, patterns)
             if found is None and block[position].start in numbered:
                 found = False, None
             if found is None:
