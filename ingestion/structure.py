@@ -13,7 +13,13 @@ How it reads a book, with nothing configured per book:
 - The text is read as blocks (paragraphs between blank lines). A heading is the first line of a block matching
   ``UnitPatterns`` (at most ``MAX_HEADING_CHARS``); a title wrapped over more lines, or on a short title line of
   its own after a bare "CHAPTER I.", belongs to it. Headings stacked in one block ("VOLUME I / CHAPTER I.") are
-  several headings.
+  several headings. The line may be in italics ("_Chapter I_"), and a title may follow a heading word and its
+  number after a space alone ("CHAPTER I IN WHICH …") when it is set as a title.
+- A number without a heading word ("XII", "IV. THE INTERVIEW", "II The Little Shop-Window", "01 My Early Home",
+  "_One_") heads a chapter when its line is a paragraph of its own (or ends a paragraph of headings) and it belongs
+  to a run numbered 1, 2, 3 … whose sections average 200 words; between two container headings only the longest
+  run counts. In a book whose chapters are headed with a word, such numbers are sections, but for those going on
+  from its last chapter's number ("ADVENTURE VI", then "VII. THE ADVENTURE OF …").
 - Levels come from the book: container words (volume, part, book, phase, and their Hungarian forms) rank in the
   order the book first uses them; chapters are innermost; epilogues and prologues with chapters of their own sit at
   the top level. A heading closes every open unit of its level or deeper, so chapter numbers may restart in every
