@@ -13,7 +13,13 @@ How it reads a book, with nothing configured per book:
 - The text is read as blocks (paragraphs between blank lines). A heading is the first line of a block matching
   ``UnitPatterns`` (at most ``MAX_HEADING_CHARS``); a title wrapped over more lines, or on a short title line of
   its own after a bare "CHAPTER I.", belongs to it. Headings stacked in one block ("VOLUME I / CHAPTER I.") are
-  several headings.
+  several headings. The line may be in italics ("_Chapter I_"), and a title may follow a heading word and its
+  number after a space alone ("CHAPTER I IN WHICH …") when it is set as a title.
+- A number without a heading word ("XII", "IV. THE INTERVIEW", "II The Little Shop-Window", "01 My Early Home",
+  "_One_") heads a chapter when its line is a paragraph of its own (or ends a paragraph of headings) and it belongs
+  to a run numbered 1, 2, 3 … whose sections average 200 words; between two container headings only the longest
+  run counts. In a book whose chapters are headed with a word, such numbers are sections, but for those going on
+  from its last chapter's number ("ADVENTURE VI", then "VII. THE ADVENTURE OF …").
 - Levels come from the book: container words (volume, part, book, phase, and their Hungarian forms) rank in the
   order the book first uses them; chapters are innermost; epilogues and prologues with chapters of their own sit at
   the top level. A heading closes every open unit of its level or deeper, so chapter numbers may restart in every
@@ -38,7 +44,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from graph.tables import NON_PROSE_UNIT_KINDS, UNIT_PATH_SEPARATOR
-from tools.retrieval.numbers import EN_CARDINAL, EN_ORDINAL, HU_ORDINAL
+from tools.retrieval.numbers import EN_CARDINAL, EN_ORDINAL, HU_ORDINAL, spelled_number
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +163,7 @@ class UnitPatterns:
         raise ValueError(f"no unit patterns for language {language!r}; valid: 'en', 'hu' or None (both)")
 
 
+_ALL_PATTERNS = UnitPatterns.auto(None)
 # Container words and the level they stand for; a word not listed (a domain's own pattern) is its own level.
 _CONTAINER_WORD = re.compile(r"(?i)\b(volume|kötet|part|rész|book|könyv|phase|epilogue|epilógus|prologue|prológus)\b")
 _SAME_LEVEL = {"kötet": "volume", "rész": "part", "könyv": "book", "epilógus": "epilogue", "prológus": "prologue"}
@@ -182,6 +189,19 @@ _SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*$")
 _OPENING_PUNCT = tuple("\"'“‘«„(—–-[_")
 # The region before the first heading is an opening of the story (prose), not front matter, from this much prose on.
 _OPENING_MIN_WORDS = 150
+# A numbered heading with no heading word: "XII", "7", "IV. THE INTERVIEW", "II The Little Shop-Window", "01 My
+# Early Home" — a paragraph of one line. Such a line is a heading only inside a run numbered 1, 2, 3 … whose
+# sections average at least _NUMBERED_MIN_WORDS words (a poem's numbered stanzas are shorter).
+_NUMBERED = re.compile(rf"(?P<number>{_ROMAN}|\d{{1,3}}|(?i:{EN_CARDINAL}))(?:\.?\s+(?P<title>\S.*)|\.?)")
+_NUMBERED_MIN_WORDS = 200
+# "CHAPTER I IN WHICH I THROW AMBS-ACE": a heading's kind and number, then its title after a space only.
+_HEAD_AND_TITLE = re.compile(
+    r"(?P<head>(?i:chapter|chap\.|letter|adventure|stave|book|part|volume|phase)\s+\S+)\s+(?P<title>\S.*)"
+)
+# Italics around a whole line: "_Chapter I_".
+_ITALIC_LINE = re.compile(r"_(?P<inner>[^_]+)_")
+# A book that heads two or more chapters with a word ("CHAPTER IV") numbers sections inside them with bare numbers.
+_CHAPTER_WORD = re.compile(r"(?i)(?:chapter|chap\.|letter|adventure|stave)\s|.*\bfejezet\b")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -278,10 +298,125 @@ def _blocks(text: str) -> Iterator[list[_Line]]:
         yield block
 
 
+def _roman_value(numeral: str) -> int:
+    values = [{"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}[c] for c in numeral]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+
+
+def _numbered_value(line: str) -> int | None:
+    """The number of a line that reads as a numbered heading ("XII", "IV. THE INTERVIEW", "Twelve"), else None."""
+    found = _NUMBERED.fullmatch(_unwrap(line)) if len(line) <= MAX_HEADING_CHARS else None
+    if found is None or (found["title"] and not _numbered_title(found["title"])):
+        return None
+    number = found["number"]
+    if number.isdigit():
+        return int(number)
+    return _roman_value(number) if re.fullmatch(_ROMAN, number) else spelled_number(number)
+
+
+def _numbered_title(title: str) -> bool:
+    """A title after a number: set as a title, or capitalised but for a word or two ("On Shell-heap Island")."""
+    if _title_like(title):
+        return True
+    words = [w for w in _WORD.findall(title) if len(w) > 3]
+    capitalised = sum(1 for w in words if w[0].isupper())
+    return title[0].isupper() and capitalised * 3 >= len(words) * 2 and not _SENTENCE_END.search(title)
+
+
+def _numbered_candidates(blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns) -> Iterator[tuple[int, int, int]]:
+    """(block index, line start, number) of each line that may be a numbered heading: a paragraph of its own, or
+    the last line of a paragraph of headings ("Part I" over "01 My Early Home")."""
+    for index, block in enumerate(blocks):
+        value = _numbered_value(block[-1].text)
+        if value is not None and all(_match_heading(line.text, patterns) for line in block[:-1]):
+            yield index, block[-1].start, value
+
+
+def _worded_chapter(line: str) -> bool:
+    """Whether a line heads a chapter with a word and a number ("CHAPTER IV", "3. fejezet"), whatever the patterns
+    in use: a book's bare numbers are sections when its chapters are headed so."""
+    return bool(_CHAPTER_WORD.match(line)) and _match_heading(line, _ALL_PATTERNS) == (False, None)
+
+
+def _numbered_headings(
+    blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns, heads: Sequence[tuple[bool, str | None] | None]
+) -> set[int]:
+    """Start offsets of the lines that are numbered headings without a heading word (``heads``: each block's first
+    line matched by ``_match_heading``).
+
+    Each candidate extends the longest open run (the latest on a tie) that ends at the number before its own; a 1
+    opens a new run (numbers restart in every part). A run counts when it has two headings or more and its sections
+    average ``_NUMBERED_MIN_WORDS`` words: a lone "I" of dialogue or poetry, a numbered list and a poem's stanzas
+    stay text. In a book whose chapters are headed with a word, bare numbers are sections of those chapters: only
+    numbers going on from its last one are headings (``_continuations``).
+    """
+    worded = [index for index, block in enumerate(blocks) if _worded_chapter(block[0].text)]
+    if len(worded) >= 2:
+        return _continuations(blocks, patterns, worded[-1])
+    runs: list[list[tuple[int, int, int]]] = []
+    for candidate in _numbered_candidates(blocks, patterns):
+        open_runs = [run for run in runs if run[-1][2] == candidate[2] - 1]
+        if open_runs:
+            max(reversed(open_runs), key=len).append(candidate)
+        elif candidate[2] == 1:
+            runs.append([candidate])
+    words, containers = [0], [0]
+    for block in blocks:
+        words.append(words[-1] + sum(len(line.text.split()) for line in block))
+    for head in heads:
+        containers.append(containers[-1] + (head or (False,))[0])
+    # Of runs between the same two container headings, only the longest: "PROLOGUE" / I–IV, then I–XX (sections
+    # of the prologue, then the chapters).
+    longest: dict[int, list[tuple[int, int, int]]] = {}
+    for run in runs:
+        if len(run) >= 2 and words[run[-1][0]] - words[run[0][0] + 1] >= _NUMBERED_MIN_WORDS * (len(run) - 1):
+            segment = containers[run[0][0]]
+            if len(run) > len(longest.get(segment, [])):
+                longest[segment] = run
+    return {start for run in longest.values() for _, start, _ in run}
+
+
+def _continuations(blocks: Sequence[Sequence[_Line]], patterns: UnitPatterns, last: int) -> set[int]:
+    """Numbered headings going on from the last chapter headed with a word, block ``last`` ("ADVENTURE VI. …", then
+    "VII. THE ADVENTURE OF THE BLUE CARBUNCLE" …), up to a number 1 (sections)."""
+    words = _unwrap(blocks[last][0].text).split()
+    number = words[1].rstrip(".:-–—") if len(words) > 1 else ""
+    value = int(number) if number.isdigit() else _roman_value(number) if re.fullmatch(_ROMAN, number) else None
+    accepted: set[int] = set()
+    for index, start, candidate in _numbered_candidates(blocks, patterns):
+        if value is None or index <= last:
+            continue
+        if candidate == 1:  # numbering restarts: sections of something the patterns do not know, not chapters
+            break
+        if candidate == value + 1:
+            accepted.add(start)
+            value = candidate
+    return accepted
+
+
+def _unwrap(line: str) -> str:
+    """The line without italics around it ("_Chapter I_" → "Chapter I")."""
+    found = _ITALIC_LINE.fullmatch(line)
+    return found["inner"].strip() if found else line
+
+
 def _match_heading(line: str, patterns: UnitPatterns) -> tuple[bool, str | None] | None:
-    """(container?, container word) when ``line`` is a heading, else None."""
+    """(container?, container word) when ``line`` is a heading, else None.
+
+    The line may be in italics, and a title may follow the kind and number after a space alone ("CHAPTER I IN
+    WHICH …") when it is set as a title (capitals or Title Case, no full stop): a sentence never is.
+    """
     if len(line) > MAX_HEADING_CHARS:
         return None
+    line = _unwrap(line)
+    found = _match_line(line, patterns)
+    if found is None and (split := _HEAD_AND_TITLE.fullmatch(line)):
+        found = _match_line(split["head"], patterns)
+        return found if found and _title_like(split["title"]) else None
+    return found
+
+
+def _match_line(line: str, patterns: UnitPatterns) -> tuple[bool, str | None] | None:
     if patterns.part.fullmatch(line):
         found = _CONTAINER_WORD.search(line)
         word = found.group(1).casefold() if found else (_WORD.findall(line) or ["part"])[0].casefold()
@@ -293,8 +428,6 @@ def _match_heading(line: str, patterns: UnitPatterns) -> tuple[bool, str | None]
 
 def _is_bare(line: str) -> bool:
     """Whether a heading line carries no title, only its kind and number ("CHAPTER I.", "BOOK ONE: 1805", "XII.")."""
-    from tools.retrieval.numbers import spelled_number
-
     for word in _WORD.findall(line):
         low = word.casefold()
         if _CONTAINER_WORD.fullmatch(word) or low in {"chapter", "chap", "the", "fejezet", "letter"}:
@@ -344,6 +477,8 @@ def _items(text: str, patterns: UnitPatterns) -> list[_Item]:
     items: list[_Item] = []
     blocks = list(_blocks(text))
     consumed = -1  # a block taken whole as the title of the heading before it
+    heads = [_match_heading(block[0].text, patterns) for block in blocks]
+    numbered = _numbered_headings(blocks, patterns, heads)
     for number, block in enumerate(blocks):
         if number == consumed:
             continue
@@ -363,24 +498,26 @@ def _items(text: str, patterns: UnitPatterns) -> list[_Item]:
         # Heading lines may stack in one paragraph ("VOLUME I / CHAPTER I. / A BOARDING SCHOOL."); the first line
         # that is neither heading nor title starts the story.
         while position < len(block):
-            found = _match_heading(block[position].text, patterns)
+            found = heads[number] if position == 0 else _match_heading(block[position].text, patterns)
+            if found is None and block[position].start in numbered:
+                found = False, None
             if found is None:
                 items.append(_Text(block[position:]))
                 break
             head = block[position]
             rest: list[_Line] = []
             position += 1
-            while position < len(block) and len(rest) < 2 and _continues_title(block[position], len(block), patterns):
+            while (position < len(block) and len(rest) < 2 and block[position].start not in numbered
+                   and _continues_title(block[position], len(block), patterns)):
                 rest.append(block[position])
                 position += 1
-            if not rest and position == len(block) and number + 1 < len(blocks):
-                title = _title_paragraph(head.text, blocks[number + 1], patterns)
+            following = blocks[number + 1] if number + 1 < len(blocks) else None
+            if not rest and position == len(block) and following and following[0].start not in numbered:
+                title = _title_paragraph(head.text, following, patterns)
                 if title:
                     rest, consumed = title, number + 1
-            items.append(
-                _Heading(head.start, (rest[-1] if rest else head).end, _join_title(head.text, [r.text for r in rest]),
-                         *found)
-            )
+            title_text = _join_title(_unwrap(head.text), [r.text for r in rest])
+            items.append(_Heading(head.start, (rest[-1] if rest else head).end, title_text, *found))
     return items
 
 

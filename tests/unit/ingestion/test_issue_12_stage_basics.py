@@ -79,7 +79,9 @@ PINNED_ENTITIES_OUTPUT = "d582164c23e25ca5bf306259"
 # fails here.
 CHANGED = {
     "documents": "1b549edbc2011c160dac31e5",
-    "chunks": "e8f8e7f21dda06bd94a67d07",
+    # version 3: numbered headings without a heading word ("XII", "IV. THE INTERVIEW"), titles after a space alone
+    # ("CHAPTER I IN WHICH …"), italic heading lines
+    "chunks": "fc1f6d2b21ced1638b0b120b",
     "mentions": "6a4b814801a7e73bb1204474",
     "entities": "ac5aefbd2965f5e0006f5610",
     "cooccurrences": "10cb7ce3e0847714cf5d4fda",
@@ -110,7 +112,9 @@ DOCUMENTS_V3 = "dccb17d49c27948549af9dc0"
 # The index stage's version-2 fingerprint (the pure-Python stemmer's lakehouses redo the index once), from 0a93611.
 INDEX_V2 = "4e161583d7ea9bc7fc1f08c3"
 CHANGED_ENTITIES_WITH_GOLD = "b8a52755789468990dc473ef"
-CHANGED_CHUNKS_HUNGARIAN_HEADINGS = "beb2379040170420594a2a22"
+CHANGED_CHUNKS_HUNGARIAN_HEADINGS = "d06134ffd2a72037a90c4386"
+# The chunks stage's version-2 fingerprints (default and Hungarian headings), from c10f41f.
+CHUNKS_V2 = ("e8f8e7f21dda06bd94a67d07", "beb2379040170420594a2a22")
 # version 22: a partial name joins the one person its homes became; a title and an initial ("Mr. C.")
 CHANGED_ENTITIES_OUTPUT = "86a2b14a9aede19b21ab2b9f"
 # The entities stage's version-2 fingerprints: lakehouses written by it redo the stage once.
@@ -221,6 +225,14 @@ def test_entities_version_22_redoes_version_2_to_21_lakehouses() -> None:
                   ENTITIES_V15, ENTITIES_V16, ENTITIES_V17, ENTITIES_V18, ENTITIES_V19, ENTITIES_V20,
                   ENTITIES_V21):
         assert all(new != old for new, old in zip(fingerprints, older, strict=True))
+
+
+def test_chunks_version_3_redoes_version_2_lakehouses() -> None:
+    stage = ChunksStage()
+    fingerprints = (stage.config_fingerprint(fixed_context()),
+                    stage.config_fingerprint(fixed_context(patterns=UnitPatterns.auto("hu"))))
+    assert stage.version == 3
+    assert all(new != old for new, old in zip(fingerprints, CHUNKS_V2, strict=True))
 
 
 def test_issue_38_documents_version_4_redoes_version_2_and_3_lakehouses() -> None:
