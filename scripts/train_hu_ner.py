@@ -68,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init-tok2vec", type=Path, default=None,
                         help="pretrained tok2vec weights (scripts/pretrain_hu_tok2vec.py's model-last.bin) the "
                         "training starts from")
+    parser.add_argument("--place-flag", action="store_true",
+                        help="give the tok2vec the place-gazetteer flag (ingestion.hu_places) as one more attribute")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_override,
                         help="a config override for a trial, e.g. components.tok2vec.model.encode.width=256")
     args = parser.parse_args(argv)
@@ -92,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             n = convert(args.nerkor / split, corpus / f"{split}.spacy")
             print(f"converted {split}: {n} docs", flush=True)
         train(corpus, run, args.max_steps, vectors, dict(args.set), init_from=args.init_from,
-              init_tok2vec=args.init_tok2vec)
+              init_tok2vec=args.init_tok2vec, place_flag=args.place_flag)
         print(f"trained in {time.perf_counter() - started:.0f}s", flush=True)
     nlp = assemble(run / "model-best", args.nerkor, args.out, with_vectors=vectors is not None)
     report(nlp, args.nerkor, args.out, corpus)
@@ -113,11 +115,12 @@ def _override(text: str) -> tuple[str, object]:
 
 def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None = None,
           extra: dict[str, object] | None = None, *, init_from: Path | None = None,
-          init_tok2vec: Path | None = None) -> None:
+          init_tok2vec: Path | None = None, place_flag: bool = False) -> None:
     """``spacy train`` with the checked-in config (its console logger prints the progress table); with ``vectors``,
     the tok2vec also reads them as static vectors; ``extra`` overrides more of the config (trials); with
     ``init_from``, the tok2vec and ner start from that pipeline's weights instead of random ones; with
-    ``init_tok2vec``, the tok2vec starts from weights ``spacy pretrain`` wrote."""
+    ``init_tok2vec``, the tok2vec starts from weights ``spacy pretrain`` wrote; with ``place_flag``, the tok2vec also
+    embeds the place-gazetteer flag (``ingestion.hu_places``)."""
     from spacy.cli.train import train as spacy_train
     from spacy.util import load_config
 
@@ -147,12 +150,29 @@ def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None =
             overrides["components.tok2vec.model.embed.include_static_vectors"] = True
     if max_steps is not None:
         overrides["training.max_steps"] = max_steps
+    if place_flag:
+        overrides.update(place_flag_overrides(load_config(config, interpolate=False)))
     if init_tok2vec is not None:
         overrides["paths.init_tok2vec"] = str(init_tok2vec)
     overrides.update(extra or {})
     if run.exists():
         shutil.rmtree(run)
     spacy_train(config, run, use_gpu=-1, overrides=overrides)
+
+
+def place_flag_overrides(config) -> dict[str, object]:  # noqa: ANN001 - a thinc Config
+    """The overrides that add the gazetteer flag: the callback that installs it, and one more hashed attribute (a
+    table of 64 rows: the flag has two values) in the tok2vec's embedding."""
+    from ingestion.hu_places import CALLBACK, PLACE_ATTR
+    from ingestion.hu_places import register as register_places
+
+    register_places()
+    embed = config["components"]["tok2vec"]["model"]["embed"]
+    return {
+        "nlp.after_creation": {"@callbacks": CALLBACK},
+        "components.tok2vec.model.embed.attrs": [*embed["attrs"], PLACE_ATTR],
+        "components.tok2vec.model.embed.rows": [*embed["rows"], 64],
+    }
 
 
 # The text the static vectors were trained on (only the vectors are shipped; ../shared/data/hu_novels/README.md)
@@ -169,7 +189,10 @@ def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False
     """The trained pipeline + the base-form component, with meta; written to ``out`` (replacing it)."""
     import spacy
 
+    from ingestion.hu_places import register as register_places
+
     register()
+    register_places()  # a pipeline trained with the place flag names its callback
     nlp = spacy.load(model)
     rules = learn_from_nerkor(nerkor / "train")
     component = nlp.add_pipe(FACTORY, last=True, config={"labels": []})
