@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from pathlib import Path
+from importlib import resources
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-PLACES_FILE = Path(__file__).resolve().parent / "data" / "hu_places.txt"
+PLACES_FILE = ("data", "hu_places.txt")  # in the ingestion package (read as a resource: Spark ships it in a zip)
 PLACE_FLAG = 40  # the lexeme flag's bit; spaCy's own flags use 1-18, and "FLAG40" names it in a tok2vec's attrs
 PLACE_ATTR = f"FLAG{PLACE_FLAG}"
 CALLBACK = "csillag.hu_place_flag.v1"
@@ -44,8 +44,10 @@ MIN_STEM = 3  # a shorter listed name ("Ág", "Aba") is matched only as it stand
 
 @functools.cache
 def places() -> frozenset[str]:
-    """The gazetteer's single-word names, as written (capitalised)."""
-    return frozenset(line.strip() for line in PLACES_FILE.read_text(encoding="utf-8").splitlines() if line.strip())
+    """The gazetteer's single-word names, as written (capitalised). A missing list fails loudly: a pipeline trained
+    with the flag would otherwise run with it off everywhere and label places worse, silently."""
+    text = resources.files("ingestion").joinpath(*PLACES_FILE).read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
 def names_place(word: str) -> bool:
