@@ -13,7 +13,8 @@ checkpoint is kept); add the base-form component with rules learned from train's
 LICENSE and a README; print NER P/R/F1 per label and genre and the base-form accuracy on devel. The defaults are the
 shipped model's run (7,000 steps, about 15 min of one core, plus about 21 min for the vectors when they are
 missing; more steps and a second phase, ``--init-from``, are measured in docs/decisions/0022; a tok2vec pretrained
-by ``scripts/pretrain_hu_tok2vec.py``, ``--init-tok2vec``, in docs/decisions/0043). Run it with
+by ``scripts/pretrain_hu_tok2vec.py``, ``--init-tok2vec``, in docs/decisions/0043; a place-gazetteer flag,
+``--place-flag``, in docs/decisions/0048). Run it with
 ``nice -n 10`` and ``OMP_NUM_THREADS=1`` on a shared machine.
 """
 
@@ -185,6 +186,15 @@ VECTORS_SOURCE = {
 }
 
 
+# The gazetteer a --place-flag pipeline reads (ingestion/data/hu_places.txt, ingestion/data/README.md)
+PLACES_SOURCE = {
+    "name": "magyar 4.2.0 (PyPI): Hungarian place names, for the place flag only",
+    "url": "https://github.com/kobanya/nevek",
+    "license": "MIT",
+    "author": "Nagy Béla",
+}
+
+
 def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False):  # noqa: ANN201 - spacy.Language
     """The trained pipeline + the base-form component, with meta; written to ``out`` (replacing it)."""
     import spacy
@@ -194,6 +204,7 @@ def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False
     register()
     register_places()  # a pipeline trained with the place flag names its callback
     nlp = spacy.load(model)
+    with_places = nlp.config["nlp"]["after_creation"] is not None  # trained with --place-flag
     rules = learn_from_nerkor(nerkor / "train")
     component = nlp.add_pipe(FACTORY, last=True, config={"labels": []})
     component.rules = rules  # type: ignore[attr-defined]  # a BaseForms; add_pipe is typed as any component
@@ -209,6 +220,8 @@ def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False
                 "NYTK-NerKor train (tuned on devel), "
                 + ("with floret word vectors trained on 606 public-domain Hungarian novels (the ELTE Novel Corpus, "
                    "text from MEK) and NerKor train; " if with_vectors else "no word vectors; ")
+                + ("a place-gazetteer flag (PyPI magyar's place names) as one more tok2vec feature; "
+                   if with_places else "")
                 + "and csillag_base_forms, which keys each name by its base form (nominative) with suffix rules "
                 "learned from NerKor's lemmas."
             ),
@@ -224,6 +237,7 @@ def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False
                     "citation": CITATION,
                 },
                 *([VECTORS_SOURCE] if with_vectors else []),
+                *([PLACES_SOURCE] if with_places else []),
             ],
         }
     )
@@ -255,6 +269,8 @@ def report(nlp, nerkor: Path, out: Path, corpus: Path) -> None:  # noqa: ANN001
     meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     shutil.copy(nerkor / "LICENSE.txt", out / "LICENSE")
     vectors = VECTORS_README if nlp.vocab.vectors.shape[0] else ""
+    if nlp.config["nlp"]["after_creation"] is not None:
+        vectors += PLACES_README
     (out / "README.md").write_text(README.format(version=VERSION, f=scores.f, p=scores.p, r=scores.r,
                                                  base=base.accuracy, url=NERKOR_URL, citation=CITATION,
                                                  vectors=vectors),
@@ -284,6 +300,13 @@ The static word vectors (floret: hashed subword rows, `vocab/vectors`) were trai
 on NerKor's train text and on 606 public-domain Hungarian novels — the text of the ELTE Novel Corpus (ELTE
 Department of Digital Humanities, https://github.com/ELTE-DH/regenykorpusz), taken from the Hungarian Electronic
 Library (MEK). Only the vectors are shipped, never the text.
+"""
+
+PLACES_README = """
+The tok2vec also embeds a place flag (`ingestion.hu_places`): whether a word is a place name of
+`ingestion/data/hu_places.txt` (as written or with a case ending), a list built from the PyPI package **magyar**
+4.2.0 (Nagy Béla, MIT licence, https://github.com/kobanya/nevek). The list ships with csillag, not in this folder:
+load the model through csillag, which installs the flag.
 """
 
 
