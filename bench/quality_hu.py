@@ -3,7 +3,7 @@ its gazetteer, and the mentions stage's speed with the model vs the gazetteer al
 
     .venv/bin/python bench/quality_hu.py [--nerkor ../shared/data/nerkor]
         [--corpus ../shared/corpora/egri_csillagok.txt]
-        [--skip-egri] [--json FILE] [--model hu_nerkor|PATH]
+        [--skip-egri] [--skip-devel] [--egri-model-only] [--json FILE] [--model hu_nerkor|PATH]
 
 1. NER precision/recall/F1 of the shipped ``hu_nerkor`` on NerKor devel (gold tokens, as ``spacy evaluate``), overall
    (PER/LOC/ORG/MISC, the anchors' measure), per label, per genre (P/R/F1 and words), and over csillag's labels
@@ -14,7 +14,8 @@ its gazetteer, and the mentions stage's speed with the model vs the gazetteer al
    (``egri_csillagok_ner_ingestion`` with ``ner.model = ""``), the model alone (``ner_ingestion`` with
    ``ner.language = "hu"``: no gazetteer), and the domain's default (gazetteer first, model for the rest). Each is
    scored by the entities stage against the hand-made gold list (tests/data/gold_egri_csillagok.json: pairwise
-   precision/recall, and the share of gold aliases found), with the mentions stage's words/s.
+   precision/recall, and the share of gold aliases found), with the mentions stage's words/s. ``--egri-model-only``
+   makes only the model-alone run (comparing trained models).
 
 Never a test: it measures and prints. Record the figures in docs/quality.md ("Hungarian NER") and the
 speeds in docs/benchmarks.md.
@@ -81,7 +82,7 @@ class _DropMisc:
             yield doc
 
 
-def egri_runs(corpus: Path, model: str = "hu_nerkor") -> dict[str, Any]:
+def egri_runs(corpus: Path, model: str = "hu_nerkor", *, model_only: bool = False) -> dict[str, Any]:
     from ingestion.domains.egri_ingestion import EgriCsillagokNERIngestionTool
     from ingestion.domains.generic import GenericNERIngestionTool
     from ingestion.spark import get_spark
@@ -93,6 +94,8 @@ def egri_runs(corpus: Path, model: str = "hu_nerkor") -> dict[str, Any]:
         "model only (no gazetteer)": (GenericNERIngestionTool, {"language": "hu", "model": model}),
         "gazetteer + model (default)": (EgriCsillagokNERIngestionTool, {"model": model}),
     }
+    if model_only:
+        runs = {name: run for name, run in runs.items() if name.startswith("model only")}
     results: dict[str, Any] = {}
     base = Path(tempfile.mkdtemp(prefix="quality_hu_"))
     spark = None
@@ -143,19 +146,22 @@ def main() -> int:
     parser.add_argument("--nerkor", type=Path, default=NERKOR)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--skip-egri", action="store_true")
+    parser.add_argument("--skip-devel", action="store_true")
+    parser.add_argument("--egri-model-only", action="store_true", help="of Egri csillagok, only the model-alone run")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON")
     parser.add_argument("--model", default="hu_nerkor", help="the Hungarian pipeline: a shipped name or a folder")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     figures: dict[str, Any] = {}
-    if (args.nerkor / "devel").is_dir():
-        figures["nerkor_devel"] = nerkor_scores(args.nerkor, args.model)
-    else:
-        print(f"NerKor devel not found at {args.nerkor}: skipped")
+    if not args.skip_devel:
+        if (args.nerkor / "devel").is_dir():
+            figures["nerkor_devel"] = nerkor_scores(args.nerkor, args.model)
+        else:
+            print(f"NerKor devel not found at {args.nerkor}: skipped")
     if not args.skip_egri:
         if args.corpus.is_file():
-            figures["egri_csillagok"] = egri_runs(args.corpus, args.model)
+            figures["egri_csillagok"] = egri_runs(args.corpus, args.model, model_only=args.egri_model_only)
         else:
             print(f"{args.corpus} not found: Egri csillagok skipped")
     if args.json:

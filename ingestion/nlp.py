@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ingestion.baseform import register as register_base_forms
 from ingestion.errors import ModelLoadError
+from ingestion.hu_places import register as register_places
 from ingestion.language_models import meta_version, shipped_model_path, shipped_model_version
 from ingestion.markers import fingerprint
 from ingestion.name_labels import register as register_name_labels
@@ -132,6 +133,7 @@ def build_nlp(spec: NlpSpec) -> Language:
         name = resolve_model_name(spec.model)
         register_base_forms()  # shipped pipelines end with csillag's base-form component
         register_name_labels()  # the English literary pipeline ends with its name-label step
+        register_places()  # a Hungarian pipeline may read the place-gazetteer flag
         try:
             nlp = spacy.load(name, exclude=list(NOT_NEEDED_FOR_NER))
         except (OSError, ValueError) as exc:

@@ -13,7 +13,8 @@ checkpoint is kept); add the base-form component with rules learned from train's
 LICENSE and a README; print NER P/R/F1 per label and genre and the base-form accuracy on devel. The defaults are the
 shipped model's run (7,000 steps, about 15 min of one core, plus about 21 min for the vectors when they are
 missing; more steps and a second phase, ``--init-from``, are measured in docs/decisions/0022; a tok2vec pretrained
-by ``scripts/pretrain_hu_tok2vec.py``, ``--init-tok2vec``, in docs/decisions/0043). Run it with
+by ``scripts/pretrain_hu_tok2vec.py``, ``--init-tok2vec``, in docs/decisions/0043; a place-gazetteer flag,
+``--place-flag``, in docs/decisions/0048). Run it with
 ``nice -n 10`` and ``OMP_NUM_THREADS=1`` on a shared machine.
 """
 
@@ -68,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init-tok2vec", type=Path, default=None,
                         help="pretrained tok2vec weights (scripts/pretrain_hu_tok2vec.py's model-last.bin) the "
                         "training starts from")
+    parser.add_argument("--place-flag", action="store_true",
+                        help="give the tok2vec the place-gazetteer flag (ingestion.hu_places) as one more attribute")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_override,
                         help="a config override for a trial, e.g. components.tok2vec.model.encode.width=256")
     args = parser.parse_args(argv)
@@ -92,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             n = convert(args.nerkor / split, corpus / f"{split}.spacy")
             print(f"converted {split}: {n} docs", flush=True)
         train(corpus, run, args.max_steps, vectors, dict(args.set), init_from=args.init_from,
-              init_tok2vec=args.init_tok2vec)
+              init_tok2vec=args.init_tok2vec, place_flag=args.place_flag)
         print(f"trained in {time.perf_counter() - started:.0f}s", flush=True)
     nlp = assemble(run / "model-best", args.nerkor, args.out, with_vectors=vectors is not None)
     report(nlp, args.nerkor, args.out, corpus)
@@ -113,11 +116,12 @@ def _override(text: str) -> tuple[str, object]:
 
 def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None = None,
           extra: dict[str, object] | None = None, *, init_from: Path | None = None,
-          init_tok2vec: Path | None = None) -> None:
+          init_tok2vec: Path | None = None, place_flag: bool = False) -> None:
     """``spacy train`` with the checked-in config (its console logger prints the progress table); with ``vectors``,
     the tok2vec also reads them as static vectors; ``extra`` overrides more of the config (trials); with
     ``init_from``, the tok2vec and ner start from that pipeline's weights instead of random ones; with
-    ``init_tok2vec``, the tok2vec starts from weights ``spacy pretrain`` wrote."""
+    ``init_tok2vec``, the tok2vec starts from weights ``spacy pretrain`` wrote; with ``place_flag``, the tok2vec also
+    embeds the place-gazetteer flag (``ingestion.hu_places``)."""
     from spacy.cli.train import train as spacy_train
     from spacy.util import load_config
 
@@ -147,12 +151,29 @@ def train(corpus: Path, run: Path, max_steps: int | None, vectors: Path | None =
             overrides["components.tok2vec.model.embed.include_static_vectors"] = True
     if max_steps is not None:
         overrides["training.max_steps"] = max_steps
+    if place_flag:
+        overrides.update(place_flag_overrides(load_config(config, interpolate=False)))
     if init_tok2vec is not None:
         overrides["paths.init_tok2vec"] = str(init_tok2vec)
     overrides.update(extra or {})
     if run.exists():
         shutil.rmtree(run)
     spacy_train(config, run, use_gpu=-1, overrides=overrides)
+
+
+def place_flag_overrides(config) -> dict[str, object]:  # noqa: ANN001 - a thinc Config
+    """The overrides that add the gazetteer flag: the callback that installs it, and one more hashed attribute (a
+    table of 64 rows: the flag has two values) in the tok2vec's embedding."""
+    from ingestion.hu_places import CALLBACK, PLACE_ATTR
+    from ingestion.hu_places import register as register_places
+
+    register_places()
+    embed = config["components"]["tok2vec"]["model"]["embed"]
+    return {
+        "nlp.after_creation": {"@callbacks": CALLBACK},
+        "components.tok2vec.model.embed.attrs": [*embed["attrs"], PLACE_ATTR],
+        "components.tok2vec.model.embed.rows": [*embed["rows"], 64],
+    }
 
 
 # The text the static vectors were trained on (only the vectors are shipped; ../shared/data/hu_novels/README.md)
@@ -165,12 +186,25 @@ VECTORS_SOURCE = {
 }
 
 
+# The gazetteer a --place-flag pipeline reads (ingestion/data/hu_places.txt, ingestion/data/README.md)
+PLACES_SOURCE = {
+    "name": "magyar 4.2.0 (PyPI): Hungarian place names, for the place flag only",
+    "url": "https://github.com/kobanya/nevek",
+    "license": "MIT",
+    "author": "Nagy Béla",
+}
+
+
 def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False):  # noqa: ANN201 - spacy.Language
     """The trained pipeline + the base-form component, with meta; written to ``out`` (replacing it)."""
     import spacy
 
+    from ingestion.hu_places import register as register_places
+
     register()
+    register_places()  # a pipeline trained with the place flag names its callback
     nlp = spacy.load(model)
+    with_places = nlp.config["nlp"]["after_creation"] is not None  # trained with --place-flag
     rules = learn_from_nerkor(nerkor / "train")
     component = nlp.add_pipe(FACTORY, last=True, config={"labels": []})
     component.rules = rules  # type: ignore[attr-defined]  # a BaseForms; add_pipe is typed as any component
@@ -186,6 +220,8 @@ def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False
                 "NYTK-NerKor train (tuned on devel), "
                 + ("with floret word vectors trained on 606 public-domain Hungarian novels (the ELTE Novel Corpus, "
                    "text from MEK) and NerKor train; " if with_vectors else "no word vectors; ")
+                + ("a place-gazetteer flag (PyPI magyar's place names) as one more tok2vec feature; "
+                   if with_places else "")
                 + "and csillag_base_forms, which keys each name by its base form (nominative) with suffix rules "
                 "learned from NerKor's lemmas."
             ),
@@ -201,6 +237,7 @@ def assemble(model: Path, nerkor: Path, out: Path, *, with_vectors: bool = False
                     "citation": CITATION,
                 },
                 *([VECTORS_SOURCE] if with_vectors else []),
+                *([PLACES_SOURCE] if with_places else []),
             ],
         }
     )
@@ -232,6 +269,8 @@ def report(nlp, nerkor: Path, out: Path, corpus: Path) -> None:  # noqa: ANN001
     meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     shutil.copy(nerkor / "LICENSE.txt", out / "LICENSE")
     vectors = VECTORS_README if nlp.vocab.vectors.shape[0] else ""
+    if nlp.config["nlp"]["after_creation"] is not None:
+        vectors += PLACES_README
     (out / "README.md").write_text(README.format(version=VERSION, f=scores.f, p=scores.p, r=scores.r,
                                                  base=base.accuracy, url=NERKOR_URL, citation=CITATION,
                                                  vectors=vectors),
@@ -261,6 +300,13 @@ The static word vectors (floret: hashed subword rows, `vocab/vectors`) were trai
 on NerKor's train text and on 606 public-domain Hungarian novels — the text of the ELTE Novel Corpus (ELTE
 Department of Digital Humanities, https://github.com/ELTE-DH/regenykorpusz), taken from the Hungarian Electronic
 Library (MEK). Only the vectors are shipped, never the text.
+"""
+
+PLACES_README = """
+The tok2vec also embeds a place flag (`ingestion.hu_places`): whether a word is a place name of
+`ingestion/data/hu_places.txt` (as written or with a case ending), a list built from the PyPI package **magyar**
+4.2.0 (Nagy Béla, MIT licence, https://github.com/kobanya/nevek). The list ships with csillag, not in this folder:
+load the model through csillag, which installs the flag.
 """
 
 

@@ -42,3 +42,23 @@ def test_set_overrides_reach_the_training_config(monkeypatch: pytest.MonkeyPatch
     config = load_config(script.CONFIG, overrides=seen, interpolate=True)
     assert config["components"]["tok2vec"]["model"]["encode"]["width"] == 256
     assert config["components"]["ner"]["model"]["tok2vec"]["width"] == 256  # the listener follows the encoder
+
+
+def test_place_flag_adds_the_gazetteer_attribute_and_its_callback(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    import spacy.cli.train
+    from spacy.util import load_config, load_model_from_config
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(spacy.cli.train, "train", lambda config, run, use_gpu, overrides: seen.update(overrides))
+    script.train(tmp_path / "corpus", tmp_path / "run", 4000, None, place_flag=True)
+
+    config = load_config(script.CONFIG, overrides=seen, interpolate=False)
+    embed = config["components"]["tok2vec"]["model"]["embed"]
+    assert embed["attrs"] == ["NORM", "PREFIX", "SUFFIX", "SHAPE", "FLAG40"] and embed["rows"][-1] == 64
+    nlp = load_model_from_config(config, auto_fill=True)  # the callback installs the flag as the pipeline is made
+    doc = nlp.make_doc("Gergely Egerbe ment")
+    assert doc.to_array(["FLAG40"]).tolist() == [0, 1, 0]
+    tok2vec = nlp.get_pipe("tok2vec")
+    tok2vec.model.initialize(X=[doc])
+    assert tok2vec.predict([doc])[0].shape == (3, 128)  # the five-attribute embedding runs
