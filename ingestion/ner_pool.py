@@ -144,7 +144,17 @@ class NerPool:
         return [frame for frames in found for frame in frames]
 
     def close(self) -> None:
-        """End the processes (waiting for none of their queued work: a failed stage has no use for it)."""
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        """End the processes at once, their queued or running work with them (a failed stage has no use for it).
+
+        Ended, not asked to stop: they hold nothing to save, and a process that ends by itself first frees its
+        pipelines object by object — ~1 s of two cores at the end of every run (3.5-4 s against 0.15 s measured at
+        load 6-10)."""
+        processes = list((getattr(self._executor, "_processes", None) or {}).values())
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join()
+        self._executor.shutdown(wait=True)
 
     join = close  # the run ends what its stages began early by joining it (``ingestion.startup.SparkStartup``)
