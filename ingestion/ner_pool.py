@@ -25,10 +25,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyarrow as pa
@@ -100,6 +100,29 @@ def parts(rows: pa.Table, words_per_part: int = PART_WORDS) -> Iterator[pa.Table
         start += len(part)
 
 
+def _broken(processes: int) -> IngestionError:
+    return IngestionError(
+        f"a process of the driver's pool ({processes}, started for NER) ended abruptly (killed, or out of memory); "
+        "the stages committed before it are kept and a rerun goes on from them. Fewer processes: "
+        "ingestion.driver_ner_processes",
+    )
+
+
+class _Beside:
+    """A call running in a pool's process (``NerPool.beside``); ``result`` waits for its value."""
+
+    def __init__(self, future: Future[Any], processes: int) -> None:
+        self._future = future
+        self._processes = processes
+
+    def result(self) -> Any:
+        """The call's value (its error raised; a process that died: one ``IngestionError``)."""
+        try:
+            return self._future.result()
+        except BrokenProcessPool as exc:
+            raise _broken(self._processes) from exc
+
+
 class NerPool:
     """``processes`` processes, each with ``specs``' pipelines loaded when it starts; ``close`` ends them."""
 
@@ -136,12 +159,12 @@ class NerPool:
         try:
             found = list(self._executor.map(_transform_part, [transform] * len(parts), parts))
         except BrokenProcessPool as exc:
-            raise IngestionError(
-                f"a process of the driver's pool ({self.processes}, started for NER) ended abruptly (killed, or out of "
-                "memory); the stages committed before it are kept and a rerun goes on from them. Fewer processes: "
-                "ingestion.driver_ner_processes",
-            ) from exc
+            raise _broken(self.processes) from exc
         return [frame for frames in found for frame in frames]
+
+    def beside(self, function: Callable[..., Any], *args: Any) -> _Beside:
+        """``function(*args)`` (module-level: it is pickled) begun in a free process (``relational.beside``)."""
+        return _Beside(self._executor.submit(function, *args), self.processes)
 
     def close(self) -> None:
         """End the processes at once, their queued or running work with them (a failed stage has no use for it).
