@@ -59,3 +59,40 @@ def test_detector_classifies_as_py3langid_does(py3langid_itself: Any) -> None:
     results = [(_identifier().classify(text), py3langid_itself.classify(text)) for text in _texts()]
     assert all(ours == theirs for ours, theirs in results)
     assert {language for (language, _), _ in results} >= {"en", "hu", "de", "ru", "fr"}
+
+
+def test_language_id_preloaded_in_a_thread_is_loaded_once_and_is_the_one_detection_uses() -> None:
+    """The documents stage begins the identifier's load with the run (``preload``): a detection asking meanwhile
+    waits for that load instead of making a second one."""
+    from ingestion import language_id
+
+    language_id._loaded.cache_clear()
+    thread = language_id.preload()
+    assert language_id.detect_language(next(SAMPLES.joinpath("en").glob("*.txt")).read_text()) == "en"
+    thread.join()
+    assert language_id._loaded.cache_info().misses == 1
+
+
+def test_documents_stage_preloads_the_identifier_only_for_files_it_reads_in_the_driver(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Begun early only when the stage detects languages and the run is foreseen to read files the driver reads
+    (``ingestion.driver_max_chars``)."""
+    from types import SimpleNamespace
+
+    from ingestion import language_id
+    from ingestion.stages.documents import DocumentsStage
+
+    begun: list[str] = []
+    monkeypatch.setattr(language_id, "preload", lambda: begun.append("load") or "thread")
+    monkeypatch.setattr("ingestion.stages.documents.preload_language_identifier", language_id.preload)
+
+    def ctx(detect: bool, foreseen: int | None) -> Any:
+        settings = SimpleNamespace(ingestion=SimpleNamespace(driver_max_chars=1000))
+        return SimpleNamespace(domain=SimpleNamespace(detect_language=detect), foreseen_bytes=foreseen,
+                               settings=settings)
+
+    stage = DocumentsStage()
+    assert [stage.start_early(ctx(True, 500)), stage.start_early(ctx(True, 2000)), stage.start_early(ctx(False, 500)),
+            stage.start_early(ctx(True, None)), stage.start_early(ctx(True, 0))] == ["thread", None, None, None, None]
+    assert begun == ["load"]
