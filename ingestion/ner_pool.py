@@ -131,6 +131,7 @@ class NerPool:
             max_workers=processes, mp_context=DyingWithParentContext(), initializer=_load, initargs=(specs,)
         )
         self._loaded = {spec.key for spec in specs}
+        self._closed = False
         self._words_per_part = words_per_part
         self.processes = processes
         # The processes start (and load the pipelines) now, in the background, not at the first batch.
@@ -142,7 +143,7 @@ class NerPool:
         pieces = [part.select(columns).to_pandas() for part in parts(rows, self._words_per_part)]
         extra = None if spec.key in self._loaded else spec  # a language the pool did not start with
         try:
-            found = list(self._executor.map(_ner_part, [spec.key] * len(pieces), pieces, [extra] * len(pieces)))
+            found = list(self._open().map(_ner_part, [spec.key] * len(pieces), pieces, [extra] * len(pieces)))
         except BrokenProcessPool as exc:
             raise IngestionError(
                 f"an NER process of the mentions stage ended abruptly (killed, or out of memory: {self.processes} "
@@ -157,14 +158,20 @@ class NerPool:
         processes, each part to a free one; the frames it yields, in the parts' order. The later stages' per-row
         Python uses the processes NER has started (``relational.python_processes``)."""
         try:
-            found = list(self._executor.map(_transform_part, [transform] * len(parts), parts))
+            found = list(self._open().map(_transform_part, [transform] * len(parts), parts))
         except BrokenProcessPool as exc:
             raise _broken(self.processes) from exc
         return [frame for frames in found for frame in frames]
 
     def beside(self, function: Callable[..., Any], *args: Any) -> _Beside:
         """``function(*args)`` (module-level: it is pickled) begun in a free process (``relational.beside``)."""
-        return _Beside(self._executor.submit(function, *args), self.processes)
+        return _Beside(self._open().submit(function, *args), self.processes)
+
+    def _open(self) -> ProcessPoolExecutor:
+        """The executor, unless ``close`` ended its processes (which its manager may then take for a crash)."""
+        if self._closed:
+            raise RuntimeError("cannot schedule new futures after shutdown: the pool was closed")
+        return self._executor
 
     def close(self) -> None:
         """End the processes at once, their queued or running work with them (a failed stage has no use for it).
@@ -172,6 +179,7 @@ class NerPool:
         Ended, not asked to stop: they hold nothing to save, and a process that ends by itself first frees its
         pipelines object by object — ~1 s of two cores at the end of every run (3.5-4 s against 0.15 s measured at
         load 6-10)."""
+        self._closed = True
         processes = list((getattr(self._executor, "_processes", None) or {}).values())
         self._executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
