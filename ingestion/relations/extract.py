@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.kinship import FORMS_OF_ADDRESS, INVERSE, KIN_TITLES, Kin, kinship_words
+from ingestion.relational import beside
 from ingestion.relations.antecedents import PREVIOUS, Antecedent, antecedent
 from ingestion.relations.couples import couple_statements
 from ingestion.relations.patterns import (
@@ -38,6 +39,9 @@ logger = logging.getLogger(__name__)
 # named in the relation's own sentence (``patterns.PRONOUN``).
 PREVIOUS_SENTENCE = 0.5
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+# Sentences with people from which a document's second half is read beside its first (``relational.beside``): a
+# novel alone in its batch (War and Peace: 11,298), whose sending costs ~0.1 s, not a chapter.
+SPLIT_SENTENCES = 2_000
 
 
 @dataclass(frozen=True)
@@ -200,7 +204,7 @@ def relation_mentions(
     (``antecedents.PREVIOUS``); without them a pronoun is read in its own sentence only. ``quotes`` (the quotes
     stage's quotations with their speakers and addressees) give whom "your KIN" is said to, and the kinship
     vocatives (``vocatives``). Couples named "Mr. and Mrs. X" are read from the names' forms (``couples``)."""
-    patterns = patterns_for(language)
+    patterns_for(language)  # an unknown language fails here, before any work
     ordered_quotes = sorted(quotes, key=lambda quote: quote.start)
     document = _Document(
         person_sexes(text, mentions, language),
@@ -213,8 +217,26 @@ def relation_mentions(
     )
     found: list[RelationMention] = couple_statements(text, mentions, language)
     found += vocative_statements(text, ordered_quotes, document.sexes, mentions, language)
-    last: Sentence | None = None
-    for sentence in sentences_with_people(text, mentions, KIN_TITLES[language]):
+    sentences = list(sentences_with_people(text, mentions, KIN_TITLES[language]))
+    # a long document's second half read beside its first, in a process of the run's pool when it has one
+    half = len(sentences) // 2 if len(sentences) >= SPLIT_SENTENCES else 0
+    later = None
+    if half:
+        later = beside(sentence_statements, text, sentences[half:], sentences[half - 1], document, language)
+    found += sentence_statements(text, sentences[:half] if later else sentences, None, document, language)
+    found += later.result() if later else []
+    return sorted(set(found), key=lambda row: (row.start, row.end, row.src_id, row.type, row.dst_id))
+
+
+def sentence_statements(
+    text: str, sentences: Sequence[Sentence], last: Sentence | None, document: _Document, language: str
+) -> list[RelationMention]:
+    """The statements the patterns of ``language`` find in ``sentences`` (consecutive sentences with people, in
+    order; ``last``: the one before the first, if any). A sentence's statements depend on it and the one before
+    only, so a document's sentences may be read in parts."""
+    patterns = patterns_for(language)
+    found: list[RelationMention] = []
+    for sentence in sentences:
         previous = _previous(text, last, sentence)
         for pattern in patterns:
             for match in pattern.regex.finditer(sentence.template):
@@ -222,7 +244,7 @@ def relation_mentions(
                     continue
                 found.extend(_statements(sentence, match, pattern, document, previous))
         last = sentence
-    return sorted(set(found), key=lambda row: (row.start, row.end, row.src_id, row.type, row.dst_id))
+    return found
 
 
 def aggregate(statements: Iterable[RelationMention]) -> list[Relation]:
