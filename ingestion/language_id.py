@@ -12,8 +12,6 @@ nothing.
 
 from __future__ import annotations
 
-import logging
-import threading
 from functools import cache
 from importlib.metadata import version
 from typing import Any
@@ -21,8 +19,6 @@ from typing import Any
 import numpy as np
 
 from ingestion.text import LANGUAGE_SAMPLE_CHARS, MIN_WORDS_FOR_LANGUAGE, letter_words
-
-logger = logging.getLogger(__name__)
 
 # Probability (py3langid's, normalised over its languages) the best language must reach. On 250-word windows of
 # LitBank, the Hungarian novels and hand-written German, Russian and French it is 0.98 or more; on single sentences
@@ -39,33 +35,8 @@ _NO_LANGUAGE = "zxx"
 WINDOW = 6
 
 
-# One load when a thread begun early (``preload``) and the first detection want the identifier at once.
-_LOADING = threading.Lock()
-
-
-def _identifier() -> Any:
-    with _LOADING:
-        return _loaded()
-
-
-def preload() -> threading.Thread:
-    """A started thread loading the identifier: ~0.8 s of CPU, most of it the model's decompression, which leaves
-    the GIL to the caller (the documents stage begins it with the run: ``Stage.start_early``). A failure is left to
-    the first detection to raise."""
-
-    def load() -> None:
-        try:
-            _identifier()
-        except Exception:  # noqa: BLE001 - only a head start; the detection that needs it raises the error itself
-            logger.debug("the language identifier's early load failed", exc_info=True)
-
-    thread = threading.Thread(target=load, name="language-identifier", daemon=True)
-    thread.start()
-    return thread
-
-
 @cache
-def _loaded() -> Any:
+def _identifier() -> Any:
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     class WindowedIdentifier(LanguageIdentifier):

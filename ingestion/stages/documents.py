@@ -25,7 +25,6 @@ import pyarrow as pa
 from graph.tables import DOCUMENTS, REJECTS, Column, ddl
 from ingestion.language_id import detect_language as detect_text_language
 from ingestion.language_id import detector_key
-from ingestion.language_id import preload as preload_language_identifier
 from ingestion.markers import fingerprint
 from ingestion.records import (
     SEGMENT_BYTES,
@@ -42,8 +41,6 @@ from ingestion.stage import Stage, StageOutput
 from ingestion.text import RejectedDocument, check_document, content_id, count_words, decode_document, strip_gutenberg
 
 if TYPE_CHECKING:
-    import threading
-
     from pyspark.sql import DataFrame, SparkSession
 
     from ingestion.context import RunContext
@@ -466,15 +463,6 @@ class DocumentsStage(Stage):
             "max_document_bytes": ing.max_document_bytes,
             "allowed_roots": [str(r) for r in roots] if roots is not None else None,
         }
-
-    def start_early(self, ctx: RunContext) -> threading.Thread | None:
-        """The language identifier loaded in a thread with the run's start (``language_id.preload``), when this
-        stage will detect the languages of files it reads in the driver (``RunContext.foreseen_bytes`` within
-        ``ingestion.driver_max_chars``): its first detection then does not wait the load out alone."""
-        foreseen = ctx.foreseen_bytes
-        if not ctx.domain.detect_language or not foreseen or foreseen > ctx.settings.ingestion.driver_max_chars:
-            return None
-        return preload_language_identifier()
 
     def bytes_to_read(self, ctx: RunContext) -> int | None:
         """What this run's ``compute`` will read, foreseen before the run: the bytes of the input files that are new
