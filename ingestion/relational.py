@@ -82,6 +82,29 @@ class PartPool(Protocol):
         """``transform`` over each part, in the pool's processes; the frames it yields, in the parts' order."""
         ...
 
+    def beside(self, function: Callable[..., Any], *args: Any) -> Pending:
+        """``function(*args)`` begun in one of the pool's processes; its value when asked for."""
+        ...
+
+
+class Pending(Protocol):
+    """A value being made (``beside``)."""
+
+    def result(self) -> Any:
+        """The value, once made (its error raised)."""
+        ...
+
+
+class _Made:
+    """A value made already: ``beside`` without processes."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        """The value."""
+        return self.value
+
 
 # The processes a run has for per-row Python in process (``python_processes``): none, one process does it all.
 _PROCESSES: ContextVar[PartPool | None] = ContextVar("csillag_python_processes", default=None)
@@ -98,6 +121,17 @@ def python_processes(pool: PartPool | None) -> Iterator[None]:
         yield
     finally:
         _PROCESSES.reset(token)
+
+
+def beside(function: Callable[..., Any], *args: Any) -> Pending:
+    """``function(*args)`` (a module-level function: it is pickled, and so are its arguments and value) begun in a
+    process of the run's pool while the caller goes on, when the run has one (``python_processes``): a document alone
+    in its batch, whose per-row Python ``map_batches`` runs here, then takes two cores for two steps that do not
+    wait for each other. In a pool's process, on Spark or without processes it is called here, at once."""
+    pool = _PROCESSES.get()
+    if pool is None:
+        return _Made(function(*args))
+    return pool.beside(function, *args)
 
 
 def map_batches(rows: Any, transform: Transform, spec: TableSpec) -> Any:

@@ -168,7 +168,7 @@ def resolve(
     for number in range(PASSES):
         if number and not context.learn_sexes(found):
             break
-        guide = _Guide.of(after, context, number)
+        guide = _Guide.of(after, context, number) or _Guide.learnt(passes[-1] if passes else None, context)
         sexes = dict(context.sexes)
         found, outputs, ordered = _read(context, reading.events, guide)
         passes.append(_Pass(sexes, outputs, ordered))
@@ -237,16 +237,24 @@ def _read(
 
 
 class _Guide:
-    """An earlier pass over the same events with the same sexes and quotation spans, whose quotations' speakers or
-    addressees differed in some: an event's reference is the one it had there when nothing that decides it can
-    differ — the event is in no quotation whose speakers differ, the pronoun's window (``SENTENCE_REACH``
-    sentences back, in sentence order in both passes) and the mention before it hold no mention of a sentence where
-    the two passes' references differed, and the link ahead (``postcedent``) reads names, sexes and spans only."""
+    """An earlier pass over the same events with the same quotation spans: another resolution's with the same sexes,
+    whose quotations' speakers or addressees differed in some (``of``), or the pass before of the same resolution,
+    which knew fewer sexes (``learnt``). An event's reference is the one it had there when nothing that decides it
+    can differ — the event is in no quotation whose speakers differ, no sentence naming or linking a person whose
+    sex the passes differ on lies within ``SENTENCE_REACH`` sentences before it or ``CATAPHORA_REACH`` after it, the
+    pronoun's window (``SENTENCE_REACH`` sentences back, in sentence order in both passes) and the mention before it
+    hold no mention of a sentence where the two passes' references differed, and the link ahead (``postcedent``)
+    reads names, sexes and spans only."""
 
-    def __init__(self, outputs: list[Reference | None], context: _Context, differing: set[int]) -> None:
+    def __init__(
+        self, outputs: list[Reference | None], context: _Context, differing: set[int],
+        learnt_sentences: Sequence[int] = (),
+    ) -> None:
         self.outputs = outputs
         self.context = context
         self.differing = differing  # the starts of the quotations whose speakers or addressees differ
+        # the sentences, in order, naming or linking a person whose sex the passes differ on
+        self.learnt_sentences = learnt_sentences
         self.changed = -1  # the latest sentence of a reference that differs
 
     @classmethod
@@ -262,10 +270,28 @@ class _Guide:
         differing = {mine.start for mine, theirs in pairs if mine != theirs}
         return cls(before.outputs, context, differing)
 
+    @classmethod
+    def learnt(cls, before: _Pass | None, context: _Context) -> _Guide | None:
+        """The guide the pass ``before`` gives the next pass of the same resolution, which reads with the sexes
+        ``before``'s links taught: a person's sex decides only the pronouns whose window (``SENTENCE_REACH``
+        sentences back) holds a mention of them, or whose look-ahead (``CATAPHORA_REACH`` sentences) names them."""
+        if before is None or not before.ordered:
+            return None
+        sexes = context.sexes
+        differ = {entity for entity in {*before.sexes, *sexes} if before.sexes.get(entity) != sexes.get(entity)}
+        starts = [m.start for m in context.people if m.entity_id in differ]
+        starts += [r.start for r in before.outputs if r is not None and r.entity_id in differ]
+        return cls(before.outputs, context, set(), sorted({context.sentence(start) for start in starts}))
+
     def follows(self, index: int, start: int, seen: _Memory) -> bool:
         """Whether the event ``index`` at ``start`` is linked as in the guide's pass."""
         if not seen.ordered:
             return False
+        if self.learnt_sentences:
+            sentence = self.context.sentence(start)
+            at = bisect.bisect_left(self.learnt_sentences, sentence - SENTENCE_REACH)
+            if at < len(self.learnt_sentences) and self.learnt_sentences[at] <= sentence + CATAPHORA_REACH:
+                return False
         speech = self.context.speech(start)
         if speech is not None and speech.start in self.differing:
             return False

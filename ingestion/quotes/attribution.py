@@ -137,7 +137,8 @@ class _Names:
 def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span]) -> list[Attribution]:
     """Attribute every quotation of ``text`` (module docstring); ``names`` are person-name spans in any order."""
     names_info = _names(text, sorted(set(names)), quotations)
-    paragraph_ends = [p.end for p in paragraphs(text)]
+    parts = paragraphs(text)
+    paragraph_ends = [p.end for p in parts]
     result: list[Attribution] = []
     for index, quote in enumerate(quotations):
         addressees = _vocatives(text, quote, names_info)
@@ -150,7 +151,7 @@ def attribute(text: str, quotations: Sequence[Quotation], names: Sequence[Span])
     _continued(text, result)
     _same_paragraph(result)
     _leading_subjects(text, result, names_info, heads)
-    _turns(text, result, names_info, paragraphs(text))
+    _turns(text, result, names_info, parts)
     return result
 
 

@@ -34,6 +34,8 @@ __all__ = ["Paragraph", "Quotation", "find_quotations", "paragraphs"]
 # Opening double marks and the marks that close each ("„…”" is Hungarian and German, "„…“" German too).
 DOUBLE_CLOSERS: dict[str, str] = {"“": "”", "„": "”“", "«": "»", '"': '"'}
 SINGLE_MARKS = "‘’'"
+# Every double mark that opens or closes a quotation.
+_DOUBLE_MARK = re.compile(f"[{re.escape(''.join(sorted({*DOUBLE_CLOSERS, *''.join(DOUBLE_CLOSERS.values())})))}]")
 DASHES = "-–—"
 # A paragraph that opens with a dash and a space or a letter: "- Derdő", "—Come up, Kinch!"
 DASH_OPENING = re.compile(r"(?:--|[-–—])\s?(?=[\w„“\"'‘¿¡.…])")
@@ -184,8 +186,8 @@ def _double_marks(text: str, part: Paragraph, open_at: tuple[int, int, str] | No
     """(start, end, closer) of each quotation in the paragraph; end -1 for one still open at the paragraph's end."""
     start, closer = (open_at[0], open_at[2]) if open_at else (-1, "")
     position = part.start + 1 if open_at and text[part.start] in DOUBLE_CLOSERS else part.start
-    for offset in range(position, part.end):
-        char = text[offset]
+    for mark in _DOUBLE_MARK.finditer(text, position, part.end):  # the other characters change nothing
+        offset, char = mark.start(), mark.group()
         if start >= 0 and (char in closer or char == '"'):
             yield start, offset + 1, closer
             start = -1

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.kinship import FORMS_OF_ADDRESS, INVERSE, KIN_TITLES, Kin, kinship_words
+from ingestion.relational import beside
 from ingestion.relations.antecedents import PREVIOUS, Antecedent, antecedent
 from ingestion.relations.couples import couple_statements
 from ingestion.relations.descriptions import Families, agreed, description_statements
@@ -41,6 +42,9 @@ logger = logging.getLogger(__name__)
 PREVIOUS_SENTENCE = 0.5
 DESCRIPTIONS = True  # kinship descriptions linked through the possessor's family name (``descriptions``)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+# Sentences with people from which a document's second half is read beside its first (``relational.beside``): a
+# novel alone in its batch (War and Peace: 11,298), whose sending costs ~0.1 s, not a chapter.
+SPLIT_SENTENCES = 2_000
 
 
 @dataclass(frozen=True)
@@ -205,7 +209,7 @@ def relation_mentions(
     vocatives (``vocatives``). Couples named "Mr. and Mrs. X" are read from the names' forms (``couples``). English
     kinship descriptions ("her father", "George's mother") name the one member of the possessor's family the word
     fits (``descriptions``), where those of one pair agree and no other source relates the pair otherwise."""
-    patterns = patterns_for(language)
+    patterns_for(language)  # an unknown language fails here, before any work
     ordered_quotes = sorted(quotes, key=lambda quote: quote.start)
     document = _Document(
         person_sexes(text, mentions, language),
@@ -218,16 +222,15 @@ def relation_mentions(
     )
     found: list[RelationMention] = couple_statements(text, mentions, language)
     found += vocative_statements(text, ordered_quotes, document.sexes, mentions, language)
-    last: Sentence | None = None
     spans = list(sentence_spans(text))
-    for sentence in sentences_with_people(text, mentions, KIN_TITLES[language], spans):
-        previous = _previous(text, last, sentence)
-        for pattern in patterns:
-            for match in pattern.regex.finditer(sentence.template):
-                if (pattern.event or match.groupdict().get("cop")) and _hypothetical(sentence, match.start(), language):
-                    continue
-                found.extend(_statements(sentence, match, pattern, document, previous))
-        last = sentence
+    sentences = list(sentences_with_people(text, mentions, KIN_TITLES[language], spans))
+    # a long document's second half read beside its first, in a process of the run's pool when it has one
+    half = len(sentences) // 2 if len(sentences) >= SPLIT_SENTENCES else 0
+    later = None
+    if half:
+        later = beside(sentence_statements, text, sentences[half:], sentences[half - 1], document, language)
+    found += sentence_statements(text, sentences[:half] if later else sentences, None, document, language)
+    found += later.result() if later else []
     if language == "en" and DESCRIPTIONS:
         families = Families.of(text, mentions, document.sexes)
         titles = KIN_TITLES[language]
@@ -236,6 +239,25 @@ def relation_mentions(
         )
         found += agreed(described, found)
     return sorted(set(found), key=lambda row: (row.start, row.end, row.src_id, row.type, row.dst_id))
+
+
+def sentence_statements(
+    text: str, sentences: Sequence[Sentence], last: Sentence | None, document: _Document, language: str
+) -> list[RelationMention]:
+    """The statements the patterns of ``language`` find in ``sentences`` (consecutive sentences with people, in
+    order; ``last``: the one before the first, if any). A sentence's statements depend on it and the one before
+    only, so a document's sentences may be read in parts."""
+    patterns = patterns_for(language)
+    found: list[RelationMention] = []
+    for sentence in sentences:
+        previous = _previous(text, last, sentence)
+        for pattern in patterns:
+            for match in pattern.regex.finditer(sentence.template):
+                if (pattern.event or match.groupdict().get("cop")) and _hypothetical(sentence, match.start(), language):
+                    continue
+                found.extend(_statements(sentence, match, pattern, document, previous))
+        last = sentence
+    return found
 
 
 def aggregate(statements: Iterable[RelationMention]) -> list[Relation]:

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 from graph.tables import CHUNKS, DOCUMENTS, ENTITIES, MENTION_ENTITIES, QUOTES, TableSpec
 from ingestion.coref import Reading, Resolution
 from ingestion.coref.speakers import speaker_links
-from ingestion.quotes import attribute, find_quotations
-from ingestion.relational import Engine, engine_for, map_batches, query
+from ingestion.quotes import Attribution, attribute, find_quotations
+from ingestion.relational import Engine, beside, engine_for, map_batches, query
 from ingestion.relations.sentences import PersonMention
 from ingestion.stage import Stage, StageOutput
 from ingestion.stages.increments import input_fingerprints
@@ -82,19 +82,26 @@ def document_quotes(
     return _quotes(doc_id, text, chunks, people, None)[0]
 
 
+def _attributions(text: str, names: list[tuple[int, int]]) -> list[Attribution]:
+    """The quotations of ``text`` attributed among the person names at ``names`` (spans, in order)."""
+    return attribute(text, find_quotations(text), names)
+
+
 def _quotes(
     doc_id: str,
     text: str,
     chunks: Iterable[tuple[int, str]],
     people: Iterable[tuple[int, int, str]],
     reading: Reading | None,
+    attributions: list[Attribution] | None = None,
 ) -> tuple[list[dict[str, Any]], Resolution | None]:
-    """``document_quotes``, with the text's ``Reading`` of its people when made already, and the resolution of its
-    pronouns that named the speakers of "he said" (``ingestion.coref.speaker_links``)."""
+    """``document_quotes``, with the text's ``Reading`` of its people and its ``attributions`` (``_attributions``)
+    when made already, and the resolution of its pronouns that named the speakers of "he said"
+    (``ingestion.coref.speaker_links``)."""
     ordered = sorted(chunks)
     starts = [start for start, _ in ordered]
     entity_at = {(start, end): entity_id for start, end, entity_id in people}
-    found_all = attribute(text, find_quotations(text), sorted(entity_at))
+    found_all = _attributions(text, sorted(entity_at)) if attributions is None else attributions
     by_pronoun, resolution = speaker_links(text, found_all, _person_mentions(entity_at), entity_at, reading)
     rows = []
     for index, found in enumerate(found_all):
@@ -139,12 +146,15 @@ def document_outputs(
     Its pronouns are resolved twice — once with the speakers the attribution found, to name the speaker of "he
     said"; once with the speakers so named, for the references. Both share one reading of the text
     (``ingestion.coref.Reading``: sexes, sentences, the events in order), and the second resolves again only the
-    pronouns the changed speakers can reach (``ingestion.coref.resolve``'s ``after``)."""
+    pronouns the changed speakers can reach (``ingestion.coref.resolve``'s ``after``). The reading and the
+    quotations' attribution do not wait for each other: the attribution runs ``beside`` it (in a process of the
+    run's pool when the document is alone in its batch)."""
     chunks, names = list(chunks), sorted(people)
     named = [(start, end, entity_id) for start, end, entity_id, _ in names]
     english = language in LANGUAGES and bool(names)
+    attributions = beside(_attributions, text, sorted({(start, end) for start, end, _ in named}))
     reading = Reading(text, _person_mentions({(s, e): entity for s, e, entity in named})) if english else None
-    quotes, resolution = _quotes(doc_id, text, chunks, named, reading)
+    quotes, resolution = _quotes(doc_id, text, chunks, named, reading, attributions.result())
     if not english:
         return quotes, []
     spoken = [(quote["start"], quote["end"], quote["speaker_id"], quote["addressee_ids"]) for quote in quotes]

@@ -166,3 +166,64 @@ def test_coref_a_resolution_that_follows_another_links_as_one_made_alone(monkeyp
         changed_links += alone != before.references
     assert changed_links > 20  # the speakers changed links: the second resolution had something to find again
     assert calls["after"] < calls["alone"] * 0.8
+
+
+def _learning_story(rng: random.Random, sentences: int) -> tuple[str, list[PersonMention], list[tuple[int, int]]]:
+    """A story whose titled people have a known sex, and two people whose names say none (no pronoun in the clause
+    after them either) in one stretch of 60 sentences: a first reading's links teach their sexes. Sentences naming
+    nobody leave some pronouns no one before them, to look ahead for."""
+    known = {"Count Rostov": "rostov", "Princess Mary": "mary", "Mr. Bolkonsky": "andrew", "Mrs. Karagin": "julie"}
+    unknown = {"Zorbel": "zorbel", "Quennick": "quennick"}
+    narration = ("{n} walked in.", "{n} looked at {m}.", "He smiled.", "She smiled.", "His hand shook.",
+                 "Her hand shook.", "He waited for {n}.", "The rain fell.", "The rain fell.", "The rain fell.")
+    speech = ("“I am here, {n},” said {m}.", "“You are late,” he said.", "“Where is your father?” she asked {n}.")
+    stretch = rng.randint(0, sentences - 60)
+    text, people, quotes = "", [], []
+    for number in range(sentences):
+        names = {**known, **unknown} if stretch <= number < stretch + 60 else known
+        quoted = rng.random() < 0.3
+        start = len(text)
+        chosen = rng.sample(sorted(names), 2)
+        sentence = rng.choice(speech if quoted else narration).format(n=chosen[0], m=chosen[1])
+        for name in names:
+            for found in re.finditer(re.escape(name), sentence):
+                people.append(PersonMention(start + found.start(), start + found.end(), names[name]))
+        if quoted:
+            quotes.append((start, start + sentence.index("”") + 1))
+        text += sentence + rng.choice((" ", " ", "\n\n"))
+    return text, sorted(people, key=lambda m: m.start), quotes
+
+
+def test_coref_the_reading_with_learnt_sexes_follows_the_first_where_no_learnt_person_is_near(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The second reading of a text, with the sexes the first one's links taught, links every event as a reading that
+    resolves every pronoun again, on random stories where it links otherwise than the first — and resolves fewer
+    pronouns again."""
+    calls = {"guided": 0, "alone": 0}
+    counting = "guided"
+    pronoun = references._Context.pronoun
+
+    def counted(self: Any, *args: Any) -> Any:
+        calls[counting] += 1
+        return pronoun(self, *args)
+
+    monkeypatch.setattr(references._Context, "pronoun", counted)
+    learnt = references._Guide.learnt
+    rng = random.Random(5)
+    entities = ["rostov", "mary", "andrew", "julie", None]
+    relinked = 0
+    for _ in range(30):
+        text, people, spans = _learning_story(rng, 600)
+        speeches = [Speech(s, e, rng.choice(entities)) for s, e in spans]
+        counting = "guided"
+        monkeypatch.setattr(references._Guide, "learnt", learnt)
+        guided = resolve(text, people, speeches)
+        counting = "alone"
+        monkeypatch.setattr(references._Guide, "learnt", classmethod(lambda cls, before, context: None))
+        alone = resolve(text, people, speeches)
+        assert [p.outputs for p in guided.passes] == [p.outputs for p in alone.passes]
+        assert guided.references == alone.references
+        relinked += len(alone.passes) == 2 and alone.passes[0].outputs != alone.passes[1].outputs
+    assert relinked > 10  # the learnt sexes changed links: the second reading had something to find again
+    assert calls["guided"] < calls["alone"] * 0.8

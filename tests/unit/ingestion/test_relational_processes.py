@@ -21,7 +21,7 @@ import pytest
 from graph.tables import QUOTES
 from ingestion.errors import IngestionError
 from ingestion.ner_pool import NerPool
-from ingestion.relational import PARTS_PER_PROCESS, python_processes
+from ingestion.relational import PARTS_PER_PROCESS, beside, python_processes
 from ingestion.stages.quotes import output_rows, quote_outputs
 from ingestion.startup import SparkStartup
 
@@ -89,3 +89,14 @@ def test_the_run_closes_the_processes_its_mentions_stage_kept() -> None:
     assert ctx.ner_pool is None
     with pytest.raises(RuntimeError, match="after shutdown"):
         pool.map_parts(_nothing, [pd.DataFrame()])
+
+
+def test_beside_calls_in_a_process_of_the_pool_and_here_without_one() -> None:
+    """``relational.beside``: in one of the run's processes while the caller goes on; at once here without them."""
+    pool = NerPool(1, [])
+    try:
+        with python_processes(pool):
+            assert beside(os.getpid).result() != os.getpid()
+        assert beside(os.getpid).result() == os.getpid()
+    finally:
+        pool.close()

@@ -319,3 +319,43 @@ def test_relations_a_relative_clause_and_married_to_as_an_apposition() -> None:
         ("lise", "spouse", "andrew"),
         ("amy", "nephew_niece", "aunt"),
     }
+
+
+def test_relations_a_document_read_in_two_halves_states_what_it_states_read_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long document's second half of sentences is read apart (``SPLIT_SENTENCES``, beside the first in a run's
+    pool): cut after any sentence, the statements are the whole reading's — the pronoun confirmed by the sentence
+    before the cut too."""
+    from ingestion.relations import extract
+
+    text = " ".join([
+        "Mr. Hale came in with Ellen Pryor, his daughter. Mary, the eldest daughter of John Smith, sang.",
+        "Natasha's mother, Countess Rostova, smiled. Later Mr. Hale came with his wife Sophia.",
+        "Sonya was the niece of Count Rostov. Then Andrew came in. His sister Sonya smiled.",
+        "Helen is Pierre's wife. In the winter Nicholas married Princess Mary.",
+        "Meg was engaged to John Brooke. Andrew and Natasha were betrothed in the spring. Jane married Bingley.",
+    ])
+    names = {"Mr. Hale": "hale", "Ellen Pryor": "ellen", "Mary": "mary", "John Smith": "john", "Natasha": "natasha",
+             "Countess Rostova": "countess", "Sophia": "sophia", "Sonya": "sonya", "Count Rostov": "count",
+             "Helen": "helen", "Pierre": "pierre", "Nicholas": "nicholas", "Princess Mary": "princess",
+             "Meg": "meg", "John Brooke": "brooke", "Andrew": "andrew", "Jane": "jane", "Bingley": "bingley"}
+    mentions = people(text, names)
+    pronouns = {text.index("His sister"): "andrew"}  # confirmed by the sentence before
+    monkeypatch.setattr(extract, "SPLIT_SENTENCES", 10**9)
+    whole = relation_mentions(text, mentions, "en", pronouns)
+    assert ("sonya", "sibling", "andrew") in {(row.src_id, row.type, row.dst_id) for row in whole}
+    assert len({(row.src_id, row.type, row.dst_id) for row in whole}) >= 10
+    monkeypatch.setattr(extract, "SPLIT_SENTENCES", 2)
+    assert relation_mentions(text, mentions, "en", pronouns) == whole
+    sentences = list(extract.sentences_with_people(text, mentions, extract.KIN_TITLES["en"]))
+    assert text[sentences[len(sentences) // 2].start :].lstrip().startswith("His sister")  # the halves part there
+    document = extract._Document(extract.person_sexes(text, mentions), extract.paragraph_speakers(text, mentions),
+                                 extract.kinship_words("en"), extract.FORMS_OF_ADDRESS["en"], pronouns)
+    alone = extract.sentence_statements(text, sentences, None, document, "en")
+    for cut in range(1, len(sentences)):
+        last = sentences[cut - 1]
+        parts = extract.sentence_statements(text, sentences[:cut], None, document, "en") + extract.sentence_statements(
+            text, sentences[cut:], last, document, "en"
+        )
+        assert parts == alone
