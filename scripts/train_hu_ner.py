@@ -11,10 +11,10 @@ conf/training/hu_nerkor.cfg`` with the vectors as static vectors (progress table
 checkpoint is kept); add the base-form component with rules learned from train's lemma column
 (``ingestion.baseform``); write the pipeline with its meta (licence CC BY-SA 4.0, NerKor attribution, scores), a
 LICENSE and a README; print NER P/R/F1 per label and genre and the base-form accuracy on devel. The defaults are the
-shipped model's run (7,000 steps, about 15 min of one core, plus about 21 min for the vectors when they are
+shipped model's run (7,000 steps, about 15 min of one core on a quiet machine, 39 min at load 2–6, plus about 21 min for the vectors when they are
 missing; more steps and a second phase, ``--init-from``, are measured in docs/decisions/0022; a tok2vec pretrained
-by ``scripts/pretrain_hu_tok2vec.py``, ``--init-tok2vec``, in docs/decisions/0043; a place-gazetteer flag,
-``--place-flag``, in docs/decisions/0048). Run it with
+by ``scripts/pretrain_hu_tok2vec.py``, ``--init-tok2vec``, in docs/decisions/0043; the place-gazetteer flag, on
+by default (``--no-place-flag``), in docs/decisions/0048). Run it with
 ``nice -n 10`` and ``OMP_NUM_THREADS=1`` on a shared machine.
 """
 
@@ -43,7 +43,7 @@ NERKOR = ROOT.parent / "shared" / "data" / "nerkor"
 WORK = ROOT / ".cache" / "training" / "hu_nerkor"
 OUT = ROOT / "ingestion" / "models" / "hu_nerkor"
 VECTORS = ROOT / ".cache" / "training" / "hu_vectors" / "vectors"
-VERSION = "1.1.0"  # with floret vectors (1.0.0 had none)
+VERSION = "1.2.0"  # with the place-gazetteer flag (1.1.0 without; 1.0.0 without vectors either)
 NERKOR_URL = "https://github.com/nytud/NYTK-NerKor"
 CITATION = (
     "Simon, Eszter; Vadász, Noémi. (2021) Introducing NYTK-NerKor, A Gold Standard Hungarian Named Entity Annotated "
@@ -69,8 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init-tok2vec", type=Path, default=None,
                         help="pretrained tok2vec weights (scripts/pretrain_hu_tok2vec.py's model-last.bin) the "
                         "training starts from")
-    parser.add_argument("--place-flag", action="store_true",
-                        help="give the tok2vec the place-gazetteer flag (ingestion.hu_places) as one more attribute")
+    parser.add_argument("--place-flag", action=argparse.BooleanOptionalAction, default=True,
+                        help="give the tok2vec the place-gazetteer flag (ingestion.hu_places) as one more attribute "
+                        "(the default; --no-place-flag trains without it)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=_override,
                         help="a config override for a trial, e.g. components.tok2vec.model.encode.width=256")
     args = parser.parse_args(argv)
