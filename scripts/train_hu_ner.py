@@ -11,11 +11,11 @@ conf/training/hu_nerkor.cfg`` with the vectors as static vectors (progress table
 checkpoint is kept); add the base-form component with rules learned from train's lemma column
 (``ingestion.baseform``); write the pipeline with its meta (licence CC BY-SA 4.0, NerKor attribution, scores), a
 LICENSE and a README; print NER P/R/F1 per label and genre and the base-form accuracy on devel. The defaults are the
-shipped model's run (7,000 steps, about 15 min of one core on a quiet machine, 39 min at load 2–6, plus about 21 min for the vectors when they are
-missing; more steps and a second phase, ``--init-from``, are measured in docs/decisions/0022; a tok2vec pretrained
-by ``scripts/pretrain_hu_tok2vec.py``, ``--init-tok2vec``, in docs/decisions/0043; the place-gazetteer flag, on
-by default (``--no-place-flag``), in docs/decisions/0048). Run it with
-``nice -n 10`` and ``OMP_NUM_THREADS=1`` on a shared machine.
+shipped model's run (7,000 steps, about 15 min of one core on a quiet machine, 39 min at load 2–6, plus about 21 min
+for the vectors when they are missing; more steps and a second phase, ``--init-from``, are measured in
+docs/decisions/0022; a tok2vec pretrained by ``scripts/pretrain_hu_tok2vec.py``, ``--init-tok2vec``, in
+docs/decisions/0043; the place-gazetteer flag, on by default (``--no-place-flag``), in docs/decisions/0048). Run it
+with ``nice -n 10`` and ``OMP_NUM_THREADS=1`` on a shared machine.
 """
 
 from __future__ import annotations
