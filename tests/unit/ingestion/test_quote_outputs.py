@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -110,17 +113,25 @@ def test_coref_window_by_bisection_is_the_walk_back_even_when_sentences_go_back(
             assert memory.window(now) == _window(memory.mentions, now)
 
 
-def _story(rng: random.Random, sentences: int) -> tuple[str, list[PersonMention], list[tuple[int, int]]]:
-    """A text of ``sentences`` sentences about four people, in narration and in quotations: its names and the spans
-    of its quotations."""
-    names = {"Pierre": "pierre", "Natasha": "natasha", "Count Rostov": "rostov", "Sonya": "sonya"}
-    narration = ("{n} walked in.", "He looked at her.", "She gave him her hand.", "The count smiled at {n}.",
-                 "{n} and {m} sat down; he spoke to his sister.", "Her brother left.", "He said nothing to {n}.")
-    speech = ("“I am here, {n},” said {m}.", "“You are late,” he said.", "“Where is your father?” she asked {n}.",
-              "“He told me so,” said {n}.")
+Story = tuple[str, list[PersonMention], list[tuple[int, int]]]
+NARRATED = (" ", " ", "\n\n")
+
+
+def _written(
+    rng: random.Random,
+    sentences: int,
+    names_at: Callable[[int], dict[str, str]],
+    narration: Sequence[str],
+    speech: Sequence[str],
+    quoted_share: float,
+) -> Story:
+    """A text of ``sentences`` sentences, each a template of ``speech`` (a ``quoted_share`` of them) or of
+    ``narration`` filled with two of the names ``names_at(number)`` gives (name -> entity): the text, its name
+    mentions in order and the spans of its quotations."""
     text, people, quotes = "", [], []
-    for _ in range(sentences):
-        quoted = rng.random() < 0.4
+    for number in range(sentences):
+        names = names_at(number)
+        quoted = rng.random() < quoted_share
         template = rng.choice(speech if quoted else narration)
         start = len(text)
         chosen = rng.sample(sorted(names), 2)
@@ -130,23 +141,46 @@ def _story(rng: random.Random, sentences: int) -> tuple[str, list[PersonMention]
                 people.append(PersonMention(start + found.start(), start + found.end(), names[name]))
         if quoted:
             quotes.append((start, start + sentence.index("”") + 1))
-        text += sentence + rng.choice((" ", " ", "\n\n"))
+        text += sentence + rng.choice(NARRATED)
     return text, sorted(people, key=lambda m: m.start), quotes
 
 
-def test_coref_a_resolution_that_follows_another_links_as_one_made_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Resolving with some speakers changed after a resolution with the first speakers gives exactly the links of a
-    resolution made alone, on random stories where the changed speakers change links — and resolves fewer pronouns
-    again than it would alone."""
-    calls = {"before": 0, "alone": 0, "after": 0}
-    counting = "before"
+def _story(rng: random.Random, sentences: int) -> Story:
+    """A text of ``sentences`` sentences about four people, in narration and in quotations."""
+    names = {"Pierre": "pierre", "Natasha": "natasha", "Count Rostov": "rostov", "Sonya": "sonya"}
+    narration = ("{n} walked in.", "He looked at her.", "She gave him her hand.", "The count smiled at {n}.",
+                 "{n} and {m} sat down; he spoke to his sister.", "Her brother left.", "He said nothing to {n}.")
+    speech = ("“I am here, {n},” said {m}.", "“You are late,” he said.", "“Where is your father?” she asked {n}.",
+              "“He told me so,” said {n}.")
+    return _written(rng, sentences, lambda _: names, narration, speech, 0.4)
+
+
+@dataclass
+class _Calls:
+    """How many pronouns ``references._Context.pronoun`` resolved under each label; ``now``: the current one."""
+
+    now: str = ""
+    counts: Counter[str] = field(default_factory=Counter)
+
+
+@pytest.fixture
+def pronoun_calls(monkeypatch: pytest.MonkeyPatch) -> _Calls:
+    """Counts the pronouns resolved, under the label the test sets in ``now``."""
+    calls = _Calls()
     pronoun = references._Context.pronoun
 
     def counted(self: Any, *args: Any) -> Any:
-        calls[counting] += 1
+        calls.counts[calls.now] += 1
         return pronoun(self, *args)
 
     monkeypatch.setattr(references._Context, "pronoun", counted)
+    return calls
+
+
+def test_coref_a_resolution_that_follows_another_links_as_one_made_alone(pronoun_calls: _Calls) -> None:
+    """Resolving with some speakers changed after a resolution with the first speakers gives exactly the links of a
+    resolution made alone, on random stories where the changed speakers change links — and resolves fewer pronouns
+    again than it would alone."""
     rng = random.Random(11)
     people_ids = ["pierre", "natasha", "rostov", "sonya"]
     entities: list[str | None] = [*people_ids, None]
@@ -157,18 +191,18 @@ def test_coref_a_resolution_that_follows_another_links_as_one_made_alone(monkeyp
                  for s, e in spans]
         second = [Speech(s.start, s.end, rng.choice(entities), s.addressee_ids) if rng.random() < 0.2 else s
                   for s in first]
-        counting = "before"
+        pronoun_calls.now = "before"
         before = resolve(text, people, first)
-        counting = "alone"
+        pronoun_calls.now = "alone"
         alone = resolve(text, people, second).references
-        counting = "after"
+        pronoun_calls.now = "after"
         assert resolve(text, people, second, reading=before.reading, after=before).references == alone
         changed_links += alone != before.references
     assert changed_links > 20  # the speakers changed links: the second resolution had something to find again
-    assert calls["after"] < calls["alone"] * 0.8
+    assert pronoun_calls.counts["after"] < pronoun_calls.counts["alone"] * 0.8
 
 
-def _learning_story(rng: random.Random, sentences: int) -> tuple[str, list[PersonMention], list[tuple[int, int]]]:
+def _learning_story(rng: random.Random, sentences: int) -> Story:
     """A story whose titled people have a known sex, and two people whose names say none (no pronoun in the clause
     after them either) in one stretch of 60 sentences: a first reading's links teach their sexes. Sentences naming
     nobody leave some pronouns no one before them, to look ahead for."""
@@ -178,37 +212,17 @@ def _learning_story(rng: random.Random, sentences: int) -> tuple[str, list[Perso
                  "Her hand shook.", "He waited for {n}.", "The rain fell.", "The rain fell.", "The rain fell.")
     speech = ("“I am here, {n},” said {m}.", "“You are late,” he said.", "“Where is your father?” she asked {n}.")
     stretch = rng.randint(0, sentences - 60)
-    text, people, quotes = "", [], []
-    for number in range(sentences):
-        names = {**known, **unknown} if stretch <= number < stretch + 60 else known
-        quoted = rng.random() < 0.3
-        start = len(text)
-        chosen = rng.sample(sorted(names), 2)
-        sentence = rng.choice(speech if quoted else narration).format(n=chosen[0], m=chosen[1])
-        for name in names:
-            for found in re.finditer(re.escape(name), sentence):
-                people.append(PersonMention(start + found.start(), start + found.end(), names[name]))
-        if quoted:
-            quotes.append((start, start + sentence.index("”") + 1))
-        text += sentence + rng.choice((" ", " ", "\n\n"))
-    return text, sorted(people, key=lambda m: m.start), quotes
+    everyone = {**known, **unknown}
+    return _written(rng, sentences, lambda number: everyone if stretch <= number < stretch + 60 else known,
+                    narration, speech, 0.3)
 
 
 def test_coref_the_reading_with_learnt_sexes_follows_the_first_where_no_learnt_person_is_near(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, pronoun_calls: _Calls
 ) -> None:
     """The second reading of a text, with the sexes the first one's links taught, links every event as a reading that
     resolves every pronoun again, on random stories where it links otherwise than the first — and resolves fewer
     pronouns again."""
-    calls = {"guided": 0, "alone": 0}
-    counting = "guided"
-    pronoun = references._Context.pronoun
-
-    def counted(self: Any, *args: Any) -> Any:
-        calls[counting] += 1
-        return pronoun(self, *args)
-
-    monkeypatch.setattr(references._Context, "pronoun", counted)
     learnt = references._Guide.learnt
     rng = random.Random(5)
     entities = ["rostov", "mary", "andrew", "julie", None]
@@ -216,14 +230,14 @@ def test_coref_the_reading_with_learnt_sexes_follows_the_first_where_no_learnt_p
     for _ in range(30):
         text, people, spans = _learning_story(rng, 600)
         speeches = [Speech(s, e, rng.choice(entities)) for s, e in spans]
-        counting = "guided"
+        pronoun_calls.now = "guided"
         monkeypatch.setattr(references._Guide, "learnt", learnt)
         guided = resolve(text, people, speeches)
-        counting = "alone"
+        pronoun_calls.now = "alone"
         monkeypatch.setattr(references._Guide, "learnt", classmethod(lambda cls, before, context: None))
         alone = resolve(text, people, speeches)
         assert [p.outputs for p in guided.passes] == [p.outputs for p in alone.passes]
         assert guided.references == alone.references
         relinked += len(alone.passes) == 2 and alone.passes[0].outputs != alone.passes[1].outputs
     assert relinked > 10  # the learnt sexes changed links: the second reading had something to find again
-    assert calls["guided"] < calls["alone"] * 0.8
+    assert pronoun_calls.counts["guided"] < pronoun_calls.counts["alone"] * 0.8
